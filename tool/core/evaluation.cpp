@@ -1,0 +1,32 @@
+#include "core/evaluation.h"
+
+#include <array>
+#include <utility>
+
+namespace kev {
+
+namespace {
+constexpr std::array<std::pair<Disposition, const char*>, 7> kNames{{
+    {Disposition::passed, "passed"},
+    {Disposition::compile_failed, "compile_failed"},
+    {Disposition::launch_failed, "launch_failed"},
+    {Disposition::incorrect, "incorrect"},
+    {Disposition::timeout, "timeout"},
+    {Disposition::crashed, "crashed"},
+    {Disposition::invalid, "invalid"},
+}};
+}  // namespace
+
+const char* to_string(Disposition d) {
+  for (const auto& [k, name] : kNames)
+    if (k == d) return name;
+  return "invalid";
+}
+
+std::optional<Disposition> parse_disposition(std::string_view s) {
+  for (const auto& [k, name] : kNames)
+    if (s == name) return k;
+  return std::nullopt;
+}
+
+}  // namespace kev

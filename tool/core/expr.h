@@ -1,0 +1,44 @@
+#pragma once
+// The integer expression language of specs (DESIGN.md section 2): + - * / % with C
+// semantics on int64, comparisons, && || !, parentheses, min, max, ceil_div.
+// Division by zero and overflow are reported as errors, never undefined.
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/result.h"
+
+namespace kev {
+
+// Looks a name up: a parameter or problem dimension. nullopt = undefined.
+using NameLookup = std::function<std::optional<std::int64_t>(std::string_view)>;
+
+struct ExprNode;
+
+class Expr {
+ public:
+  Expr() = default;
+  // `origin` is where the expression text starts (file, line and column of its first
+  // character); error locations are computed from it.
+  static Result<Expr> parse(std::string_view text, const SourceLocation& origin);
+
+  [[nodiscard]] Result<std::int64_t> eval(const NameLookup& lookup) const;
+  // Every identifier the expression refers to (not function names), in order of appearance.
+  [[nodiscard]] const std::vector<std::string>& names() const { return names_; }
+  [[nodiscard]] bool mentions(std::string_view name) const;
+  [[nodiscard]] const std::string& text() const { return text_; }
+  [[nodiscard]] const SourceLocation& origin() const { return origin_; }
+
+ private:
+  std::shared_ptr<const ExprNode> root_;
+  std::vector<std::string> names_;
+  std::string text_;
+  SourceLocation origin_;
+  friend struct ExprParser;
+};
+
+}  // namespace kev

@@ -1,0 +1,93 @@
+#pragma once
+// The model of a marked kernel (DESIGN.md section 2), independent of YAML.
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/expr.h"
+#include "core/result.h"
+#include "core/value.h"
+
+namespace kev {
+
+enum class ScalarType {
+  f16, bf16, f32, f64, i8, i16, i32, i64, u8, u16, u32, u64
+};
+[[nodiscard]] std::size_t size_of(ScalarType t);
+[[nodiscard]] const char* cuda_name(ScalarType t);  // "float", "__half", "int32_t"...
+// Parses "float", "half", "bfloat16", "int32", "int", "uint8", ... (no pointer).
+[[nodiscard]] std::optional<ScalarType> parse_scalar_type(std::string_view text);
+
+enum class InitKind { normal, uniform, constant, iota, randint, zeros };
+
+struct ParamSpec {
+  std::string name;
+  std::vector<Value> values;
+  SourceLocation where;
+};
+
+// A problem shape: dimension name -> value, e.g. {rows: 4096, cols: 8192}.
+struct Problem {
+  std::map<std::string, std::int64_t> dims;
+  SourceLocation where;
+  [[nodiscard]] std::string to_string() const;  // "rows=4096,cols=8192"
+};
+
+struct ArgSpec {
+  std::string name;
+  ScalarType type = ScalarType::f32;
+  bool pointer = false;
+  bool is_const = false;  // "const float*"
+  // pointers
+  std::optional<Expr> count;  // elements
+  InitKind init = InitKind::normal;
+  double init_value = 0.0;  // constant value / uniform or randint upper bound
+  double init_low = 0.0;    // uniform or randint lower bound
+  bool output = false;
+  bool inout = false;
+  bool scratch = false;
+  // scalars: an integer expression, or a float literal
+  std::optional<Expr> value_expr;
+  std::optional<double> float_value;
+  SourceLocation where;
+};
+
+struct LaunchSpec {
+  std::vector<Expr> grid;   // 1 to 3 expressions
+  std::vector<Expr> block;  // 1 to 3 expressions
+  std::optional<Expr> shared_bytes;
+};
+
+struct Tolerance {
+  double rtol = 1e-5;
+  double atol = 1e-6;
+};
+
+struct KernelSpec {
+  std::string id;
+  std::string kernel;     // entry point, possibly a template instance "f<BLOCK>"
+  std::string source;     // path of the .cu file as given (relative to the project root)
+  SourceLocation where;   // the line of the @kernelevo mark (or the yaml entry)
+  int kernel_line = 0;    // line of the kernel definition in the source, 0 if unknown
+  std::vector<ParamSpec> params;
+  std::vector<Expr> constraints;
+  std::vector<Problem> problems;
+  std::vector<Problem> validate;
+  std::vector<ArgSpec> args;
+  LaunchSpec launch;
+  std::string reference;  // kernel name, or "default" (the source with no parameter set)
+  Tolerance tolerance;
+  std::optional<Expr> metric_bytes;
+  std::optional<Expr> metric_flops;
+  std::string arch;       // optional: "sm_90a" when the kernel needs arch-specific features
+  std::vector<std::string> include_dirs;
+  std::vector<std::string> defines;   // "NAME=VALUE" or "NAME"
+  std::vector<std::string> flags;     // extra compiler flags
+  bool has_format_guard = true;       // clang-format off/on around the block
+
+  [[nodiscard]] const ParamSpec* param(std::string_view name) const;
+};
+
+}  // namespace kev
