@@ -27,7 +27,15 @@ class Expr {
   static Result<Expr> parse(std::string_view text, const SourceLocation& origin);
 
   [[nodiscard]] Result<std::int64_t> eval(const NameLookup& lookup) const;
-  // Every identifier the expression refers to (not function names), in order of appearance.
+  // Fast path for hot loops (counting 10^7-point spaces): names are resolved to slots once
+  // by the caller; `slot_of_name[i]` is the index in `slots` of names()[i]. Returns false
+  // on any error (division by zero, overflow); eval_slots_checked() says which.
+  [[nodiscard]] bool eval_slots(const std::int64_t* slots, const std::uint32_t* slot_of_name,
+                                std::int64_t& out) const noexcept;
+  [[nodiscard]] Result<std::int64_t> eval_slots_checked(const std::int64_t* slots,
+                                                        const std::uint32_t* slot_of_name) const;
+  // Every identifier the expression refers to (not function names), each once, in order of
+  // first appearance.
   [[nodiscard]] const std::vector<std::string>& names() const { return names_; }
   [[nodiscard]] bool mentions(std::string_view name) const;
   [[nodiscard]] const std::string& text() const { return text_; }

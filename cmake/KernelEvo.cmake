@@ -1,0 +1,283 @@
+# kernelevo_optimize(<target> [KERNELS files...] [LOCKFILE path] [DEVICE name] [STRICT] [NO_TESTS])
+#
+# The one line a CUDA project adds (DESIGN.md section 8). For every marked .cu source of
+# <target> (a `@kernelevo` block, found at configure time without touching a GPU):
+#   - a build step writes kernelevo/params.h from the lockfile into an include directory of
+#     that source alone (rewritten only when its content changes, so editing the lockfile
+#     recompiles the marked sources and nothing else);
+#   - its real compile settings (include directories, defines, options) are written to
+#     <build>/kernelevo/compile_settings/<target>/<source>.json for the tuner.
+# Targets kernelevo-tune, kernelevo-check and kernelevo-report run the tool on the marked
+# sources; CTest tests labelled `kernelevo` run the gate (skipped without a GPU unless
+# KERNELEVO_REQUIRE_GPU is set).
+#
+# Settings (cache or normal variables): KERNELEVO_EXECUTABLE (the tool to run),
+# KERNELEVO_DEVICE (default DEVICE), KERNELEVO_STRICT, KERNELEVO_REQUIRE_GPU.
+include_guard(GLOBAL)
+if(CMAKE_VERSION VERSION_LESS 3.21)
+  message(FATAL_ERROR "kernelevo_optimize needs CMake 3.21 or newer")
+endif()
+
+set(KERNELEVO_EXECUTABLE "" CACHE FILEPATH "The kernelevo tool to run (empty: find or build it)")
+set(KERNELEVO_DEVICE "" CACHE STRING "Device whose lockfile entries builds use where an architecture has several")
+option(KERNELEVO_STRICT "A lockfile entry tuned on another version of its source fails the build" OFF)
+option(KERNELEVO_REQUIRE_GPU "kernelevo tests fail, rather than skip, without a GPU" OFF)
+
+# The tool, as a command-line word, and the target to depend on (empty for a prebuilt one):
+# KERNELEVO_EXECUTABLE, else an installed package's kernelevo::kernelevo, else the in-tree
+# `kernelevo` target, else one on PATH, else built from the source tree holding this module.
+function(_kernelevo_tool out_command out_target)
+  if(KERNELEVO_EXECUTABLE)
+    set(${out_command} "${KERNELEVO_EXECUTABLE}" PARENT_SCOPE)
+    set(${out_target} "" PARENT_SCOPE)
+    return()
+  endif()
+  foreach(candidate kernelevo::kernelevo kernelevo)
+    if(TARGET ${candidate})
+      get_target_property(imported ${candidate} IMPORTED)
+      set(${out_command} "$<TARGET_FILE:${candidate}>" PARENT_SCOPE)
+      if(imported)
+        set(${out_target} "" PARENT_SCOPE)
+      else()
+        set(${out_target} ${candidate} PARENT_SCOPE)
+      endif()
+      return()
+    endif()
+  endforeach()
+  find_program(KERNELEVO_FOUND_EXECUTABLE kernelevo)
+  if(KERNELEVO_FOUND_EXECUTABLE)
+    set(${out_command} "${KERNELEVO_FOUND_EXECUTABLE}" PARENT_SCOPE)
+    set(${out_target} "" PARENT_SCOPE)
+    return()
+  endif()
+  get_property(root GLOBAL PROPERTY _KERNELEVO_SOURCE_ROOT)
+  if(NOT root OR NOT EXISTS "${root}/tool/CMakeLists.txt")
+    message(FATAL_ERROR "kernelevo: no kernelevo tool found: install it, put it on PATH, "
+                        "or set KERNELEVO_EXECUTABLE")
+  endif()
+  message(STATUS "kernelevo: building the tool from ${root}")
+  add_subdirectory("${root}" "${CMAKE_BINARY_DIR}/_kernelevo_tool" EXCLUDE_FROM_ALL)
+  set(${out_command} "$<TARGET_FILE:kernelevo>" PARENT_SCOPE)
+  set(${out_target} kernelevo PARENT_SCOPE)
+endfunction()
+# The source tree this module belongs to, when it is one (add_subdirectory, FetchContent).
+get_filename_component(_kernelevo_root "${CMAKE_CURRENT_LIST_DIR}/.." ABSOLUTE)
+if(EXISTS "${_kernelevo_root}/tool/CMakeLists.txt")
+  set_property(GLOBAL PROPERTY _KERNELEVO_SOURCE_ROOT "${_kernelevo_root}")
+endif()
+unset(_kernelevo_root)
+
+function(kernelevo_optimize target)
+  cmake_parse_arguments(PARSE_ARGV 1 KE "STRICT;NO_TESTS" "LOCKFILE;DEVICE" "KERNELS")
+  if(KE_UNPARSED_ARGUMENTS)
+    message(FATAL_ERROR "kernelevo_optimize: unexpected arguments: ${KE_UNPARSED_ARGUMENTS}")
+  endif()
+  if(NOT TARGET ${target})
+    message(FATAL_ERROR "kernelevo_optimize: ${target} is not a target")
+  endif()
+  get_target_property(done ${target} KERNELEVO_OPTIMIZED)
+  if(done)
+    message(FATAL_ERROR "kernelevo_optimize: called twice for ${target}")
+  endif()
+  if(NOT KE_LOCKFILE)
+    set(KE_LOCKFILE "${PROJECT_SOURCE_DIR}/kernelevo.lock.json")
+  endif()
+  get_filename_component(KE_LOCKFILE "${KE_LOCKFILE}" ABSOLUTE BASE_DIR "${CMAKE_CURRENT_SOURCE_DIR}")
+  if(NOT KE_DEVICE)
+    set(KE_DEVICE "${KERNELEVO_DEVICE}")
+  endif()
+  if(KERNELEVO_STRICT)
+    set(KE_STRICT TRUE)
+  endif()
+  set(kernels "")
+  foreach(k IN LISTS KE_KERNELS)
+    get_filename_component(k "${k}" ABSOLUTE BASE_DIR "${CMAKE_CURRENT_SOURCE_DIR}")
+    list(APPEND kernels "${k}")
+  endforeach()
+  set_target_properties(${target} PROPERTIES
+    KERNELEVO_OPTIMIZED TRUE
+    KERNELEVO_LOCKFILE "${KE_LOCKFILE}"
+    KERNELEVO_DEVICE "${KE_DEVICE}"
+    KERNELEVO_STRICT "${KE_STRICT}"
+    KERNELEVO_NO_TESTS "${KE_NO_TESTS}"
+    KERNELEVO_KERNELS "${kernels}"
+    KERNELEVO_PROJECT_DIR "${PROJECT_SOURCE_DIR}")
+  # Sources added later in this directory count too: the work runs when it is done.
+  cmake_language(EVAL CODE "cmake_language(DEFER CALL _kernelevo_finalize [[${target}]])")
+endfunction()
+
+# The target's .cu sources holding a `@kernelevo` mark, as absolute paths.
+function(_kernelevo_marked_sources target out)
+  get_target_property(listed ${target} KERNELEVO_KERNELS)
+  get_target_property(target_dir ${target} SOURCE_DIR)
+  get_target_property(sources ${target} SOURCES)
+  set(marked "")
+  if(listed)
+    set(marked "${listed}")
+  elseif(sources)
+    foreach(src IN LISTS sources)
+      if(src MATCHES "\\$<" OR NOT src MATCHES "\\.cu$")
+        continue()
+      endif()
+      get_filename_component(path "${src}" ABSOLUTE BASE_DIR "${target_dir}")
+      if(EXISTS "${path}")
+        file(STRINGS "${path}" marks REGEX "@kernelevo" LIMIT_COUNT 1)
+        if(marks)
+          list(APPEND marked "${path}")
+        endif()
+      endif()
+    endforeach()
+  endif()
+  list(REMOVE_DUPLICATES marked)
+  set(${out} "${marked}" PARENT_SCOPE)
+endfunction()
+
+# The compile settings of one source, as "key<TAB>value" lines, evaluated by CMake at
+# generate time (generator expressions, transitive usage requirements); `kernelevo header`
+# turns them into JSON.
+function(_kernelevo_write_settings target src gen_dir out_file)
+  set(tp "$<TARGET_PROPERTY:${target},")
+  get_source_file_property(src_includes "${src}" TARGET_DIRECTORY ${target} INCLUDE_DIRECTORIES)
+  get_source_file_property(src_defines "${src}" TARGET_DIRECTORY ${target} COMPILE_DEFINITIONS)
+  get_source_file_property(src_options "${src}" TARGET_DIRECTORY ${target} COMPILE_OPTIONS)
+  foreach(v src_includes src_defines src_options)
+    if(NOT ${v})
+      set(${v} "")
+    endif()
+  endforeach()
+  separate_arguments(flags NATIVE_COMMAND "${CMAKE_CUDA_FLAGS}")
+  if(CMAKE_BUILD_TYPE)
+    string(TOUPPER "${CMAKE_BUILD_TYPE}" config)
+    separate_arguments(config_flags NATIVE_COMMAND "${CMAKE_CUDA_FLAGS_${config}}")
+    list(APPEND flags ${config_flags})
+  endif()
+  # Values known now go inside generator expressions: escape what would end one early.
+  foreach(v src_includes src_defines src_options flags)
+    string(REPLACE ">" "$<ANGLE-R>" ${v} "${${v}}")
+    string(REPLACE "," "$<COMMA>" ${v} "${${v}}")
+  endforeach()
+  set(content "source\t${src}\ntarget\t${target}\ncompiler\t${CMAKE_CUDA_COMPILER}\n")
+  string(APPEND content "compiler_launcher\t${CMAKE_CUDA_COMPILER_LAUNCHER}\n")
+  string(APPEND content "cuda_architectures\t${tp}CUDA_ARCHITECTURES>\n")
+  string(APPEND content "cuda_standard\t${tp}CUDA_STANDARD>\n")
+  foreach(pair "include;${tp}INCLUDE_DIRECTORIES>" "include;${src_includes}"
+               "define;${tp}COMPILE_DEFINITIONS>" "define;${src_defines}"
+               "option;${flags}" "option;${tp}COMPILE_OPTIONS>" "option;${src_options}")
+    list(POP_FRONT pair key)
+    if(pair)
+      string(APPEND content "$<$<BOOL:${pair}>:${key}\t$<JOIN:${pair},\n${key}\t>\n>")
+    endif()
+  endforeach()
+  # $<COMPILE_LANGUAGE> in the name: options may hold $<COMPILE_LANGUAGE:CUDA> expressions,
+  # which CMake evaluates per language; the tuner wants the CUDA file.
+  file(GENERATE OUTPUT "${gen_dir}/compile_settings.$<COMPILE_LANGUAGE>.txt" CONTENT "${content}")
+  set(${out_file} "${gen_dir}/compile_settings.CUDA.txt" PARENT_SCOPE)
+endfunction()
+
+function(_kernelevo_finalize target)
+  _kernelevo_marked_sources(${target} marked)
+  if(NOT marked)
+    message(STATUS "kernelevo: no marked kernels among the .cu sources of ${target}")
+    return()
+  endif()
+  foreach(p LOCKFILE DEVICE STRICT NO_TESTS PROJECT_DIR)
+    get_target_property(${p} ${target} KERNELEVO_${p})
+  endforeach()
+  get_target_property(target_bin ${target} BINARY_DIR)
+  get_target_property(archs ${target} CUDA_ARCHITECTURES)
+  if(NOT archs)
+    set(archs "")
+  endif()
+  _kernelevo_tool(tool tool_target)
+
+  set(lock_depends "")
+  if(EXISTS "${LOCKFILE}")
+    set(lock_depends "${LOCKFILE}")
+  else()
+    # A lockfile created later must reach the build: watch the directory it will appear in.
+    get_filename_component(lock_dir "${LOCKFILE}" DIRECTORY)
+    if(IS_DIRECTORY "${lock_dir}")
+      set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS "${lock_dir}")
+    endif()
+    message(STATUS "kernelevo: no lockfile at ${LOCKFILE}; ${target}'s marked kernels build "
+                   "with their source defaults")
+  endif()
+  set(spec_args "")
+  set(spec_depends "")
+  if(EXISTS "${PROJECT_DIR}/kernelevo.yaml")
+    set(spec_args --spec "${PROJECT_DIR}/kernelevo.yaml")
+    set(spec_depends "${PROJECT_DIR}/kernelevo.yaml")
+  endif()
+  set(options "")
+  if(DEVICE)
+    list(APPEND options --device "${DEVICE}")
+  endif()
+  if(STRICT)
+    list(APPEND options --strict)
+  endif()
+
+  set(stamps "")
+  set(relative_sources "")
+  set(settings_dir "${CMAKE_BINARY_DIR}/kernelevo/compile_settings/${target}")
+  foreach(src IN LISTS marked)
+    file(RELATIVE_PATH rel "${PROJECT_DIR}" "${src}")
+    list(APPEND relative_sources "${rel}")
+    string(MAKE_C_IDENTIFIER "${rel}" id)
+    set(gen_dir "${target_bin}/kernelevo/${target}/${id}")
+    set(header "${gen_dir}/kernelevo/params.h")
+    set(stamp "${gen_dir}/params.stamp")
+    _kernelevo_write_settings(${target} "${src}" "${gen_dir}" raw_settings)
+    add_custom_command(
+      OUTPUT "${stamp}"
+      BYPRODUCTS "${header}" "${settings_dir}/${id}.json"
+      COMMAND ${tool} header --source "${rel}" --out "${gen_dir}" --lockfile "${LOCKFILE}"
+              --archs "${archs}" ${options} ${spec_args}
+              --settings "${raw_settings}" --settings-json "${settings_dir}/${id}.json"
+      COMMAND "${CMAKE_COMMAND}" -E touch "${stamp}"
+      DEPENDS "${src}" ${lock_depends} ${spec_depends} ${tool_target} "${raw_settings}"
+      WORKING_DIRECTORY "${PROJECT_DIR}"
+      COMMENT "kernelevo: tuned parameters for ${rel}"
+      VERBATIM)
+    set_property(SOURCE "${src}" TARGET_DIRECTORY ${target} APPEND PROPERTY INCLUDE_DIRECTORIES "${gen_dir}")
+    set_property(SOURCE "${src}" TARGET_DIRECTORY ${target} APPEND PROPERTY OBJECT_DEPENDS "${header}")
+    list(APPEND stamps "${stamp}")
+  endforeach()
+  add_custom_target(kernelevo-params-${target} DEPENDS ${stamps})
+  add_dependencies(${target} kernelevo-params-${target})
+
+  # Tool targets, one per optimized target, gathered under kernelevo-tune/-check/-report.
+  set(require_gpu "")
+  if(KERNELEVO_REQUIRE_GPU OR "$ENV{KERNELEVO_REQUIRE_GPU}")
+    set(require_gpu --require-gpu)
+  endif()
+  add_custom_target(kernelevo-tune-${target}
+    COMMAND "${CMAKE_COMMAND}" -E env "KERNELEVO_COMPILE_SETTINGS=${settings_dir}"
+            ${tool} tune ${relative_sources} --lockfile "${LOCKFILE}"
+    DEPENDS kernelevo-params-${target}
+    WORKING_DIRECTORY "${PROJECT_DIR}" USES_TERMINAL VERBATIM)
+  add_custom_target(kernelevo-check-${target}
+    COMMAND ${tool} check ${relative_sources} --lockfile "${LOCKFILE}" ${require_gpu}
+    DEPENDS kernelevo-params-${target}
+    WORKING_DIRECTORY "${PROJECT_DIR}" USES_TERMINAL VERBATIM)
+  add_custom_target(kernelevo-report-${target}
+    COMMAND ${tool} report "${LOCKFILE}" --format markdown
+    WORKING_DIRECTORY "${PROJECT_DIR}" USES_TERMINAL VERBATIM)
+  foreach(kind tune check report)
+    if(NOT TARGET kernelevo-${kind})
+      add_custom_target(kernelevo-${kind})
+    endif()
+    add_dependencies(kernelevo-${kind} kernelevo-${kind}-${target})
+  endforeach()
+
+  if(NOT NO_TESTS AND EXISTS "${LOCKFILE}")
+    add_test(NAME kernelevo.check.${target}
+      COMMAND ${tool} check ${relative_sources} --lockfile "${LOCKFILE}" ${require_gpu}
+      WORKING_DIRECTORY "${PROJECT_DIR}")
+    set_tests_properties(kernelevo.check.${target} PROPERTIES LABELS kernelevo)
+    if(NOT require_gpu)
+      set_tests_properties(kernelevo.check.${target} PROPERTIES SKIP_RETURN_CODE 3)
+    endif()
+  endif()
+  list(LENGTH marked count)
+  message(STATUS "kernelevo: ${target}: ${count} marked source(s), lockfile ${LOCKFILE}")
+endfunction()

@@ -1,0 +1,212 @@
+// `check`, `compare` and `report` driven through the binary in replay mode.
+#include <gtest/gtest.h>
+
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <fcntl.h>
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <thread>
+
+namespace {
+
+namespace fs = std::filesystem;
+const std::string kBin = KERNELEVO_BINARY;
+const std::string kGate = std::string(KERNELEVO_FIXTURES) + "/gate";
+
+struct Proc {
+  int rc = -1;
+  std::string out;
+};
+
+Proc run(const std::string& cmd) {
+  Proc r;
+  FILE* p = popen((cmd + " 2>/dev/null").c_str(), "r");
+  if (p == nullptr) return r;
+  char buf[4096];
+  std::size_t n = 0;
+  while ((n = fread(buf, 1, sizeof buf, p)) > 0) r.out.append(buf, n);
+  const int status = pclose(p);
+  r.rc = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return r;
+}
+
+std::string slurp(const fs::path& path) {
+  std::ifstream in(path);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+struct TempDir {
+  fs::path path;
+  TempDir() {
+    std::string t = (fs::temp_directory_path() / "kev-gate-XXXXXX").string();
+    path = mkdtemp(t.data());
+  }
+  ~TempDir() {
+    std::error_code ec;
+    fs::remove_all(path, ec);
+  }
+};
+
+std::string in_gate(const std::string& args) { return "cd " + kGate + " && " + kBin + " " + args; }
+
+TEST(CheckCli, UnchangedPassesSlowerFailsWithAReport) {
+  TempDir tmp;
+  const Proc ok = run(in_gate("check --replay unchanged.jsonl"));
+  EXPECT_EQ(ok.rc, 0) << ok.out;
+  EXPECT_NE(ok.out.find("| `softmax_rows` | PASS |"), std::string::npos) << ok.out;
+
+  const auto json = tmp.path / "r.json";
+  const auto md = tmp.path / "r.md";
+  const Proc bad = run(in_gate("check --replay slower.jsonl --report-json " + json.string() + " --report-md " + md.string()));
+  EXPECT_EQ(bad.rc, 1) << bad.out;
+  const std::string j = slurp(json);
+  EXPECT_NE(j.find("\"schema\": \"kernelevo-report\""), std::string::npos);
+  EXPECT_NE(j.find("\"verdict\": \"SLOWER\""), std::string::npos) << j;
+  EXPECT_NE(j.find("\"mode\": \"replay\""), std::string::npos);
+  EXPECT_NE(slurp(md).find("**SLOWER**"), std::string::npos);
+  EXPECT_NE(bad.out.find("slower than allowed +5.0%"), std::string::npos);
+}
+
+TEST(CheckCli, BrokenWinnerFails) {
+  const Proc r = run(in_gate("check --replay broken.jsonl"));
+  EXPECT_EQ(r.rc, 1);
+  EXPECT_NE(r.out.find("the locked winner is now incorrect: y[17]"), std::string::npos) << r.out;
+}
+
+TEST(CheckCli, NoGpuSkipsUnlessRequired) {
+  TempDir tmp;  // an empty project: nothing to load, nothing to measure on
+  EXPECT_EQ(run("cd " + tmp.path.string() + " && " + kBin + " check").rc, 3);
+  EXPECT_EQ(run("cd " + tmp.path.string() + " && " + kBin + " check --require-gpu").rc, 1);
+}
+
+TEST(CheckCli, UnknownDeviceNeedsArch) {
+  TempDir tmp;
+  const Proc r = run("cd " + tmp.path.string() + " && " + kBin + " check --replay " + kGate + "/unchanged.jsonl");
+  EXPECT_EQ(r.rc, 2);
+  const Proc with_arch = run("cd " + tmp.path.string() + " && " + kBin + " check --arch sm_90 --replay " + kGate +
+                            "/unchanged.jsonl");
+  EXPECT_EQ(with_arch.rc, 0);
+  EXPECT_NE(with_arch.out.find("no kernels"), std::string::npos) << with_arch.out;
+}
+
+// A git repository whose HEAD holds the gate fixture's lockfile.
+struct Repo : TempDir {
+  Repo() {
+    fs::copy_file(kGate + "/kernelevo.lock.json", path / "kernelevo.lock.json");
+    const Proc r = run("cd " + path.string() +
+                      " && git init -q && git add . && git -c user.email=t@t -c user.name=t commit -qm base");
+    EXPECT_EQ(r.rc, 0);
+  }
+  std::string compare(const std::string& base_trace, const std::string& head_trace, const std::string& extra = "") {
+    return "cd " + path.string() + " && " + kBin + " compare --base HEAD --replay-base " + kGate + "/" + base_trace +
+           " --replay-head " + kGate + "/" + head_trace + " " + extra;
+  }
+  [[nodiscard]] int worktrees() const {
+    const Proc r = run("cd " + path.string() + " && git worktree list --porcelain | grep -c '^worktree '");
+    return std::atoi(r.out.c_str());
+  }
+};
+
+TEST(CompareCli, VerdictsAndExitCodes) {
+  Repo repo;
+  const Proc slower = run(repo.compare("unchanged.jsonl", "slower.jsonl"));
+  EXPECT_EQ(slower.rc, 1) << slower.out;
+  EXPECT_NE(slower.out.find("**SLOWER**"), std::string::npos) << slower.out;
+  EXPECT_NE(slower.out.find("Mann-Whitney"), std::string::npos);
+  const Proc faster = run(repo.compare("unchanged.jsonl", "faster.jsonl"));
+  EXPECT_EQ(faster.rc, 0) << faster.out;
+  EXPECT_NE(faster.out.find("| FASTER |"), std::string::npos) << faster.out;
+  const Proc same = run(repo.compare("unchanged.jsonl", "unchanged.jsonl"));
+  EXPECT_EQ(same.rc, 0);
+  EXPECT_NE(same.out.find("| SAME |"), std::string::npos) << same.out;
+  EXPECT_EQ(repo.worktrees(), 1);  // every base worktree was removed
+}
+
+TEST(CompareCli, UsesTheBaseRevisionsLockedParameters) {
+  Repo repo;
+  // The head locks another configuration (512, recorded at 80 us) than the base (256, 70 us).
+  std::string lock = slurp(repo.path / "kernelevo.lock.json");
+  lock.replace(lock.find("\"SOFTMAX_BLOCK\": 256"), 20, "\"SOFTMAX_BLOCK\": 512");
+  std::ofstream(repo.path / "kernelevo.lock.json") << lock;
+  const Proc r = run(repo.compare("unchanged.jsonl", "unchanged.jsonl"));
+  EXPECT_EQ(r.rc, 1) << r.out;
+  EXPECT_NE(r.out.find("SOFTMAX_BLOCK=256 → SOFTMAX_BLOCK=512"), std::string::npos) << r.out;
+}
+
+TEST(CompareCli, UnknownBaseIsAUsageError) {
+  Repo repo;
+  const Proc r = run("cd " + repo.path.string() + " && " + kBin +
+                    " compare --base no-such-ref --replay-base x --replay-head y");
+  EXPECT_EQ(r.rc, 2);
+}
+
+TEST(CompareCli, InterruptedCompareRemovesItsWorktree) {
+  for (int sig : {SIGINT, SIGTERM}) {
+    Repo repo;
+    const pid_t pid = fork();
+    ASSERT_GE(pid, 0);
+    if (pid == 0) {
+      const int devnull = open("/dev/null", O_WRONLY);
+      dup2(devnull, 1);
+      dup2(devnull, 2);
+      if (chdir(repo.path.c_str()) != 0) _exit(126);
+      const std::string base = kGate + "/unchanged.jsonl";
+      execl(kBin.c_str(), kBin.c_str(), "compare", "--base", "HEAD", "--replay-base", base.c_str(), "--replay-head",
+            base.c_str(), "--pause-after-worktree", "30", static_cast<char*>(nullptr));
+      _exit(127);
+    }
+    // wait for the worktree to appear
+    bool appeared = false;
+    for (int i = 0; i < 200 && !appeared; ++i) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+      appeared = repo.worktrees() == 2;
+    }
+    ASSERT_TRUE(appeared) << "the base worktree never appeared";
+    kill(pid, sig);
+    int status = 0;
+    waitpid(pid, &status, 0);
+    EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == sig) << "status " << status;
+    EXPECT_EQ(repo.worktrees(), 1) << "signal " << sig;
+  }
+}
+
+TEST(ReportCli, RendersEveryFormatFromACheckReport) {
+  TempDir tmp;
+  const auto json = tmp.path / "r.json";
+  (void)run(in_gate("check --replay slower.jsonl --report-json " + json.string()));
+  const Proc ann = run(kBin + " report " + json.string() + " --format annotations --path-prefix proj");
+  EXPECT_EQ(ann.rc, 0);
+  EXPECT_EQ(ann.out.rfind("::error file=proj/src/softmax.cu,title=kernelevo%3A softmax_rows SLOWER::", 0), 0u) << ann.out;
+  const Proc gb = run(kBin + " report " + json.string() + " --format gbench");
+  EXPECT_NE(gb.out.find("\"name\": \"softmax_rows/sm_90/NVIDIA H200\""), std::string::npos) << gb.out;
+  EXPECT_NE(gb.out.find("\"time_unit\": \"us\""), std::string::npos);
+  const auto html = tmp.path / "r.html";
+  EXPECT_EQ(run(kBin + " report " + json.string() + " --format html -o " + html.string() + " --trace " + kGate +
+                "/slower.jsonl").rc,
+            0);
+  const std::string page = slurp(html);
+  EXPECT_NE(page.find("Best time so far against evaluations"), std::string::npos);
+  const Proc again = run(kBin + " report " + json.string() + " --format json");
+  EXPECT_EQ(again.out, slurp(json));
+}
+
+TEST(ReportCli, LockfileIsATuneReport) {
+  const Proc md = run(kBin + " report " + kGate + "/kernelevo.lock.json");
+  EXPECT_EQ(md.rc, 0);
+  EXPECT_NE(md.out.find("## kernelevo tune"), std::string::npos) << md.out;
+  EXPECT_NE(md.out.find("1.36x"), std::string::npos) << md.out;
+  EXPECT_NE(md.out.find("exhaustive, 3 evaluations"), std::string::npos);
+  EXPECT_EQ(run(kBin + " report " + kGate + "/unchanged.jsonl").rc, 2);
+}
+
+}  // namespace

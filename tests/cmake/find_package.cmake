@@ -1,0 +1,22 @@
+# `cmake --install` of kernelevo, then a separate project finds it with find_package and
+# its build runs the installed tool.
+include(${CMAKE_CURRENT_LIST_DIR}/helpers.cmake)
+execute_process(COMMAND "${CMAKE_COMMAND}" --install "${KERNELEVO_BUILD_DIR}" --prefix "${WORK_DIR}/prefix"
+                RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE out)
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "install failed:\n${out}")
+endif()
+foreach(f bin/kernelevo lib/cmake/kernelevo/kernelevoConfig.cmake lib/cmake/kernelevo/KernelEvo.cmake)
+  if(NOT EXISTS "${WORK_DIR}/prefix/${f}")
+    message(FATAL_ERROR "not installed: ${f}\n${out}")
+  endif()
+endforeach()
+copy_project(softmax-app app)
+set(NO_TOOL TRUE)
+configure("${app}" "${WORK_DIR}/build" -DCMAKE_CUDA_ARCHITECTURES=90 "-DCMAKE_PREFIX_PATH=${WORK_DIR}/prefix")
+file(STRINGS "${WORK_DIR}/build/CMakeCache.txt" dir REGEX "^kernelevo_DIR:")
+expect_contains("${dir}" "${WORK_DIR}/prefix/lib/cmake/kernelevo" "find_package found the installed package")
+build_ok("${WORK_DIR}/build" softmax_kernels)
+expect_contains("${build_output}" "${WORK_DIR}/prefix/bin/kernelevo header --source src/softmax.cu" "installed tool runs")
+read_header("${WORK_DIR}/build" softmax_kernels src/softmax.cu h)
+expect_contains("${h}" "#define SOFTMAX_BLOCK 512" "header")

@@ -1,0 +1,96 @@
+# Shared steps of the CMake integration tests (run with cmake -P). Expects:
+#   KERNELEVO   the kernelevo binary under test
+#   SOURCE_DIR  the kernelevo source tree
+#   WORK_DIR    a scratch directory of this test (emptied first)
+cmake_minimum_required(VERSION 3.25)
+foreach(v KERNELEVO SOURCE_DIR WORK_DIR)
+  if(NOT DEFINED ${v})
+    message(FATAL_ERROR "pass -D${v}=...")
+  endif()
+endforeach()
+file(REMOVE_RECURSE "${WORK_DIR}")
+file(MAKE_DIRECTORY "${WORK_DIR}")
+
+# Copies an example (or any project) into the work dir; returns its new path.
+function(copy_project name out)
+  file(COPY "${SOURCE_DIR}/examples/${name}" DESTINATION "${WORK_DIR}")
+  set(${out} "${WORK_DIR}/${name}" PARENT_SCOPE)
+endfunction()
+
+# Configures `src` into `bin` with Ninja and the tool under test; extra args pass through.
+# Sets <out>_output (stdout+stderr) and fails unless configure succeeds.
+function(configure src bin)
+  set(tool "-DKERNELEVO_EXECUTABLE=${KERNELEVO}")
+  if(NO_TOOL)  # let the project find the tool itself
+    set(tool "")
+  endif()
+  set(cuda "")
+  if(CUDA_COMPILER)
+    set(cuda "-DCMAKE_CUDA_COMPILER=${CUDA_COMPILER}")
+  endif()
+  execute_process(COMMAND "${CMAKE_COMMAND}" -S "${src}" -B "${bin}" -G Ninja ${tool} ${cuda}
+                          "-DKERNELEVO_MODULE=${SOURCE_DIR}/cmake/KernelEvo.cmake" ${ARGN}
+                  RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE out)
+  if(NOT rc EQUAL 0)
+    message(FATAL_ERROR "configure of ${src} failed:\n${out}")
+  endif()
+  set(configure_output "${out}" PARENT_SCOPE)
+endfunction()
+
+# Builds `bin` (optionally some targets); sets build_rc and build_output.
+function(build bin)
+  set(targets "")
+  if(ARGN)
+    set(targets --target ${ARGN})
+  endif()
+  execute_process(COMMAND "${CMAKE_COMMAND}" --build "${bin}" -j 2 ${targets} -- -v
+                  RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE out)
+  set(build_rc "${rc}" PARENT_SCOPE)
+  set(build_output "${out}" PARENT_SCOPE)
+endfunction()
+
+function(build_ok bin)
+  build("${bin}" ${ARGN})
+  if(NOT build_rc EQUAL 0)
+    message(FATAL_ERROR "build of ${bin} failed:\n${build_output}")
+  endif()
+  set(build_output "${build_output}" PARENT_SCOPE)
+endfunction()
+
+function(expect_contains text needle what)
+  string(FIND "${text}" "${needle}" at)
+  if(at EQUAL -1)
+    message(FATAL_ERROR "${what}: expected to find\n  ${needle}\nin:\n${text}")
+  endif()
+endfunction()
+
+function(expect_not_contains text needle what)
+  string(FIND "${text}" "${needle}" at)
+  if(NOT at EQUAL -1)
+    message(FATAL_ERROR "${what}: did not expect\n  ${needle}\nin:\n${text}")
+  endif()
+endfunction()
+
+# The generated params.h of an example source ("src/softmax.cu") in build dir `bin`.
+function(read_header bin target source out)
+  string(MAKE_C_IDENTIFIER "${source}" id)
+  file(GLOB_RECURSE found "${bin}/*/kernelevo/${target}/${id}/kernelevo/params.h"
+                          "${bin}/kernelevo/${target}/${id}/kernelevo/params.h")
+  if(NOT found)
+    message(FATAL_ERROR "no generated params.h for ${source} under ${bin}")
+  endif()
+  list(GET found 0 path)
+  file(READ "${path}" text)
+  set(${out} "${text}" PARENT_SCOPE)
+endfunction()
+
+# Names of the objects the last build compiled (ninja -v prints each command).
+function(compiled_objects output out)
+  string(REGEX MATCHALL "-o [^ ]+\\.(cu|cpp)\\.o" hits "${output}")
+  set(names "")
+  foreach(h IN LISTS hits)
+    string(REGEX REPLACE ".*/([^/]+\\.(cu|cpp))\\.o$" "\\1" name "${h}")
+    list(APPEND names "${name}")
+  endforeach()
+  set(${out} "${names}" PARENT_SCOPE)
+endfunction()

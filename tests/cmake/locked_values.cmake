@@ -1,0 +1,36 @@
+# The generated header holds the locked sm_90 values, for device and host code, and the
+# marked source's compile settings reach the tuner's JSON file.
+include(${CMAKE_CURRENT_LIST_DIR}/helpers.cmake)
+copy_project(softmax-app app)
+configure("${app}" "${WORK_DIR}/build" -DCMAKE_CUDA_ARCHITECTURES=90)
+expect_contains("${configure_output}" "kernelevo: softmax_kernels: 2 marked source(s)" "configure")
+build_ok("${WORK_DIR}/build" softmax_kernels)
+read_header("${WORK_DIR}/build" softmax_kernels src/softmax.cu h)
+expect_contains("${h}" "#if __CUDA_ARCH__ >= 900 && __CUDA_ARCH__ < 1000  // sm_90" "device branch")
+expect_contains("${h}" "#define SOFTMAX_BLOCK 512  // softmax_rows / sm_90 / \"NVIDIA H200\" (only device)" "device value")
+expect_contains("${h}" "#define SOFTMAX_VEC 4  // every built architecture: softmax_rows / sm_90" "host value")
+expect_not_contains("${h}" "RMSNORM" "softmax's header")
+read_header("${WORK_DIR}/build" softmax_kernels src/rmsnorm.cu r)
+expect_contains("${r}" "#define RMSNORM_BLOCK 512" "rmsnorm's header")
+# The include directory belongs to the marked source alone.
+expect_contains("${build_output}" "-I${WORK_DIR}/build/kernelevo/softmax_kernels/src_softmax_cu " "nvcc command")
+set(settings "${WORK_DIR}/build/kernelevo/compile_settings/softmax_kernels/src_softmax_cu.json")
+file(READ "${settings}" json)
+expect_contains("${json}" "\"cuda_architectures\": \"90\"" "compile settings")
+expect_contains("${json}" "\"${app}/src\"" "compile settings include dirs")
+expect_not_contains("${json}" "kernelevo/softmax_kernels/src_softmax_cu" "compile settings (no generated header dir)")
+
+# The gate test: registered with label `kernelevo`; without a GPU it is skipped, unless
+# KERNELEVO_REQUIRE_GPU is set, when it fails.
+execute_process(COMMAND "${CMAKE_CTEST_COMMAND}" -L kernelevo WORKING_DIRECTORY "${WORK_DIR}/build"
+                RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE out)
+expect_contains("${out}" "kernelevo.check.softmax_kernels" "ctest -L kernelevo")
+string(FIND "${out}" "Skipped" skipped)
+if(NOT skipped EQUAL -1)
+  configure("${app}" "${WORK_DIR}/build" -DKERNELEVO_REQUIRE_GPU=ON)
+  execute_process(COMMAND "${CMAKE_CTEST_COMMAND}" -L kernelevo WORKING_DIRECTORY "${WORK_DIR}/build"
+                  RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE out)
+  if(rc EQUAL 0 OR NOT out MATCHES "Failed")
+    message(FATAL_ERROR "with KERNELEVO_REQUIRE_GPU and no GPU the gate must fail:\n${out}")
+  endif()
+endif()

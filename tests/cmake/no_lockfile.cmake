@@ -1,0 +1,10 @@
+# A fresh checkout with no lockfile builds with the sources' defaults and says so once.
+include(${CMAKE_CURRENT_LIST_DIR}/helpers.cmake)
+copy_project(softmax-app app)
+file(REMOVE "${app}/kernelevo.lock.json")
+configure("${app}" "${WORK_DIR}/build" -DCMAKE_CUDA_ARCHITECTURES=90)
+expect_contains("${configure_output}" "kernelevo: no lockfile at ${app}/kernelevo.lock.json" "configure message")
+build_ok("${WORK_DIR}/build")
+read_header("${WORK_DIR}/build" softmax_kernels src/softmax.cu h)
+expect_not_contains("${h}" "#define SOFTMAX_" "no tuned values")
+expect_contains("${h}" "absent: every kernel builds with its source defaults" "header comment")

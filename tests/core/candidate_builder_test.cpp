@@ -1,0 +1,249 @@
+// Response parsing, frozen regions and include safety for model-written kernel variants.
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <sstream>
+
+#include "core/candidate_builder.h"
+#include "core/kernel_regions.h"
+#include "core/response_parser.h"
+#include "core/source_safety.h"
+
+namespace kev {
+namespace {
+
+std::string read_fixture(const std::string& name) {
+  std::ifstream in(std::string(KERNELEVO_FIXTURES) + "/" + name);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+const KernelNames kNames{"saxpy.cu", "saxpy", "saxpy_naive"};
+
+class CandidateTest : public ::testing::Test {
+ protected:
+  std::string original = read_fixture("evolve/saxpy.cu");
+  Result<Candidate> build(const std::string& answer) {
+    return build_candidate(original, original, parse_response(answer), kNames);
+  }
+};
+
+TEST(ResponseParser, FindsEditsAndFencedBlocks) {
+  const auto parsed = parse_response(
+      "Idea: vectorise.\n```cuda\n<<<<<<< SEARCH\nint i = 0;\n=======\nint i = 1;\n>>>>>>> "
+      "REPLACE\n```\nand a rewrite:\n```cpp\nvoid f() {}\n```\n");
+  ASSERT_EQ(parsed.edits.size(), 1u);
+  EXPECT_EQ(parsed.edits[0].search, "int i = 0;\n");
+  EXPECT_EQ(parsed.edits[0].replace, "int i = 1;\n");
+  EXPECT_EQ(parsed.edits[0].line, 3);
+  ASSERT_EQ(parsed.code_blocks.size(), 1u);  // the fence holding the edit is not a rewrite
+  EXPECT_EQ(parsed.code_blocks[0].language, "cpp");
+  EXPECT_EQ(parsed.code_blocks[0].code, "void f() {}\n");
+}
+
+TEST(ResponseParser, ProseHasNoCode) {
+  const auto parsed = parse_response("You could use float4 loads and unroll the loop.\n");
+  EXPECT_FALSE(parsed.has_code());
+}
+
+TEST(ResponseParser, TruncatedEditIsIgnoredButUnclosedFenceCounts) {
+  EXPECT_FALSE(parse_response("<<<<<<< SEARCH\nx\n=======\ny\n").has_code());
+  const auto parsed = parse_response("```cuda\nint x;\n");
+  ASSERT_EQ(parsed.code_blocks.size(), 1u);
+  EXPECT_EQ(parsed.code_blocks[0].code, "int x;\n");
+}
+
+TEST(KernelRegions, LocatesSpecReferenceSignatureAndBody) {
+  const std::string src = read_fixture("evolve/saxpy.cu");
+  auto r = locate_kernel_regions(src, kNames);
+  ASSERT_TRUE(r.ok()) << r.error().to_string();
+  ASSERT_TRUE(r->spec_block.has_value());
+  EXPECT_NE(src.substr(r->spec_block->begin, 20).find("/* @kernelevo"), std::string::npos);
+  EXPECT_EQ(src.substr(r->spec_block->end - 18, 18), "// clang-format on");
+  ASSERT_TRUE(r->reference.has_value());
+  EXPECT_EQ(src.substr(r->reference->begin, 10), "extern \"C\"");
+  EXPECT_LT(r->reference->end, r->spec_block->begin);
+  EXPECT_EQ(normalize_whitespace(src.substr(r->signature.begin, r->signature.end - r->signature.begin)),
+            "extern \"C\" __global__ void saxpy(const float* x, const float* y, float* out, "
+            "float a, int n)");
+  EXPECT_EQ(src[r->body.begin], '{');
+  EXPECT_EQ(src[r->body.end - 1], '}');
+  EXPECT_EQ(r->editable.begin, r->spec_block->end);
+  EXPECT_EQ(r->editable.end, r->body.end);
+}
+
+TEST(KernelRegions, IgnoresNamesInCommentsStringsAndCalls) {
+  const std::string src =
+      "// k(int a) { fake }\nconst char* s = \"k(int) {\";\nvoid g() { k(1); }\n"
+      "template <int B>\n__global__ void k(int a) { if (a) { return; } }\n";
+  auto r = locate_kernel_regions(src, {"f.cu", "k<256>", ""});
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(src.substr(r->signature.begin, 16), "template <int B>");
+  EXPECT_EQ(src.substr(r->body.end - 1), "}\n");
+}
+
+TEST_F(CandidateTest, SearchReplaceInsideTheBodyIsApplied) {
+  auto c = build(
+      "```cuda\n<<<<<<< SEARCH\n  const int i = blockIdx.x * blockDim.x + threadIdx.x;\n  if (i < n) "
+      "out[i] = a * x[i] + y[i];\n=======\n  const int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+      "  if (i < n) out[i] = __fmaf_rn(a, x[i], y[i]);\n>>>>>>> REPLACE\n```\n");
+  ASSERT_TRUE(c.ok()) << c.error().to_string();
+  EXPECT_EQ(c->kind, CandidateKind::edits);
+  EXPECT_NE(c->source.find("__fmaf_rn(a, x[i], y[i]);\n}\n\n// Host-side"), std::string::npos);
+  EXPECT_EQ(c->source.size(), original.size() + 9);
+}
+
+TEST_F(CandidateTest, EditReachingPastTheKernelIsRefused) {
+  auto c = build(
+      "<<<<<<< SEARCH\n  if (i < n) out[i] = a * x[i] + y[i];\n}\n\n// Host-side helper that is "
+      "not part of the kernel's region.\n=======\nx\n>>>>>>> REPLACE\n");
+  ASSERT_FALSE(c.ok());
+  EXPECT_NE(c.error().message.find("outside the kernel's own code"), std::string::npos)
+      << c.error().message;
+}
+
+TEST_F(CandidateTest, EditMatchingTwoPlacesIsRefused) {
+  // The reference kernel has the same body line.
+  auto c = build("<<<<<<< SEARCH\n  if (i < n) out[i] = a * x[i] + y[i];\n=======\n  if (i < n) "
+                 "out[i] = 0;\n>>>>>>> REPLACE\n");
+  ASSERT_FALSE(c.ok());
+  EXPECT_NE(c.error().message.find("matches 2 places"), std::string::npos) << c.error().message;
+}
+
+TEST_F(CandidateTest, EditsOfTheSignatureAreRefusedAndIndentationDriftIsTolerated) {
+  auto c = build(
+      "<<<<<<< SEARCH\nextern \"C\" __global__ void saxpy(const float* x, const float* y, float* "
+      "out, float a, int n) {\n=======\nextern \"C\" __global__ void saxpy(const float* x, const "
+      "float* y, float* out, float a, int n) {\n  // changed\n>>>>>>> REPLACE\n");
+  ASSERT_FALSE(c.ok());  // the SEARCH covers the signature
+  EXPECT_NE(c.error().message.find("frozen signature"), std::string::npos) << c.error().message;
+
+  // Indentation drift: matched line by line, applied to whole lines.
+  c = build("<<<<<<< SEARCH\n    const int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+            "=======\n  const int i = (blockIdx.x * blockDim.x + threadIdx.x);\n>>>>>>> REPLACE\n");
+  ASSERT_TRUE(c.ok()) << c.error().to_string();
+  EXPECT_NE(c->source.find("{\n  const int i = (blockIdx.x"), std::string::npos);
+}
+
+TEST_F(CandidateTest, EditOfTheSpecBlockIsRefused) {
+  auto c = build("<<<<<<< SEARCH\n  SAXPY_BLOCK: [128, 256, 512]\n=======\n  SAXPY_BLOCK: [1024]\n"
+                 ">>>>>>> REPLACE\n");
+  ASSERT_FALSE(c.ok());
+  EXPECT_NE(c.error().message.find("frozen spec comment block"), std::string::npos);
+}
+
+TEST_F(CandidateTest, EditOfTheReferenceIsRefused) {
+  auto c = build("<<<<<<< SEARCH\nextern \"C\" __global__ void saxpy_naive(const float* x, const "
+                 "float* y, float* out, float a, int n) {\n  int i = blockIdx.x * blockDim.x + "
+                 "threadIdx.x;\n=======\nextern \"C\" __global__ void saxpy_naive(const float* x, "
+                 "const float* y, float* out, float a, int n) {\n  int i = 0;\n>>>>>>> REPLACE\n");
+  ASSERT_FALSE(c.ok());
+  EXPECT_NE(c.error().message.find("frozen reference kernel `saxpy_naive`"), std::string::npos)
+      << c.error().message;
+}
+
+TEST_F(CandidateTest, SearchTextNotFoundIsRefused) {
+  auto c = build("<<<<<<< SEARCH\nthis is not there\n=======\nx\n>>>>>>> REPLACE\n");
+  ASSERT_FALSE(c.ok());
+  EXPECT_NE(c.error().message.find("SEARCH text not found"), std::string::npos);
+}
+
+const char* kVectorised = R"(```cuda
+__device__ __forceinline__ float4 axpy4(float a, float4 x, float4 y) {
+  return make_float4(a * x.x + y.x, a * x.y + y.y, a * x.z + y.z, a * x.w + y.w);
+}
+extern "C" __global__ void saxpy(const float* x, const float* y, float* out, float a, int n) {
+  const int stride = gridDim.x * blockDim.x;
+  const int n4 = n / 4;
+  for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n4; i += stride)
+    reinterpret_cast<float4*>(out)[i] = axpy4(a, reinterpret_cast<const float4*>(x)[i],
+                                              reinterpret_cast<const float4*>(y)[i]);
+  for (int i = 4 * n4 + blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride)
+    out[i] = a * x[i] + y[i];
+}
+```)";
+
+TEST_F(CandidateTest, RewriteReplacesOnlyTheKernelRegion) {
+  auto c = build(std::string("Here is a faster version:\n") + kVectorised);
+  ASSERT_TRUE(c.ok()) << c.error().to_string();
+  EXPECT_EQ(c->kind, CandidateKind::rewrite);
+  EXPECT_NE(c->source.find("axpy4"), std::string::npos);
+  EXPECT_NE(c->source.find("// Host-side helper"), std::string::npos);
+  EXPECT_NE(c->source.find("SAXPY_BLOCK: [128, 256, 512]"), std::string::npos);
+  // Exactly one saxpy definition and the reference untouched.
+  EXPECT_EQ(c->source.find("void saxpy("), c->source.rfind("void saxpy("));
+  EXPECT_TRUE(check_frozen_parts(original, c->source, kNames).ok());
+}
+
+TEST_F(CandidateTest, RewriteChangingTheSignatureIsRefused) {
+  auto c = build("```cuda\nextern \"C\" __global__ void saxpy(const float* x, float* y, float* "
+                 "out, float a, int n) { }\n```\n");
+  ASSERT_FALSE(c.ok());
+  EXPECT_NE(c.error().message.find("signature of kernel `saxpy`"), std::string::npos)
+      << c.error().message;
+}
+
+TEST_F(CandidateTest, RewriteRenamingTheEntryIsRefused) {
+  auto c = build("```cuda\nextern \"C\" __global__ void saxpy_fast(const float* x, const float* "
+                 "y, float* out, float a, int n) { }\n```\n");
+  ASSERT_FALSE(c.ok());
+  EXPECT_NE(c.error().message.find("does not define kernel `saxpy`"), std::string::npos);
+}
+
+TEST_F(CandidateTest, WholeFileRewriteWithChangedSpecIsRefused) {
+  std::string whole = original;
+  whole.replace(whole.find("rtol") == std::string::npos ? whole.find("SAXPY_BLOCK: [128")
+                                                        : whole.find("rtol"),
+                17, "SAXPY_BLOCK: [64,");
+  auto c = build("```cuda\n" + whole + "```\n");
+  ASSERT_FALSE(c.ok());
+  EXPECT_NE(c.error().message.find("spec comment block"), std::string::npos) << c.error().message;
+  EXPECT_EQ(c.error().where.line, 19);  // the changed spec line
+}
+
+TEST_F(CandidateTest, WholeFileRewriteKeepingFrozenPartsIsAccepted) {
+  std::string whole = original;
+  const auto body = whole.rfind("if (i < n) out[i] = a * x[i] + y[i];");
+  whole.replace(body, 36, "if (i < n) out[i] = fmaf(a, x[i], y[i]);");
+  auto c = build("```cuda\n" + whole + "```\n");
+  ASSERT_TRUE(c.ok()) << c.error().to_string();
+  EXPECT_EQ(c->kind, CandidateKind::whole_file);
+}
+
+TEST_F(CandidateTest, RewriteIncludingProcSelfEnvironIsRefused) {
+  auto c = build("```cuda\n#include \"/proc/self/environ\"\n" +
+                 std::string(kVectorised).substr(8));
+  ASSERT_FALSE(c.ok());
+  EXPECT_NE(c.error().message.find("refused #include of \"/proc/self/environ\": an absolute path"),
+            std::string::npos)
+      << c.error().message;
+}
+
+TEST(SourceSafety, IncludeRules) {
+  const std::string original = "#include <cuda_runtime.h>\n#include \"../common/util.cuh\"\n";
+  const auto check = [&](const std::string& extra) {
+    return check_includes(original + extra, original, "k.cu");
+  };
+  EXPECT_TRUE(check("").ok());  // the original's own includes stay allowed
+  EXPECT_TRUE(check("#include <cuda_fp16.h>\n#include \"detail/vec.cuh\"\n").ok());
+  EXPECT_FALSE(check("#include </etc/passwd>\n").ok());
+  EXPECT_FALSE(check("#include \"../../secrets.h\"\n").ok());
+  EXPECT_FALSE(check("#include \"a/../../b.h\"\n").ok());
+  EXPECT_FALSE(check("#include \"~/.ssh/id_rsa\"\n").ok());
+  EXPECT_FALSE(check("#include \"proc/self/environ\"\n").ok());
+  EXPECT_FALSE(check("#  include \\\n \"/dev/stdin\"\n").ok());
+  EXPECT_FALSE(check("%:include \"/proc/self/environ\"\n").ok());
+  EXPECT_FALSE(check("#include /* c */ </proc/self/environ>\n").ok());
+  EXPECT_FALSE(check("#define P \"/proc/self/environ\"\n#include P\n").ok());
+  EXPECT_FALSE(check("#include_next <x.h>\n").ok());
+  EXPECT_FALSE(check("#embed \"/etc/shadow\"\n").ok());
+  EXPECT_FALSE(check("#if __has_include(\"/proc/self/environ\")\n#endif\n").ok());
+  const auto err = check("\n#include \"/proc/self/environ\"\n");
+  ASSERT_FALSE(err.ok());
+  EXPECT_EQ(err.error().to_string(),
+            "k.cu:4: error: refused #include of \"/proc/self/environ\": an absolute path");
+}
+
+}  // namespace
+}  // namespace kev

@@ -1,0 +1,123 @@
+#include "core/report.h"
+
+#include <gtest/gtest.h>
+
+#include "core/lock_report.h"
+#include "core/replay_measurer.h"
+
+namespace kev {
+namespace {
+
+Report report_with(std::initializer_list<KernelVerdict> verdicts) {
+  Report r;
+  int i = 0;
+  for (auto v : verdicts) {
+    KernelReport k;
+    k.id = "k" + std::to_string(i++);
+    k.verdict = v;
+    r.kernels.push_back(k);
+  }
+  return r;
+}
+
+TEST(Report, VerdictNamesRoundTrip) {
+  for (auto v : {KernelVerdict::pass, KernelVerdict::slower, KernelVerdict::faster, KernelVerdict::same,
+                 KernelVerdict::unsure, KernelVerdict::failed, KernelVerdict::stale, KernelVerdict::missing})
+    EXPECT_EQ(parse_kernel_verdict(to_string(v)), v);
+  EXPECT_FALSE(parse_kernel_verdict("slower"));
+  EXPECT_EQ(parse_report_kind("compare"), ReportKind::compare);
+  EXPECT_FALSE(parse_report_kind("bench"));
+}
+
+TEST(Report, OnlySlowerAndFailedFail) {
+  const Report r = report_with({KernelVerdict::pass, KernelVerdict::slower, KernelVerdict::unsure,
+                                KernelVerdict::failed, KernelVerdict::stale, KernelVerdict::missing,
+                                KernelVerdict::pass});
+  EXPECT_EQ(count_failures(r), 2u);
+  EXPECT_EQ(count(r, KernelVerdict::pass), 2u);
+  EXPECT_EQ(summary_line(r), "1 SLOWER, 1 FAILED, 1 STALE, 1 MISSING, 1 UNSURE, 2 PASS");
+  EXPECT_EQ(summary_line(Report{}), "no kernels");
+}
+
+TEST(Report, Formatting) {
+  EXPECT_EQ(percent_change(1.2), "+20.0%");
+  EXPECT_EQ(percent_change(0.955), "-4.5%");
+  EXPECT_EQ(percent_change(1.0), "+0.0%");
+  EXPECT_EQ(params_text({}), "source defaults");
+  EXPECT_EQ(params_text({{"A", Value(1)}, {"B", Value(std::string("float4"))}}), "A=1, B=float4");
+}
+
+TEST(LockReport, ParsesTunedWith) {
+  const auto t = parse_tuned_with("kernelevo 0.1.0, CUDA 13.0, driver 580.159.04, strategy auto, 96 evaluations");
+  EXPECT_EQ(t.strategy, "auto");
+  EXPECT_EQ(t.evaluations, 96);
+  EXPECT_FALSE(parse_tuned_with("by hand").evaluations);
+}
+
+TEST(LockReport, OneRowPerEntryWithSpeedups) {
+  Lockfile lock;
+  LockEntry e;
+  e.params = {{"BLOCK", Value(512)}};
+  e.time_us = 70.0;
+  e.baseline_us = 140.0;
+  e.tuned_with = "strategy evolve, 50 evaluations";
+  set_entry(lock, "softmax", "src/softmax.cu", "sha256:x", "sm_90", "NVIDIA H200", e);
+  e.time_us = 139.0;
+  set_entry(lock, "softmax", "src/softmax.cu", "sha256:x", "sm_80", "NVIDIA A100", e);
+  const Report all = report_from_lockfile(lock);
+  ASSERT_EQ(all.kernels.size(), 2u);
+  EXPECT_EQ(all.kind, ReportKind::tune);
+  EXPECT_EQ(all.kernels[1].arch, "sm_90");
+  EXPECT_DOUBLE_EQ(*all.kernels[1].speedup, 2.0);
+  EXPECT_EQ(all.kernels[1].verdict, KernelVerdict::faster);
+  EXPECT_EQ(all.kernels[1].strategy, "evolve");
+  EXPECT_EQ(all.kernels[0].verdict, KernelVerdict::same);
+  LockReportFilter only;
+  only.device = "NVIDIA H200";
+  EXPECT_EQ(report_from_lockfile(lock, only).kernels.size(), 1u);
+}
+
+Recording recording_of(const std::string& kernel) {
+  Recording rec;
+  rec.kernel = kernel;
+  rec.dims = {{"BLOCK", {Value(128), Value(256)}}};
+  Outcome fast;
+  fast.disposition = Disposition::passed;
+  fast.time_us = 10.0;
+  fast.samples_us = {9.0, 10.0, 11.0};
+  rec.add({1}, fast);
+  Outcome broken;
+  broken.disposition = Disposition::incorrect;
+  broken.detail = "wrong";
+  rec.add({0}, broken);
+  return rec;
+}
+
+TEST(ReplayMeasurer, DrawsRecordedRepeatsReproducibly) {
+  ReplayMeasurer a({"sm_90", "NVIDIA H200"}, 3);
+  ReplayMeasurer b({"sm_90", "NVIDIA H200"}, 3);
+  a.add("head", recording_of("k"));
+  b.add("head", recording_of("k"));
+  const MeasureTarget t{"k", nullptr, ".", "head", {{"BLOCK", Value(256)}}};
+  const auto ma = a.measure(t);
+  EXPECT_EQ(ma.disposition, Disposition::passed);
+  EXPECT_EQ(ma.samples_us.size(), 5u);
+  for (double s : ma.samples_us) EXPECT_TRUE(s == 9.0 || s == 10.0 || s == 11.0);
+  EXPECT_EQ(ma.samples_us, b.measure(t).samples_us);
+  EXPECT_EQ(a.identify()->device, "NVIDIA H200");
+}
+
+TEST(ReplayMeasurer, RecordedFailuresAndUnknownsAreNotPassed) {
+  ReplayMeasurer m({"sm_90", "NVIDIA H200"}, 1);
+  m.add("head", recording_of("k"));
+  auto broken = m.measure({"k", nullptr, ".", "head", {{"BLOCK", Value(128)}}});
+  EXPECT_EQ(broken.disposition, Disposition::incorrect);
+  EXPECT_EQ(broken.detail, "wrong");
+  EXPECT_EQ(m.measure({"k", nullptr, ".", "head", {{"BLOCK", Value(64)}}}).disposition, Disposition::invalid);
+  EXPECT_EQ(m.measure({"k", nullptr, ".", "base", {{"BLOCK", Value(256)}}}).disposition, Disposition::invalid);
+  EXPECT_EQ(m.measure({"other", nullptr, ".", "head", {{"BLOCK", Value(256)}}}).disposition,
+            Disposition::invalid);
+}
+
+}  // namespace
+}  // namespace kev

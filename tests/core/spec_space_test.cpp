@@ -1,0 +1,170 @@
+#include "core/spec_space.h"
+
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <map>
+
+namespace kev {
+namespace {
+
+Expr expr(std::string_view text) {
+  auto e = Expr::parse(text, {"t.cu", 1, 1});
+  EXPECT_TRUE(e.ok()) << text;
+  return e.ok() ? *e : Expr{};
+}
+
+ParamSpec param(std::string name, std::vector<std::int64_t> values) {
+  ParamSpec p;
+  p.name = std::move(name);
+  for (auto v : values) p.values.emplace_back(v);
+  return p;
+}
+
+std::vector<std::int64_t> range(std::int64_t n) {
+  std::vector<std::int64_t> v;
+  for (std::int64_t i = 0; i < n; ++i) v.push_back(i);
+  return v;
+}
+
+Problem problem(std::map<std::string, std::int64_t> dims) { return Problem{std::move(dims), {}}; }
+
+KernelSpec softmax_like() {
+  KernelSpec spec;
+  spec.params = {param("BLOCK", {128, 256, 512, 1024}), param("VEC", {1, 2, 4})};
+  spec.constraints = {expr("BLOCK * VEC <= 2048"), expr("cols % VEC == 0")};
+  return spec;
+}
+
+TEST(SpecSpace, CountsUnderParameterConstraints) {
+  KernelSpec spec = softmax_like();
+  SpecSpace space(spec, {});
+  EXPECT_EQ(space.points(), 12u);
+  // BLOCK*VEC <= 2048 excludes (1024,4) only; the problem constraint is not checked.
+  EXPECT_EQ(space.size(), 11u);
+  EXPECT_TRUE(space.depends_on_problems());  // mentions cols
+  EXPECT_TRUE(space.contains({0, 2}));
+  EXPECT_FALSE(space.contains({3, 2}));
+  EXPECT_FALSE(space.contains({4, 0}));  // index out of range
+  EXPECT_FALSE(space.contains({0}));     // wrong arity
+}
+
+TEST(SpecSpace, ProblemConstraintsAreCheckedPerProblem) {
+  KernelSpec spec = softmax_like();
+  SpecSpace odd(spec, {problem({{"rows", 3}, {"cols", 1002}})});
+  EXPECT_TRUE(odd.depends_on_problems());
+  EXPECT_EQ(odd.size(), 8u);  // VEC 1 or 2 with any BLOCK
+  SpecSpace even(spec, {problem({{"rows", 3}, {"cols", 1024}})});
+  EXPECT_EQ(even.size(), 11u);
+  SpecSpace prime(spec, {problem({{"cols", 1001}})});
+  EXPECT_EQ(prime.size(), 4u);
+  // Every problem must hold: intersection.
+  SpecSpace both(spec, {problem({{"cols", 1002}}), problem({{"cols", 1001}})});
+  EXPECT_EQ(both.size(), 4u);
+  // A problem that lacks a dimension a constraint needs admits no point.
+  SpecSpace missing(spec, {problem({{"rows", 3}})});
+  EXPECT_EQ(missing.size(), 0u);
+  EXPECT_TRUE(missing.empty());
+  Rng rng(1);
+  EXPECT_FALSE(missing.sample(rng).has_value());
+}
+
+TEST(SpecSpace, ForEachVisitsValidPointsInMixedRadixOrder) {
+  KernelSpec spec;
+  spec.params = {param("A", {1, 2}), param("B", {1, 2, 3})};
+  spec.constraints = {expr("A != B")};
+  SpecSpace space(spec, {});
+  std::vector<Point> seen;
+  space.for_each([&](const Point& p) {
+    seen.push_back(p);
+    return true;
+  });
+  EXPECT_EQ(seen, (std::vector<Point>{{0, 1}, {0, 2}, {1, 0}, {1, 2}}));
+  EXPECT_EQ(space.point_at(5), (Point{1, 2}));
+  int visits = 0;
+  space.for_each([&](const Point&) { return ++visits < 2; });
+  EXPECT_EQ(visits, 2);
+}
+
+TEST(SpecSpace, UnevaluableConstraintsDoNotHold) {
+  KernelSpec spec;
+  spec.params = {param("A", {0, 1, 2})};
+  spec.constraints = {expr("10 / A >= 5")};
+  SpecSpace space(spec, {});
+  EXPECT_EQ(space.size(), 2u);  // A=0 divides by zero: not a valid point
+  KernelSpec strings;
+  strings.params = {ParamSpec{"T", {Value(std::string("float")), Value(2)}, {}}};
+  strings.constraints = {expr("T > 1")};
+  SpecSpace mixed(strings, {});
+  EXPECT_EQ(mixed.size(), 1u);
+}
+
+TEST(SpecSpace, SamplesRoughlyUniformly) {
+  KernelSpec spec;
+  spec.params = {param("A", range(4)), param("B", range(4))};
+  spec.constraints = {expr("A <= B")};  // 10 valid points
+  SpecSpace space(spec, {});
+  ASSERT_EQ(space.size(), 10u);
+  Rng rng(42);
+  std::map<Point, int> hits;
+  const int draws = 20000;
+  for (int i = 0; i < draws; ++i) {
+    auto p = space.sample(rng);
+    ASSERT_TRUE(p.has_value());
+    ASSERT_TRUE(space.contains(*p));
+    ++hits[*p];
+  }
+  EXPECT_EQ(hits.size(), 10u);
+  for (const auto& [p, n] : hits) {
+    EXPECT_GT(n, draws / 10 * 8 / 10);
+    EXPECT_LT(n, draws / 10 * 12 / 10);
+  }
+}
+
+TEST(SpecSpace, SamplesVerySparseSpaces) {
+  KernelSpec spec;
+  spec.params = {param("A", range(1000)), param("B", range(1000))};
+  spec.constraints = {expr("A == 17 && B % 500 == 3")};  // 2 valid points of 10^6
+  SpecSpace space(spec, {});
+  Rng rng(7);
+  std::map<Point, int> hits;
+  for (int i = 0; i < 200; ++i) {
+    auto p = space.sample(rng);
+    ASSERT_TRUE(p.has_value());
+    ++hits[*p];
+  }
+  EXPECT_EQ(hits.size(), 2u);
+  EXPECT_TRUE(hits.count(Point{17, 3}));
+  EXPECT_TRUE(hits.count(Point{17, 503}));
+}
+
+TEST(SpecSpace, TenMillionPointsCountedAndSampledQuickly) {
+  KernelSpec spec;
+  spec.params = {param("A", range(100)), param("B", range(100)), param("C", range(1000))};
+  spec.constraints = {expr("A * B <= 2500"), expr("(A + C) % 7 != 3")};
+  SpecSpace space(spec, {});
+  EXPECT_EQ(space.points(), 10'000'000u);
+  const auto start = std::chrono::steady_clock::now();
+  Rng rng(3);
+  for (int i = 0; i < 1000; ++i) {
+    auto p = space.sample(rng);
+    ASSERT_TRUE(p.has_value());
+    ASSERT_TRUE(space.contains(*p));
+  }
+  const auto sampled = std::chrono::steady_clock::now();
+  // Sampling never enumerates a dense space.
+  EXPECT_LT(std::chrono::duration<double>(sampled - start).count(), 0.5);
+  std::uint64_t expected = 0;
+  for (std::int64_t a = 0; a < 100; ++a)
+    for (std::int64_t b = 0; b < 100; ++b)
+      if (a * b <= 2500)
+        for (std::int64_t c = 0; c < 1000; ++c) expected += (a + c) % 7 != 3;
+  EXPECT_EQ(space.size(), expected);
+  const auto counted = std::chrono::steady_clock::now();
+  // Debug builds included: counting 10^7 points must stay interactive.
+  EXPECT_LT(std::chrono::duration<double>(counted - sampled).count(), 20.0);
+  EXPECT_EQ(space.size(), expected);  // cached
+}
+
+}  // namespace
+}  // namespace kev

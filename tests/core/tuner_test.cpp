@@ -1,0 +1,106 @@
+#include <gtest/gtest.h>
+
+#include <set>
+
+#include "core/recorded_space.h"
+#include "core/replay_evaluator.h"
+#include "core/strategy.h"
+#include "core/tuner.h"
+#include "search_fixture.h"
+
+namespace kev {
+namespace {
+
+class RecordingEvaluator : public ReplayEvaluator {
+ public:
+  using ReplayEvaluator::ReplayEvaluator;
+  void prefetch(const std::vector<Point>& upcoming) override { prefetched.push_back(upcoming); }
+  void set_incumbent_us(double us) override { incumbents.push_back(us); }
+  std::vector<std::vector<Point>> prefetched;
+  std::vector<double> incumbents;
+};
+
+TEST(TunerTest, CountsPriorEvaluationsAndNeverRepeatsThem) {
+  const auto rec = testing::synthetic_recording();
+  const RecordedSpace space(rec);
+  RecordingEvaluator evaluator(rec);
+  auto s = make_strategy("random", space, 2);
+  ASSERT_TRUE(s.ok());
+  TuneRequest req;
+  req.space = &space;
+  req.strategy = s->get();
+  req.evaluator = &evaluator;
+  req.budget.evaluations = 25;
+  for (std::size_t i = 0; i < 10; ++i)
+    req.prior.push_back({rec.points()[i].point, rec.points()[i].outcome, 0.5});
+  std::size_t observed = 0;
+  req.observer = [&](const Evaluation&, std::size_t index, const Evaluation*) {
+    EXPECT_EQ(index, 10 + observed);
+    ++observed;
+  };
+  const auto result = run_tuner(std::move(req));
+  EXPECT_EQ(result.evaluations, 25u);
+  EXPECT_EQ(result.new_evaluations, 15u);
+  EXPECT_EQ(observed, 15u);
+  std::set<Point> distinct;
+  for (const auto& e : result.history) distinct.insert(e.point);
+  EXPECT_EQ(distinct.size(), 25u);
+  std::uint64_t total = 0;
+  for (const auto& [d, n] : result.counts) total += n;
+  EXPECT_EQ(total, 25u);
+  // The incumbent reported to the evaluator only ever improves.
+  ASSERT_FALSE(evaluator.incumbents.empty());
+  for (std::size_t i = 1; i < evaluator.incumbents.size(); ++i)
+    EXPECT_LT(evaluator.incumbents[i], evaluator.incumbents[i - 1]);
+  EXPECT_DOUBLE_EQ(evaluator.incumbents.back(), *result.best->outcome.time_us);
+}
+
+TEST(TunerTest, LookaheadPrefetchesUpcomingProposals) {
+  const auto rec = testing::synthetic_recording();
+  const RecordedSpace space(rec);
+  RecordingEvaluator evaluator(rec);
+  auto s = make_strategy("auto", space, 2);
+  ASSERT_TRUE(s.ok());
+  TuneRequest req;
+  req.space = &space;
+  req.strategy = s->get();
+  req.evaluator = &evaluator;
+  req.budget.evaluations = 12;
+  req.lookahead = 3;
+  const auto result = run_tuner(std::move(req));
+  EXPECT_EQ(result.evaluations, 12u);
+  ASSERT_EQ(evaluator.prefetched.size(), 12u);
+  EXPECT_EQ(evaluator.prefetched.front().size(), 4u);
+  EXPECT_EQ(evaluator.prefetched.back().size(), 1u);  // never asks beyond the budget
+  EXPECT_EQ(evaluator.prefetched.front().front(), result.history.front().point);
+}
+
+TEST(TunerTest, StopsWhenTheWallBudgetIsSpent) {
+  const auto rec = testing::synthetic_recording();
+  const RecordedSpace space(rec);
+  ReplayEvaluator evaluator(rec);
+  auto s = make_strategy("random", space, 2);
+  ASSERT_TRUE(s.ok());
+  TuneRequest req;
+  req.space = &space;
+  req.strategy = s->get();
+  req.evaluator = &evaluator;
+  req.budget.wall = std::chrono::duration<double>(0);
+  const auto result = run_tuner(std::move(req));
+  EXPECT_EQ(result.evaluations, 0u);
+  EXPECT_TRUE(result.out_of_time);
+}
+
+TEST(TunerTest, ParsesDurations) {
+  EXPECT_DOUBLE_EQ(parse_duration("90s")->count(), 90.0);
+  EXPECT_DOUBLE_EQ(parse_duration("5m")->count(), 300.0);
+  EXPECT_DOUBLE_EQ(parse_duration("1h")->count(), 3600.0);
+  EXPECT_DOUBLE_EQ(parse_duration("250ms")->count(), 0.25);
+  EXPECT_DOUBLE_EQ(parse_duration("12")->count(), 12.0);
+  EXPECT_FALSE(parse_duration("soon").ok());
+  EXPECT_FALSE(parse_duration("5 days").ok());
+  EXPECT_FALSE(parse_duration("-3s").ok());
+}
+
+}  // namespace
+}  // namespace kev

@@ -1,0 +1,65 @@
+#include "cuda/subprocess.h"
+
+#include <chrono>
+#include <cstdlib>
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+namespace kev::cuda {
+namespace {
+
+using ::testing::HasSubstr;
+using ::testing::Not;
+
+TEST(RunProcess, CapturesOutputAndExitCode) {
+  const auto r = run_process({"/bin/sh", "-c", "echo out; echo err 1>&2; exit 3"},
+                             scrubbed_environment(), 10.0);
+  ASSERT_TRUE(r.started);
+  EXPECT_FALSE(r.timed_out);
+  EXPECT_EQ(r.exit_code, 3);
+  EXPECT_THAT(r.output, HasSubstr("out"));
+  EXPECT_THAT(r.output, HasSubstr("err"));
+}
+
+TEST(RunProcess, KillsTheWholeProcessTreeAtTheTimeLimit) {
+  const auto start = std::chrono::steady_clock::now();
+  // The shell starts a grandchild: the whole process group is killed, not just the shell.
+  const auto r = run_process({"/bin/sh", "-c", "sleep 30 & sleep 30"}, scrubbed_environment(), 0.3);
+  const double elapsed =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  EXPECT_TRUE(r.started);
+  EXPECT_TRUE(r.timed_out);
+  EXPECT_LT(elapsed, 5.0);
+}
+
+TEST(RunProcess, PassesOnlyTheScrubbedEnvironment) {
+  ::setenv("KERNELEVO_TEST_SECRET_KEY", "sk-do-not-leak", 1);
+  const auto r = run_process({"env"}, scrubbed_environment(), 10.0);
+  ::unsetenv("KERNELEVO_TEST_SECRET_KEY");
+  ASSERT_TRUE(r.started) << r.output;
+  EXPECT_EQ(r.exit_code, 0);
+  EXPECT_THAT(r.output, HasSubstr("PATH="));
+  EXPECT_THAT(r.output, Not(HasSubstr("sk-do-not-leak")));
+  // Every variable is one of the three allowed.
+  std::size_t pos = 0;
+  while (pos < r.output.size()) {
+    const auto end = r.output.find('\n', pos);
+    const std::string line = r.output.substr(pos, end - pos);
+    if (!line.empty()) {
+      const std::string name = line.substr(0, line.find('='));
+      EXPECT_TRUE(name == "PATH" || name == "HOME" || name == "TMPDIR") << line;
+    }
+    if (end == std::string::npos) break;
+    pos = end + 1;
+  }
+}
+
+TEST(RunProcess, ReportsAProgramThatCannotStart) {
+  const auto r = run_process({"/nonexistent/program"}, scrubbed_environment(), 10.0);
+  EXPECT_FALSE(r.started);
+  EXPECT_THAT(r.output, HasSubstr("/nonexistent/program"));
+}
+
+}  // namespace
+}  // namespace kev::cuda

@@ -1,0 +1,98 @@
+#pragma once
+// Shared by the GPU tests: skip without a GPU, compile test kernels with NVRTC, and build a
+// small elementwise spec in code.
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "core/runner.h"
+#include "core/spec.h"
+#include "cuda/driver_runner.h"
+#include "cuda/nvrtc_compiler.h"
+
+namespace kev::gpu_test {
+
+// Empty when a GPU is usable, else why not.
+inline std::string gpu_unavailable_reason() {
+  static const std::string why = [] {
+    auto r = cuda::DriverRunner::open(0);
+    return r ? std::string() : r.error().message;
+  }();
+  return why;
+}
+
+#define KEV_REQUIRE_GPU()                                                              \
+  do {                                                                                 \
+    if (const std::string why = ::kev::gpu_test::gpu_unavailable_reason(); !why.empty()) \
+      GTEST_SKIP() << "no GPU: " << why;                                               \
+  } while (0)
+
+inline Expr expr(const std::string& text) {
+  auto e = Expr::parse(text, SourceLocation{"test", 1, 1});
+  EXPECT_TRUE(e.ok()) << text;
+  return e.ok() ? std::move(e).value() : Expr();
+}
+
+// y[i] = 2 * x[i] + 1 over n floats; problems n = 1<<22 (timed) and validate n = 1000.
+inline KernelSpec elementwise_spec() {
+  KernelSpec s;
+  s.id = "affine";
+  s.kernel = "affine";
+  s.source = "affine.cu";
+  ArgSpec x;
+  x.name = "x";
+  x.type = ScalarType::f32;
+  x.pointer = true;
+  x.is_const = true;
+  x.count = expr("n");
+  x.init = InitKind::normal;
+  ArgSpec y;
+  y.name = "y";
+  y.type = ScalarType::f32;
+  y.pointer = true;
+  y.count = expr("n");
+  y.output = true;
+  ArgSpec n;
+  n.name = "n";
+  n.type = ScalarType::i32;
+  n.value_expr = expr("n");
+  s.args = {x, y, n};
+  s.launch.grid = {expr("ceil_div(n, 256)")};
+  s.launch.block = {expr("256")};
+  s.tolerance = {1e-5, 1e-6};
+  s.metric_bytes = expr("8 * n");
+  Problem big;
+  big.dims["n"] = 1 << 22;
+  Problem odd;
+  odd.dims["n"] = 1000;
+  s.problems = {big};
+  s.validate = {odd};
+  return s;
+}
+
+inline KernelImage compile_kernel(const std::string& source, const std::string& name,
+                                  const std::string& arch = "sm_90") {
+  cuda::NvrtcCompiler compiler;
+  CompileRequest req;
+  req.source_path = name + ".cu";
+  req.source_text = source;
+  req.kernel_names = {name};
+  req.arch = arch;
+  CompileOutput out = compiler.compile(req);
+  EXPECT_TRUE(out.ok) << out.log;
+  KernelImage image;
+  image.image = out.image;
+  auto it = out.lowered_names.find(name);
+  image.function = it != out.lowered_names.end() ? it->second : name;
+  return image;
+}
+
+// The device's arch ("sm_90"), for compiling test kernels.
+inline std::string device_arch() {
+  auto r = cuda::DriverRunner::open(0);
+  if (!r) return "sm_90";
+  auto info = (*r)->device_info();
+  return info ? info->arch : "sm_90";
+}
+
+}  // namespace kev::gpu_test

@@ -1,0 +1,262 @@
+// The report writers against golden files (tests/fixtures/golden/report_*). To regenerate
+// after an intended change: KERNELEVO_UPDATE_GOLDEN=1 ./kernelevo_io_tests --gtest_filter='ReportGolden*'
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+
+#include "io/report_annotations.h"
+#include "io/report_gbench.h"
+#include "io/report_html.h"
+#include "io/report_json.h"
+#include "io/report_markdown.h"
+
+namespace kev::io {
+namespace {
+
+const std::string kGolden = std::string(KERNELEVO_FIXTURES) + "/golden/";
+
+std::string read_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+void expect_golden(const std::string& name, const std::string& actual) {
+  const std::string path = kGolden + name;
+  if (std::getenv("KERNELEVO_UPDATE_GOLDEN") != nullptr) {
+    std::ofstream(path, std::ios::binary) << actual;
+    return;
+  }
+  EXPECT_EQ(actual, read_file(path)) << "differs from " << path;
+}
+
+KernelReport kernel(std::string id, KernelVerdict v, int line) {
+  KernelReport k;
+  k.id = std::move(id);
+  k.source = "src/" + k.id + ".cu";
+  k.line = line;
+  k.arch = "sm_90";
+  k.device = "NVIDIA H200";
+  k.verdict = v;
+  return k;
+}
+
+Report check_report() {
+  Report r;
+  r.kind = ReportKind::check;
+  r.tool = "kernelevo 0.1.0";
+  r.created = "2026-11-30T10:00:00Z";
+  r.arch = "sm_90";
+  r.device = "NVIDIA H200";
+  r.threshold = 0.05;
+  r.min_abs_us = 1.0;
+  r.rounds = 10;
+  r.mode = "replay";
+  auto a = kernel("rmsnorm", KernelVerdict::pass, 30);
+  a.params = {{"RMS_BLOCK", Value(256)}, {"RMS_VEC", Value(4)}};
+  a.baseline_us = 41.2;
+  a.time_us = 41.5;
+  a.ratio = 41.5 / 41.2;
+  a.ratio_ci_low = 1.001;
+  a.ratio_ci_high = 1.012;
+  a.p_value = 1.0;
+  a.samples = 10;
+  a.speedup = 1.84;
+  a.roofline_fraction = 0.83;
+  a.evidence = "41.5 us against 41.2 us recorded (+0.7%): within allowed +5.0%";
+  auto b = kernel("softmax_rows", KernelVerdict::slower, 12);
+  b.params = {{"SOFTMAX_BLOCK", Value(512)}, {"SOFTMAX_VEC", Value(4)}};
+  b.baseline_us = 70.1;
+  b.time_us = 91.3;
+  b.ratio = 91.3 / 70.1;
+  b.ratio_ci_low = 1.29;
+  b.ratio_ci_high = 1.31;
+  b.p_value = 0.0009765625;
+  b.samples = 10;
+  b.evidence = "91.3 us against 70.1 us recorded (+30.2%): slower than allowed +5.0%";
+  auto c = kernel("scan|odd", KernelVerdict::missing, 7);
+  c.evidence = "no locked entry for sm_90 / NVIDIA H200; run kernelevo tune on this GPU";
+  r.kernels = {a, b, c};
+  return r;
+}
+
+Report tune_report() {
+  Report r;
+  r.kind = ReportKind::tune;
+  r.tool = "kernelevo 0.1.0";
+  r.created = "2026-11-30T10:00:00Z";
+  auto a = kernel("softmax_rows", KernelVerdict::faster, 0);
+  a.params = {{"SOFTMAX_BLOCK", Value(512)}};
+  a.baseline_us = 143.0;
+  a.time_us = 70.1;
+  a.speedup = 143.0 / 70.1;
+  a.strategy = "auto";
+  a.evaluations = 96;
+  a.roofline_fraction = 0.91;
+  a.evidence = "locked winner against the source defaults";
+  auto b = kernel("rmsnorm", KernelVerdict::same, 0);
+  b.arch = "sm_80";
+  b.device = "NVIDIA A100-SXM4-80GB";
+  b.baseline_us = 50.0;
+  b.time_us = 49.8;
+  b.speedup = 50.0 / 49.8;
+  r.kernels = {a, b};
+  return r;
+}
+
+Report compare_report() {
+  Report r;
+  r.kind = ReportKind::compare;
+  r.tool = "kernelevo 0.1.0";
+  r.created = "2026-11-30T10:00:00Z";
+  r.arch = "sm_90";
+  r.device = "NVIDIA H200";
+  r.base_ref = "origin/main";
+  r.threshold = 0.05;
+  r.min_abs_us = 2.0;
+  r.rounds = 10;
+  r.mode = "gpu";
+  auto a = kernel("softmax_rows", KernelVerdict::faster, 12);
+  a.base_params = {{"SOFTMAX_BLOCK", Value(256)}};
+  a.params = {{"SOFTMAX_BLOCK", Value(512)}};
+  a.baseline_us = 90.0;
+  a.time_us = 70.0;
+  a.ratio = 70.0 / 90.0;
+  a.ratio_ci_low = 0.77;
+  a.ratio_ci_high = 0.79;
+  a.p_value = 0.00018;
+  a.samples = 10;
+  a.evidence = "70.0 us against 90.0 us (-22.2%)";
+  auto b = kernel("rmsnorm", KernelVerdict::unsure, 30);
+  b.base_params = b.params = {{"RMS_BLOCK", Value(256)}};
+  b.baseline_us = 40.0;
+  b.time_us = 42.5;
+  b.ratio = 42.5 / 40.0;
+  b.ratio_ci_low = 0.98;
+  b.ratio_ci_high = 1.14;
+  b.p_value = 0.12;
+  b.samples = 10;
+  b.evidence = "too noisy";
+  r.kernels = {a, b};
+  return r;
+}
+
+TEST(ReportGolden, Markdown) {
+  expect_golden("report_check.md", report_markdown(check_report()));
+  expect_golden("report_compare.md", report_markdown(compare_report()));
+  expect_golden("report_tune.md", report_markdown(tune_report()));
+}
+
+TEST(ReportGolden, Json) { expect_golden("report_check.json", report_to_json(check_report())); }
+
+TEST(ReportGolden, Annotations) {
+  expect_golden("report_check.annotations.txt", report_annotations(check_report()));
+}
+
+TEST(ReportGolden, GoogleBenchmarkJson) {
+  expect_golden("report_tune.gbench.json", report_gbench(tune_report(), "gpu-runner-1"));
+}
+
+TEST(ReportGolden, Html) {
+  Trace trace;
+  trace.header.kernel = "softmax_rows";
+  for (double t : {143.0, 120.0, 0.0, 150.0, 90.0, 70.1}) {
+    TraceRecord rec;
+    rec.outcome.disposition = t > 0 ? Disposition::passed : Disposition::compile_failed;
+    if (t > 0) rec.outcome.time_us = t;
+    trace.records.push_back(rec);
+  }
+  expect_golden("report_tune.html", report_html(tune_report(), {convergence_from_trace(trace)}));
+}
+
+TEST(ReportJson, RoundTripsEveryField) {
+  for (const Report& r : {check_report(), compare_report(), tune_report()}) {
+    const std::string text = report_to_json(r);
+    auto back = parse_report_json(text, "r.json");
+    ASSERT_TRUE(back) << back.error().to_string();
+    EXPECT_EQ(report_to_json(*back), text);
+    EXPECT_EQ(back->kernels.size(), r.kernels.size());
+  }
+  const auto back = parse_report_json(report_to_json(check_report()), "r.json");
+  ASSERT_TRUE(back);
+  EXPECT_EQ(back->kernels[1].verdict, KernelVerdict::slower);
+  EXPECT_EQ(back->kernels[1].params.at("SOFTMAX_VEC"), Value(4));
+  EXPECT_EQ(back->kernels[1].line, 12);
+  EXPECT_NEAR(*back->kernels[1].ratio_ci_low, 1.29, 1e-9);
+}
+
+TEST(ReportJson, ErrorsNameTheFileAndPosition) {
+  auto bad = parse_report_json("{\n  \"schema\": \"kernelevo-report\",\n  \"version\": 1,,\n}", "r.json");
+  ASSERT_FALSE(bad);
+  EXPECT_EQ(bad.error().where.file, "r.json");
+  EXPECT_EQ(bad.error().where.line, 3);
+  auto newer = parse_report_json(R"({"schema": "kernelevo-report", "version": 2, "kind": "check", "kernels": []})",
+                                 "r.json");
+  ASSERT_FALSE(newer);
+  EXPECT_NE(newer.error().message.find("version 2"), std::string::npos);
+  auto verdict = parse_report_json(
+      R"({"schema": "kernelevo-report", "version": 1, "kind": "check", "kernels": [{"id": "k", "verdict": "MEH"}]})",
+      "r.json");
+  ASSERT_FALSE(verdict);
+  EXPECT_NE(verdict.error().message.find("unknown verdict"), std::string::npos);
+  EXPECT_FALSE(parse_report_json(R"({"schema_version": 1})", "r.json"));
+}
+
+TEST(Annotations, CapsAtTenPerKindWithASummary) {
+  Report r;
+  for (int i = 0; i < 12; ++i) {
+    auto k = kernel("k" + std::to_string(i), i % 2 ? KernelVerdict::failed : KernelVerdict::slower, 10 + i);
+    k.evidence = "line one\nline 100%";
+    r.kernels.push_back(k);
+  }
+  r.kernels.push_back(kernel("s", KernelVerdict::stale, 3));
+  r.kernels.push_back(kernel("p", KernelVerdict::pass, 4));
+  const std::string out = report_annotations(r);
+  std::istringstream lines(out);
+  std::string line;
+  int errors = 0;
+  int warnings = 0;
+  std::string last_error;
+  while (std::getline(lines, line)) {
+    if (line.rfind("::error ", 0) == 0) {
+      ++errors;
+      last_error = line;
+    }
+    if (line.rfind("::warning ", 0) == 0) ++warnings;
+  }
+  EXPECT_EQ(errors, 10);
+  EXPECT_EQ(warnings, 1);
+  EXPECT_NE(out.find("::error file=src/k0.cu,line=10,title=kernelevo%3A k0 SLOWER::line one%0Aline 100%25"),
+            std::string::npos)
+      << out;
+  EXPECT_EQ(last_error, "::error title=kernelevo%3A 3 more::3 more kernels (see the job summary): k9 FAILED, "
+                        "k10 SLOWER, k11 FAILED");
+  EXPECT_EQ(out.find("p PASS"), std::string::npos);
+}
+
+TEST(Annotations, PropertiesEscapeColonAndComma) {
+  EXPECT_EQ(escape_annotation_property("a:b,c%d"), "a%3Ab%2Cc%25d");
+  EXPECT_EQ(escape_annotation_data("a:b,c\r\n"), "a:b,c%0D%0A");
+}
+
+TEST(Markdown, PipesInNamesDoNotBreakTheTable) {
+  const std::string md = report_markdown(check_report());
+  EXPECT_NE(md.find("`scan\\|odd`"), std::string::npos);
+  EXPECT_NE(md.find("**SLOWER**"), std::string::npos);
+  EXPECT_NE(md.find("1 kernel fails the gate"), std::string::npos);
+}
+
+TEST(Html, IsSelfContainedWithCharts) {
+  const std::string html = report_html(compare_report());
+  EXPECT_EQ(html.find("<script"), std::string::npos);
+  EXPECT_EQ(html.find("http://"), html.find("http://www.w3.org/2000/svg"));
+  EXPECT_NE(html.find("<svg"), std::string::npos);
+  EXPECT_NE(html.find("Speed of the head relative to the base"), std::string::npos);
+  EXPECT_NE(html.find("No roofline position"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace kev::io

@@ -1,0 +1,144 @@
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "core/recorded_space.h"
+#include "io/replay_reader.h"
+#include "io/trace.h"
+
+namespace kev {
+namespace {
+
+class TraceTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = std::filesystem::temp_directory_path() /
+           ("kernelevo_trace_test_" + std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()));
+    std::filesystem::create_directories(dir_);
+    header_.kernel = "softmax";
+    header_.device = "Test GPU";
+    header_.strategy = "auto";
+    header_.seed = 3;
+    header_.dims = {{"BLOCK", {128, 256}}, {"VEC", {1, 2}}, {"MODE", {std::string("fast"), std::string("safe")}}};
+    Problem problem;
+    problem.dims = {{"rows", 4}, {"cols", 8}};
+    header_.problems = {problem};
+  }
+  void TearDown() override { std::filesystem::remove_all(dir_); }
+  static io::TraceRecord record(int block, int vec, const char* mode, std::optional<double> t) {
+    io::TraceRecord r;
+    r.params = {{"BLOCK", block}, {"VEC", vec}, {"MODE", std::string(mode)}};
+    r.outcome.disposition = t ? Disposition::passed : Disposition::compile_failed;
+    r.outcome.time_us = t;
+    if (t) {
+      r.outcome.ci_low_us = *t - 1;
+      r.outcome.ci_high_us = *t + 1;
+      r.outcome.samples_us = {*t, *t + 0.5};
+    } else {
+      r.outcome.detail = "error: \"x\" undefined\n";
+    }
+    r.elapsed_s = 1.5;
+    return r;
+  }
+  std::string path(const char* name) const { return (dir_ / name).string(); }
+
+  std::filesystem::path dir_;
+  io::TraceHeader header_;
+};
+
+TEST_F(TraceTest, WritesAndReadsBack) {
+  {
+    auto w = io::TraceWriter::create(path("t.jsonl"), header_);
+    ASSERT_TRUE(w.ok()) << w.error().to_string();
+    ASSERT_TRUE(w->write(record(128, 1, "fast", 12.5)).ok());
+    ASSERT_TRUE(w->write(record(256, 2, "safe", std::nullopt)).ok());
+  }
+  auto trace = io::read_trace(path("t.jsonl"));
+  ASSERT_TRUE(trace.ok()) << trace.error().to_string();
+  EXPECT_EQ(trace->header.kernel, "softmax");
+  EXPECT_EQ(trace->header.seed, 3u);
+  EXPECT_EQ(trace->header.dims.size(), 3u);
+  EXPECT_EQ(trace->header.dims[2].values[1], Value(std::string("safe")));
+  ASSERT_EQ(trace->header.problems.size(), 1u);
+  EXPECT_EQ(trace->header.problems[0].dims.at("cols"), 8);
+  ASSERT_EQ(trace->records.size(), 2u);
+  EXPECT_FALSE(trace->truncated);
+  const auto& r0 = trace->records[0];
+  EXPECT_EQ(r0.params.at("BLOCK"), Value(128));
+  EXPECT_DOUBLE_EQ(*r0.outcome.time_us, 12.5);
+  EXPECT_DOUBLE_EQ(*r0.outcome.ci_high_us, 13.5);
+  EXPECT_EQ(r0.outcome.samples_us.size(), 2u);
+  EXPECT_DOUBLE_EQ(r0.elapsed_s, 1.5);
+  EXPECT_EQ(trace->records[1].outcome.disposition, Disposition::compile_failed);
+  EXPECT_EQ(trace->records[1].outcome.detail, "error: \"x\" undefined\n");
+  // A trace is also a replay input.
+  auto rec = io::read_recording(path("t.jsonl"));
+  ASSERT_TRUE(rec.ok()) << rec.error().to_string();
+  EXPECT_EQ(rec->format, "kernelevo-trace");
+  EXPECT_EQ(rec->points().size(), 2u);
+  EXPECT_DOUBLE_EQ(*rec->optimum_us(), 12.5);
+}
+
+TEST_F(TraceTest, ToleratesATruncatedLastLineAndAppendRepairsIt) {
+  {
+    auto w = io::TraceWriter::create(path("t.jsonl"), header_);
+    ASSERT_TRUE(w.ok());
+    ASSERT_TRUE(w->write(record(128, 1, "fast", 12.5)).ok());
+  }
+  const std::string partial = io::trace_record_line(record(256, 1, "fast", 9.0)).substr(0, 30);
+  std::ofstream(path("t.jsonl"), std::ios::app) << partial;
+  auto trace = io::read_trace(path("t.jsonl"));
+  ASSERT_TRUE(trace.ok()) << trace.error().to_string();
+  EXPECT_TRUE(trace->truncated);
+  EXPECT_EQ(trace->records.size(), 1u);
+  {
+    auto w = io::TraceWriter::append(path("t.jsonl"));
+    ASSERT_TRUE(w.ok());
+    ASSERT_TRUE(w->write(record(256, 2, "fast", 8.0)).ok());
+  }
+  trace = io::read_trace(path("t.jsonl"));
+  ASSERT_TRUE(trace.ok()) << trace.error().to_string();
+  EXPECT_FALSE(trace->truncated);
+  ASSERT_EQ(trace->records.size(), 2u);
+  EXPECT_DOUBLE_EQ(*trace->records[1].outcome.time_us, 8.0);
+}
+
+TEST_F(TraceTest, AnInvalidLineInTheMiddleIsAnErrorWithItsLine) {
+  std::ofstream(path("t.jsonl")) << io::trace_header_line(header_) << "\n{oops\n"
+                                 << io::trace_record_line(record(128, 1, "fast", 1.0)) << "\n";
+  auto trace = io::read_trace(path("t.jsonl"));
+  ASSERT_FALSE(trace.ok());
+  EXPECT_EQ(trace.error().where.line, 2);
+  EXPECT_EQ(trace.error().where.file, path("t.jsonl"));
+}
+
+TEST_F(TraceTest, RejectsOtherVersionsAndFormats) {
+  std::ofstream(path("v2.jsonl")) << R"({"format":"kernelevo-trace","version":2,"dims":[]})" << "\n";
+  auto trace = io::read_trace(path("v2.jsonl"));
+  ASSERT_FALSE(trace.ok());
+  EXPECT_NE(trace.error().message.find("unsupported trace version"), std::string::npos);
+  std::ofstream(path("other.jsonl")) << R"({"hello":1})" << "\n";
+  EXPECT_FALSE(io::read_trace(path("other.jsonl")).ok());
+}
+
+TEST_F(TraceTest, EvaluationsMapOntoTheSpaceOrFailClearly) {
+  std::ofstream(path("t.jsonl")) << io::trace_header_line(header_) << "\n"
+                                 << io::trace_record_line(record(256, 2, "safe", 3.0)) << "\n";
+  auto trace = io::read_trace(path("t.jsonl"));
+  ASSERT_TRUE(trace.ok());
+  auto rec = io::recording_from_trace(*trace, path("t.jsonl"));
+  ASSERT_TRUE(rec.ok());
+  const RecordedSpace space(*rec);
+  auto evals = io::trace_evaluations(*trace, space, path("t.jsonl"));
+  ASSERT_TRUE(evals.ok());
+  ASSERT_EQ(evals->size(), 1u);
+  EXPECT_EQ(evals->front().point, (Point{1, 1, 1}));
+  trace->records.push_back(record(512, 2, "safe", 3.0));  // 512 is not a BLOCK value
+  evals = io::trace_evaluations(*trace, space, path("t.jsonl"));
+  ASSERT_FALSE(evals.ok());
+  EXPECT_NE(evals.error().message.find("BLOCK=512"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace kev

@@ -1,0 +1,123 @@
+// `kernelevo check [PATH...]`: every locked winner of this GPU still compiles, verifies and
+// is not slower than recorded beyond the threshold (core/check.h says how it is judged).
+#include <CLI/CLI.hpp>
+
+#include <filesystem>
+#include <iostream>
+
+#include "cli/command.h"
+#include "cli/gate_common.h"
+#include "cli/gpu_measurer.h"
+#include "core/check.h"
+#include "io/hash.h"
+#include "io/lockfile_json.h"
+
+namespace {
+
+struct CheckArgs {
+  std::vector<std::string> paths;
+  std::string lockfile = kev::kLockfileName;
+  kev::CheckOptions options;
+  bool require_gpu = false;
+  int device = 0;
+  std::vector<std::string> replay;
+  std::string arch;
+  std::uint64_t seed = 1;
+  std::string report_json;
+  std::string report_md;
+};
+
+int no_gpu(const kev::Error& error, bool require_gpu) {
+  if (require_gpu) {
+    kev::Error e = error;
+    e.message += " (--require-gpu: a missing GPU fails the check)";
+    e.code = kev::ExitCode::failure;
+    return kev::cli::report(e);
+  }
+  std::cerr << "kernelevo: " << error.message << "\nkernelevo: check skipped: no GPU (exit 3)\n";
+  return static_cast<int>(kev::ExitCode::environment);
+}
+
+int run_check_command(const CheckArgs& args) {
+  auto lock = kev::read_lockfile_or_empty(args.lockfile);
+  if (!lock) return kev::cli::report(lock.error());
+
+  const bool replay = !args.replay.empty();
+  std::vector<kev::KernelSpec> specs;
+  if (!args.paths.empty() || !replay) {
+    auto loaded = kev::cli::load_project_specs(args.paths);
+    if (!loaded) return kev::cli::report(loaded.error());
+    specs = std::move(*loaded);
+  }
+
+  std::unique_ptr<kev::Measurer> measurer;
+  if (replay) {
+    kev::cli::ReplayInputs in;
+    in.head = args.replay;
+    if (!args.arch.empty()) in.arch = args.arch;
+    in.seed = args.seed;
+    auto m = kev::cli::make_replay_measurer(in, *lock);
+    if (!m) return kev::cli::report(m.error());
+    measurer = std::move(*m);
+  } else {
+    auto m = kev::cli::make_gpu_measurer({args.device, args.seed});
+    if (!m) {
+      if (m.error().code == kev::ExitCode::environment) return no_gpu(m.error(), args.require_gpu);
+      return kev::cli::report(m.error());
+    }
+    measurer = std::move(*m);
+  }
+  auto gpu = measurer->identify();
+  if (!gpu) {
+    if (gpu.error().code == kev::ExitCode::environment) return no_gpu(gpu.error(), args.require_gpu);
+    return kev::cli::report(gpu.error());
+  }
+
+  kev::CheckInput input;
+  input.lock = &*lock;
+  for (const auto& s : specs) input.specs.push_back(&s);
+  input.gpu = *gpu;
+  const auto root = std::filesystem::path(args.lockfile).parent_path();
+  input.root = root.empty() ? "." : root.string();
+  input.source_hash = [root](const std::string& source) -> std::optional<std::string> {
+    auto h = kev::sha256_of_file(root / source);
+    if (!h) return std::nullopt;
+    return *h;
+  };
+  input.options = args.options;
+  std::cerr << "kernelevo: checking the locked winners for " << gpu->device << " (" << gpu->arch << ")"
+            << (replay ? " from recorded traces" : "") << "\n";
+  kev::Report report = kev::run_check(input, *measurer);
+  report.mode = replay ? "replay" : "gpu";
+  auto written = kev::cli::emit_report(report, args.report_json, args.report_md);
+  if (!written) return kev::cli::report(written.error());
+  const auto failures = kev::count_failures(report);
+  if (failures > 0) {
+    std::cerr << "kernelevo: check failed: " << kev::summary_line(report) << "\n";
+    return static_cast<int>(kev::ExitCode::failure);
+  }
+  return 0;
+}
+
+kev::cli::CommandRegistrar reg{"check", [](CLI::App& app, int& exit_code) {
+  static CheckArgs args;
+  auto* sub = app.add_subcommand("check", "Check that locked winners still verify and are not slower than recorded");
+  sub->add_option("paths", args.paths, "Sources or directories with marked kernels (default: .)");
+  sub->add_option("--lockfile", args.lockfile, "Lockfile (default: kernelevo.lock.json)");
+  sub->add_option("--threshold", args.options.threshold, "Allowed slowdown against the recorded time (default 0.05)")
+      ->check(CLI::Range(0.0, 10.0));
+  sub->add_option("--min-abs-us", args.options.min_abs_us, "A slowdown below this many microseconds never fails (default 1)")
+      ->check(CLI::Range(0.0, 1e9));
+  sub->add_option("--rounds", args.options.rounds, "Measurement rounds per kernel (default 10)")
+      ->check(CLI::Range(1, 100000));
+  sub->add_flag("--require-gpu", args.require_gpu, "No GPU is a failure (exit 1), not a skip (exit 3)");
+  sub->add_option("--device", args.device, "GPU index (default 0)");
+  sub->add_option("--replay", args.replay, "Measure from a kernelevo trace instead of the GPU (repeatable)");
+  sub->add_option("--arch", args.arch, "Architecture of the replayed GPU (default: from the lockfile)");
+  sub->add_option("--seed", args.seed, "Seed of the replay noise and the bootstrap");
+  sub->add_option("--report-json", args.report_json, "Write the JSON report here");
+  sub->add_option("--report-md", args.report_md, "Write the Markdown report here");
+  sub->callback([&exit_code] { exit_code = run_check_command(args); });
+}};
+
+}  // namespace

@@ -1,0 +1,152 @@
+// `kernelevo compare --base REF [PATH...]`: the base revision's kernels and locked
+// parameters against the head's, measured interleaved on one GPU (core/compare_gate.h).
+#include <CLI/CLI.hpp>
+
+#include <chrono>
+#include <iostream>
+#include <thread>
+
+#include "cli/base_worktree.h"
+#include "cli/command.h"
+#include "cli/gate_common.h"
+#include "cli/gpu_measurer.h"
+#include "core/compare_gate.h"
+#include "io/lockfile_json.h"
+
+namespace {
+
+struct CompareArgs {
+  std::string base;
+  std::vector<std::string> paths;
+  std::string lockfile = kev::kLockfileName;
+  kev::CompareGateOptions options;
+  bool require_gpu = false;
+  int device = 0;
+  std::vector<std::string> replay_base;
+  std::vector<std::string> replay_head;
+  std::string arch;
+  std::uint64_t seed = 1;
+  std::string report_json;
+  std::string report_md;
+  double pause_after_worktree_s = 0;
+};
+
+// Specs of one side, with sources relative to that side's project directory.
+kev::Result<std::vector<kev::KernelSpec>> side_specs(const std::vector<std::string>& paths,
+                                                    const std::filesystem::path& dir) {
+  std::vector<std::string> mapped;
+  for (const auto& p : paths.empty() ? std::vector<std::string>{"."} : paths)
+    mapped.push_back(std::filesystem::path(p).is_absolute() ? p : (dir / p).string());
+  auto specs = kev::cli::load_project_specs(mapped);
+  if (!specs) return specs;
+  const std::string prefix = kev::cli::normal_path(dir.string()) + "/";
+  for (auto& s : *specs)
+    if (s.source.rfind(prefix, 0) == 0) s.source = s.source.substr(prefix.size());
+  return specs;
+}
+
+int run_compare_command(const CompareArgs& args) {
+  const bool replay = !args.replay_head.empty() || !args.replay_base.empty();
+  if (replay && (args.replay_head.empty() || args.replay_base.empty()))
+    return kev::cli::report(kev::make_error("replay needs both --replay-base and --replay-head"));
+
+  auto head_lock = kev::read_lockfile_or_empty(args.lockfile);
+  if (!head_lock) return kev::cli::report(head_lock.error());
+
+  std::unique_ptr<kev::Measurer> measurer;
+  if (replay) {
+    kev::cli::ReplayInputs in;
+    in.head = args.replay_head;
+    in.base = args.replay_base;
+    if (!args.arch.empty()) in.arch = args.arch;
+    in.seed = args.seed;
+    auto m = kev::cli::make_replay_measurer(in, *head_lock);
+    if (!m) return kev::cli::report(m.error());
+    measurer = std::move(*m);
+  } else {
+    auto m = kev::cli::make_gpu_measurer({args.device, args.seed});
+    if (!m) {
+      if (m.error().code != kev::ExitCode::environment) return kev::cli::report(m.error());
+      if (args.require_gpu) {
+        kev::Error e = m.error();
+        e.code = kev::ExitCode::failure;
+        return kev::cli::report(e);
+      }
+      std::cerr << "kernelevo: " << m.error().message << "\nkernelevo: compare skipped: no GPU (exit 3)\n";
+      return static_cast<int>(kev::ExitCode::environment);
+    }
+    measurer = std::move(*m);
+  }
+  auto gpu = measurer->identify();
+  if (!gpu) return kev::cli::report(gpu.error());
+
+  auto worktree = kev::cli::BaseWorktree::create(args.base);
+  if (!worktree) return kev::cli::report(worktree.error());
+  std::cerr << "kernelevo: base " << args.base << " checked out at " << worktree->root().string() << "\n";
+  if (args.pause_after_worktree_s > 0)
+    std::this_thread::sleep_for(std::chrono::duration<double>(args.pause_after_worktree_s));
+
+  const std::filesystem::path lock_rel = args.lockfile;
+  const auto base_lock_path = lock_rel.is_absolute() ? lock_rel : worktree->project_dir() / lock_rel;
+  auto base_lock = kev::read_lockfile_or_empty(base_lock_path);
+  if (!base_lock) return kev::cli::report(base_lock.error());
+
+  std::vector<kev::KernelSpec> head_specs;
+  std::vector<kev::KernelSpec> base_specs;
+  if (!args.paths.empty() || !replay) {
+    auto h = side_specs(args.paths, ".");
+    if (!h) return kev::cli::report(h.error());
+    head_specs = std::move(*h);
+    auto b = side_specs(args.paths, worktree->project_dir());
+    if (!b) return kev::cli::report(b.error());
+    base_specs = std::move(*b);
+  }
+
+  kev::CompareInput input;
+  input.base = {&*base_lock, {}, worktree->project_dir().string()};
+  input.head = {&*head_lock, {}, "."};
+  for (const auto& s : base_specs) input.base.specs.push_back(&s);
+  for (const auto& s : head_specs) input.head.specs.push_back(&s);
+  input.gpu = *gpu;
+  input.base_ref = args.base;
+  input.options = args.options;
+  input.options.stats.bootstrap.seed ^= args.seed;
+  std::cerr << "kernelevo: comparing " << args.base << " with the head on " << gpu->device << " ("
+            << gpu->arch << "), " << args.options.rounds << " interleaved rounds\n";
+  kev::Report report = kev::run_compare(input, *measurer);
+  report.mode = replay ? "replay" : "gpu";
+  auto written = kev::cli::emit_report(report, args.report_json, args.report_md);
+  if (!written) return kev::cli::report(written.error());
+  if (kev::count_failures(report) > 0) {
+    std::cerr << "kernelevo: compare failed: " << kev::summary_line(report) << "\n";
+    return static_cast<int>(kev::ExitCode::failure);
+  }
+  return 0;
+}
+
+kev::cli::CommandRegistrar reg{"compare", [](CLI::App& app, int& exit_code) {
+  static CompareArgs args;
+  auto* sub = app.add_subcommand("compare", "Compare kernels of another git revision with the head's, on this GPU");
+  sub->add_option("--base", args.base, "Base revision (branch, tag or commit)")->required();
+  sub->add_option("paths", args.paths, "Sources or directories with marked kernels (default: .)");
+  sub->add_option("--lockfile", args.lockfile, "Lockfile, relative to the project (default: kernelevo.lock.json)");
+  sub->add_option("--rounds", args.options.rounds, "Interleaved rounds A B A B (default 10)")->check(CLI::Range(1, 100000));
+  sub->add_option("--min-change", args.options.stats.min_rel_change, "Minimum relative change that counts (default 0.05)")
+      ->check(CLI::Range(0.0, 10.0));
+  sub->add_option("--min-abs-us", args.options.stats.min_abs_us, "Minimum absolute change in microseconds (default 2)")
+      ->check(CLI::Range(0.0, 1e9));
+  sub->add_flag("--require-gpu", args.require_gpu, "No GPU is a failure (exit 1), not a skip (exit 3)");
+  sub->add_option("--device", args.device, "GPU index (default 0)");
+  sub->add_option("--replay-base", args.replay_base, "Measure the base from a kernelevo trace (repeatable)");
+  sub->add_option("--replay-head", args.replay_head, "Measure the head from a kernelevo trace (repeatable)");
+  sub->add_option("--arch", args.arch, "Architecture of the replayed GPU (default: from the lockfile)");
+  sub->add_option("--seed", args.seed, "Seed of the replay noise and the bootstrap");
+  sub->add_option("--report-json", args.report_json, "Write the JSON report here");
+  sub->add_option("--report-md", args.report_md, "Write the Markdown report here");
+  sub->add_option("--pause-after-worktree", args.pause_after_worktree_s,
+                  "Seconds to wait once the base worktree exists (tests interrupting a compare)")
+      ->group("");
+  sub->callback([&exit_code] { exit_code = run_compare_command(args); });
+}};
+
+}  // namespace

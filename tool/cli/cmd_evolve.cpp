@@ -1,0 +1,257 @@
+// `kernelevo evolve [PATH...]`: grows source variants of marked kernels with a language
+// model (any OpenAI-compatible endpoint), keeping only variants that compile, verify and
+// measure faster. `--dry-run` prints the prompts it would send and sends nothing.
+#include <CLI/CLI.hpp>
+
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+
+#include "cli/command.h"
+#include "cli/evolve_gpu.h"
+#include "core/evolve.h"
+#include "core/kernel_regions.h"
+#include "core/tuner.h"
+#include "io/atomic_file.h"
+#include "io/lockfile_json.h"
+#include "io/spec_loader.h"
+#include "llm/chat_client.h"
+#include "llm/evolve_output.h"
+#include "llm/prompts.h"
+
+namespace kev::cli {
+namespace {
+
+struct EvolveArgs {
+  std::vector<std::string> paths;
+  std::string kernel;
+  int generations = 3;
+  int candidates = 4;
+  std::int64_t token_budget = 0;
+  std::string time;
+  bool dry_run = false;
+  std::string lockfile;
+  std::string report;
+  std::string url;
+  std::string model;
+  double request_timeout_s = 300.0;
+  std::uint64_t seed = 1;
+  std::uint64_t variant_evaluations = 12;
+  int device = 0;
+};
+
+std::string read_text(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+// What the model is shown as the spec: the @kernelevo block itself when the source has one,
+// else the essentials of a kernelevo.yaml spec.
+std::string spec_text(const KernelSpec& spec, const std::string& source) {
+  const KernelNames names{spec.source, spec.kernel, spec.reference};
+  if (auto regions = locate_kernel_regions(source, names); regions && regions->spec_block) {
+    const std::string block = source.substr(
+        regions->spec_block->begin, regions->spec_block->end - regions->spec_block->begin);
+    const auto start = block.find('\n', block.find("@kernelevo"));
+    const auto end = block.rfind("*/");
+    if (start != std::string::npos && end != std::string::npos && end > start)
+      return block.substr(start + 1, end - start - 1);
+    return block;
+  }
+  std::string s = "id: " + spec.id + "\nkernel: " + spec.kernel + "\nparams:\n";
+  for (const auto& p : spec.params) {
+    s += "  " + p.name + ": [";
+    for (std::size_t i = 0; i < p.values.size(); ++i)
+      s += (i ? ", " : "") + p.values[i].to_string();
+    s += "]\n";
+  }
+  s += "problems:\n";
+  for (const auto& p : spec.problems) s += "  - " + p.to_string() + "\n";
+  s += "reference: " + spec.reference + "\n";
+  return s;
+}
+
+Result<EvolveTarget> make_target(const KernelSpec& spec) {
+  EvolveTarget target;
+  target.kernel_id = spec.id;
+  target.names = {spec.source, spec.kernel, spec.reference};
+  target.source = read_text(spec.source);
+  if (target.source.empty())
+    return make_error("cannot read the kernel's source", SourceLocation{spec.source, 0, 0});
+  target.spec_text = spec_text(spec, target.source);
+  if (auto regions = locate_kernel_regions(target.source, target.names); !regions)
+    return regions.error();
+  return target;
+}
+
+int dry_run(const std::vector<const KernelSpec*>& specs, const EvolveOptions& options) {
+  llm::ChatPrompts prompts;
+  for (const auto* spec : specs) {
+    auto target = make_target(*spec);
+    if (!target) return report(target.error());
+    const auto list = first_generation_prompts(*target, prompts, options);
+    const char* stage[] = {"ideas", "implementation"};
+    for (std::size_t i = 0; i < list.size(); ++i) {
+      std::cout << "=== " << spec->id << ": generation 1, " << stage[i] << " prompt: system ===\n"
+                << list[i].system << "\n=== " << spec->id << ": generation 1, " << stage[i]
+                << " prompt: user ===\n"
+                << list[i].user << '\n';
+    }
+  }
+  std::cerr << "kernelevo: dry run: nothing was sent\n";
+  return 0;
+}
+
+std::string project_relative(const std::string& source, const std::filesystem::path& lockfile) {
+  std::error_code ec;
+  const auto root = std::filesystem::absolute(lockfile, ec).parent_path();
+  auto rel = std::filesystem::relative(std::filesystem::absolute(source, ec), root, ec);
+  if (ec || rel.empty()) return source;
+  return rel.generic_string();
+}
+
+void print_summary(const EvolveTarget& target, const EvolveResult& r) {
+  const auto& s = r.summary;
+  std::cout << target.kernel_id << ": baseline "
+            << (r.baseline.outcome.time_us ? std::to_string(*r.baseline.outcome.time_us) : "-")
+            << " us; ";
+  if (r.winner) {
+    const auto& w = r.candidates[*r.winner];
+    std::cout << "winner " << w.label << " " << *w.measurement.outcome.time_us << " us ("
+              << *r.baseline.outcome.time_us / *w.measurement.outcome.time_us << "x)\n";
+  } else {
+    std::cout << "no variant beat the original\n";
+  }
+  std::cout << "  generations " << s.generations_run << ", candidates " << r.candidates.size()
+            << ", requests " << s.requests << ", tokens " << s.tokens.total() << " ("
+            << s.tokens.prompt_tokens << " prompt, " << s.tokens.completion_tokens
+            << " completion), " << static_cast<long>(s.seconds) << " s, stopped by "
+            << s.stop_reason << '\n';
+  std::cout << "  candidates:";
+  for (const auto& [status, n] : s.counts) std::cout << ' ' << status << ' ' << n;
+  std::cout << '\n';
+}
+
+int run_evolve(const EvolveArgs& args) {
+  EvolveOptions options;
+  options.budget.generations = args.generations;
+  options.budget.candidates = args.candidates;
+  options.budget.token_budget = args.token_budget;
+  options.seed = args.seed;
+  if (!args.time.empty()) {
+    auto wall = parse_duration(args.time);
+    if (!wall) return report(wall.error());
+    options.budget.wall_seconds = wall->count();
+  }
+  options.progress = [](const std::string& line) { std::cerr << "kernelevo: " << line << '\n'; };
+
+  SpecLoad load = load_specs(args.paths.empty() ? std::vector<std::string>{"."} : args.paths);
+  for (const auto& w : load.warnings) warn(w.to_string());
+  if (!load.errors.empty()) {
+    int rc = 0;
+    for (const auto& e : load.errors) rc = report(e);
+    return rc;
+  }
+  std::vector<const KernelSpec*> selected;
+  for (const auto& s : load.specs)
+    if (args.kernel.empty() || s.id == args.kernel) selected.push_back(&s);
+  if (selected.empty())
+    return report(make_error(args.kernel.empty() ? "no marked kernels found"
+                                                 : "no kernel with id '" + args.kernel + "'"));
+  if (args.dry_run) return dry_run(selected, options);
+
+  // The key leaves the environment before any compiler or worker process starts.
+  llm::Secret key = llm::take_api_key_from_environment();
+  llm::ChatConfig config;
+  llm::apply_environment(config);
+  if (!args.url.empty()) config.base_url = args.url;
+  if (!args.model.empty()) config.model = args.model;
+  config.timeout_s = args.request_timeout_s;
+  auto client = llm::ChatClient::create(config, std::move(key));
+  if (!client) return report(client.error());
+
+  EvolveGpuOptions gpu_options;
+  gpu_options.device = args.device;
+  gpu_options.seed = args.seed;
+  gpu_options.variant_evaluations = args.variant_evaluations;
+  auto gpu = open_evolve_gpu(gpu_options);
+  if (!gpu) return report(gpu.error());
+  std::cerr << "kernelevo: evolving with " << config.model << " at " << (*client)->endpoint()
+            << '\n';
+
+  const std::filesystem::path lockfile = args.lockfile.empty() ? kLockfileName : args.lockfile;
+  llm::ChatPrompts prompts;
+  int rc = 0;
+  for (const auto* spec : selected) {
+    auto target = make_target(*spec);
+    if (!target) {
+      rc = report(target.error());
+      continue;
+    }
+    target->device = (*gpu)->facts();
+    auto evaluator = (*gpu)->evaluator_for(*spec);
+    auto result = evolve(*target, **client, prompts, *evaluator, options);
+    if (!result) {
+      rc = report(result.error());
+      if (result.error().code == ExitCode::environment) return rc;
+      continue;
+    }
+    std::optional<llm::VariantFiles> files;
+    if (result->winner) {
+      const auto& w = result->candidates[*result->winner];
+      const std::string source = project_relative(spec->source, lockfile);
+      auto written = llm::write_variant(lockfile, spec->id, source, target->source, w.source);
+      if (!written) return report(written.error());
+      files = *written;
+      const llm::VariantLockEntry entry{spec->id,          source,
+                                        target->source,    target->device.arch,
+                                        target->device.name, w.measurement,
+                                        *result->baseline.outcome.time_us, w.label};
+      if (auto st = llm::record_variant(lockfile, entry, *files); !st) return report(st.error());
+      std::cerr << "kernelevo: " << spec->id << ": wrote " << files->source_path.string()
+                << " and its .diff; " << lockfile.string() << " records " << files->sha256 << '\n';
+    }
+    print_summary(*target, *result);
+    if (!args.report.empty()) {
+      std::string path = args.report;
+      if (selected.size() > 1) path += "." + spec->id + ".json";
+      const std::string json = llm::evolve_report_json(*target, *result, files ? &*files : nullptr);
+      if (auto st = write_file_atomically(path, json); !st) return report(st.error());
+    }
+  }
+  return rc;
+}
+
+CommandRegistrar reg{"evolve", [](CLI::App& app, int& exit_code) {
+  static EvolveArgs args;
+  auto* sub = app.add_subcommand(
+      "evolve", "Grow faster source variants of marked kernels with an LLM (OpenAI-compatible)");
+  sub->add_option("paths", args.paths, "Marked .cu files or directories (default: .)");
+  sub->add_option("--kernel", args.kernel, "Only the kernel with this id");
+  sub->add_option("--generations", args.generations, "Generations (default 3)")
+      ->check(CLI::PositiveNumber);
+  sub->add_option("--candidates", args.candidates, "Implementations asked per generation (default 4)")
+      ->check(CLI::PositiveNumber);
+  sub->add_option("--token-budget", args.token_budget, "Stop once this many tokens were used (0: no limit)")
+      ->check(CLI::NonNegativeNumber);
+  sub->add_option("--time", args.time, "Wall-time budget: 90s, 20m, 1h");
+  sub->add_flag("--dry-run", args.dry_run, "Print the prompts it would send; send nothing");
+  sub->add_option("--lockfile", args.lockfile, "Lockfile (default kernelevo.lock.json)");
+  sub->add_option("--report", args.report, "Write the run's JSON report to this file");
+  sub->add_option("--url", args.url, "Endpoint base URL (default: $KERNELEVO_LLM_URL)");
+  sub->add_option("--model", args.model, "Model name (default: $KERNELEVO_LLM_MODEL)");
+  sub->add_option("--request-timeout", args.request_timeout_s, "Seconds to wait for one answer (default 300)")
+      ->check(CLI::PositiveNumber);
+  sub->add_option("--seed", args.seed, "Seed of parent selection and parameter searches");
+  sub->add_option("--variant-budget", args.variant_evaluations,
+                  "Parameter points measured per variant (default 12)")
+      ->check(CLI::PositiveNumber);
+  sub->add_option("--device", args.device, "GPU index (default 0)");
+  sub->callback([&exit_code] { exit_code = run_evolve(args); });
+}};
+
+}  // namespace
+}  // namespace kev::cli

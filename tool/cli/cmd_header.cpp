@@ -1,0 +1,127 @@
+// `kernelevo header --source FILE --out DIR [--lockfile FILE] [--archs LIST] [--device NAME]
+// [--strict] [--spec kernelevo.yaml] [--settings LINES --settings-json FILE]`: writes
+// DIR/kernelevo/params.h, the marked source's tuned values for the build (DESIGN.md
+// section 8), only when its content changes; with --settings, also the source's compile
+// settings as JSON for the tuner (io/compile_settings.h).
+#include <CLI/CLI.hpp>
+
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <optional>
+#include <sstream>
+
+#include "cli/command.h"
+#include "io/compile_settings.h"
+#include "io/hash.h"
+#include "io/header_gen.h"
+#include "io/lockfile_json.h"
+#include "io/spec_loader.h"
+
+namespace {
+
+struct HeaderArgs {
+  std::string source;
+  std::string out;
+  std::string lockfile = kev::kLockfileName;
+  std::string archs;
+  std::string device;
+  std::vector<std::string> spec_files;
+  std::string settings;
+  std::string settings_json;
+  bool strict = false;
+};
+
+std::optional<std::string> read_text(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return std::nullopt;
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+int write_settings(const HeaderArgs& args) {
+  const auto text = read_text(args.settings);
+  if (!text) return kev::cli::report(kev::make_error("cannot read " + args.settings));
+  auto settings = kev::parse_compile_settings_lines(*text, args.settings);
+  if (!settings) return kev::cli::report(settings.error());
+  auto written = kev::write_if_changed(args.settings_json, kev::compile_settings_json(*settings));
+  if (!written) return kev::cli::report(written.error());
+  return 0;
+}
+
+bool same_file(const std::string& a, const std::string& b) {
+  std::error_code ec;
+  return std::filesystem::equivalent(a, b, ec);
+}
+
+int run_header(const HeaderArgs& args) {
+  using kev::cli::report;
+  if (!args.settings.empty()) {
+    if (const int rc = write_settings(args); rc != 0) return rc;
+  }
+  const auto text = read_text(args.source);
+  if (!text) return report(kev::make_error("cannot read the marked source " + args.source));
+
+  // The kernels marked in the source, plus any a project kernelevo.yaml assigns to it.
+  std::vector<std::string> paths{args.source};
+  for (const auto& s : args.spec_files) paths.push_back(s);
+  const kev::SpecLoad load = kev::load_specs(paths);
+  if (!load.errors.empty()) {
+    for (const auto& e : load.errors) report(e);
+    return static_cast<int>(kev::ExitCode::usage);
+  }
+  std::vector<kev::KernelSpec> specs;
+  for (const auto& spec : load.specs)
+    if (spec.source == args.source || same_file(spec.source, args.source)) specs.push_back(spec);
+
+  auto archs = kev::parse_cuda_architectures(args.archs);
+  if (!archs) return report(archs.error());
+
+  kev::HeaderOptions options;
+  options.source_name = args.source;
+  options.source_text = *text;
+  options.source_hash = kev::sha256_of(options.source_text);
+  options.lockfile_name = args.lockfile;
+  options.archs = *archs;
+  if (!args.device.empty()) options.device = args.device;
+  options.strict = args.strict;
+
+  std::optional<kev::Lockfile> lock;
+  if (std::filesystem::exists(args.lockfile)) {
+    auto read = kev::read_lockfile(args.lockfile);
+    if (!read) return report(read.error());
+    lock = std::move(read.value());
+  } else if (!specs.empty()) {
+    std::cerr << "kernelevo: no lockfile at " << args.lockfile << "; " << args.source
+              << " builds with its source defaults\n";
+  }
+
+  auto header = kev::generate_params_header(specs, lock ? &*lock : nullptr, options);
+  if (!header) return report(header.error());
+  for (const auto& w : header->warnings) kev::cli::warn(w);
+  const auto path = std::filesystem::path(args.out) / "kernelevo" / "params.h";
+  auto written = kev::write_if_changed(path.string(), header->text);
+  if (!written) return report(written.error());
+  return 0;
+}
+
+kev::cli::CommandRegistrar reg{"header", [](CLI::App& app, int& exit_code) {
+  static HeaderArgs args;
+  auto* sub = app.add_subcommand("header", "Write a marked source's kernelevo/params.h from the lockfile");
+  sub->add_option("--source", args.source, "The marked .cu source")->required();
+  sub->add_option("--out", args.out, "Directory to write kernelevo/params.h under")->required();
+  sub->add_option("--lockfile", args.lockfile, "Lockfile (default: kernelevo.lock.json)");
+  sub->add_option("--archs", args.archs,
+                  "The build's CMAKE_CUDA_ARCHITECTURES (\"80;90\"); empty: decided at compile time");
+  sub->add_option("--device", args.device, "Use this device's entries where an architecture has several");
+  sub->add_option("--spec", args.spec_files, "A project kernelevo.yaml that may mark kernels of the source");
+  sub->add_option("--settings", args.settings, "Compile settings as written by cmake/KernelEvo.cmake");
+  sub->add_option("--settings-json", args.settings_json, "Where to write them as JSON for the tuner")
+      ->needs(sub->get_option("--settings"));
+  sub->get_option("--settings")->needs(sub->get_option("--settings-json"));
+  sub->add_flag("--strict", args.strict, "An entry tuned on another version of the source is an error");
+  sub->callback([&exit_code] { exit_code = run_header(args); });
+}};
+
+}  // namespace

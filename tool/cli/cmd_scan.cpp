@@ -1,0 +1,96 @@
+// `kernelevo scan [PATH...]`: lists the marked kernels and their space sizes, or every spec
+// error found (exit 2).
+#include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
+
+#include <iostream>
+
+#include "cli/command.h"
+#include "core/space_summary.h"
+#include "io/spec_loader.h"
+
+namespace {
+
+struct ScanArgs {
+  std::vector<std::string> paths;
+  std::string format = "text";
+};
+
+std::string location(const kev::KernelSpec& spec) {
+  return spec.source + ":" + std::to_string(spec.kernel_line > 0 ? spec.kernel_line : spec.where.line);
+}
+
+void print_text(const std::vector<kev::KernelSpec>& specs) {
+  for (const auto& spec : specs) {
+    const kev::SpaceSummary s = kev::summarize_space(spec);
+    std::cout << spec.id << "  " << location(spec) << "  kernel " << spec.kernel << "  params "
+              << spec.params.size() << "  space " << s.total << "  valid " << s.valid << '\n';
+    for (const auto& p : s.per_problem) std::cout << "  problem " << p.problem.to_string() << "  valid " << p.valid << '\n';
+  }
+}
+
+nlohmann::ordered_json value_json(const kev::Value& v) {
+  if (auto i = v.as_int()) return *i;
+  if (v.is_double()) return v.as_double();
+  return v.as_string();
+}
+
+void print_json(const std::vector<kev::KernelSpec>& specs) {
+  nlohmann::ordered_json kernels = nlohmann::ordered_json::array();
+  for (const auto& spec : specs) {
+    const kev::SpaceSummary s = kev::summarize_space(spec);
+    nlohmann::ordered_json params = nlohmann::ordered_json::object();
+    for (const auto& p : spec.params) {
+      nlohmann::ordered_json values = nlohmann::ordered_json::array();
+      for (const auto& v : p.values) values.push_back(value_json(v));
+      params[p.name] = std::move(values);
+    }
+    nlohmann::ordered_json problems = nlohmann::ordered_json::array();
+    for (const auto& p : s.per_problem) {
+      nlohmann::ordered_json dims = nlohmann::ordered_json::object();
+      for (const auto& [name, value] : p.problem.dims) dims[name] = value;
+      problems.push_back({{"problem", std::move(dims)}, {"valid", p.valid}});
+    }
+    kernels.push_back({{"id", spec.id},
+                       {"kernel", spec.kernel},
+                       {"source", spec.source},
+                       {"line", spec.where.line},
+                       {"kernel_line", spec.kernel_line},
+                       {"params", std::move(params)},
+                       {"space", {{"total", s.total}, {"valid", s.valid}, {"problems", std::move(problems)}}}});
+  }
+  nlohmann::ordered_json out = {{"schema_version", 1}, {"kernels", std::move(kernels)}};
+  std::cout << out.dump(2) << '\n';
+}
+
+int run_scan(const ScanArgs& args) {
+  const std::vector<std::string> paths = args.paths.empty() ? std::vector<std::string>{"."} : args.paths;
+  const kev::SpecLoad load = kev::load_specs(paths);
+  for (const auto& w : load.warnings) {
+    const std::string where = w.where.to_string();
+    std::cerr << "kernelevo: " << (where.empty() ? "" : where + ": ") << "warning: " << w.message << '\n';
+  }
+  if (!load.errors.empty()) {
+    for (const auto& e : load.errors) kev::cli::report(e);
+    std::cerr << "kernelevo: " << load.errors.size() << (load.errors.size() == 1 ? " error" : " errors")
+              << " in kernel specs\n";
+    return static_cast<int>(kev::ExitCode::usage);
+  }
+  if (args.format == "json") {
+    print_json(load.specs);
+  } else {
+    print_text(load.specs);
+  }
+  if (load.specs.empty()) std::cerr << "kernelevo: no marked kernels found\n";
+  return 0;
+}
+
+kev::cli::CommandRegistrar reg{"scan", [](CLI::App& app, int& exit_code) {
+  static ScanArgs args;
+  auto* sub = app.add_subcommand("scan", "List marked kernels and their space sizes, or every spec error");
+  sub->add_option("paths", args.paths, ".cu files, kernelevo.yaml files or directories (default: .)");
+  sub->add_option("--format", args.format, "text or json")->check(CLI::IsMember({"text", "json"}));
+  sub->callback([&exit_code] { exit_code = run_scan(args); });
+}};
+
+}  // namespace

@@ -1,0 +1,141 @@
+// `kernelevo show [--lockfile FILE] [--format text|json]`: the lockfile's entries as a table
+// (kernel, arch, device, params, time, baseline, speedup, tuned_with) or as JSON rows.
+#include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
+
+#include <charconv>
+#include <cmath>
+#include <cstdio>
+#include <iostream>
+#include <memory>
+
+#include "cli/command.h"
+#include "io/lockfile_json.h"
+
+namespace {
+
+struct ShowArgs {
+  std::string lockfile = kev::kLockfileName;
+  std::string format = "text";
+};
+
+std::string value_text(const kev::Value& v) {
+  if (!v.is_double()) return v.to_string();
+  char buf[64];
+  const auto r = std::to_chars(buf, buf + sizeof buf, v.as_double());
+  std::string s(buf, r.ptr);
+  if (s.find_first_of(".e") == std::string::npos) s += ".0";  // as the lockfile writes it
+  return s;
+}
+
+std::string params_text(const kev::ParamSet& params) {
+  std::string s;
+  for (const auto& [name, value] : params) s += (s.empty() ? "" : " ") + name + "=" + value_text(value);
+  return s.empty() ? "(source defaults)" : s;
+}
+
+std::string optional_time(const std::optional<double>& us) {
+  return us ? kev::format_time_us(*us) : "-";
+}
+
+std::string speedup_text(const kev::LockEntry& e) {
+  const auto s = e.speedup();
+  if (!s) return "-";
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.2fx", *s);
+  return buf;
+}
+
+using Row = std::vector<std::string>;
+
+// Columns separated by two spaces; `numeric` columns are right-aligned.
+void print_table(const std::vector<Row>& rows, const std::vector<bool>& numeric) {
+  std::vector<std::size_t> widths(rows.front().size(), 0);
+  for (const Row& r : rows)
+    for (std::size_t c = 0; c < r.size(); ++c) widths[c] = std::max(widths[c], r[c].size());
+  for (const Row& r : rows) {
+    std::string line;
+    for (std::size_t c = 0; c < r.size(); ++c) {
+      const std::string pad(widths[c] - r[c].size(), ' ');
+      line += numeric[c] ? pad + r[c] : r[c] + pad;
+      if (c + 1 < r.size()) line += "  ";
+    }
+    while (!line.empty() && line.back() == ' ') line.pop_back();
+    std::cout << line << '\n';
+  }
+}
+
+void print_text(const kev::Lockfile& lock) {
+  std::vector<Row> rows{{"kernel", "arch", "device", "params", "time_us", "baseline_us", "speedup", "tuned_with"}};
+  for (const auto& [id, kernel] : lock.kernels)
+    for (const auto& [arch, devices] : kernel.targets)
+      for (const auto& [device, e] : devices)
+        rows.push_back({id, arch, device + (e.is_default && devices.size() > 1 ? " (default)" : ""),
+                        params_text(e.params), optional_time(e.time_us), optional_time(e.baseline_us),
+                        speedup_text(e), e.tuned_with.empty() ? "-" : e.tuned_with});
+  print_table(rows, {false, false, false, false, true, true, true, false});
+}
+
+nlohmann::ordered_json value_json(const kev::Value& v) {
+  if (auto i = v.as_int()) return *i;
+  if (v.is_double()) return v.as_double();
+  return v.as_string();
+}
+
+nlohmann::ordered_json optional_json(const std::optional<double>& d) {
+  if (!d) return nullptr;
+  return *d;
+}
+
+void print_json(const kev::Lockfile& lock) {
+  nlohmann::ordered_json entries = nlohmann::ordered_json::array();
+  for (const auto& [id, kernel] : lock.kernels) {
+    for (const auto& [arch, devices] : kernel.targets) {
+      for (const auto& [device, e] : devices) {
+        nlohmann::ordered_json params = nlohmann::ordered_json::object();
+        for (const auto& [name, value] : e.params) params[name] = value_json(value);
+        const auto speedup = e.speedup();
+        entries.push_back({{"kernel", id},
+                           {"source", kernel.source},
+                           {"source_hash", kernel.source_hash},
+                           {"variant", kernel.variant ? nlohmann::ordered_json(*kernel.variant) : nullptr},
+                           {"arch", arch},
+                           {"device", device},
+                           {"default", e.is_default},
+                           {"params", std::move(params)},
+                           {"time_us", optional_json(e.time_us)},
+                           {"baseline_us", optional_json(e.baseline_us)},
+                           {"speedup", speedup ? nlohmann::ordered_json(std::round(*speedup * 1000.0) / 1000.0)
+                                               : nlohmann::ordered_json(nullptr)},
+                           {"tuned_with", e.tuned_with}});
+      }
+    }
+  }
+  const nlohmann::ordered_json out = {{"schema_version", 1}, {"entries", std::move(entries)}};
+  std::cout << out.dump(2) << '\n';
+}
+
+int run_show(const ShowArgs& args) {
+  auto lock = kev::read_lockfile(args.lockfile);
+  if (!lock) return kev::cli::report(lock.error());
+  if (args.format == "json") {
+    print_json(*lock);
+  } else if (lock->kernels.empty()) {
+    std::cerr << "kernelevo: " << args.lockfile << " has no entries\n";
+  } else {
+    print_text(*lock);
+  }
+  return 0;
+}
+
+kev::cli::CommandRegistrar reg{"show", [](CLI::App& app, int& exit_code) {
+  auto args = std::make_shared<ShowArgs>();
+  auto* sub = app.add_subcommand("show", "Print the lockfile's tuned entries");
+  sub->add_option("--lockfile", args->lockfile, "Lockfile to read")->capture_default_str();
+  sub->add_option("--format", args->format, "Output format")
+      ->check(CLI::IsMember({"text", "json"}))
+      ->capture_default_str();
+  sub->callback([&exit_code, args] { exit_code = run_show(*args); });
+}};
+
+}  // namespace

@@ -1,0 +1,162 @@
+#include "cli/evolve_gpu.h"
+
+#if KERNELEVO_HAVE_CUDA
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "core/spec_space.h"
+#include "core/strategy.h"
+#include "core/tuner.h"
+#include "cuda/compile_cache.h"
+#include "cuda/gpu_evaluator.h"
+#include "cuda/nvcc_compiler.h"
+#include "cuda/nvrtc_compiler.h"
+#include "cuda/worker_client.h"
+#endif
+
+namespace kev::cli {
+
+#if !KERNELEVO_HAVE_CUDA
+
+Result<std::unique_ptr<EvolveGpu>> open_evolve_gpu(const EvolveGpuOptions&) {
+  return make_error("this kernelevo was built without CUDA: evolve needs a GPU (--dry-run "
+                    "prints the prompts without one)",
+                    {}, ExitCode::environment);
+}
+
+#else
+
+namespace {
+
+// The variant's text in a hidden file beside the original, so its relative includes resolve
+// as the original's do; removed when done.
+class VariantFile {
+ public:
+  VariantFile(const std::string& original, const std::string& text, int serial) {
+    const std::filesystem::path src(original);
+    path_ = src.parent_path() / (".kernelevo-evolve-" + std::to_string(getpid()) + "-" +
+                                 std::to_string(serial) + src.extension().string());
+    std::ofstream out(path_, std::ios::binary);
+    out << text;
+    ok_ = static_cast<bool>(out);
+  }
+  ~VariantFile() {
+    std::error_code ec;
+    std::filesystem::remove(path_, ec);
+  }
+  VariantFile(const VariantFile&) = delete;
+  VariantFile& operator=(const VariantFile&) = delete;
+  [[nodiscard]] bool ok() const { return ok_; }
+  [[nodiscard]] std::string path() const { return path_.string(); }
+
+ private:
+  std::filesystem::path path_;
+  bool ok_ = false;
+};
+
+class GpuVariantEvaluator : public VariantEvaluator {
+ public:
+  GpuVariantEvaluator(const KernelSpec& spec, Compiler& nvrtc, Compiler& nvcc, Runner& runner,
+                      std::string arch, EvolveGpuOptions options)
+      : spec_(spec), nvrtc_(nvrtc), nvcc_(nvcc), runner_(runner), arch_(std::move(arch)),
+        options_(options) {}
+
+  VariantMeasurement evaluate(const std::string& text) override {
+    VariantMeasurement m;
+    VariantFile file(spec_.source, text, ++serial_);
+    if (!file.ok()) {
+      m.outcome.detail = "cannot write " + file.path();
+      return m;
+    }
+    KernelSpec spec = spec_;
+    spec.source = file.path();
+    SpecSpace space(spec, spec.problems);
+    cuda::GpuEvaluatorOptions eo;
+    eo.arch = spec.arch.empty() ? arch_ : spec.arch;
+    eo.timing.seed = options_.seed;
+    cuda::GpuEvaluator evaluator(spec, space, nvrtc_, nvcc_, runner_, eo);
+    auto baseline = evaluator.measure_baseline();
+    if (!baseline) {
+      m.outcome.disposition = Disposition::compile_failed;
+      m.outcome.detail = baseline.error().message;
+      return m;
+    }
+    m.outcome = *baseline;
+    m.params = evaluator.defaults();
+    if (!m.outcome.passed() || options_.variant_evaluations <= 1) return m;
+    auto strategy = make_strategy("auto", space, options_.seed);
+    if (!strategy) return m;
+    TuneRequest request;
+    request.space = &space;
+    request.strategy = strategy->get();
+    request.evaluator = &evaluator;
+    request.budget.evaluations = options_.variant_evaluations;
+    request.lookahead = 4;
+    const TuneResult tuned = run_tuner(std::move(request));
+    if (tuned.best && tuned.best->outcome.time_us && m.outcome.time_us &&
+        *tuned.best->outcome.time_us < *m.outcome.time_us) {
+      m.outcome = tuned.best->outcome;
+      m.params = space.to_params(tuned.best->point);
+    }
+    return m;
+  }
+
+ private:
+  const KernelSpec& spec_;
+  Compiler& nvrtc_;
+  Compiler& nvcc_;
+  Runner& runner_;
+  std::string arch_;
+  EvolveGpuOptions options_;
+  int serial_ = 0;
+};
+
+class CudaEvolveGpu : public EvolveGpu {
+ public:
+  explicit CudaEvolveGpu(const EvolveGpuOptions& options)
+      : options_(options),
+        worker_(cuda::WorkerRunner::self_command(options.device)),
+        cached_nvrtc_(nvrtc_, cuda::CompileCache()),
+        cached_nvcc_(nvcc_, cuda::CompileCache()) {}
+
+  Status start() {
+    auto info = worker_.device_info();
+    if (!info)
+      return make_error("no GPU to evolve on (" + info.error().message +
+                            "); --dry-run prints the prompts without one",
+                        {}, ExitCode::environment);
+    device_ = *info;
+    return ok_status();
+  }
+  DeviceFacts facts() const override {
+    return {device_.name, device_.arch, device_.sms, device_.l2_bytes, device_.copy_gbps,
+            device_.read_gbps};
+  }
+  std::unique_ptr<VariantEvaluator> evaluator_for(const KernelSpec& spec) override {
+    return std::make_unique<GpuVariantEvaluator>(spec, cached_nvrtc_, cached_nvcc_, worker_,
+                                                 device_.arch, options_);
+  }
+
+ private:
+  EvolveGpuOptions options_;
+  cuda::WorkerRunner worker_;
+  cuda::NvrtcCompiler nvrtc_;
+  cuda::NvccCompiler nvcc_;
+  cuda::CachingCompiler cached_nvrtc_;
+  cuda::CachingCompiler cached_nvcc_;
+  DeviceInfo device_;
+};
+
+}  // namespace
+
+Result<std::unique_ptr<EvolveGpu>> open_evolve_gpu(const EvolveGpuOptions& options) {
+  auto gpu = std::make_unique<CudaEvolveGpu>(options);
+  if (auto s = gpu->start(); !s) return s.error();
+  return std::unique_ptr<EvolveGpu>(std::move(gpu));
+}
+
+#endif
+
+}  // namespace kev::cli

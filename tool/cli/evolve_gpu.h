@@ -1,0 +1,32 @@
+#pragma once
+// The one place where `kernelevo evolve` is wired to a GPU: compile, verify and time each
+// source variant through the worker process (the same gates as `tune`), with a short
+// parameter search of the variant's own marked parameters.
+#include <cstdint>
+#include <memory>
+
+#include "core/evolve.h"
+#include "core/result.h"
+#include "core/spec.h"
+
+namespace kev::cli {
+
+struct EvolveGpuOptions {
+  int device = 0;
+  std::uint64_t seed = 1;
+  std::uint64_t variant_evaluations = 12;  // parameter points tried per variant (1 = defaults only)
+};
+
+class EvolveGpu {
+ public:
+  virtual ~EvolveGpu() = default;
+  [[nodiscard]] virtual DeviceFacts facts() const = 0;
+  // Valid while this object lives; `spec` must outlive the evaluator.
+  [[nodiscard]] virtual std::unique_ptr<VariantEvaluator> evaluator_for(const KernelSpec& spec) = 0;
+};
+
+// An error with ExitCode::environment without a usable GPU (or a build without CUDA).
+// Call it only after the API key was taken out of the environment: it starts the worker.
+[[nodiscard]] Result<std::unique_ptr<EvolveGpu>> open_evolve_gpu(const EvolveGpuOptions& options);
+
+}  // namespace kev::cli

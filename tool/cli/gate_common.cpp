@@ -1,0 +1,96 @@
+#include "cli/gate_common.h"
+
+#include <fstream>
+#include <iostream>
+
+#include "cli/command.h"
+#include "io/lockfile_json.h"
+#include "io/report_json.h"
+#include "io/report_markdown.h"
+#include "io/spec_loader.h"
+#include "io/trace.h"
+
+namespace kev::cli {
+
+namespace {
+
+Status write_text(const std::string& path, const std::string& text) {
+  std::ofstream out(path, std::ios::binary);
+  if (!out) return make_error("cannot write " + path, {}, ExitCode::usage);
+  out << text;
+  out.close();
+  if (!out) return make_error("cannot write " + path, {}, ExitCode::usage);
+  return ok_status();
+}
+
+}  // namespace
+
+Result<std::vector<KernelSpec>> load_project_specs(const std::vector<std::string>& paths) {
+  SpecLoad load = load_specs(paths.empty() ? std::vector<std::string>{"."} : paths);
+  for (const auto& w : load.warnings) warn(w.to_string());
+  if (!load.errors.empty()) {
+    for (std::size_t i = 0; i + 1 < load.errors.size(); ++i) report(load.errors[i]);
+    return load.errors.back();
+  }
+  for (auto& spec : load.specs) {
+    spec.source = normal_path(spec.source);
+    spec.where.file = spec.source;
+  }
+  return std::move(load.specs);
+}
+
+std::string normal_path(const std::string& path) {
+  std::string p = std::filesystem::path(path).lexically_normal().generic_string();
+  while (p.rfind("./", 0) == 0) p = p.substr(2);
+  return p;
+}
+
+Result<std::unique_ptr<ReplayMeasurer>> make_replay_measurer(const ReplayInputs& in, const Lockfile& lock) {
+  std::string device;
+  std::vector<std::pair<std::string, Recording>> recordings;
+  for (const auto& [side, paths] : {std::pair{"head", &in.head}, std::pair{"base", &in.base}}) {
+    for (const auto& path : *paths) {
+      auto trace = io::read_trace(path);
+      if (!trace) return trace.error();
+      if (device.empty()) device = trace->header.device;
+      else if (!trace->header.device.empty() && trace->header.device != device)
+        return make_error("traces come from different GPUs (" + device + ", " + trace->header.device + ")",
+                          {path, 1, 1});
+      auto rec = io::recording_from_trace(*trace, path);
+      if (!rec) return rec.error();
+      recordings.emplace_back(side, std::move(*rec));
+    }
+  }
+  if (device.empty()) return make_error("the replayed traces do not name their device", {}, ExitCode::usage);
+  std::string arch = in.arch.value_or("");
+  if (arch.empty())
+    for (const auto& [id, kernel] : lock.kernels)
+      for (const auto& [a, devices] : kernel.targets)
+        if (arch.empty() && devices.count(device) != 0) arch = a;
+  if (arch.empty())
+    return make_error("cannot tell the architecture of " + device +
+                          " from the lockfile (no entry for it); give --arch",
+                      {}, ExitCode::usage);
+  auto m = std::make_unique<ReplayMeasurer>(GpuIdentity{arch, device}, in.seed);
+  for (auto& [side, rec] : recordings) m->add(side, std::move(rec));
+  return m;
+}
+
+Status emit_report(Report& report, const std::string& json_path, const std::string& markdown_path) {
+  report.tool = std::string("kernelevo ") + KERNELEVO_VERSION;
+  const std::string md = io::report_markdown(report);
+  std::cout << md;
+  if (!json_path.empty()) {
+    auto s = write_text(json_path, io::report_to_json(report));
+    if (!s) return s;
+  }
+  if (!markdown_path.empty()) {
+    auto s = write_text(markdown_path, md);
+    if (!s) return s;
+  }
+  return ok_status();
+}
+
+std::string default_lockfile() { return kLockfileName; }
+
+}  // namespace kev::cli

@@ -1,0 +1,42 @@
+#pragma once
+// What `check` and `compare` share: loading specs, building the replay backend from traces,
+// resolving which GPU the measurements are for, and writing the report files.
+#include <filesystem>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/lockfile.h"
+#include "core/replay_measurer.h"
+#include "core/report.h"
+#include "core/result.h"
+#include "core/spec.h"
+
+namespace kev::cli {
+
+// Loads the specs under `paths` (default "."), printing warnings; errors are reported and
+// returned as one usage error.
+[[nodiscard]] Result<std::vector<KernelSpec>> load_project_specs(const std::vector<std::string>& paths);
+
+// "./src/a.cu" -> "src/a.cu", so report paths match the lockfile's and GitHub's.
+[[nodiscard]] std::string normal_path(const std::string& path);
+
+struct ReplayInputs {
+  std::vector<std::string> head;  // traces for check, or the head of a compare
+  std::vector<std::string> base;  // compare only
+  std::optional<std::string> arch;  // else inferred from the lockfile by the trace's device
+  std::uint64_t seed = 1;
+};
+// The replay backend, identified as the GPU named in the traces' headers.
+[[nodiscard]] Result<std::unique_ptr<ReplayMeasurer>> make_replay_measurer(const ReplayInputs& in,
+                                                                           const Lockfile& lock);
+
+// Writes the report: Markdown on stdout (and to `markdown_path`), JSON to `json_path`.
+[[nodiscard]] Status emit_report(Report& report, const std::string& json_path,
+                                 const std::string& markdown_path);
+
+// Where the lockfile is when none is given.
+[[nodiscard]] std::string default_lockfile();
+
+}  // namespace kev::cli

@@ -1,0 +1,60 @@
+#include "cli/progress.h"
+
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <iostream>
+
+namespace kev::cli {
+
+std::string format_time_us(double us) {
+  char buf[32];
+  if (us < 1000) std::snprintf(buf, sizeof buf, "%.1f us", us);
+  else if (us < 1e6) std::snprintf(buf, sizeof buf, "%.3f ms", us / 1e3);
+  else std::snprintf(buf, sizeof buf, "%.2f s", us / 1e6);
+  return buf;
+}
+
+Progress::Progress(std::string label, std::optional<std::uint64_t> total)
+    : Progress(std::move(label), total, std::cerr, isatty(STDERR_FILENO) != 0,
+               isatty(STDERR_FILENO) != 0 && std::getenv("NO_COLOR") == nullptr) {}
+
+Progress::Progress(std::string label, std::optional<std::uint64_t> total, std::ostream& out,
+                   bool tty, bool color)
+    : label_(std::move(label)), total_(total), out_(out), tty_(tty), color_(color && tty) {}
+
+std::string Progress::line(std::uint64_t done, std::optional<double> best_us) const {
+  std::string s = label_ + ": " + std::to_string(done);
+  if (total_) s += "/" + std::to_string(*total_);
+  s += " evaluations";
+  if (best_us) {
+    const std::string best = format_time_us(*best_us);
+    s += ", best " + (color_ ? "\033[1m" + best + "\033[0m" : best);
+  }
+  return s;
+}
+
+void Progress::update(std::uint64_t done, std::optional<double> best_us, bool improved) {
+  last_done_ = done;
+  last_best_ = best_us;
+  if (tty_) {
+    // Redraw at most every 50 ms: a replay runs thousands of evaluations a second.
+    const auto now = std::chrono::steady_clock::now();
+    if (drawn_ && !improved && now - last_draw_ < std::chrono::milliseconds(50)) return;
+    last_draw_ = now;
+    drawn_ = true;
+    out_ << "\r\033[K" << line(done, best_us) << std::flush;
+  } else if (improved) {
+    out_ << line(done, best_us) << '\n';
+  }
+}
+
+void Progress::finish() {
+  if (tty_) {
+    out_ << "\r\033[K" << line(last_done_, last_best_) << '\n' << std::flush;
+    drawn_ = false;
+  }
+}
+
+}  // namespace kev::cli

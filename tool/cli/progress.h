@@ -1,0 +1,38 @@
+#pragma once
+// Human progress on stderr: one updating line on a terminal, plain lines (one per new best)
+// otherwise. Colour only on a terminal and when NO_COLOR is unset.
+#include <chrono>
+#include <cstdint>
+#include <iosfwd>
+#include <optional>
+#include <string>
+
+namespace kev::cli {
+
+class Progress {
+ public:
+  Progress(std::string label, std::optional<std::uint64_t> total);  // writes to stderr
+  Progress(std::string label, std::optional<std::uint64_t> total, std::ostream& out, bool tty,
+           bool color);
+  // After each evaluation: evaluations done so far and the best time (if any passed).
+  void update(std::uint64_t done, std::optional<double> best_us, bool improved);
+  void finish();
+
+ private:
+  std::string line(std::uint64_t done, std::optional<double> best_us) const;
+
+  std::string label_;
+  std::optional<std::uint64_t> total_;
+  std::ostream& out_;
+  bool tty_;
+  bool color_;
+  bool drawn_ = false;
+  std::chrono::steady_clock::time_point last_draw_{};
+  std::uint64_t last_done_ = 0;
+  std::optional<double> last_best_;
+};
+
+// "812.5 us", "1.234 ms", "2.50 s"
+std::string format_time_us(double us);
+
+}  // namespace kev::cli

@@ -1,0 +1,35 @@
+#pragma once
+// Options of `kernelevo tune`, shared by the replay path (cmd_tune.cpp) and the spec/GPU
+// path (tune_spec.cpp).
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/result.h"
+#include "core/tuner.h"
+
+namespace kev::cli {
+
+struct TuneOptions {
+  std::vector<std::string> paths;     // .cu files, directories or kernelevo.yaml
+  std::string kernel;                 // --kernel ID: only this kernel
+  std::string strategy = "auto";
+  std::optional<std::uint64_t> budget;  // --budget N evaluations (prior ones included)
+  std::string time;                   // --time 90s|5m|1h
+  std::uint64_t seed = 1;
+  std::string trace;                  // --trace FILE: write every evaluation
+  std::string resume;                 // --resume FILE: continue from a trace
+  std::string lockfile;               // --lockfile FILE
+  std::string replay;                 // --replay FILE: evaluate from a recording, no GPU
+  bool noise = false;                 // --noise: replay samples recorded repeats
+  std::string format = "text";        // text | json
+};
+
+// Evaluations used when neither --budget nor --time is given (exhaustive: no limit).
+inline constexpr std::uint64_t kDefaultBudget = 200;
+
+// The budget the options ask for (--budget, --time, else the default).
+Result<TuneBudget> tune_budget(const TuneOptions& options);
+
+}  // namespace kev::cli

@@ -1,0 +1,131 @@
+#include "cli/tune_replay.h"
+
+#include <nlohmann/json.hpp>
+
+#include <cstdio>
+#include <iostream>
+
+#include "cli/command.h"
+#include "cli/progress.h"
+#include "cli/tune_trace.h"
+#include "core/recorded_space.h"
+#include "core/replay_evaluator.h"
+#include "core/strategy.h"
+#include "io/json_value.h"
+#include "io/replay_reader.h"
+
+namespace kev::cli {
+
+namespace {
+
+using json = nlohmann::ordered_json;
+
+json params_json(const ParamSet& params) {
+  json j = json::object();
+  for (const auto& [k, v] : params) j[k] = io::value_to_json<json>(v);
+  return j;
+}
+
+void print_json(const TuneOptions& options, const Recording& rec, const SearchSpace& space,
+                const TuneResult& result) {
+  json j;
+  j["source"] = "replay";
+  j["recording"] = options.replay;
+  j["kernel"] = rec.kernel;
+  j["device"] = rec.device;
+  j["strategy"] = options.strategy;
+  j["seed"] = options.seed;
+  j["noise"] = options.noise;
+  j["space_size"] = space.size();
+  j["evaluations"] = result.evaluations;
+  j["new_evaluations"] = result.new_evaluations;
+  j["exhausted"] = result.exhausted;
+  j["out_of_time"] = result.out_of_time;
+  j["elapsed_s"] = result.elapsed_s;
+  json counts = json::object();
+  for (const auto& [d, n] : result.counts) counts[to_string(d)] = n;
+  j["counts"] = counts;
+  if (result.best) {
+    j["best"] = {{"params", params_json(space.to_params(result.best->point))},
+                 {"time_us", *result.best->outcome.time_us}};
+  } else {
+    j["best"] = nullptr;
+  }
+  if (const auto opt = rec.optimum_us()) {
+    j["optimum_us"] = *opt;
+    j["quality"] = result.best ? json(*opt / *result.best->outcome.time_us) : json(nullptr);
+  }
+  std::cout << j.dump(2) << '\n';
+}
+
+void print_text(const TuneOptions& options, const Recording& rec, const SearchSpace& space,
+                const TuneResult& result) {
+  std::cout << "replay of " << options.replay;
+  if (!rec.kernel.empty()) std::cout << " (" << rec.kernel << (rec.device.empty() ? "" : " on " + rec.device) << ")";
+  std::cout << "\nstrategy " << options.strategy << ", seed " << options.seed << ", "
+            << result.evaluations << " evaluations of " << space.size() << " points";
+  if (result.exhausted) std::cout << " (space exhausted)";
+  if (result.out_of_time) std::cout << " (time budget spent)";
+  std::cout << "\n";
+  std::string counts;
+  for (const auto& [d, n] : result.counts)
+    counts += (counts.empty() ? "" : ", ") + std::to_string(n) + " " + to_string(d);
+  std::cout << "outcomes: " << counts << "\n";
+  if (!result.best) {
+    std::cout << "no configuration passed\n";
+    return;
+  }
+  std::cout << "best: " << format_time_us(*result.best->outcome.time_us) << "  "
+            << space.key(result.best->point) << "\n";
+  if (const auto opt = rec.optimum_us())
+    std::printf("recorded optimum: %s (best found is %.1f%% of optimum speed)\n",
+                format_time_us(*opt).c_str(), 100.0 * *opt / *result.best->outcome.time_us);
+}
+
+}  // namespace
+
+int tune_replay(const TuneOptions& options) {
+  auto budget = tune_budget(options);
+  if (!budget) return report(budget.error());
+  auto rec = io::read_recording(options.replay);
+  if (!rec) return report(rec.error());
+  const RecordedSpace space(*rec);
+  if (space.size() == 0) return report(make_error("the recording holds no configuration", {options.replay}));
+  auto strategy = make_strategy(options.strategy, space, options.seed);
+  if (!strategy) return report(strategy.error());
+
+  io::TraceHeader header;
+  header.kernel = rec->kernel;
+  header.device = rec->device.empty() ? "replay" : rec->device + " (replay)";
+  header.dims = rec->dims;
+  header.strategy = options.strategy;
+  header.seed = options.seed;
+  auto trace = setup_trace(options, header, space);
+  if (!trace) return report(trace.error());
+
+  ReplayEvaluator evaluator(*rec, options.noise ? std::optional<std::uint64_t>(options.seed) : std::nullopt);
+  Progress progress("tune " + options.strategy, budget->evaluations);
+  std::optional<Error> write_error;
+  TuneRequest request;
+  request.space = &space;
+  request.strategy = strategy->get();
+  request.evaluator = &evaluator;
+  request.budget = *budget;
+  request.prior = std::move(trace->prior);
+  request.observer = [&](const Evaluation& e, std::size_t index, const Evaluation* best) {
+    if (trace->writer && !write_error)
+      if (auto st = trace->writer->write(io::trace_record(e, space)); !st) write_error = st.error();
+    const bool improved = best != nullptr && best->point == e.point;
+    progress.update(index + 1, best ? best->outcome.time_us : std::nullopt, improved);
+  };
+  const TuneResult result = run_tuner(std::move(request));
+  progress.finish();
+  if (write_error) return report(*write_error);
+  if (options.format == "json")
+    print_json(options, *rec, space, result);
+  else
+    print_text(options, *rec, space, result);
+  return result.best ? 0 : static_cast<int>(ExitCode::failure);
+}
+
+}  // namespace kev::cli

@@ -1,0 +1,325 @@
+// `kernelevo tune PATH...` on a GPU: load the marked kernels, measure each one's baseline,
+// search its space through the worker process, lock the winner, print the table.
+#include "cli/tune_spec.h"
+
+#include <nlohmann/json.hpp>
+
+#include <cmath>
+#include <cstdio>
+#include <iostream>
+#include <sstream>
+
+#include "cli/command.h"
+#include "cli/progress.h"
+#include "cli/tune_trace.h"
+#include "core/lockfile.h"
+#include "core/spec_space.h"
+#include "core/strategy.h"
+#include "io/hash.h"
+#include "io/json_value.h"
+#include "io/lockfile_json.h"
+#include "io/spec_loader.h"
+
+#if KERNELEVO_HAVE_CUDA
+#include "cuda/compile_cache.h"
+#include "cuda/files.h"
+#include "cuda/gpu_evaluator.h"
+#include "cuda/nvcc_compiler.h"
+#include "cuda/nvrtc_compiler.h"
+#include "cuda/worker_client.h"
+#endif
+
+namespace kev::cli {
+
+namespace {
+
+using json = nlohmann::ordered_json;
+
+struct ProblemRow {
+  std::string problem;
+  std::optional<double> time_us;
+  std::optional<double> gbps;
+  std::optional<double> copy_fraction;
+};
+
+struct KernelRow {
+  std::string id;
+  std::optional<double> baseline_us;
+  std::optional<double> winner_us;
+  std::optional<ParamSet> winner;
+  std::vector<ProblemRow> problems;  // the winner's
+  std::uint64_t evaluations = 0;
+  std::map<Disposition, std::uint64_t> counts;
+  double elapsed_s = 0.0;
+  std::string lock_action;  // "locked", "kept (...)", ...
+  std::string failure;      // why there is no winner
+};
+
+std::string fmt(const char* f, double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, f, v);
+  return buf;
+}
+
+std::string params_text(const ParamSet& p) {
+  std::string s;
+  for (const auto& [k, v] : p) s += (s.empty() ? "" : ",") + k + "=" + v.to_string();
+  return s;
+}
+
+void print_text(const DeviceInfo& dev, const std::vector<KernelRow>& rows) {
+  std::printf("device: %s (%s, %d SMs), copy %.0f GB/s, read %.0f GB/s\n", dev.name.c_str(),
+              dev.arch.c_str(), dev.sms, dev.copy_gbps, dev.read_gbps);
+  std::printf("%-20s %12s %12s %8s %8s %7s %6s %7s  %s\n", "kernel", "baseline", "winner", "speedup",
+              "GB/s", "%copy", "evals", "evals/s", "outcomes");
+  for (const auto& r : rows) {
+    std::string counts;
+    for (const auto& [d, n] : r.counts) counts += (counts.empty() ? "" : ", ") + std::to_string(n) + " " + to_string(d);
+    const ProblemRow* first = r.problems.empty() ? nullptr : &r.problems.front();
+    std::printf("%-20s %12s %12s %8s %8s %7s %6llu %7s  %s\n", r.id.c_str(),
+                r.baseline_us ? format_time_us(*r.baseline_us).c_str() : "-",
+                r.winner_us ? format_time_us(*r.winner_us).c_str() : "-",
+                r.baseline_us && r.winner_us ? fmt("%.2fx", *r.baseline_us / *r.winner_us).c_str() : "-",
+                first && first->gbps ? fmt("%.0f", *first->gbps).c_str() : "-",
+                first && first->copy_fraction ? fmt("%.1f%%", 100.0 * *first->copy_fraction).c_str() : "-",
+                static_cast<unsigned long long>(r.evaluations),
+                r.elapsed_s > 0 ? fmt("%.1f", static_cast<double>(r.evaluations) / r.elapsed_s).c_str() : "-",
+                counts.c_str());
+    if (r.winner) std::printf("  winner: %s (%s)\n", params_text(*r.winner).c_str(), r.lock_action.c_str());
+    for (std::size_t i = 0; r.problems.size() > 1 && i < r.problems.size(); ++i) {
+      const auto& p = r.problems[i];
+      std::printf("  %-30s %12s %8s GB/s %7s of copy\n", p.problem.c_str(),
+                  p.time_us ? format_time_us(*p.time_us).c_str() : "-",
+                  p.gbps ? fmt("%.0f", *p.gbps).c_str() : "-",
+                  p.copy_fraction ? fmt("%.1f%%", 100.0 * *p.copy_fraction).c_str() : "-");
+    }
+    if (!r.failure.empty()) std::printf("  no winner: %s\n", r.failure.c_str());
+  }
+}
+
+void print_json(const DeviceInfo& dev, const TuneOptions& options, const std::vector<KernelRow>& rows) {
+  json j;
+  j["device"] = {{"name", dev.name}, {"arch", dev.arch}, {"sms", dev.sms},
+                 {"l2_bytes", dev.l2_bytes}, {"memory_bytes", dev.memory_bytes},
+                 {"driver_version", dev.driver_version}, {"cuda_version", dev.cuda_version},
+                 {"copy_gbps", dev.copy_gbps}, {"read_gbps", dev.read_gbps}};
+  j["strategy"] = options.strategy;
+  j["seed"] = options.seed;
+  json kernels = json::array();
+  auto opt = [](const std::optional<double>& v) { return v ? json(*v) : json(nullptr); };
+  for (const auto& r : rows) {
+    json k;
+    k["id"] = r.id;
+    k["baseline_us"] = opt(r.baseline_us);
+    k["winner_us"] = opt(r.winner_us);
+    k["speedup"] = r.baseline_us && r.winner_us ? json(*r.baseline_us / *r.winner_us) : json(nullptr);
+    json params = json::object();
+    if (r.winner)
+      for (const auto& [name, v] : *r.winner) params[name] = io::value_to_json<json>(v);
+    k["winner"] = r.winner ? params : json(nullptr);
+    json problems = json::array();
+    for (const auto& p : r.problems)
+      problems.push_back({{"problem", p.problem}, {"time_us", opt(p.time_us)}, {"gbps", opt(p.gbps)},
+                          {"copy_fraction", opt(p.copy_fraction)}});
+    k["problems"] = problems;
+    k["evaluations"] = r.evaluations;
+    k["elapsed_s"] = r.elapsed_s;
+    k["evaluations_per_s"] = r.elapsed_s > 0 ? json(static_cast<double>(r.evaluations) / r.elapsed_s) : json(nullptr);
+    json counts = json::object();
+    for (const auto& [d, n] : r.counts) counts[to_string(d)] = n;
+    k["counts"] = counts;
+    k["lock"] = r.lock_action;
+    if (!r.failure.empty()) k["failure"] = r.failure;
+    kernels.push_back(std::move(k));
+  }
+  j["kernels"] = kernels;
+  std::cout << j.dump(2) << '\n';
+}
+
+std::vector<ProblemRow> problem_rows(const RunReport& report) {
+  std::vector<ProblemRow> rows;
+  for (const auto& p : report.problems)
+    if (p.timed) rows.push_back({p.problem, p.time_us, p.gbps, p.copy_fraction});
+  return rows;
+}
+
+}  // namespace
+
+int tune_specs(const TuneOptions& options) {
+#if !KERNELEVO_HAVE_CUDA
+  (void)options;
+  return report(make_error("this kernelevo was built without CUDA: tune needs --replay FILE", {},
+                           ExitCode::environment));
+#else
+  auto budget = tune_budget(options);
+  if (!budget) return report(budget.error());
+  SpecLoad load = load_specs(options.paths);
+  for (const auto& w : load.warnings) warn(w.to_string());
+  if (!load.errors.empty()) {
+    int rc = 0;
+    for (const auto& e : load.errors) rc = report(e);
+    return rc;
+  }
+  std::vector<const KernelSpec*> selected;
+  for (const auto& s : load.specs)
+    if (options.kernel.empty() || s.id == options.kernel) selected.push_back(&s);
+  if (selected.empty()) {
+    return report(make_error(options.kernel.empty() ? "no marked kernels found"
+                                                    : "no kernel with id '" + options.kernel + "'"));
+  }
+
+  cuda::WorkerRunner worker(cuda::WorkerRunner::self_command(0));
+  auto device = worker.device_info();
+  if (!device) {
+    return report(make_error("no GPU to tune on (" + device.error().message +
+                                 "); to tune without one, replay a recording: kernelevo tune --replay FILE",
+                             {}, ExitCode::environment));
+  }
+  const DeviceInfo& dev = *device;
+  std::cerr << "kernelevo: " << dev.name << " (" << dev.arch << ", " << dev.sms << " SMs), copy "
+            << static_cast<long>(dev.copy_gbps) << " GB/s, read " << static_cast<long>(dev.read_gbps)
+            << " GB/s" << (dev.clock_source == "nvml" ? ", SM clock " + std::to_string(dev.sm_clock_mhz) + " MHz"
+                                                      : ", " + dev.clock_source)
+            << '\n';
+
+  cuda::NvrtcCompiler nvrtc;
+  cuda::NvccCompiler nvcc;
+  cuda::CachingCompiler cached_nvrtc(nvrtc, cuda::CompileCache());
+  cuda::CachingCompiler cached_nvcc(nvcc, cuda::CompileCache());
+  const std::string lock_path = options.lockfile.empty() ? kLockfileName : options.lockfile;
+
+  std::vector<KernelRow> rows;
+  int rc = 0;
+  for (const KernelSpec* spec : selected) {
+    KernelRow row;
+    row.id = spec->id;
+    SpecSpace space(*spec, spec->problems);
+    auto strategy = make_strategy(options.strategy, space, options.seed);
+    if (!strategy) return report(strategy.error());
+    cuda::GpuEvaluatorOptions eo;
+    eo.arch = dev.arch;
+    eo.timing.seed = options.seed;
+    cuda::GpuEvaluator evaluator(*spec, space, cached_nvrtc, cached_nvcc, worker, eo);
+    std::cerr << "kernelevo: " << spec->id << ": " << space.size() << " configurations; measuring the baseline\n";
+    auto baseline = evaluator.measure_baseline();
+    if (!baseline) {
+      rc = report(baseline.error());
+      row.failure = baseline.error().message;
+      rows.push_back(std::move(row));
+      continue;
+    }
+    if (!baseline->passed()) {
+      row.failure = std::string("the baseline (source defaults) is ") + to_string(baseline->disposition) +
+                    ": " + baseline->detail;
+      warn(spec->id + ": " + row.failure);
+      rc = static_cast<int>(ExitCode::failure);
+      rows.push_back(std::move(row));
+      continue;
+    }
+    row.baseline_us = baseline->time_us;
+
+    io::TraceHeader header;
+    header.kernel = spec->id;
+    header.device = dev.name;
+    header.dims = space.dims();
+    header.strategy = options.strategy;
+    header.seed = options.seed;
+    header.problems = spec->problems;
+    TuneOptions trace_options = options;
+    if (selected.size() > 1 && !options.trace.empty()) {
+      const auto dot = options.trace.rfind(".jsonl");
+      trace_options.trace = dot == std::string::npos ? options.trace + "." + spec->id
+                                                     : options.trace.substr(0, dot) + "." + spec->id + ".jsonl";
+    }
+    auto trace = setup_trace(trace_options, header, space);
+    if (!trace) return report(trace.error());
+
+    std::map<std::string, std::vector<ProblemRow>> problems_by_key;
+    Progress progress("tune " + spec->id, budget->evaluations ? budget->evaluations
+                                                              : std::optional<std::uint64_t>(space.size()));
+    std::optional<Error> write_error;
+    TuneRequest request;
+    request.space = &space;
+    request.strategy = strategy->get();
+    request.evaluator = &evaluator;
+    request.budget = *budget;
+    request.prior = std::move(trace->prior);
+    request.lookahead = 16;
+    request.observer = [&](const Evaluation& e, std::size_t index, const Evaluation* best) {
+      if (e.outcome.passed()) problems_by_key[space.key(e.point)] = problem_rows(evaluator.last_report());
+      if (!e.outcome.passed() && e.outcome.disposition != Disposition::compile_failed)
+        std::cerr << "kernelevo: " << space.key(e.point) << ": " << to_string(e.outcome.disposition) << ": "
+                  << e.outcome.detail.substr(0, 300) << '\n';
+      if (trace->writer && !write_error)
+        if (auto st = trace->writer->write(io::trace_record(e, space)); !st) write_error = st.error();
+      const bool improved = best != nullptr && best->point == e.point;
+      progress.update(index + 1, best ? best->outcome.time_us : std::nullopt, improved);
+    };
+    const TuneResult result = run_tuner(std::move(request));
+    progress.finish();
+    if (write_error) return report(*write_error);
+    row.evaluations = result.evaluations;
+    row.counts = result.counts;
+    row.elapsed_s = result.elapsed_s;
+    if (!result.best) {
+      row.failure = "no configuration passed";
+      rc = static_cast<int>(ExitCode::failure);
+      rows.push_back(std::move(row));
+      continue;
+    }
+    const ParamSet winner = space.to_params(result.best->point);
+    row.winner = winner;
+    row.winner_us = result.best->outcome.time_us;
+    if (auto it = problems_by_key.find(space.key(result.best->point)); it != problems_by_key.end())
+      row.problems = it->second;
+
+    // The lockfile: a locked winner is re-measured now and replaced only by a challenger
+    // that is faster with confidence.
+    auto text = cuda::read_whole_file(spec->source);
+    const std::string hash = sha256_of(text.value_or(""));
+    auto current = read_lockfile_or_empty(lock_path);
+    if (!current) return report(current.error());
+    const LockEntry* locked = nullptr;
+    if (auto k = current->kernels.find(spec->id); k != current->kernels.end() && k->second.source_hash == hash)
+      if (auto a = k->second.targets.find(dev.arch); a != k->second.targets.end())
+        if (auto d = a->second.find(dev.name); d != a->second.end()) locked = &d->second;
+    bool replace = true;
+    row.lock_action = "locked in " + lock_path;
+    if (locked && locked->params == winner) {
+      replace = false;
+      row.lock_action = "already locked";
+    } else if (locked) {
+      const Outcome again = evaluator.evaluate_params(locked->params);
+      const auto m_locked = measured(again);
+      const auto m_new = measured(result.best->outcome);
+      if (m_locked && m_new && !should_replace(*m_locked, *m_new)) {
+        replace = false;
+        row.lock_action = "kept the locked winner (" + params_text(locked->params) + ", " +
+                          format_time_us(m_locked->median_us) + " now): not faster with confidence";
+      }
+    }
+    if (replace) {
+      LockEntry entry;
+      entry.params = winner;
+      entry.time_us = row.winner_us;
+      entry.baseline_us = row.baseline_us;
+      entry.tuned_with = std::string("kernelevo ") + KERNELEVO_VERSION + ", CUDA " + dev.cuda_version +
+                         (dev.driver_version.empty() ? "" : ", driver " + dev.driver_version) + ", strategy " +
+                         options.strategy + ", " + std::to_string(result.evaluations) + " evaluations";
+      auto st = update_lockfile(lock_path, [&](Lockfile& lock) -> Status {
+        set_entry(lock, spec->id, spec->source, hash, dev.arch, dev.name, entry);
+        return ok_status();
+      });
+      if (!st) return report(st.error());
+    }
+    rows.push_back(std::move(row));
+  }
+  if (options.format == "json")
+    print_json(dev, options, rows);
+  else
+    print_text(dev, rows);
+  return rc;
+#endif
+}
+
+}  // namespace kev::cli

@@ -1,0 +1,42 @@
+#include "cli/tune_trace.h"
+
+#include <filesystem>
+
+namespace kev::cli {
+
+namespace {
+
+bool same_file(const std::string& a, const std::string& b) {
+  std::error_code ec;
+  return a == b || std::filesystem::equivalent(a, b, ec);
+}
+
+}  // namespace
+
+Result<TraceSetup> setup_trace(const TuneOptions& options, const io::TraceHeader& header,
+                               const SearchSpace& space) {
+  TraceSetup setup;
+  if (!options.resume.empty()) {
+    auto trace = io::read_trace(options.resume);
+    if (!trace) return trace.error();
+    auto prior = io::trace_evaluations(*trace, space, options.resume);
+    if (!prior) return prior.error();
+    setup.prior = std::move(*prior);
+    if (options.trace.empty() || same_file(options.trace, options.resume)) {
+      auto writer = io::TraceWriter::append(options.resume);
+      if (!writer) return writer.error();
+      setup.writer.emplace(std::move(*writer));
+      return setup;
+    }
+  }
+  if (!options.trace.empty()) {
+    auto writer = io::TraceWriter::create(options.trace, header);
+    if (!writer) return writer.error();
+    for (const auto& e : setup.prior)
+      if (auto st = writer->write(io::trace_record(e, space)); !st) return st.error();
+    setup.writer.emplace(std::move(*writer));
+  }
+  return setup;
+}
+
+}  // namespace kev::cli

@@ -1,0 +1,22 @@
+#pragma once
+// Wiring of --trace and --resume for both tune paths: the prior evaluations a resumed trace
+// holds, and the writer new evaluations are appended to.
+#include <optional>
+#include <vector>
+
+#include "cli/tune_options.h"
+#include "io/trace.h"
+
+namespace kev::cli {
+
+struct TraceSetup {
+  std::vector<Evaluation> prior;           // from --resume
+  std::optional<io::TraceWriter> writer;   // where new evaluations go, if anywhere
+};
+
+// --resume FILE reads FILE's evaluations of `space`; new ones are appended to FILE unless
+// --trace names another file, which then gets `header`, the prior evaluations and the new.
+Result<TraceSetup> setup_trace(const TuneOptions& options, const io::TraceHeader& header,
+                               const SearchSpace& space);
+
+}  // namespace kev::cli

@@ -1,0 +1,37 @@
+#include "core/gate_rounds.h"
+
+#include <cstdio>
+
+#include "core/stats.h"
+
+namespace kev {
+
+void measure_round(Measurer& measurer, const MeasureTarget& target, RoundSamples& into) {
+  if (into.failure) return;
+  Measurement m = measurer.measure(target);
+  if (m.disposition != Disposition::passed || m.samples_us.empty()) {
+    if (m.disposition == Disposition::passed) {
+      m.disposition = Disposition::invalid;
+      m.detail = "the measurement returned no samples";
+    }
+    into.failure = std::move(m);
+    return;
+  }
+  into.medians_us.push_back(stats::median(m.samples_us));
+  if (m.roofline_fraction) into.roofline_fractions.push_back(*m.roofline_fraction);
+}
+
+std::string format_us(double us) {
+  char buf[32];
+  if (us >= 10000.0)
+    std::snprintf(buf, sizeof buf, "%.2f ms", us / 1000.0);
+  else if (us >= 100.0)
+    std::snprintf(buf, sizeof buf, "%.0f us", us);
+  else if (us >= 10.0)
+    std::snprintf(buf, sizeof buf, "%.1f us", us);
+  else
+    std::snprintf(buf, sizeof buf, "%.2f us", us);
+  return buf;
+}
+
+}  // namespace kev

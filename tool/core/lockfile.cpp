@@ -1,0 +1,308 @@
+#include "core/lockfile.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <cstdio>
+
+namespace kev {
+
+std::optional<double> LockEntry::speedup() const {
+  if (!time_us || !baseline_us || *time_us <= 0.0) return std::nullopt;
+  return *baseline_us / *time_us;
+}
+
+// --- architectures ----------------------------------------------------------------------
+
+std::string Arch::to_string() const {
+  return "sm_" + std::to_string(major) + std::to_string(minor) + suffix;
+}
+
+std::optional<Arch> parse_arch(std::string_view text) {
+  if (text.substr(0, 3) != "sm_") return std::nullopt;
+  text.remove_prefix(3);
+  std::string suffix;
+  if (!text.empty() && (text.back() == 'a' || text.back() == 'f')) {
+    suffix = std::string(1, text.back());
+    text.remove_suffix(1);
+  }
+  if (text.size() < 2 || text.size() > 3 || text.front() == '0') return std::nullopt;
+  for (char c : text)
+    if (!std::isdigit(static_cast<unsigned char>(c))) return std::nullopt;
+  Arch a;
+  a.minor = text.back() - '0';
+  a.major = std::stoi(std::string(text.substr(0, text.size() - 1)));
+  a.suffix = std::move(suffix);
+  return a;
+}
+
+// --- lookup -----------------------------------------------------------------------------
+
+const char* to_string(LockMatch m) {
+  switch (m) {
+    case LockMatch::named_device: return "named device";
+    case LockMatch::only_device: return "only device";
+    case LockMatch::default_device: return "default device";
+    case LockMatch::none: return "none";
+  }
+  return "none";
+}
+
+namespace {
+
+// Picks a device among one architecture's entries; nullopt when none applies.
+std::optional<std::pair<std::string, LockMatch>> choose_device(
+    const DeviceEntries& devices, const std::optional<std::string>& device) {
+  if (device && devices.count(*device)) return std::pair{*device, LockMatch::named_device};
+  if (devices.size() == 1) return std::pair{devices.begin()->first, LockMatch::only_device};
+  for (const auto& [name, entry] : devices)
+    if (entry.is_default) return std::pair{name, LockMatch::default_device};
+  return std::nullopt;
+}
+
+// Architectures to try for `arch`, in order (see lookup's comment).
+std::vector<std::string> candidate_archs(const LockedKernel& kernel, const std::string& arch) {
+  std::vector<std::string> order{arch};
+  const auto wanted = parse_arch(arch);
+  if (!wanted) return order;
+  if (!wanted->suffix.empty()) order.push_back(Arch{wanted->major, wanted->minor, ""}.to_string());
+  std::vector<std::pair<int, std::string>> lower;
+  for (const auto& [name, devices] : kernel.targets) {
+    const auto a = parse_arch(name);
+    if (a && a->suffix.empty() && a->major == wanted->major && a->minor < wanted->minor)
+      lower.emplace_back(a->minor, name);
+  }
+  std::sort(lower.begin(), lower.end(), std::greater<>());
+  for (auto& [minor, name] : lower) order.push_back(name);
+  return order;
+}
+
+}  // namespace
+
+LockChoice lookup(const Lockfile& lock, const std::string& kernel_id, const std::string& arch,
+                  const std::optional<std::string>& device) {
+  LockChoice choice;
+  const auto k = lock.kernels.find(kernel_id);
+  if (k == lock.kernels.end()) {
+    choice.why = kernel_id + ": not in the lockfile; source defaults";
+    return choice;
+  }
+  std::string skipped;  // architectures passed over because no device could be chosen
+  for (const std::string& candidate : candidate_archs(k->second, arch)) {
+    const auto t = k->second.targets.find(candidate);
+    if (t == k->second.targets.end()) continue;
+    const auto picked = choose_device(t->second, device);
+    if (!picked) {
+      skipped += (skipped.empty() ? "" : ", ") + candidate;
+      continue;
+    }
+    choice.entry = &t->second.at(picked->first);
+    choice.arch = candidate;
+    choice.device = picked->first;
+    choice.match = picked->second;
+    choice.lower_arch = candidate != arch;
+    choice.why = kernel_id + ": " + candidate + " / " + picked->first + " (" +
+                 to_string(picked->second) + (choice.lower_arch ? ", nearest locked below " + arch : "") +
+                 ")";
+    break;
+  }
+  if (!choice.entry) choice.why = kernel_id + ": nothing locked for " + arch + "; source defaults";
+  if (!skipped.empty())
+    choice.why += "; skipped " + skipped + ": several devices and none named or marked default";
+  return choice;
+}
+
+// --- checks against the spec ------------------------------------------------------------
+
+namespace {
+
+bool same_value(const Value& a, const Value& b) {
+  if (a.is_string() || b.is_string()) return a == b;
+  if (a.is_int() && b.is_int()) return a == b;
+  return a.as_double() == b.as_double();
+}
+
+std::string listed_values(const ParamSpec& p) {
+  std::string s;
+  for (const Value& v : p.values) s += (s.empty() ? "" : ", ") + v.to_string();
+  return "[" + s + "]";
+}
+
+// Values from an untrusted file are quoted and cut short before they reach a message.
+std::string quoted_excerpt(const std::string& text) {
+  constexpr std::size_t kMax = 40;
+  std::string s;
+  for (char c : text.substr(0, kMax)) s += std::isprint(static_cast<unsigned char>(c)) ? c : '?';
+  return "'" + s + (text.size() > kMax ? "...'" : "'");
+}
+
+}  // namespace
+
+Result<ParamCheck> check_params(const ParamSet& params, const KernelSpec& spec,
+                                const std::string& context) {
+  for (const auto& [name, value] : params) {
+    const ParamSpec* p = spec.param(name);
+    if (!p)
+      return make_error(context + ": " + quoted_excerpt(name) + " is not a parameter of kernel '" +
+                        spec.id + "' (" + spec.where.to_string() + ")");
+    const bool listed = std::any_of(p->values.begin(), p->values.end(),
+                                    [&](const Value& v) { return same_value(v, value); });
+    if (!listed)
+      return make_error(context + ": " + name + " = " + quoted_excerpt(value.to_string()) +
+                        " is not one of the values " + listed_values(*p) + " listed at " +
+                        p->where.to_string());
+  }
+  ParamCheck check;
+  for (const ParamSpec& p : spec.params)
+    if (!params.count(p.name)) check.missing.push_back(p.name);
+  return check;
+}
+
+bool is_stale(const LockedKernel& kernel, const std::string& current_source_hash) {
+  return kernel.source_hash != current_source_hash;
+}
+
+// --- changes ----------------------------------------------------------------------------
+
+void set_entry(Lockfile& lock, const std::string& kernel_id, const std::string& source,
+               const std::string& source_hash, const std::string& arch, const std::string& device,
+               LockEntry entry) {
+  LockedKernel& k = lock.kernels[kernel_id];
+  k.source = source;
+  k.source_hash = source_hash;
+  DeviceEntries& devices = k.targets[arch];
+  const auto old = devices.find(device);
+  if (old != devices.end()) {
+    entry.is_default = old->second.is_default;
+  } else {
+    entry.is_default = std::none_of(devices.begin(), devices.end(),
+                                    [](const auto& d) { return d.second.is_default; });
+  }
+  devices[device] = std::move(entry);
+}
+
+std::optional<Measured> measured(const Outcome& outcome) {
+  if (!outcome.passed() || !outcome.time_us) return std::nullopt;
+  Measured m;
+  m.median_us = *outcome.time_us;
+  m.ci_low_us = outcome.ci_low_us.value_or(m.median_us);
+  m.ci_high_us = outcome.ci_high_us.value_or(m.median_us);
+  return m;
+}
+
+bool should_replace(const Measured& locked, const Measured& challenger, const ReplaceRule& rule) {
+  const bool faster_enough = challenger.median_us <= locked.median_us * (1.0 - rule.min_improvement);
+  const bool intervals_apart = challenger.ci_high_us < locked.ci_low_us;
+  return faster_enough && intervals_apart;
+}
+
+// --- merging ----------------------------------------------------------------------------
+
+namespace {
+
+std::string describe_time(const LockEntry& e) {
+  if (!e.time_us) return "no time";
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.1f us", *e.time_us);
+  return buf;
+}
+
+std::string describe_params(const ParamSet& params) {
+  std::string s;
+  for (const auto& [name, value] : params) s += (s.empty() ? "" : ",") + name + "=" + value.to_string();
+  return "{" + s + "}";
+}
+
+// True when `incoming` wins a conflict over `base` for the same slot.
+// "sha256:0123456789ab" (12 hex digits are plenty to tell two sources apart in a message).
+std::string short_hash(const std::string& hash) { return hash.substr(0, 7 + 12); }
+
+bool incoming_is_faster(const LockEntry& base, const LockEntry& incoming) {
+  if (!incoming.time_us) return false;
+  if (!base.time_us) return true;
+  return *incoming.time_us < *base.time_us;
+}
+
+void merge_same_source(LockedKernel& into, const LockedKernel& incoming, const std::string& id,
+                       std::vector<MergeConflict>& conflicts) {
+  for (const auto& [arch, devices] : incoming.targets) {
+    DeviceEntries& target = into.targets[arch];
+    std::string base_default;
+    for (const auto& [device, entry] : target)
+      if (entry.is_default) base_default = device;
+    for (const auto& [device, entry] : devices) {
+      auto existing = target.find(device);
+      if (existing == target.end()) {
+        target.emplace(device, entry);
+        continue;
+      }
+      if (existing->second.params == entry.params) continue;
+      const bool take = incoming_is_faster(existing->second, entry);
+      const LockEntry& kept = take ? entry : existing->second;
+      const LockEntry& dropped = take ? existing->second : entry;
+      conflicts.push_back({id, arch, device,
+                           std::string("kept ") + (take ? "incoming " : "base ") +
+                               describe_params(kept.params) + " (" + describe_time(kept) +
+                               ") over " + describe_params(dropped.params) + " (" +
+                               describe_time(dropped) + "): faster wins"});
+      if (take) {
+        const bool was_default = existing->second.is_default;
+        existing->second = entry;
+        existing->second.is_default = was_default;
+      }
+    }
+    // At most one default per architecture: base's mark stays.
+    std::string kept_default = base_default;
+    for (auto& [device, entry] : target) {
+      if (!entry.is_default || device == kept_default) continue;
+      if (kept_default.empty()) {
+        kept_default = device;
+        continue;
+      }
+      entry.is_default = false;
+      conflicts.push_back({id, arch, device,
+                           "default mark dropped: base marks " + kept_default + " as " + arch +
+                               "'s default device"});
+    }
+  }
+}
+
+}  // namespace
+
+MergeResult merge(const Lockfile& base, const Lockfile& incoming, const MergeOptions& options) {
+  MergeResult result;
+  result.merged = base;
+  for (const auto& [id, theirs] : incoming.kernels) {
+    auto mine = result.merged.kernels.find(id);
+    if (mine == result.merged.kernels.end()) {
+      result.merged.kernels.emplace(id, theirs);
+      continue;
+    }
+    LockedKernel& ours = mine->second;
+    if (ours.source_hash == theirs.source_hash && ours.variant == theirs.variant) {
+      merge_same_source(ours, theirs, id, result.conflicts);
+      continue;
+    }
+    std::optional<std::string> current;
+    if (options.current_source_hash) current = options.current_source_hash(theirs.source);
+    const bool base_current = current && *current == ours.source_hash;
+    const bool incoming_current = current && *current == theirs.source_hash;
+    const bool keep_base = base_current && !incoming_current;
+    const char* why = keep_base || incoming_current
+                          ? "it matches the current source"
+                          : "the current source matches neither, so the newer file wins";
+    const LockedKernel& dropped = keep_base ? theirs : ours;
+    std::size_t dropped_entries = 0;
+    for (const auto& [arch, devices] : dropped.targets) dropped_entries += devices.size();
+    result.conflicts.push_back(
+        {id, "", "",
+         std::string("different sources: kept ") + (keep_base ? "base" : "incoming") + " (" +
+             short_hash(keep_base ? ours.source_hash : theirs.source_hash) + ") because " + why +
+             "; dropped " + std::to_string(dropped_entries) + " entr" +
+             (dropped_entries == 1 ? "y" : "ies") + " measured on " + short_hash(dropped.source_hash)});
+    if (!keep_base) ours = theirs;
+  }
+  return result;
+}
+
+}  // namespace kev

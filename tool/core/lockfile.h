@@ -1,0 +1,162 @@
+#pragma once
+// The lockfile model (DESIGN.md section 4): tuned winners keyed by kernel id, then GPU
+// architecture ("sm_90"), then device name ("NVIDIA H200"). Reading and writing the JSON
+// form lives in io/lockfile_json.h; this file holds the rules: lookup for a build, checks
+// against the spec, merging, and when a challenger replaces a locked winner.
+#include <functional>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/evaluation.h"
+#include "core/result.h"
+#include "core/spec.h"
+
+namespace kev {
+
+struct LockEntry {
+  ParamSet params;
+  std::optional<double> time_us;      // the winner's time (geometric mean over problems)
+  std::optional<double> baseline_us;  // the source defaults' time, measured the same way
+  std::string tuned_with;             // provenance: tool, CUDA, driver, strategy, evaluations
+  bool is_default = false;            // the architecture's default device
+
+  [[nodiscard]] std::optional<double> speedup() const;  // baseline / time
+  friend bool operator==(const LockEntry&, const LockEntry&) = default;
+};
+
+using DeviceEntries = std::map<std::string, LockEntry>;    // device name -> entry
+using ArchTargets = std::map<std::string, DeviceEntries>;  // "sm_90" -> devices
+
+struct LockedKernel {
+  std::string source;       // path relative to the project root
+  std::string source_hash;  // "sha256:<hex>" of the source the entries were measured on
+  std::optional<std::string> variant;  // a source variant file, when one won
+  ArchTargets targets;
+  friend bool operator==(const LockedKernel&, const LockedKernel&) = default;
+};
+
+struct Lockfile {
+  static constexpr int kSchemaVersion = 1;
+  int schema_version = kSchemaVersion;
+  std::map<std::string, LockedKernel> kernels;  // by kernel id
+  friend bool operator==(const Lockfile&, const Lockfile&) = default;
+};
+
+// --- architectures ----------------------------------------------------------------------
+
+struct Arch {
+  int major = 0;
+  int minor = 0;
+  std::string suffix;  // "a" (sm_90a) or "f" (sm_100f); empty for the portable target
+  [[nodiscard]] std::string to_string() const;  // "sm_90a"
+};
+// Parses "sm_90", "sm_86", "sm_100", "sm_90a", "sm_120f": the last digit is the minor.
+[[nodiscard]] std::optional<Arch> parse_arch(std::string_view text);
+
+// --- lookup for a build or a run --------------------------------------------------------
+
+enum class LockMatch {
+  named_device,    // the device the build named
+  only_device,     // the only device locked for the architecture
+  default_device,  // the device marked as the architecture's default
+  none,            // nothing usable: the source defaults apply
+};
+[[nodiscard]] const char* to_string(LockMatch m);
+
+struct LockChoice {
+  const LockEntry* entry = nullptr;  // null: use the source defaults
+  std::string arch;                  // the architecture the entry is locked under
+  std::string device;
+  LockMatch match = LockMatch::none;
+  bool lower_arch = false;           // taken from a lower minor of the same major
+  std::string why;                   // one line for reports and generated headers
+};
+
+// The entry a build for `arch` (optionally on `device`) uses: the named device, else the
+// only device of that architecture, else the one marked default; then the same choice
+// under the nearest lower minor of the same major (sm_89 -> sm_87 -> sm_86 -> ... sm_80);
+// then none. An arch-specific target ("sm_90a") first tries its own entries, then the
+// portable ones of the same version ("sm_90"), then lower minors; portable targets never
+// use arch-specific entries, whose code may need features the target lacks.
+[[nodiscard]] LockChoice lookup(const Lockfile& lock, const std::string& kernel_id,
+                                const std::string& arch,
+                                const std::optional<std::string>& device = std::nullopt);
+
+// --- checks against the spec ------------------------------------------------------------
+
+struct ParamCheck {
+  std::vector<std::string> missing;  // spec params the entry lacks: they keep the source default
+};
+// Every name must be a parameter of the spec and every value one of its listed values
+// (integers and floats compare by numeric value, strings exactly). Missing parameters are
+// allowed and listed: the source's default applies to them. `context` names the entry in
+// errors ("kernelevo.lock.json: softmax_rows sm_90 NVIDIA H200").
+[[nodiscard]] Result<ParamCheck> check_params(const ParamSet& params, const KernelSpec& spec,
+                                              const std::string& context);
+
+// True when the kernel's entries were measured on another version of its source.
+[[nodiscard]] bool is_stale(const LockedKernel& kernel, const std::string& current_source_hash);
+
+// --- changes ----------------------------------------------------------------------------
+
+// Sets (adds or replaces) one entry. The first device locked for an architecture becomes
+// its default; a replaced entry keeps its default mark.
+void set_entry(Lockfile& lock, const std::string& kernel_id, const std::string& source,
+               const std::string& source_hash, const std::string& arch, const std::string& device,
+               LockEntry entry);
+
+// A measured configuration: median and confidence interval in microseconds.
+struct Measured {
+  double median_us = 0.0;
+  double ci_low_us = 0.0;
+  double ci_high_us = 0.0;
+};
+[[nodiscard]] std::optional<Measured> measured(const Outcome& outcome);  // passed only
+
+struct ReplaceRule {
+  double min_improvement = 0.02;  // challenger must be at least 2% faster
+};
+// Whether a challenger replaces the locked winner: its median at least `min_improvement`
+// below the winner's (re-measured in the same run), and the confidence intervals apart
+// (the challenger's upper bound below the winner's lower bound). Re-tuning an unchanged
+// kernel therefore does not churn the lockfile.
+[[nodiscard]] bool should_replace(const Measured& locked, const Measured& challenger,
+                                  const ReplaceRule& rule = {});
+
+// --- merging ----------------------------------------------------------------------------
+
+struct MergeConflict {
+  std::string kernel_id;
+  std::string arch;    // empty when the whole kernel conflicted (different sources)
+  std::string device;
+  std::string resolution;  // what was kept and why, one line
+};
+
+struct MergeOptions {
+  // The hash of a kernel's source as it is now (by the `source` path), when known.
+  std::function<std::optional<std::string>(const std::string& source)> current_source_hash;
+};
+
+struct MergeResult {
+  Lockfile merged;
+  std::vector<MergeConflict> conflicts;
+};
+
+// Merges `incoming` into `base`. The rule:
+//  - A kernel on one side only is taken as is.
+//  - Same source (source_hash and variant equal): the union of the entries. Where both
+//    sides lock the same kernel / arch / device with different params, the lower time_us
+//    wins (an entry with a time beats one without; a tie keeps base's), and it is reported.
+//    Equal params keep base's entry unchanged. When both sides mark different devices of
+//    one architecture as default, base's mark stays (reported).
+//  - Different sources: entries measured on different sources are not comparable and a
+//    kernel's entries must all belong to the source its source_hash names, so one side's
+//    kernel is kept whole: the side whose source_hash matches the current source (when
+//    `current_source_hash` knows it), otherwise `incoming` (the newer file: `merge` takes
+//    its inputs oldest first). The dropped side's entries are reported.
+[[nodiscard]] MergeResult merge(const Lockfile& base, const Lockfile& incoming,
+                                const MergeOptions& options = {});
+
+}  // namespace kev

@@ -1,0 +1,83 @@
+#pragma once
+// A device that loads a compiled kernel, runs it on every problem of its spec, verifies it
+// against a reference kernel and times it (DESIGN.md section 3). Implemented by the CUDA
+// driver-API runner (in a worker process) and by fakes in tests.
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/device.h"
+#include "core/evaluation.h"
+#include "core/result.h"
+#include "core/spec.h"
+
+namespace kev {
+
+// A compiled image and the symbol to launch from it.
+struct KernelImage {
+  std::string image;     // CUBIN (or PTX) bytes
+  std::string function;  // symbol name, as cuModuleGetFunction wants it
+};
+
+struct TimingOptions {
+  int warmup_runs = 2;
+  int min_runs = 20;
+  int max_runs = 400;
+  double min_seconds = 0.015;  // keep timing until both min_runs and min_seconds are reached
+  double max_seconds = 1.0;
+  int verify_rounds = 2;       // verification rounds before timing, each with fresh inputs
+  bool flush_l2 = true;        // cold L2 before every timed launch
+  // Launches shorter than this are timed in batches over rotating buffer sets > 4x L2.
+  double batch_below_us = 20.0;
+  double incumbent_us = 0.0;   // best time so far (0 = none): lets timing stop early
+  double early_stop_ratio = 1.3;
+  double ceiling_margin = 1.10;  // faster than ceiling * margin: rejected as suspicious
+  std::uint64_t seed = 1;
+  double timeout_seconds = 20.0;  // one evaluation, all problems (watchdog)
+};
+
+struct RunRequest {
+  KernelSpec spec;         // args, launch, tolerance, metrics, problems, validate
+  ParamSet params;         // the candidate's parameter values (empty for the baseline)
+  KernelImage candidate;
+  KernelImage reference;   // run on the same inputs; its outputs are the truth
+  // The reference's parameter values (launch geometry): the source's defaults.
+  ParamSet reference_params;
+  TimingOptions timing;
+  bool time_it = true;     // false: verify only
+};
+
+struct ProblemResult {
+  std::string problem;  // "rows=4096,cols=8192"
+  bool timed = false;   // a `problems` shape (timed) or a `validate` shape (verified only)
+  Disposition disposition = Disposition::passed;
+  std::optional<double> time_us;
+  std::optional<double> ci_low_us;
+  std::optional<double> ci_high_us;
+  std::vector<double> samples_us;
+  std::optional<double> gbps;            // metrics.bytes / time
+  std::optional<double> copy_fraction;   // gbps / measured copy bandwidth
+  bool stopped_early = false;            // clearly slower than the incumbent
+  std::string detail;
+};
+
+struct RunReport {
+  Outcome outcome;
+  std::vector<ProblemResult> problems;
+  int sm_clock_mhz_before = 0;  // 0 = no live clock source
+  int sm_clock_mhz_after = 0;
+  std::string warnings;         // throttling and the like
+  bool context_lost = false;    // the device context is unusable: the worker must restart
+};
+
+class Runner {
+ public:
+  virtual ~Runner() = default;
+  // The device, with its bandwidth ceilings (measured on the first call, then cached).
+  virtual Result<DeviceInfo> device_info() = 0;
+  // Never throws; every failure is a disposition in the report.
+  virtual RunReport run(const RunRequest& request) = 0;
+};
+
+}  // namespace kev

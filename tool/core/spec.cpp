@@ -1,0 +1,78 @@
+#include "core/spec.h"
+
+#include <array>
+
+namespace kev {
+namespace {
+
+struct TypeInfo {
+  ScalarType type;
+  std::size_t size;
+  const char* cuda;
+};
+
+constexpr std::array<TypeInfo, 12> kTypes{{
+    {ScalarType::f16, 2, "__half"},
+    {ScalarType::bf16, 2, "__nv_bfloat16"},
+    {ScalarType::f32, 4, "float"},
+    {ScalarType::f64, 8, "double"},
+    {ScalarType::i8, 1, "int8_t"},
+    {ScalarType::i16, 2, "int16_t"},
+    {ScalarType::i32, 4, "int32_t"},
+    {ScalarType::i64, 8, "int64_t"},
+    {ScalarType::u8, 1, "uint8_t"},
+    {ScalarType::u16, 2, "uint16_t"},
+    {ScalarType::u32, 4, "uint32_t"},
+    {ScalarType::u64, 8, "uint64_t"},
+}};
+
+const TypeInfo& info(ScalarType t) { return kTypes[static_cast<std::size_t>(t)]; }
+
+}  // namespace
+
+std::size_t size_of(ScalarType t) { return info(t).size; }
+
+const char* cuda_name(ScalarType t) { return info(t).cuda; }
+
+std::optional<ScalarType> parse_scalar_type(std::string_view text) {
+  struct Alias {
+    std::string_view name;
+    ScalarType type;
+  };
+  static constexpr std::array<Alias, 24> kAliases{{
+      {"float", ScalarType::f32},     {"double", ScalarType::f64},
+      {"half", ScalarType::f16},      {"__half", ScalarType::f16},
+      {"bfloat16", ScalarType::bf16}, {"__nv_bfloat16", ScalarType::bf16},
+      {"int8", ScalarType::i8},       {"int16", ScalarType::i16},
+      {"int32", ScalarType::i32},     {"int64", ScalarType::i64},
+      {"int", ScalarType::i32},       {"uint8", ScalarType::u8},
+      {"uint16", ScalarType::u16},    {"uint32", ScalarType::u32},
+      {"uint64", ScalarType::u64},    {"int8_t", ScalarType::i8},
+      {"int16_t", ScalarType::i16},   {"int32_t", ScalarType::i32},
+      {"int64_t", ScalarType::i64},   {"uint8_t", ScalarType::u8},
+      {"uint16_t", ScalarType::u16},  {"uint32_t", ScalarType::u32},
+      {"uint64_t", ScalarType::u64},  {"unsigned", ScalarType::u32},
+  }};
+  for (const auto& a : kAliases) {
+    if (a.name == text) return a.type;
+  }
+  return std::nullopt;
+}
+
+std::string Problem::to_string() const {
+  std::string s;
+  for (const auto& [name, value] : dims) {
+    if (!s.empty()) s += ',';
+    s += name + "=" + std::to_string(value);
+  }
+  return s;
+}
+
+const ParamSpec* KernelSpec::param(std::string_view name) const {
+  for (const auto& p : params) {
+    if (p.name == name) return &p;
+  }
+  return nullptr;
+}
+
+}  // namespace kev

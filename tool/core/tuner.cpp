@@ -1,0 +1,102 @@
+#include "core/tuner.h"
+
+#include <charconv>
+#include <deque>
+
+namespace kev {
+
+namespace {
+
+void account(TuneResult& result, const Evaluation& e) {
+  ++result.counts[e.outcome.disposition];
+  ++result.evaluations;
+  if (e.outcome.passed() && e.outcome.time_us &&
+      (!result.best || *e.outcome.time_us < *result.best->outcome.time_us))
+    result.best = e;
+  result.history.push_back(e);
+}
+
+}  // namespace
+
+TuneResult run_tuner(TuneRequest request) {
+  using Clock = std::chrono::steady_clock;
+  const auto start = Clock::now();
+  auto elapsed = [&] { return std::chrono::duration<double>(Clock::now() - start).count(); };
+  TuneResult result;
+  for (const auto& e : request.prior) {
+    request.strategy->tell(e.point, e.outcome);
+    account(result, e);
+  }
+  if (result.best && result.best->outcome.time_us)
+    request.evaluator->set_incumbent_us(*result.best->outcome.time_us);
+
+  auto budget_left = [&] {
+    if (request.budget.evaluations && result.evaluations >= *request.budget.evaluations) return false;
+    if (request.budget.wall && elapsed() >= request.budget.wall->count()) {
+      result.out_of_time = true;
+      return false;
+    }
+    return true;
+  };
+  auto remaining = [&]() -> std::uint64_t {
+    return request.budget.evaluations ? *request.budget.evaluations - result.evaluations
+                                      : UINT64_MAX;
+  };
+
+  std::deque<Point> pending;  // asked, not yet evaluated
+  bool strategy_done = false;
+  auto fill = [&](std::size_t want) {
+    while (!strategy_done && pending.size() < want && pending.size() < remaining()) {
+      auto p = request.strategy->ask();
+      if (!p) {
+        strategy_done = true;
+        break;
+      }
+      pending.push_back(std::move(*p));
+    }
+  };
+
+  while (budget_left()) {
+    fill(1 + request.lookahead);
+    if (pending.empty()) {
+      result.exhausted = strategy_done;
+      break;
+    }
+    if (request.lookahead > 0) request.evaluator->prefetch({pending.begin(), pending.end()});
+    Point p = std::move(pending.front());
+    pending.pop_front();
+    Evaluation e{p, request.evaluator->evaluate(p), 0.0};
+    e.elapsed_s = elapsed();
+    request.strategy->tell(e.point, e.outcome);
+    const bool improved = e.outcome.passed() && e.outcome.time_us &&
+                          (!result.best || *e.outcome.time_us < *result.best->outcome.time_us);
+    account(result, e);
+    ++result.new_evaluations;
+    if (improved) request.evaluator->set_incumbent_us(*e.outcome.time_us);
+    if (request.observer)
+      request.observer(result.history.back(), result.evaluations - 1,
+                       result.best ? &*result.best : nullptr);
+  }
+  result.elapsed_s = elapsed();
+  return result;
+}
+
+Result<std::chrono::duration<double>> parse_duration(std::string_view text) {
+  double value = 0;
+  const char* begin = text.data();
+  const char* end = text.data() + text.size();
+  const auto [ptr, ec] = std::from_chars(begin, end, value);
+  if (ec != std::errc() || ptr == begin || value < 0)
+    return make_error("invalid duration '" + std::string(text) + "' (expected e.g. 90s, 5m, 1h)");
+  const std::string_view unit(ptr, static_cast<std::size_t>(end - ptr));
+  double scale = 0;
+  if (unit.empty() || unit == "s") scale = 1;
+  else if (unit == "ms") scale = 1e-3;
+  else if (unit == "m" || unit == "min") scale = 60;
+  else if (unit == "h") scale = 3600;
+  else
+    return make_error("invalid duration unit in '" + std::string(text) + "' (expected ms, s, m or h)");
+  return std::chrono::duration<double>(value * scale);
+}
+
+}  // namespace kev

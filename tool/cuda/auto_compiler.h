@@ -1,0 +1,25 @@
+#pragma once
+// Sends each request to the compiler it needs: nvcc when the request says the source holds
+// host code or the text shows some (source_kind.h), NVRTC otherwise.
+#include <string>
+
+#include "core/compiler.h"
+
+namespace kev::cuda {
+
+class AutoCompiler final : public Compiler {
+ public:
+  // Both must be thread-safe and outlive this object.
+  AutoCompiler(Compiler& device_only, Compiler& with_host_code);
+  CompileOutput compile(const CompileRequest& request) override;
+  // "nvrtc 13.0 + nvcc 13.0.88": a change in either changes the cache key.
+  [[nodiscard]] std::string identity() const override;
+  // Which one `request` goes to.
+  [[nodiscard]] Compiler& route(const CompileRequest& request) const;
+
+ private:
+  Compiler& device_only_;
+  Compiler& with_host_code_;
+};
+
+}  // namespace kev::cuda

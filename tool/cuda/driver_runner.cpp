@@ -1,0 +1,751 @@
+#include "cuda/driver_runner.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <cstring>
+#include <fstream>
+#include <functional>
+#include <sstream>
+#include <thread>
+
+#include "core/poison.h"
+#include "core/scalar_codec.h"
+#include "core/stats.h"
+#include "core/verify.h"
+#include "cuda/driver.h"
+#include "cuda/nvml_clock.h"
+
+namespace kev::cuda {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+enum class Role { input, const_input, output, inout, scratch, scalar };
+
+Role role_of(const ArgSpec& a) {
+  if (!a.pointer) return Role::scalar;
+  if (a.scratch) return Role::scratch;
+  if (a.output) return Role::output;
+  if (a.inout) return Role::inout;
+  return a.is_const ? Role::const_input : Role::input;
+}
+bool has_input(Role r) { return r == Role::input || r == Role::const_input || r == Role::inout; }
+bool is_compared(Role r) { return r == Role::output || r == Role::inout; }
+
+std::uint64_t mix(std::uint64_t a, std::uint64_t b) {
+  std::uint64_t z = a * 0x9E3779B97F4A7C15ull + b + 0x632BE59BD9B4E019ull;
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  return z ^ (z >> 31);
+}
+
+std::uint64_t fnv1a(const std::string& s) {
+  std::uint64_t h = 1469598103934665603ull;
+  for (unsigned char c : s) h = (h ^ c) * 1099511628211ull;
+  return h;
+}
+
+std::string params_text(const ParamSet& params) {
+  std::string s;
+  for (const auto& [k, v] : params) s += k + "=" + v.to_string() + ",";
+  return s;
+}
+
+// Where a failure leaves the run.
+struct Failure {
+  Disposition disposition = Disposition::passed;
+  std::string detail;
+  bool context_lost = false;
+  explicit operator bool() const { return disposition != Disposition::passed; }
+};
+
+Failure fail(Disposition d, std::string detail, bool lost = false) {
+  return Failure{d, std::move(detail), lost};
+}
+
+class Module {
+ public:
+  ~Module() {
+    if (module_ && !leak_) cuModuleUnload(module_);
+  }
+  bool leak_ = false;  // set when the context is lost: unloading would wait on the device
+  CUresult load(const std::string& image) { return cuModuleLoadData(&module_, image.data()); }
+  CUresult function(const std::string& name, CUfunction* fn) {
+    return cuModuleGetFunction(fn, module_, name.c_str());
+  }
+
+ private:
+  CUmodule module_ = nullptr;
+};
+
+std::string read_driver_version() {
+  if (std::string v = nvml_driver_version(); !v.empty()) return v;
+  std::ifstream in("/proc/driver/nvidia/version");
+  std::string line;
+  if (!std::getline(in, line)) return {};
+  // "NVRM version: NVIDIA UNIX Open Kernel Module for x86_64  580.159.04  Release Build ..."
+  std::istringstream words(line);
+  std::string w;
+  while (words >> w) {
+    const bool version = !w.empty() && std::isdigit(static_cast<unsigned char>(w[0])) &&
+                         w.find('.') != std::string::npos &&
+                         w.find_first_not_of("0123456789.") == std::string::npos;
+    if (version) return w;
+  }
+  return {};
+}
+
+}  // namespace
+
+// One kernel on one problem shape: buffers, verification rounds, timing.
+class ShapeRun {
+ public:
+  ShapeRun(DriverRunner& runner, const RunRequest& request, CUfunction candidate,
+           CUfunction reference, const Problem& problem, std::size_t shape_index,
+           Clock::time_point deadline)
+      : r_(runner), req_(request), candidate_(candidate), reference_(reference),
+        problem_(problem), shape_index_(shape_index), deadline_(deadline) {}
+
+  ProblemResult run(bool timed);
+  ~ShapeRun() {
+    if (context_lost)  // freeing would wait for a kernel that may never finish
+      for (auto& b : work_) b.leak();
+  }
+  bool context_lost = false;
+
+ private:
+  enum class Fill { poison, decoy };
+  Failure setup();
+  Failure ensure_round(std::size_t round);
+  Failure prepare(std::size_t round, Fill fill);
+  Failure launch(CUfunction fn, const ResolvedProblem& layout);
+  Failure wait(const char* what);
+  Failure verify_round(std::size_t round, Fill fill);
+  Failure check_outputs(std::size_t round, Fill fill, const std::string& when);
+  Failure check_const(std::size_t round, const std::string& when);
+  Failure time(ProblemResult& out, std::size_t round);
+  Result<CompareCounters> compare(CUdeviceptr expected, CUdeviceptr got, std::size_t count,
+                                  ScalarType type, const Tolerance& tol, bool check_poison);
+  Failure after_launch(CUresult r, const char* what);
+
+  DriverRunner& r_;
+  const RunRequest& req_;
+  CUfunction candidate_;
+  CUfunction reference_;
+  const Problem& problem_;
+  std::size_t shape_index_;
+  Clock::time_point deadline_;
+  ResolvedProblem layout_;
+  DriverRunner::ShapeData* data_ = nullptr;
+  std::vector<GuardedBuffer> work_;
+  std::vector<CUdeviceptr> pointer_values_;
+};
+
+Failure ShapeRun::after_launch(CUresult r, const char* what) {
+  if (r == CUDA_SUCCESS) return {};
+  const bool lost = is_context_fatal(r);
+  context_lost = context_lost || lost;
+  return fail(lost ? Disposition::crashed : Disposition::launch_failed,
+              std::string(what) + ": " + driver_error(r), lost);
+}
+
+Failure ShapeRun::wait(const char* what) {
+  for (;;) {
+    const CUresult q = cuStreamQuery(r_.stream_);
+    if (q == CUDA_SUCCESS) return {};
+    if (q != CUDA_ERROR_NOT_READY) return after_launch(q, what);
+    if (Clock::now() > deadline_) {
+      context_lost = true;  // the kernel is still running: only a new process gets the GPU back
+      return fail(Disposition::timeout,
+                  std::string(what) + ": still running after " +
+                      std::to_string(req_.timing.timeout_seconds) + " s",
+                  true);
+    }
+    std::this_thread::sleep_for(std::chrono::microseconds(50));
+  }
+}
+
+Failure ShapeRun::launch(CUfunction fn, const ResolvedProblem& layout) {
+  const auto& spec = req_.spec;
+  std::vector<void*> params(spec.args.size());
+  pointer_values_.assign(spec.args.size(), 0);
+  for (std::size_t i = 0; i < spec.args.size(); ++i) {
+    if (spec.args[i].pointer) {
+      pointer_values_[i] = work_[i].data();
+      params[i] = &pointer_values_[i];
+    } else {
+      params[i] = const_cast<unsigned char*>(layout.args[i].scalar.data());
+    }
+  }
+  const auto& l = layout.launch;
+  if (l.shared_bytes > 48 * 1024) {
+    CUresult r = cuFuncSetAttribute(fn, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                                    static_cast<int>(l.shared_bytes));
+    if (r != CUDA_SUCCESS) return after_launch(r, "shared memory request refused");
+  }
+  const CUresult r = cuLaunchKernel(fn, l.grid[0], l.grid[1], l.grid[2], l.block[0], l.block[1],
+                                    l.block[2], l.shared_bytes, r_.stream_, params.data(), nullptr);
+  return after_launch(r, "launch");
+}
+
+Failure ShapeRun::setup() {
+  auto layout = resolve_problem(req_.spec, req_.params, problem_);
+  if (!layout) return fail(Disposition::invalid, layout.error().to_string());
+  layout_ = std::move(layout).value();
+  const std::string key = problem_.to_string();
+  auto [it, fresh] = r_.shapes_.try_emplace(key);
+  data_ = &it->second;
+  if (fresh) {
+    auto ref_layout = resolve_problem(req_.spec, req_.reference_params, problem_);
+    if (!ref_layout) return fail(Disposition::invalid, "reference: " + ref_layout.error().to_string());
+    data_->reference_layout = std::move(ref_layout).value();
+  }
+  for (std::size_t i = 0; i < req_.spec.args.size(); ++i) {
+    if (!req_.spec.args[i].pointer) continue;
+    if (layout_.args[i].bytes != data_->reference_layout.args[i].bytes)
+      return fail(Disposition::invalid, "argument '" + req_.spec.args[i].name +
+                                            "' has a different size for this configuration than "
+                                            "for the reference");
+  }
+  work_.resize(req_.spec.args.size());
+  for (std::size_t i = 0; i < req_.spec.args.size(); ++i) {
+    if (!req_.spec.args[i].pointer) continue;
+    if (CUresult e = work_[i].allocate(layout_.args[i].bytes); e != CUDA_SUCCESS)
+      return fail(Disposition::invalid, "cannot allocate '" + req_.spec.args[i].name + "' (" +
+                                            std::to_string(layout_.args[i].bytes) + " bytes): " +
+                                            driver_error(e));
+  }
+  return {};
+}
+
+Failure ShapeRun::ensure_round(std::size_t round) {
+  auto& rounds = data_->rounds;
+  while (rounds.size() <= round) {
+    const std::size_t index = rounds.size();
+    DriverRunner::RoundData rd;
+    rd.inputs.resize(req_.spec.args.size());
+    rd.expected.resize(req_.spec.args.size());
+    const auto& ref = data_->reference_layout;
+    for (std::size_t i = 0; i < req_.spec.args.size(); ++i) {
+      const ArgSpec& a = req_.spec.args[i];
+      if (!has_input(role_of(a))) continue;
+      const auto n = static_cast<std::uint64_t>(ref.args[i].count);
+      if (CUresult e = rd.inputs[i].allocate(ref.args[i].bytes); e != CUDA_SUCCESS)
+        return fail(Disposition::invalid, "cannot allocate inputs: " + driver_error(e));
+      CUdeviceptr dst = rd.inputs[i].get();
+      int type = static_cast<int>(a.type);
+      int kind = static_cast<int>(a.init);
+      double low = a.init_low;
+      double value = a.init_value;
+      std::uint64_t seed = mix(mix(req_.timing.seed, shape_index_ * 1000 + index), i);
+      void* params[] = {&dst, const_cast<std::uint64_t*>(&n), &type, &kind, &low, &value, &seed};
+      const unsigned blocks = static_cast<unsigned>(std::clamp<std::uint64_t>((n + 255) / 256, 1, 4096));
+      if (CUresult e = cuLaunchKernel(r_.helpers_->fill, blocks, 1, 1, 256, 1, 1, 0, r_.stream_,
+                                      params, nullptr);
+          e != CUDA_SUCCESS)
+        return after_launch(e, "input generation");
+    }
+    rounds.push_back(std::move(rd));
+    // The reference runs on the candidate's buffers (same sizes), before the candidate.
+    // A round is kept only once its expected outputs are complete.
+    auto run_reference = [&]() -> Failure {
+      if (Failure f = prepare(index, Fill::poison)) return f;
+      if (Failure f = launch(reference_, ref)) {
+        f.detail = "reference kernel: " + f.detail;
+        f.disposition = f.context_lost ? Disposition::crashed : Disposition::invalid;
+        return f;
+      }
+      if (Failure f = wait("reference kernel")) return f;
+      for (std::size_t i = 0; i < req_.spec.args.size(); ++i) {
+        if (!is_compared(role_of(req_.spec.args[i]))) continue;
+        auto& e = rounds.back().expected[i];
+        if (CUresult c = e.allocate(ref.args[i].bytes); c != CUDA_SUCCESS)
+          return fail(Disposition::invalid, "cannot allocate reference outputs: " + driver_error(c));
+        if (CUresult c = cuMemcpyDtoDAsync(e.get(), work_[i].data(), ref.args[i].bytes, r_.stream_);
+            c != CUDA_SUCCESS)
+          return after_launch(c, "copy of reference outputs");
+      }
+      return wait("reference outputs");
+    };
+    if (Failure f = run_reference()) {
+      rounds.pop_back();
+      return f;
+    }
+  }
+  if (data_->decoys.empty()) {
+    data_->decoys.resize(req_.spec.args.size());
+    for (std::size_t i = 0; i < req_.spec.args.size(); ++i) {
+      const ArgSpec& a = req_.spec.args[i];
+      if (role_of(a) != Role::output) continue;
+      const auto n = static_cast<std::uint64_t>(layout_.args[i].count);
+      if (CUresult e = data_->decoys[i].allocate(layout_.args[i].bytes); e != CUDA_SUCCESS)
+        return fail(Disposition::invalid, "cannot allocate decoys: " + driver_error(e));
+      CUdeviceptr dst = data_->decoys[i].get();
+      int type = static_cast<int>(a.type);
+      int kind = kFillDecoy;
+      double zero = 0.0;
+      std::uint64_t seed = mix(req_.timing.seed ^ 0xdec0ull, shape_index_ * 131 + i);
+      void* params[] = {&dst, const_cast<std::uint64_t*>(&n), &type, &kind, &zero, &zero, &seed};
+      const unsigned blocks = static_cast<unsigned>(std::clamp<std::uint64_t>((n + 255) / 256, 1, 4096));
+      if (CUresult e = cuLaunchKernel(r_.helpers_->fill, blocks, 1, 1, 256, 1, 1, 0, r_.stream_,
+                                      params, nullptr);
+          e != CUDA_SUCCESS)
+        return after_launch(e, "decoy generation");
+    }
+  }
+  return {};
+}
+
+Failure ShapeRun::prepare(std::size_t round, Fill fill) {
+  const auto& rd = data_->rounds[round];
+  for (std::size_t i = 0; i < req_.spec.args.size(); ++i) {
+    const ArgSpec& a = req_.spec.args[i];
+    const Role role = role_of(a);
+    if (role == Role::scalar) continue;
+    CUresult e = work_[i].fill_guards(r_.stream_);
+    const std::size_t bytes = work_[i].bytes();
+    if (e == CUDA_SUCCESS && has_input(role))
+      e = cuMemcpyDtoDAsync(work_[i].data(), rd.inputs[i].get(), bytes, r_.stream_);
+    if (e == CUDA_SUCCESS && role == Role::output) {
+      if (fill == Fill::decoy && !data_->decoys.empty() && data_->decoys[i].get())
+        e = cuMemcpyDtoDAsync(work_[i].data(), data_->decoys[i].get(), bytes, r_.stream_);
+      else
+        e = fill_word(work_[i].data(), bytes, poison_word(a.type), size_of(a.type), r_.stream_);
+    }
+    if (e == CUDA_SUCCESS && role == Role::scratch) e = cuMemsetD8Async(work_[i].data(), 0, bytes, r_.stream_);
+    if (e != CUDA_SUCCESS) return after_launch(e, "preparing arguments");
+  }
+  return {};
+}
+
+Result<CompareCounters> ShapeRun::compare(CUdeviceptr expected, CUdeviceptr got,
+                                          std::size_t count, ScalarType type,
+                                          const Tolerance& tol, bool check_poison) {
+  CompareCounters init;
+  CUdeviceptr counters = r_.counters_.get();
+  if (CUresult e = cuMemcpyHtoDAsync(counters, &init, sizeof init, r_.stream_); e != CUDA_SUCCESS)
+    return make_error(driver_error(e));
+  std::uint64_t n = count;
+  int t = static_cast<int>(type);
+  double rtol = tol.rtol;
+  double atol = tol.atol;
+  unsigned poison = poison_word(type);
+  int check = check_poison ? 1 : 0;
+  void* params[] = {&expected, &got, &n, &t, &rtol, &atol, &poison, &check, &counters};
+  const unsigned blocks = static_cast<unsigned>(std::clamp<std::uint64_t>((n + 255) / 256, 1, 2048));
+  if (CUresult e = cuLaunchKernel(r_.helpers_->compare, blocks, 1, 1, 256, 1, 1, 0, r_.stream_,
+                                  params, nullptr);
+      e != CUDA_SUCCESS)
+    return make_error(driver_error(e));
+  CompareCounters out;
+  if (CUresult e = cuMemcpyDtoHAsync(&out, counters, sizeof out, r_.stream_); e != CUDA_SUCCESS)
+    return make_error(driver_error(e));
+  if (CUresult e = cuStreamSynchronize(r_.stream_); e != CUDA_SUCCESS) {
+    context_lost = context_lost || is_context_fatal(e);
+    return make_error(driver_error(e));
+  }
+  return out;
+}
+
+Failure ShapeRun::check_outputs(std::size_t round, Fill fill, const std::string& when) {
+  const auto& rd = data_->rounds[round];
+  for (std::size_t i = 0; i < req_.spec.args.size(); ++i) {
+    const ArgSpec& a = req_.spec.args[i];
+    const Role role = role_of(a);
+    if (role == Role::scalar) continue;
+    if (std::string g = work_[i].check_guards(); !g.empty())
+      return fail(Disposition::incorrect, when + ": argument '" + a.name + "': " + g);
+    if (!is_compared(role)) continue;
+    const auto count = static_cast<std::size_t>(layout_.args[i].count);
+    const Tolerance tol = tolerance_for(a.type, req_.spec.tolerance);
+    auto c = compare(rd.expected[i].get(), work_[i].data(), count, a.type, tol,
+                     fill == Fill::poison && role == Role::output);
+    if (!c) return fail(context_lost ? Disposition::crashed : Disposition::invalid,
+                        when + ": comparison failed: " + c.error().message, context_lost);
+    if (c->mismatches == 0) continue;
+    // The first wrong element, read back for the message.
+    const std::size_t size = size_of(a.type);
+    unsigned char want[8] = {};
+    unsigned char have[8] = {};
+    (void)cuMemcpyDtoH(want, rd.expected[i].get() + c->first_bad * size, size);
+    (void)cuMemcpyDtoH(have, work_[i].data() + c->first_bad * size, size);
+    double max_err = 0.0;
+    std::memcpy(&max_err, &c->max_abs_error_bits, sizeof max_err);
+    std::ostringstream os;
+    os.precision(9);
+    os << when << ": output '" << a.name << "': " << c->mismatches << " of " << count
+       << " elements wrong";
+    if (c->unwritten) os << " (" << c->unwritten << " never written)";
+    if (c->non_finite) os << " (" << c->non_finite << " NaN/Inf where the reference is finite)";
+    os << "; first at [" << c->first_bad << "]: got " << load_element(a.type, have, 0)
+       << ", expected " << load_element(a.type, want, 0) << "; max abs error " << max_err
+       << " (rtol " << tol.rtol << ", atol " << tol.atol << ")";
+    return fail(Disposition::incorrect, os.str());
+  }
+  return {};
+}
+
+Failure ShapeRun::check_const(std::size_t round, const std::string& when) {
+  const auto& rd = data_->rounds[round];
+  for (std::size_t i = 0; i < req_.spec.args.size(); ++i) {
+    const ArgSpec& a = req_.spec.args[i];
+    if (role_of(a) != Role::const_input) continue;
+    auto c = compare(rd.inputs[i].get(), work_[i].data(), work_[i].bytes(), ScalarType::u8,
+                     Tolerance{0.0, 0.0}, false);
+    if (!c) return fail(context_lost ? Disposition::crashed : Disposition::invalid,
+                        when + ": comparison failed: " + c.error().message, context_lost);
+    if (c->mismatches > 0)
+      return fail(Disposition::incorrect,
+                  when + ": const input '" + a.name + "' was modified (" +
+                      std::to_string(c->mismatches) + " bytes changed, first at byte " +
+                      std::to_string(c->first_bad) + ")");
+  }
+  return {};
+}
+
+Failure ShapeRun::verify_round(std::size_t round, Fill fill) {
+  if (Failure f = ensure_round(round)) return f;
+  if (Failure f = prepare(round, fill)) return f;
+  if (Failure f = launch(candidate_, layout_)) return f;
+  if (Failure f = wait("kernel")) return f;
+  std::string when = "problem " + problem_.to_string() + ", verification round " +
+                     std::to_string(round + 1) +
+                     (fill == Fill::decoy ? " (outputs pre-filled with finite decoys)" : "");
+  if (Failure f = check_outputs(round, fill, when)) return f;
+  return check_const(round, when);
+}
+
+// `round`: the verification round whose inputs the buffers hold.
+Failure ShapeRun::time(ProblemResult& out, std::size_t round) {
+  const TimingOptions& t = req_.timing;
+  const auto& rd = data_->rounds[round];
+  auto reset = [&]() -> CUresult {
+    CUresult e = CUDA_SUCCESS;
+    if (t.flush_l2 && r_.flush_.get())
+      e = cuMemsetD32Async(r_.flush_.get(), 0x13572468u, r_.flush_.bytes() / 4, r_.stream_);
+    for (std::size_t i = 0; i < req_.spec.args.size() && e == CUDA_SUCCESS; ++i) {
+      const ArgSpec& a = req_.spec.args[i];
+      const Role role = role_of(a);
+      if (role == Role::output)
+        e = fill_word(work_[i].data(), work_[i].bytes(), poison_word(a.type), size_of(a.type), r_.stream_);
+      else if (role == Role::inout)
+        e = cuMemcpyDtoDAsync(work_[i].data(), rd.inputs[i].get(), work_[i].bytes(), r_.stream_);
+      else if (role == Role::scratch)
+        e = cuMemsetD8Async(work_[i].data(), 0, work_[i].bytes(), r_.stream_);
+    }
+    return e;
+  };
+  for (int w = 0; w < t.warmup_runs; ++w) {
+    if (CUresult e = reset(); e != CUDA_SUCCESS) return after_launch(e, "warm-up");
+    if (Failure f = launch(candidate_, layout_)) return f;
+  }
+  if (Failure f = wait("warm-up")) return f;
+
+  constexpr int kBatch = 8;
+  if (r_.events_.size() < 2 * kBatch) {
+    while (r_.events_.size() < 2 * kBatch) {
+      CUevent ev = nullptr;
+      if (CUresult e = cuEventCreate(&ev, CU_EVENT_DEFAULT); e != CUDA_SUCCESS)
+        return after_launch(e, "event creation");
+      r_.events_.push_back(ev);
+    }
+  }
+  std::vector<double> samples;
+  const auto start = Clock::now();
+  for (;;) {
+    for (int b = 0; b < kBatch; ++b) {
+      if (CUresult e = reset(); e != CUDA_SUCCESS) return after_launch(e, "timing");
+      cuEventRecord(r_.events_[2 * b], r_.stream_);
+      if (Failure f = launch(candidate_, layout_)) return f;
+      cuEventRecord(r_.events_[2 * b + 1], r_.stream_);
+    }
+    if (Failure f = wait("timed run")) return f;
+    for (int b = 0; b < kBatch; ++b) {
+      float ms = 0.0f;
+      if (CUresult e = cuEventElapsedTime(&ms, r_.events_[2 * b], r_.events_[2 * b + 1]); e != CUDA_SUCCESS)
+        return after_launch(e, "event timing");
+      samples.push_back(static_cast<double>(ms) * 1000.0);
+    }
+    const double elapsed = std::chrono::duration<double>(Clock::now() - start).count();
+    const auto n = static_cast<int>(samples.size());
+    if (t.incumbent_us > 0.0 && n >= kBatch &&
+        stats::median(samples) > t.incumbent_us * t.early_stop_ratio) {
+      out.stopped_early = true;
+      break;
+    }
+    if ((n >= t.min_runs && elapsed >= t.min_seconds) || n >= t.max_runs || elapsed >= t.max_seconds)
+      break;
+  }
+  out.time_us = stats::median(samples);
+  const auto ci = stats::bootstrap_median_ci(samples, {0.95, 1000, t.seed});
+  out.ci_low_us = ci.low;
+  out.ci_high_us = ci.high;
+  out.samples_us = std::move(samples);
+  // A kernel that wrote into its const inputs during the timed runs.
+  return check_const(round, "problem " + problem_.to_string() + ", after timing");
+}
+
+ProblemResult ShapeRun::run(bool timed) {
+  ProblemResult out;
+  out.problem = problem_.to_string();
+  out.timed = timed;
+  auto finish = [&](Failure f) {
+    out.disposition = f.disposition;
+    out.detail = std::move(f.detail);
+    context_lost = context_lost || f.context_lost;
+    return out;
+  };
+  if (Failure f = setup()) return finish(f);
+  const int rounds = std::max(2, req_.timing.verify_rounds);
+  for (int round = 0; round < rounds; ++round) {
+    const Fill fill = round % 2 == 1 ? Fill::decoy : Fill::poison;
+    if (Failure f = verify_round(static_cast<std::size_t>(round), fill)) return finish(f);
+  }
+  if (!timed) return out;
+  if (Failure f = time(out, static_cast<std::size_t>(rounds - 1))) return finish(f);
+  // Verify again after timing, on fresh inputs, from poisoned outputs.
+  if (Failure f = verify_round(static_cast<std::size_t>(rounds), Fill::poison)) {
+    f.detail += " (after timing)";
+    return finish(f);
+  }
+  if (layout_.bytes && out.time_us && *out.time_us > 0.0) {
+    const double gbps = static_cast<double>(*layout_.bytes) / (*out.time_us * 1e-6) / 1e9;
+    out.gbps = gbps;
+    if (r_.info_.copy_gbps > 0.0) out.copy_fraction = gbps / r_.info_.copy_gbps;
+    const double ceiling = std::max(r_.info_.copy_gbps, r_.info_.read_gbps);
+    if (ceiling > 0.0 && gbps > ceiling * req_.timing.ceiling_margin) {
+      std::ostringstream os;
+      os.precision(4);
+      os << "suspicious: " << gbps << " GB/s from metrics.bytes is above the device's measured "
+         << "ceiling " << ceiling << " GB/s (margin " << req_.timing.ceiling_margin
+         << "): the time or the byte count is wrong";
+      out.disposition = Disposition::invalid;
+      out.detail = os.str();
+    }
+  }
+  return out;
+}
+
+// ---------------------------------------------------------------------------------------
+
+Result<std::unique_ptr<DriverRunner>> DriverRunner::open(int device_index) {
+  if (!driver_library_found())
+    return make_error("no NVIDIA driver: libcuda.so.1 not found", {}, ExitCode::environment);
+  if (CUresult r = cuInit(0); r != CUDA_SUCCESS)
+    return make_error("no usable CUDA driver (" + driver_error(r) + ")", {}, ExitCode::environment);
+  int count = 0;
+  if (CUresult r = cuDeviceGetCount(&count); r != CUDA_SUCCESS || count == 0)
+    return make_error("no CUDA GPU found", {}, ExitCode::environment);
+  if (device_index < 0 || device_index >= count)
+    return make_error("GPU " + std::to_string(device_index) + " does not exist (" +
+                          std::to_string(count) + " found)",
+                      {}, ExitCode::usage);
+  std::unique_ptr<DriverRunner> r(new DriverRunner());
+  auto check = [](CUresult e, const char* what) -> Status {
+    if (e == CUDA_SUCCESS) return ok_status();
+    return make_error(std::string(what) + ": " + driver_error(e), {}, ExitCode::environment);
+  };
+  if (auto s = check(cuDeviceGet(&r->device_, device_index), "cuDeviceGet"); !s) return s.error();
+  if (auto s = check(cuDevicePrimaryCtxRetain(&r->context_, r->device_), "context"); !s) return s.error();
+  if (auto s = check(cuCtxSetCurrent(r->context_), "context"); !s) return s.error();
+  if (auto s = check(cuStreamCreate(&r->stream_, CU_STREAM_NON_BLOCKING), "stream"); !s) return s.error();
+
+  DeviceInfo& info = r->info_;
+  info.index = device_index;
+  char name[256] = {};
+  cuDeviceGetName(name, sizeof name, r->device_);
+  info.name = name;
+  int major = 0, minor = 0, sms = 0, l2 = 0;
+  cuDeviceGetAttribute(&major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, r->device_);
+  cuDeviceGetAttribute(&minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, r->device_);
+  cuDeviceGetAttribute(&sms, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, r->device_);
+  cuDeviceGetAttribute(&l2, CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE, r->device_);
+  info.arch = "sm_" + std::to_string(major) + std::to_string(minor);
+  info.sms = sms;
+  info.l2_bytes = l2;
+  std::size_t mem = 0;
+  cuDeviceTotalMem(&mem, r->device_);
+  info.memory_bytes = static_cast<std::int64_t>(mem);
+  int version = 0;
+  cuDriverGetVersion(&version);
+  info.cuda_version = std::to_string(version / 1000) + "." + std::to_string((version % 1000) / 10);
+  info.driver_version = read_driver_version();
+
+  auto helpers = HelperKernels::load(info.arch);
+  if (!helpers) return helpers.error();
+  r->helpers_ = std::make_unique<HelperKernels>(std::move(helpers).value());
+  if (auto s = check(r->counters_.allocate(sizeof(CompareCounters)), "allocation"); !s) return s.error();
+  // Writing twice the L2's size between timed launches evicts whatever a kernel left there.
+  if (auto s = check(r->flush_.allocate(static_cast<std::size_t>(std::max(l2, 1 << 20)) * 2), "allocation"); !s)
+    return s.error();
+  return r;
+}
+
+DriverRunner::~DriverRunner() {
+  shapes_.clear();
+  flush_ = DeviceMemory();
+  counters_ = DeviceMemory();
+  for (CUevent e : events_) cuEventDestroy(e);
+  if (helpers_ && helpers_->module) cuModuleUnload(helpers_->module);
+  if (stream_) cuStreamDestroy(stream_);
+  if (context_) cuDevicePrimaryCtxRelease(device_);
+}
+
+void DriverRunner::set_ceilings(double copy_gbps, double read_gbps) {
+  if (copy_gbps > 0.0 && read_gbps > 0.0) {
+    info_.copy_gbps = copy_gbps;
+    info_.read_gbps = read_gbps;
+    ceilings_measured_ = true;
+  }
+}
+
+int DriverRunner::live_sm_clock_mhz() { return nvml_sm_clock_mhz(info_.index).value_or(0); }
+
+Status DriverRunner::measure_ceilings() {
+  const std::size_t bytes = std::min<std::size_t>(std::size_t{1} << 30,
+                                                  static_cast<std::size_t>(info_.memory_bytes / 8));
+  DeviceMemory a, b;
+  CUevent start = nullptr, stop = nullptr;
+  auto fail_with = [](CUresult e, const char* what) {
+    return make_error(std::string("measuring bandwidth: ") + what + ": " + driver_error(e), {},
+                      ExitCode::environment);
+  };
+  if (CUresult e = a.allocate(bytes); e != CUDA_SUCCESS) return fail_with(e, "allocation");
+  if (CUresult e = b.allocate(bytes); e != CUDA_SUCCESS) return fail_with(e, "allocation");
+  cuEventCreate(&start, CU_EVENT_DEFAULT);
+  cuEventCreate(&stop, CU_EVENT_DEFAULT);
+  auto timed = [&](const std::function<CUresult()>& op, std::vector<double>& ms) -> CUresult {
+    for (int i = 0; i < 13; ++i) {
+      cuEventRecord(start, stream_);
+      if (CUresult e = op(); e != CUDA_SUCCESS) return e;
+      cuEventRecord(stop, stream_);
+      if (CUresult e = cuEventSynchronize(stop); e != CUDA_SUCCESS) return e;
+      float t = 0.0f;
+      cuEventElapsedTime(&t, start, stop);
+      if (i >= 3) ms.push_back(t);  // the first three are warm-up
+    }
+    return CUDA_SUCCESS;
+  };
+  std::vector<double> copy_ms, read_ms;
+  CUresult e = cuMemsetD32Async(a.get(), 0x3F800000u, bytes / 4, stream_);
+  if (e == CUDA_SUCCESS)
+    e = timed([&] { return cuMemcpyDtoDAsync(b.get(), a.get(), bytes, stream_); }, copy_ms);
+  if (e == CUDA_SUCCESS) {
+    CUdeviceptr x = a.get();
+    CUdeviceptr sink = b.get();
+    std::uint64_t n4 = bytes / 16;
+    void* params[] = {&x, &n4, &sink};
+    const auto grid = static_cast<unsigned>(info_.sms * 8);
+    e = timed([&] { return cuLaunchKernel(helpers_->read, grid, 1, 1, 256, 1, 1, 0, stream_, params, nullptr); },
+              read_ms);
+  }
+  cuEventDestroy(start);
+  cuEventDestroy(stop);
+  if (e != CUDA_SUCCESS) return fail_with(e, "timing");
+  const double b_ = static_cast<double>(bytes);
+  info_.copy_gbps = 2.0 * b_ / (stats::median(copy_ms) * 1e-3) / 1e9;
+  info_.read_gbps = b_ / (stats::median(read_ms) * 1e-3) / 1e9;
+  ceilings_measured_ = true;
+  return ok_status();
+}
+
+Result<DeviceInfo> DriverRunner::device_info() {
+  if (!ceilings_measured_ && !context_lost_) {
+    if (auto s = measure_ceilings(); !s) return s.error();
+  }
+  auto clock = nvml_sm_clock_mhz(info_.index);
+  info_.sm_clock_mhz = clock.value_or(0);
+  info_.clock_source = clock ? "nvml" : nvml_unavailable_reason();
+  return info_;
+}
+
+RunReport DriverRunner::run(const RunRequest& request) {
+  RunReport report;
+  auto finish = [&](Disposition d, std::string detail) {
+    report.outcome.disposition = d;
+    report.outcome.detail = std::move(detail);
+    report.context_lost = context_lost_;
+    return report;
+  };
+  if (context_lost_) return finish(Disposition::crashed, "the device context was lost earlier");
+  if (!ceilings_measured_) {
+    if (auto s = measure_ceilings(); !s) return finish(Disposition::invalid, s.error().message);
+  }
+  const auto deadline = Clock::now() + std::chrono::duration_cast<Clock::duration>(
+                                           std::chrono::duration<double>(request.timing.timeout_seconds));
+  // The cache of inputs and reference outputs holds for one reference on one spec.
+  const std::string key = request.spec.id + "|" + request.reference.function + "|" +
+                          std::to_string(fnv1a(request.reference.image)) + "|" +
+                          params_text(request.reference_params) + "|" +
+                          std::to_string(request.timing.seed);
+  if (key != reference_key_) {
+    shapes_.clear();
+    reference_key_ = key;
+  }
+  Module candidate_module, reference_module;
+  CUfunction candidate = nullptr, reference = nullptr;
+  if (CUresult e = candidate_module.load(request.candidate.image); e != CUDA_SUCCESS) {
+    context_lost_ = is_context_fatal(e);
+    return finish(Disposition::launch_failed, "cannot load the compiled image: " + driver_error(e));
+  }
+  if (CUresult e = candidate_module.function(request.candidate.function, &candidate); e != CUDA_SUCCESS)
+    return finish(Disposition::launch_failed,
+                  "kernel '" + request.candidate.function + "' not in the image: " + driver_error(e));
+  if (CUresult e = reference_module.load(request.reference.image); e != CUDA_SUCCESS)
+    return finish(Disposition::invalid, "cannot load the reference image: " + driver_error(e));
+  if (CUresult e = reference_module.function(request.reference.function, &reference); e != CUDA_SUCCESS)
+    return finish(Disposition::invalid, "reference kernel '" + request.reference.function +
+                                            "' not in its image: " + driver_error(e));
+
+  report.sm_clock_mhz_before = live_sm_clock_mhz();
+  std::vector<std::pair<const Problem*, bool>> shapes;
+  for (const auto& p : request.spec.problems) shapes.emplace_back(&p, request.time_it);
+  for (const auto& p : request.spec.validate) shapes.emplace_back(&p, false);
+  std::vector<double> logs, lows, highs;
+  for (std::size_t s = 0; s < shapes.size(); ++s) {
+    ShapeRun shape(*this, request, candidate, reference, *shapes[s].first, s, deadline);
+    ProblemResult pr = shape.run(shapes[s].second);
+    if (shape.context_lost) context_lost_ = true;
+    const bool passed = pr.disposition == Disposition::passed;
+    if (passed && pr.time_us) {
+      logs.push_back(std::log(*pr.time_us));
+      lows.push_back(std::log(pr.ci_low_us.value_or(*pr.time_us)));
+      highs.push_back(std::log(pr.ci_high_us.value_or(*pr.time_us)));
+    }
+    report.problems.push_back(std::move(pr));
+    if (!passed) break;  // the first failure decides the outcome
+  }
+  if (context_lost_) candidate_module.leak_ = reference_module.leak_ = true;
+  report.sm_clock_mhz_after = context_lost_ ? 0 : live_sm_clock_mhz();
+  if (report.sm_clock_mhz_before > 0 && report.sm_clock_mhz_after > 0) {
+    if (auto reason = nvml_throttle_reason(info_.index); !reason.empty())
+      report.warnings = "GPU clock throttled (" + reason + "): SM clock " +
+                        std::to_string(report.sm_clock_mhz_after) + " MHz";
+  }
+  for (const auto& pr : report.problems) {
+    if (pr.disposition != Disposition::passed)
+      return finish(pr.disposition, "problem " + pr.problem + ": " + pr.detail);
+  }
+  report.outcome.disposition = Disposition::passed;
+  if (!logs.empty()) {
+    auto geo = [](const std::vector<double>& v) {
+      double s = 0.0;
+      for (double x : v) s += x;
+      return std::exp(s / static_cast<double>(v.size()));
+    };
+    report.outcome.time_us = geo(logs);
+    report.outcome.ci_low_us = geo(lows);
+    report.outcome.ci_high_us = geo(highs);
+    if (report.problems.size() >= 1 && report.problems.front().timed && logs.size() == 1)
+      report.outcome.samples_us = report.problems.front().samples_us;
+    bool early = false;
+    for (const auto& pr : report.problems) early = early || pr.stopped_early;
+    if (early) report.outcome.detail = "timing stopped early: clearly slower than the best so far";
+  }
+  report.context_lost = context_lost_;
+  return report;
+}
+
+}  // namespace kev::cuda

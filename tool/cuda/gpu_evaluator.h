@@ -1,0 +1,70 @@
+#pragma once
+// The Evaluator on a GPU: parameter sets become -D defines, compiled ahead on a thread pool
+// (prefetch), then verified and timed by a Runner (a worker process). The baseline (the
+// source compiled with no parameter set) is measured first; the reference kernel is
+// compiled the same way.
+#include <future>
+#include <map>
+#include <memory>
+#include <string>
+
+#include "core/compiler.h"
+#include "core/evaluator.h"
+#include "core/runner.h"
+#include "cuda/compile_pool.h"
+
+namespace kev::cuda {
+
+struct GpuEvaluatorOptions {
+  std::string arch = "sm_90";  // the device's, unless the spec names one (sm_90a)
+  TimingOptions timing;
+  unsigned compile_threads = 0;  // 0: one per core
+};
+
+class GpuEvaluator final : public Evaluator {
+ public:
+  // `nvrtc` compiles device-only sources, `nvcc` the ones with host code; both must outlive
+  // this object, as must `spec`, `space` and `runner`.
+  GpuEvaluator(const KernelSpec& spec, const SearchSpace& space, Compiler& nvrtc, Compiler& nvcc,
+               Runner& runner, GpuEvaluatorOptions options);
+  ~GpuEvaluator() override;
+
+  // Reads the source, compiles the baseline and the reference, measures the baseline.
+  // An error when the source cannot be read or the reference does not compile; a baseline
+  // that fails verification is an Outcome (not passed), reported by the caller.
+  Result<Outcome> measure_baseline();
+
+  Outcome evaluate(const Point& p) override;
+  void prefetch(const std::vector<Point>& upcoming) override;
+  void set_incumbent_us(double best_us) override;
+
+  // The last run's per-problem results (GB/s, fraction of the copy ceiling).
+  [[nodiscard]] const RunReport& last_report() const { return last_report_; }
+  [[nodiscard]] const RunReport& baseline_report() const { return baseline_report_; }
+  [[nodiscard]] const ParamSet& defaults() const { return defaults_; }
+  // Measures a parameter set (a locked winner re-measured in this run).
+  Outcome evaluate_params(const ParamSet& params);
+  [[nodiscard]] double compile_seconds() const { return compile_seconds_; }
+
+ private:
+  CompileRequest request_for(const ParamSet& params, bool with_reference) const;
+  std::shared_future<CompileOutput> compile_async(const ParamSet& params);
+  Outcome run(const ParamSet& params, const CompileOutput& compiled);
+
+  const KernelSpec& spec_;
+  const SearchSpace& space_;
+  Compiler& compiler_;
+  Compiler* nvcc_ = nullptr;
+  Runner& runner_;
+  GpuEvaluatorOptions options_;
+  std::unique_ptr<CompilePool> pool_;
+  std::string source_text_;
+  ParamSet defaults_;
+  KernelImage reference_;
+  std::map<std::string, std::shared_future<CompileOutput>> pending_;  // by space key
+  RunReport last_report_;
+  RunReport baseline_report_;
+  double compile_seconds_ = 0.0;
+};
+
+}  // namespace kev::cuda

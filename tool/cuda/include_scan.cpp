@@ -1,0 +1,86 @@
+#include "cuda/include_scan.h"
+
+#include <filesystem>
+#include <fstream>
+#include <optional>
+#include <set>
+#include <sstream>
+#include <string_view>
+
+namespace kev::cuda {
+namespace fs = std::filesystem;
+
+namespace {
+
+struct IncludeLine {
+  std::string name;
+  bool quoted = false;
+};
+
+std::optional<IncludeLine> parse_include(std::string_view line) {
+  std::size_t i = line.find_first_not_of(" \t");
+  if (i == std::string_view::npos || line[i] != '#') return std::nullopt;
+  i = line.find_first_not_of(" \t", i + 1);
+  if (i == std::string_view::npos || line.substr(i, 7) != "include") return std::nullopt;
+  i = line.find_first_not_of(" \t", i + 7);
+  if (i == std::string_view::npos) return std::nullopt;
+  const char open = line[i];
+  if (open != '"' && open != '<') return std::nullopt;
+  const char close = open == '"' ? '"' : '>';
+  const std::size_t end = line.find(close, i + 1);
+  if (end == std::string_view::npos) return std::nullopt;
+  return IncludeLine{std::string(line.substr(i + 1, end - i - 1)), open == '"'};
+}
+
+std::optional<fs::path> resolve(const IncludeLine& inc, const fs::path& including_dir,
+                                const std::vector<std::string>& include_dirs) {
+  std::error_code ec;
+  if (inc.quoted) {
+    const fs::path candidate = including_dir / inc.name;
+    if (fs::is_regular_file(candidate, ec)) return fs::weakly_canonical(candidate, ec);
+  }
+  for (const auto& dir : include_dirs) {
+    const fs::path candidate = fs::path(dir) / inc.name;
+    if (fs::is_regular_file(candidate, ec)) return fs::weakly_canonical(candidate, ec);
+  }
+  return std::nullopt;
+}
+
+bool is_under(const fs::path& path, const fs::path& dir) {
+  if (dir.empty()) return false;
+  const auto rel = path.lexically_relative(dir);
+  return !rel.empty() && *rel.begin() != "..";
+}
+
+}  // namespace
+
+std::vector<std::string> scan_includes(const std::string& source_text,
+                                       const std::string& source_path,
+                                       const std::vector<std::string>& include_dirs,
+                                       const std::string& excluded_dir) {
+  std::error_code ec;
+  const fs::path excluded = excluded_dir.empty() ? fs::path{} : fs::weakly_canonical(excluded_dir, ec);
+  std::set<std::string> found;
+  std::vector<std::pair<std::string, fs::path>> pending;  // text, directory of the file
+  pending.emplace_back(source_text,
+                       fs::absolute(fs::path(source_path.empty() ? "." : source_path), ec).parent_path());
+  while (!pending.empty()) {
+    auto [text, dir] = std::move(pending.back());
+    pending.pop_back();
+    std::istringstream lines(text);
+    for (std::string line; std::getline(lines, line);) {
+      const auto inc = parse_include(line);
+      if (!inc) continue;
+      const auto path = resolve(*inc, dir, include_dirs);
+      if (!path || is_under(*path, excluded)) continue;
+      if (!found.insert(path->string()).second) continue;
+      std::ifstream in(*path, std::ios::binary);
+      std::ostringstream content;
+      content << in.rdbuf();
+      pending.emplace_back(content.str(), path->parent_path());
+    }
+  }
+  return {found.begin(), found.end()};
+}
+
+}  // namespace kev::cuda

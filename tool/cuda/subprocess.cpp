@@ -1,0 +1,135 @@
+#include "cuda/subprocess.h"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <cstring>
+#include <thread>
+
+#include "cuda/files.h"
+
+namespace kev::cuda {
+
+std::vector<std::string> scrubbed_environment() {
+  std::vector<std::string> env;
+  const char* path = std::getenv("PATH");
+  env.push_back(std::string("PATH=") + (path != nullptr && *path != '\0' ? path : "/usr/bin:/bin"));
+  for (const char* name : {"HOME", "TMPDIR"}) {
+    if (const char* value = std::getenv(name); value != nullptr) {
+      env.push_back(std::string(name) + "=" + value);
+    }
+  }
+  return env;
+}
+
+namespace {
+
+std::string temp_dir() {
+  const char* dir = std::getenv("TMPDIR");
+  return dir != nullptr && *dir != '\0' ? dir : "/tmp";
+}
+
+std::vector<char*> c_strings(const std::vector<std::string>& items) {
+  std::vector<char*> out;
+  out.reserve(items.size() + 1);
+  for (const auto& s : items) out.push_back(const_cast<char*>(s.c_str()));
+  out.push_back(nullptr);
+  return out;
+}
+
+// posix_spawnp searches the PATH of the parent, not of `env`: resolve it here.
+std::string resolve_program(const std::string& program, const std::vector<std::string>& env) {
+  if (program.find('/') != std::string::npos) return program;
+  std::string path = "/usr/bin:/bin";
+  for (const auto& e : env) {
+    if (e.rfind("PATH=", 0) == 0) path = e.substr(5);
+  }
+  std::size_t begin = 0;
+  while (begin <= path.size()) {
+    std::size_t end = path.find(':', begin);
+    if (end == std::string::npos) end = path.size();
+    const std::string candidate = path.substr(begin, end - begin) + "/" + program;
+    if (::access(candidate.c_str(), X_OK) == 0) return candidate;
+    begin = end + 1;
+  }
+  return program;
+}
+
+}  // namespace
+
+ProcessResult run_process(const std::vector<std::string>& argv,
+                          const std::vector<std::string>& env, double timeout_seconds) {
+  ProcessResult result;
+  if (argv.empty()) {
+    result.output = "no program to run";
+    return result;
+  }
+  std::string out_path = temp_dir() + "/kernelevo-proc-XXXXXX";
+  const int out_fd = ::mkstemp(out_path.data());
+  if (out_fd < 0) {
+    result.output = "cannot create a temporary file in " + temp_dir() + ": " + std::strerror(errno);
+    return result;
+  }
+
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
+  posix_spawn_file_actions_adddup2(&actions, out_fd, 1);
+  posix_spawn_file_actions_adddup2(&actions, out_fd, 2);
+  posix_spawn_file_actions_addclose(&actions, out_fd);
+  posix_spawnattr_t attr;
+  posix_spawnattr_init(&attr);
+  posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP);
+  posix_spawnattr_setpgroup(&attr, 0);
+
+  const std::string program = resolve_program(argv[0], env);
+  auto args = c_strings(argv);
+  auto envp = c_strings(env);
+  pid_t pid = -1;
+  const int rc = ::posix_spawn(&pid, program.c_str(), &actions, &attr, args.data(), envp.data());
+  posix_spawn_file_actions_destroy(&actions);
+  posix_spawnattr_destroy(&attr);
+  ::close(out_fd);
+  if (rc != 0) {
+    ::unlink(out_path.c_str());
+    result.output = "cannot run " + program + ": " + std::strerror(rc);
+    return result;
+  }
+  result.started = true;
+
+  const auto deadline = std::chrono::steady_clock::now() +
+                        std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                            std::chrono::duration<double>(timeout_seconds));
+  int status = 0;
+  auto pause = std::chrono::milliseconds(1);
+  for (;;) {
+    const pid_t done = ::waitpid(pid, &status, WNOHANG);
+    if (done == pid) break;
+    if (done < 0 && errno != EINTR) break;
+    if (std::chrono::steady_clock::now() >= deadline) {
+      ::kill(-pid, SIGKILL);
+      ::waitpid(pid, &status, 0);
+      result.timed_out = true;
+      break;
+    }
+    std::this_thread::sleep_for(pause);
+    pause = std::min(pause * 2, std::chrono::milliseconds(20));
+  }
+  if (!result.timed_out) {
+    if (WIFEXITED(status)) {
+      result.exit_code = WEXITSTATUS(status);
+    } else if (WIFSIGNALED(status)) {
+      result.signalled = true;
+    }
+  }
+  result.output = read_whole_file(out_path).value_or("");
+  ::unlink(out_path.c_str());
+  return result;
+}
+
+}  // namespace kev::cuda

@@ -1,0 +1,515 @@
+#include "io/lockfile_json.h"
+
+#include <nlohmann/json.hpp>
+
+#include <cctype>
+#include <charconv>
+#include <cmath>
+#include <cstdio>
+#include <limits>
+#include <set>
+#include <vector>
+
+#include "io/atomic_file.h"
+#include "io/hash.h"
+
+namespace kev {
+namespace {
+
+using Json = nlohmann::json;
+
+constexpr std::size_t kMaxFileBytes = 16u << 20;
+constexpr std::size_t kMaxIdentifier = 64;    // parameter names and string values
+constexpr std::size_t kMaxKernelId = 128;
+constexpr std::size_t kMaxDeviceName = 128;
+constexpr std::size_t kMaxPath = 1024;
+constexpr std::size_t kMaxTunedWith = 512;
+
+// --- reading ----------------------------------------------------------------------------
+
+// Where a problem is: a label for the message and the JSON key path, from which the line
+// and column are found in the text.
+struct Where {
+  std::string label;
+  std::vector<std::string> keys;
+  // A member of this object, with the label it is known by.
+  [[nodiscard]] Where at(const std::string& key, std::string member_label) const {
+    Where w{std::move(member_label), keys};
+    w.keys.push_back(key);
+    return w;
+  }
+  // A field of an entry or kernel: "k sm_90 NVIDIA H200: time_us".
+  [[nodiscard]] Where field(const std::string& key) const { return at(key, label + ": " + key); }
+};
+
+// Thrown inside this file only; parse_lockfile turns it into an Error.
+struct Invalid {
+  std::string message;
+  std::vector<std::string> keys;
+};
+
+[[noreturn]] void fail(const Where& where, const std::string& what) {
+  throw Invalid{where.label.empty() ? what : where.label + ": " + what, where.keys};
+}
+
+// Untrusted text cut short and made printable before it goes into a message.
+std::string excerpt(std::string_view text) {
+  constexpr std::size_t kMax = 40;
+  std::string s;
+  for (char c : text.substr(0, kMax)) s += std::isprint(static_cast<unsigned char>(c)) ? c : '?';
+  return "'" + s + (text.size() > kMax ? "...'" : "'");
+}
+
+bool is_identifier(std::string_view s) {
+  if (s.empty() || std::isdigit(static_cast<unsigned char>(s[0]))) return false;
+  for (char c : s)
+    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_') return false;
+  return true;
+}
+
+// A parameter's string value reaches the compiler as a macro's text: identifiers, optionally
+// qualified ("float4", "cub::BLOCK_LOAD_VECTORIZE"), nothing else.
+bool is_symbol_value(std::string_view s) {
+  if (s.size() > kMaxIdentifier) return false;
+  std::size_t start = 0;
+  for (;;) {
+    const std::size_t sep = s.find("::", start);
+    if (!is_identifier(s.substr(start, sep == std::string_view::npos ? sep : sep - start))) return false;
+    if (sep == std::string_view::npos) return true;
+    start = sep + 2;
+  }
+}
+
+bool only_chars(std::string_view s, std::string_view extra) {
+  for (char c : s)
+    if (!std::isalnum(static_cast<unsigned char>(c)) && extra.find(c) == std::string_view::npos)
+      return false;
+  return true;
+}
+
+bool is_kernel_id(std::string_view s) {
+  return !s.empty() && s.size() <= kMaxKernelId && only_chars(s, "_.:-");
+}
+
+bool is_device_name(std::string_view s) {
+  return !s.empty() && s.size() <= kMaxDeviceName && s.front() != ' ' && s.back() != ' ' &&
+         only_chars(s, " _.-()+,");
+}
+
+// Relative paths inside the project: no absolute paths, no "..", no odd characters.
+bool is_project_path(std::string_view s) {
+  if (s.empty() || s.size() > kMaxPath || s.front() == '/' || !only_chars(s, "/_.-+@")) return false;
+  std::size_t start = 0;
+  for (;;) {
+    const std::size_t sep = s.find('/', start);
+    const std::string_view part = s.substr(start, sep == std::string_view::npos ? sep : sep - start);
+    if (part.empty() || part == "..") return false;
+    if (sep == std::string_view::npos) return true;
+    start = sep + 1;
+  }
+}
+
+bool is_printable_line(std::string_view s) {
+  for (char c : s)
+    if (!std::isprint(static_cast<unsigned char>(c))) return false;
+  return true;
+}
+
+const char* type_name(const Json& j) {
+  if (j.is_number_integer()) return "an integer";
+  if (j.is_number_float()) return "a number";
+  if (j.is_string()) return "a string";
+  if (j.is_boolean()) return "a boolean";
+  if (j.is_null()) return "null";
+  if (j.is_array()) return "an array";
+  return "an object";
+}
+
+const Json& require_object(const Json& j, const Where& where) {
+  if (!j.is_object()) fail(where, std::string("expected an object, found ") + type_name(j));
+  return j;
+}
+
+void allow_keys(const Json& object, std::initializer_list<const char*> allowed, const Where& where) {
+  for (const auto& [key, value] : object.items()) {
+    bool known = false;
+    for (const char* a : allowed) known = known || key == a;
+    if (!known) {
+      std::string list;
+      for (const char* a : allowed) list += (list.empty() ? "" : ", ") + std::string(a);
+      fail(where.at(key, where.label), "unknown key " + excerpt(key) + " (expected " + list + ")");
+    }
+  }
+}
+
+const Json& require_key(const Json& object, const char* key, const Where& where) {
+  const auto it = object.find(key);
+  if (it == object.end()) fail(where, std::string("missing \"") + key + "\"");
+  return *it;
+}
+
+std::string require_string(const Json& j, const Where& where) {
+  if (!j.is_string()) fail(where, std::string("expected a string, found ") + type_name(j));
+  return j.get<std::string>();
+}
+
+double require_time(const Json& j, const Where& where) {
+  if (!j.is_number()) fail(where, std::string("expected a number of microseconds, found ") + type_name(j));
+  const double d = j.get<double>();
+  if (!std::isfinite(d) || d <= 0.0) fail(where, "expected a positive number of microseconds");
+  return d;
+}
+
+Value read_param_value(const Json& j, const Where& where) {
+  if (j.is_number_unsigned()) {
+    const auto u = j.get<std::uint64_t>();
+    if (u > static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max()))
+      fail(where, "integer out of range");
+    return Value(static_cast<std::int64_t>(u));
+  }
+  if (j.is_number_integer()) return Value(j.get<std::int64_t>());
+  if (j.is_number_float()) {
+    const double d = j.get<double>();
+    if (!std::isfinite(d)) fail(where, "expected a finite number");
+    return Value(d);
+  }
+  if (j.is_string()) {
+    const auto& s = j.get_ref<const std::string&>();
+    if (s.size() > kMaxIdentifier)
+      fail(where, "string value of " + std::to_string(s.size()) + " characters refused (at most " +
+                      std::to_string(kMaxIdentifier) + ")");
+    if (!is_symbol_value(s))
+      fail(where, "string value " + excerpt(s) + " refused: only identifiers (like float4) are allowed");
+    return Value(s);
+  }
+  fail(where, std::string("expected an integer, a number or an identifier, found ") + type_name(j));
+}
+
+LockEntry read_entry(const Json& j, const Where& where) {
+  require_object(j, where);
+  allow_keys(j, {"baseline_us", "default", "params", "time_us", "tuned_with"}, where);
+  LockEntry e;
+  const Where params_where = where.field("params");
+  const Json& params = require_object(require_key(j, "params", where), params_where);
+  for (const auto& [name, value] : params.items()) {
+    if (name.size() > kMaxIdentifier || !is_identifier(name))
+      fail(params_where.at(name, params_where.label),
+           "parameter name " + excerpt(name) + " is not an identifier");
+    e.params.emplace(name, read_param_value(value, params_where.at(name, params_where.label + "." + name)));
+  }
+  if (j.contains("time_us")) e.time_us = require_time(j["time_us"], where.field("time_us"));
+  if (j.contains("baseline_us")) e.baseline_us = require_time(j["baseline_us"], where.field("baseline_us"));
+  if (j.contains("tuned_with")) {
+    e.tuned_with = require_string(j["tuned_with"], where.field("tuned_with"));
+    if (e.tuned_with.size() > kMaxTunedWith || !is_printable_line(e.tuned_with))
+      fail(where.field("tuned_with"), "expected one line of at most " + std::to_string(kMaxTunedWith) +
+                                          " printable characters");
+  }
+  if (j.contains("default")) {
+    if (!j["default"].is_boolean()) fail(where.field("default"), "expected true or false");
+    e.is_default = j["default"].get<bool>();
+  }
+  return e;
+}
+
+LockedKernel read_kernel(const Json& j, const Where& where) {
+  require_object(j, where);
+  allow_keys(j, {"source", "source_hash", "targets", "variant"}, where);
+  LockedKernel k;
+  k.source = require_string(require_key(j, "source", where), where.field("source"));
+  if (!is_project_path(k.source))
+    fail(where.field("source"), excerpt(k.source) + " is not a relative path inside the project");
+  k.source_hash = require_string(require_key(j, "source_hash", where), where.field("source_hash"));
+  if (!is_sha256_text(k.source_hash))
+    fail(where.field("source_hash"), excerpt(k.source_hash) + " is not \"sha256:\" and 64 hex digits");
+  if (j.contains("variant")) {
+    k.variant = require_string(j["variant"], where.field("variant"));
+    if (!is_project_path(*k.variant))
+      fail(where.field("variant"), excerpt(*k.variant) + " is not a relative path inside the project");
+  }
+  const Where targets_where = where.field("targets");
+  const Json& targets = require_object(require_key(j, "targets", where), targets_where);
+  for (const auto& [arch, devices] : targets.items()) {
+    const Where arch_where = targets_where.at(arch, where.label + " " + arch);
+    if (!parse_arch(arch))
+      fail(targets_where.at(arch, targets_where.label), excerpt(arch) + " is not an architecture like sm_90");
+    require_object(devices, arch_where);
+    DeviceEntries& out = k.targets[arch];
+    int defaults = 0;
+    for (const auto& [device, entry] : devices.items()) {
+      if (!is_device_name(device))
+        fail(arch_where.at(device, arch_where.label),
+             "device name " + excerpt(device) + " refused (letters, digits, spaces, _.-()+, only)");
+      LockEntry e = read_entry(entry, arch_where.at(device, arch_where.label + " " + device));
+      defaults += e.is_default ? 1 : 0;
+      out.emplace(device, std::move(e));
+    }
+    if (defaults > 1) fail(arch_where, "more than one device is marked default");
+  }
+  return k;
+}
+
+Lockfile read_root(const Json& root) {
+  const Where top;
+  require_object(root, top);
+  // The version first: a newer file may have any shape.
+  const Json& version = require_key(root, "schema_version", top);
+  const Where version_where = top.at("schema_version", "schema_version");
+  if (!version.is_number_integer()) fail(version_where, "expected an integer");
+  const auto v = version.get<std::int64_t>();
+  if (v > Lockfile::kSchemaVersion)
+    fail(top.at("schema_version", ""), "schema_version " + std::to_string(v) +
+                                           " is newer than this kernelevo reads (" +
+                                           std::to_string(Lockfile::kSchemaVersion) + "); upgrade kernelevo");
+  if (v < 1) fail(version_where, "unsupported schema_version " + std::to_string(v));
+  allow_keys(root, {"kernels", "schema_version"}, top);
+  Lockfile lock;
+  lock.schema_version = static_cast<int>(v);
+  const Where kernels_where = top.at("kernels", "kernels");
+  const Json& kernels = require_object(require_key(root, "kernels", top), kernels_where);
+  for (const auto& [id, kernel] : kernels.items()) {
+    if (!is_kernel_id(id)) fail(kernels_where.at(id, "kernels"), "kernel id " + excerpt(id) + " refused");
+    lock.kernels.emplace(id, read_kernel(kernel, kernels_where.at(id, id)));
+  }
+  return lock;
+}
+
+// Rejects duplicate keys: JSON parsers keep one of them silently, so a reviewer could read
+// one value while the tool uses another.
+class DuplicateKeyGuard {
+ public:
+  bool operator()(int /*depth*/, Json::parse_event_t event, Json& parsed) {
+    switch (event) {
+      case Json::parse_event_t::object_start: open_.push_back({}); break;
+      case Json::parse_event_t::object_end: open_.pop_back(); break;
+      case Json::parse_event_t::key: {
+        const auto& key = parsed.get_ref<const std::string&>();
+        if (!open_.back().keys.insert(key).second) {
+          Where where;
+          for (std::size_t i = 0; i + 1 < open_.size(); ++i) where.keys.push_back(open_[i].last);
+          where.keys.push_back(key);
+          fail(where, "duplicate key " + excerpt(key) + path());
+        }
+        open_.back().last = key;
+        break;
+      }
+      default: break;
+    }
+    return true;
+  }
+
+ private:
+  struct Open {
+    std::set<std::string> keys;
+    std::string last;
+  };
+  std::string path() const {
+    std::string p;
+    for (std::size_t i = 0; i + 1 < open_.size(); ++i) p += (p.empty() ? "" : ".") + open_[i].last;
+    return p.empty() ? "" : " in " + p;
+  }
+  std::vector<Open> open_;
+};
+
+// Line and column (1-based) of the character at `offset`.
+SourceLocation location_of_offset(std::string_view text, std::size_t offset, const std::string& file) {
+  SourceLocation loc{file, 1, 1};
+  const std::size_t end = std::min(offset, text.size());
+  for (std::size_t i = 0; i < end; ++i) {
+    if (text[i] == '\n') {
+      ++loc.line;
+      loc.column = 1;
+    } else {
+      ++loc.column;
+    }
+  }
+  return loc;
+}
+
+// Finds a member by its key path, each key searched from where its parent was found: the
+// first `"key"` followed by a colon (the `occurrence`-th for the last key, for duplicates).
+// The file only (no line) when the path cannot be followed.
+SourceLocation locate_keys(std::string_view text, const std::vector<std::string>& keys,
+                           const std::string& file, int occurrence) {
+  std::size_t pos = 0;
+  for (std::size_t k = 0; k < keys.size(); ++k) {
+    const std::string needle = Json(keys[k]).dump();
+    int wanted = k + 1 == keys.size() ? occurrence : 1;
+    for (;;) {
+      pos = text.find(needle, pos);
+      if (pos == std::string_view::npos) return {file};
+      std::size_t after = pos + needle.size();
+      while (after < text.size() && std::isspace(static_cast<unsigned char>(text[after]))) ++after;
+      if (after < text.size() && text[after] == ':' && --wanted == 0) break;
+      pos += needle.size();
+    }
+  }
+  if (keys.empty()) return {file};
+  return location_of_offset(text, pos, file);
+}
+
+// nlohmann's message without its "[json.exception...] parse error at line L, column C: "
+// prefix (the location is reported separately).
+std::string parse_message(const std::string& what) {
+  const auto column = what.find("column ");
+  const auto colon = what.find(": ", column == std::string::npos ? 0 : column);
+  return colon == std::string::npos ? what : what.substr(colon + 2);
+}
+
+// --- writing ----------------------------------------------------------------------------
+
+std::string quote(const std::string& s) { return Json(s).dump(); }
+
+std::string format_double(double d) {
+  char buf[64];
+  const auto r = std::to_chars(buf, buf + sizeof buf, d);  // shortest text that reads back exactly
+  std::string s(buf, r.ptr);
+  if (s.find_first_of(".e") == std::string::npos) s += ".0";  // stays a float when read back
+  return s;
+}
+
+std::string format_value(const Value& v) {
+  if (v.is_int()) return std::to_string(*v.as_int());
+  if (v.is_double()) return format_double(v.as_double());
+  return quote(v.as_string());
+}
+
+int time_decimals(double us) { return us >= 10.0 ? 1 : us >= 1.0 ? 2 : 3; }
+
+void write_entry(std::string& out, const LockEntry& e, const std::string& indent) {
+  std::vector<std::string> fields;
+  if (e.baseline_us) fields.push_back("\"baseline_us\": " + format_time_us(*e.baseline_us));
+  if (e.is_default) fields.push_back("\"default\": true");
+  std::string params = "\"params\": {";
+  bool first = true;
+  for (const auto& [name, value] : e.params) {
+    params += (first ? "" : ", ") + quote(name) + ": " + format_value(value);
+    first = false;
+  }
+  fields.push_back(params + "}");
+  if (e.time_us) fields.push_back("\"time_us\": " + format_time_us(*e.time_us));
+  if (!e.tuned_with.empty()) fields.push_back("\"tuned_with\": " + quote(e.tuned_with));
+  for (std::size_t i = 0; i < fields.size(); ++i)
+    out += indent + fields[i] + (i + 1 < fields.size() ? ",\n" : "\n");
+}
+
+// Writes `items` as the members of an object, each through `write_value`.
+template <class Map, class WriteValue>
+void write_object(std::string& out, const Map& items, const std::string& indent, WriteValue write_value) {
+  if (items.empty()) {
+    out += "{}";
+    return;
+  }
+  out += "{\n";
+  std::size_t i = 0;
+  for (const auto& [key, value] : items) {
+    out += indent + "  " + quote(key) + ": ";
+    write_value(value, indent + "  ");
+    out += ++i < items.size() ? ",\n" : "\n";
+  }
+  out += indent + "}";
+}
+
+}  // namespace
+
+std::string format_time_us(double us) {
+  char buf[64];
+  int decimals = time_decimals(us);
+  std::snprintf(buf, sizeof buf, "%.*f", decimals, us);
+  // Rounding can carry into the next range (9.996 -> "10.00"); format the rounded value
+  // with its own range's decimals so that reading and writing again gives the same text.
+  const double rounded = std::strtod(buf, nullptr);
+  if (time_decimals(rounded) != decimals) {
+    decimals = time_decimals(rounded);
+    std::snprintf(buf, sizeof buf, "%.*f", decimals, rounded);
+  }
+  return buf;
+}
+
+Result<Lockfile> parse_lockfile(std::string_view text, const std::string& file_name) {
+  if (text.size() > kMaxFileBytes)
+    return make_error("lockfile is larger than " + std::to_string(kMaxFileBytes) + " bytes",
+                      {file_name});
+  Json root;
+  try {
+    DuplicateKeyGuard guard;
+    root = Json::parse(text.begin(), text.end(), std::ref(guard));
+  } catch (const Json::parse_error& e) {
+    return make_error("not valid JSON: " + parse_message(e.what()) +
+                          " (the lockfile is corrupt; restore it from version control)",
+                      location_of_offset(text, e.byte > 0 ? e.byte - 1 : 0, file_name));
+  } catch (const Invalid& e) {  // a duplicate key: point at its second occurrence
+    return make_error(e.message, locate_keys(text, e.keys, file_name, 2));
+  } catch (const Json::exception& e) {
+    return make_error(std::string("not valid JSON: ") + e.what(), {file_name});
+  }
+  try {
+    return read_root(root);
+  } catch (const Invalid& e) {
+    return make_error(e.message, locate_keys(text, e.keys, file_name, 1));
+  } catch (const Json::exception& e) {
+    return make_error(e.what(), {file_name});
+  }
+}
+
+std::string format_lockfile(const Lockfile& lock) {
+  std::string out = "{\n  \"kernels\": ";
+  write_object(out, lock.kernels, "  ", [&](const LockedKernel& k, const std::string& indent) {
+    const std::string inner = indent + "  ";
+    out += "{\n";
+    out += inner + "\"source\": " + quote(k.source) + ",\n";
+    out += inner + "\"source_hash\": " + quote(k.source_hash) + ",\n";
+    out += inner + "\"targets\": ";
+    write_object(out, k.targets, inner, [&](const DeviceEntries& devices, const std::string& arch_indent) {
+      write_object(out, devices, arch_indent, [&](const LockEntry& e, const std::string& entry_indent) {
+        out += "{\n";
+        write_entry(out, e, entry_indent + "  ");
+        out += entry_indent + "}";
+      });
+    });
+    if (k.variant) out += ",\n" + inner + "\"variant\": " + quote(*k.variant);
+    out += "\n" + indent + "}";
+  });
+  out += ",\n  \"schema_version\": " + std::to_string(lock.schema_version) + "\n}\n";
+  return out;
+}
+
+Result<Lockfile> read_lockfile(const std::filesystem::path& path) {
+  auto text = read_file_if_exists(path, kMaxFileBytes);
+  if (!text) return text.error();
+  if (!text->has_value())
+    return make_error("no lockfile at " + path.string() +
+                      " (run `kernelevo tune` to create one, or pass --lockfile FILE)");
+  return parse_lockfile(**text, path.string());
+}
+
+Result<Lockfile> read_lockfile_or_empty(const std::filesystem::path& path) {
+  auto text = read_file_if_exists(path, kMaxFileBytes);
+  if (!text) return text.error();
+  if (!text->has_value()) return Lockfile{};
+  return parse_lockfile(**text, path.string());
+}
+
+Status update_lockfile(const std::filesystem::path& path,
+                       const std::function<Status(Lockfile&)>& change) {
+  return update_file_locked(path, [&](const std::optional<std::string>& old) -> Result<std::string> {
+    Lockfile lock;
+    if (old) {
+      auto parsed = parse_lockfile(*old, path.string());
+      if (!parsed) return parsed.error();
+      lock = std::move(*parsed);
+    }
+    if (auto s = change(lock); !s) return s.error();
+    lock.schema_version = Lockfile::kSchemaVersion;
+    return format_lockfile(lock);
+  });
+}
+
+Status write_lockfile(const std::filesystem::path& path, const Lockfile& lock) {
+  return update_lockfile(path, [&](Lockfile& current) {
+    current = lock;
+    return ok_status();
+  });
+}
+
+}  // namespace kev

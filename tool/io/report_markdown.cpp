@@ -1,0 +1,116 @@
+#include "io/report_markdown.h"
+
+#include <cstdio>
+#include <sstream>
+
+#include "io/report_text.h"
+
+namespace kev::io {
+
+namespace {
+
+// Table cells must not break the table: pipes are escaped, newlines become spaces.
+std::string cell(const std::string& text) {
+  std::string out;
+  for (char c : text) {
+    if (c == '|') out += "\\|";
+    else if (c == '\n' || c == '\r') out += ' ';
+    else out += c;
+  }
+  return out;
+}
+
+std::string code(const std::string& text) { return text.empty() ? "" : "`" + cell(text) + "`"; }
+
+std::string verdict_cell(KernelVerdict v) {
+  const std::string name = to_string(v);
+  return is_failure(v) ? "**" + name + "**" : name;
+}
+
+std::string settings(const Report& r) {
+  std::string s;
+  auto add = [&](const std::string& part) { s += (s.empty() ? "" : " · ") + part; };
+  char buf[64];
+  if (r.threshold) {
+    std::snprintf(buf, sizeof buf, "%s %.1f%%",
+                  r.kind == ReportKind::compare ? "minimum change" : "threshold", *r.threshold * 100.0);
+    add(buf);
+  }
+  if (r.min_abs_us) {
+    std::snprintf(buf, sizeof buf, "minimum absolute change %.1f us", *r.min_abs_us);
+    add(buf);
+  }
+  if (r.rounds) add(std::to_string(*r.rounds) + " rounds");
+  if (!r.mode.empty()) add(r.mode == "replay" ? "replayed measurements" : "measured on the GPU");
+  if (!r.created.empty()) add(r.created);
+  if (!r.tool.empty()) add(r.tool);
+  return s;
+}
+
+void table(std::ostringstream& out, const Report& r) {
+  switch (r.kind) {
+    case ReportKind::tune:
+      out << "| Kernel | Verdict | Baseline | Tuned | Speedup | Roofline | Parameters | Strategy |\n"
+          << "|---|---|---:|---:|---:|---:|---|---|\n";
+      for (const auto& k : r.kernels) {
+        std::string strategy = k.strategy;
+        if (k.evaluations) strategy += (strategy.empty() ? "" : ", ") + std::to_string(*k.evaluations) + " evaluations";
+        out << "| " << code(k.id) << " | " << verdict_cell(k.verdict) << " | " << fmt_us(k.baseline_us)
+            << " | " << fmt_us(k.time_us) << " | " << fmt_speedup(k.speedup) << " | "
+            << fmt_percent(k.roofline_fraction) << " | " << cell(params_text(k.params)) << " | "
+            << cell(strategy) << " |\n";
+      }
+      break;
+    case ReportKind::check:
+      out << "| Kernel | Verdict | Recorded | Measured | Change | 95% CI of ratio | Parameters |\n"
+          << "|---|---|---:|---:|---:|---|---|\n";
+      for (const auto& k : r.kernels)
+        out << "| " << code(k.id) << " | " << verdict_cell(k.verdict) << " | " << fmt_us(k.baseline_us)
+            << " | " << fmt_us(k.time_us) << " | " << fmt_ratio_change(k) << " | " << fmt_ci(k) << " | "
+            << cell(params_text(k.params)) << " |\n";
+      break;
+    case ReportKind::compare:
+      out << "| Kernel | Verdict | Base | Head | Change | 95% CI of ratio | p | Parameters |\n"
+          << "|---|---|---:|---:|---:|---|---:|---|\n";
+      for (const auto& k : r.kernels) {
+        char p[32] = "-";
+        if (k.p_value) std::snprintf(p, sizeof p, "%.3g", *k.p_value);
+        std::string params = params_text(k.params);
+        if (k.base_params != k.params) params = params_text(k.base_params) + " → " + params;
+        out << "| " << code(k.id) << " | " << verdict_cell(k.verdict) << " | " << fmt_us(k.baseline_us)
+            << " | " << fmt_us(k.time_us) << " | " << fmt_ratio_change(k) << " | " << fmt_ci(k) << " | "
+            << p << " | " << cell(params) << " |\n";
+      }
+      break;
+  }
+}
+
+}  // namespace
+
+std::string report_markdown(const Report& r) {
+  std::ostringstream out;
+  out << "## " << title_line(r) << "\n\n";
+  const std::string s = settings(r);
+  if (!s.empty()) out << s << "\n\n";
+  if (r.kernels.empty()) {
+    out << "No marked kernels with entries for this GPU.\n";
+    return out.str();
+  }
+  table(out, r);
+  out << "\n";
+  const auto failures = count_failures(r);
+  if (failures > 0)
+    out << "**" << failures << (failures == 1 ? " kernel fails" : " kernels fail") << " the gate.**\n\n";
+  out << "### Evidence\n\n";
+  for (const auto& k : r.kernels) {
+    out << "- `" << k.id << "`";
+    const std::string where = location(k);
+    if (!where.empty()) out << " (`" << where << "`)";
+    out << " **" << to_string(k.verdict) << "**";
+    if (!k.evidence.empty()) out << ": " << k.evidence;
+    out << "\n";
+  }
+  return out.str();
+}
+
+}  // namespace kev::io

@@ -1,0 +1,812 @@
+#include "io/spec_yaml.h"
+
+#include <yaml-cpp/yaml.h>
+
+#include <algorithm>
+#include <array>
+#include <cctype>
+#include <charconv>
+#include <cstdlib>
+#include <filesystem>
+#include <optional>
+
+#include "core/cuda_lexer.h"
+
+namespace kev {
+namespace {
+
+constexpr std::array<std::string_view, 15> kSpecKeys{
+    "id",     "kernel",    "params",    "constraints", "problems",     "validate", "args",  "launch",
+    "reference", "tolerance", "metrics", "arch",      "include_dirs", "defines",  "flags"};
+constexpr std::array<std::string_view, 9> kArgKeys{"name",   "type",  "count",   "init",  "init_value",
+                                                   "output", "inout", "scratch", "value"};
+constexpr std::array<std::string_view, 3> kLaunchKeys{"grid", "block", "shared_bytes"};
+constexpr std::array<std::string_view, 2> kToleranceKeys{"rtol", "atol"};
+constexpr std::array<std::string_view, 2> kMetricKeys{"bytes", "flops"};
+
+template <std::size_t N>
+std::string join(const std::array<std::string_view, N>& keys) {
+  std::string s;
+  for (std::size_t i = 0; i < N; ++i) {
+    if (i > 0) s += ", ";
+    s += keys[i];
+  }
+  return s;
+}
+
+bool is_identifier(std::string_view s) {
+  if (s.empty() || !(std::isalpha(static_cast<unsigned char>(s[0])) || s[0] == '_')) return false;
+  return std::all_of(s.begin(), s.end(),
+                     [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; });
+}
+
+std::string trim(std::string_view s) {
+  const auto b = s.find_first_not_of(" \t\r\n");
+  if (b == std::string_view::npos) return {};
+  const auto e = s.find_last_not_of(" \t\r\n");
+  return std::string(s.substr(b, e - b + 1));
+}
+
+std::optional<std::int64_t> parse_int(std::string_view s) {
+  std::int64_t v = 0;
+  const auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+  if (ec != std::errc{} || ptr != s.data() + s.size()) return std::nullopt;
+  return v;
+}
+
+std::optional<double> parse_double(const std::string& s) {
+  if (s.empty()) return std::nullopt;
+  char* end = nullptr;
+  const double v = std::strtod(s.c_str(), &end);
+  if (end != s.c_str() + s.size()) return std::nullopt;
+  return v;
+}
+
+Value value_of_scalar(const std::string& s) {
+  if (auto i = parse_int(s)) return Value(*i);
+  if (s.find_first_of(".eE") != std::string::npos && s.find_first_not_of("0123456789.eE+-") == std::string::npos) {
+    if (auto d = parse_double(s)) return Value(*d);
+  }
+  return Value(s);
+}
+
+struct Ctx {
+  std::string file;
+  int line_offset = 1;  // file line of the YAML's line 0
+  SourceLocation fallback;
+  std::vector<Error>* errors = nullptr;
+
+  [[nodiscard]] SourceLocation at(const YAML::Node& n) const {
+    const YAML::Mark m = n.Mark();
+    if (m.line < 0) return fallback;
+    return {file, m.line + line_offset, m.column + 1};
+  }
+  // Where a scalar's text starts: after the opening quote of a quoted scalar.
+  [[nodiscard]] SourceLocation text_at(const YAML::Node& n) const {
+    SourceLocation l = at(n);
+    if (n.IsScalar() && n.Tag() == "!" && l.column > 0) l.column += 1;
+    return l;
+  }
+  void error(const SourceLocation& where, std::string message) const {
+    errors->push_back(make_error(std::move(message), where));
+  }
+};
+
+// Calls `on_key(key_node, value_node, key)` for each entry, reporting keys not in `allowed`.
+template <std::size_t N, class F>
+void for_each_key(const YAML::Node& map, const Ctx& ctx, const std::array<std::string_view, N>& allowed,
+                  std::string_view where, F&& on_key) {
+  for (auto it = map.begin(); it != map.end(); ++it) {
+    const YAML::Node key = it->first;
+    const std::string name = key.IsScalar() ? key.Scalar() : std::string("?");
+    if (std::find(allowed.begin(), allowed.end(), name) == allowed.end()) {
+      ctx.error(ctx.at(key), "unknown key '" + name + "' in " + std::string(where) + "; expected one of " +
+                                 join(allowed));
+      continue;
+    }
+    on_key(key, it->second, name);
+  }
+}
+
+std::optional<std::string> string_of(const YAML::Node& n, const Ctx& ctx, std::string_view what) {
+  if (!n.IsScalar()) {
+    ctx.error(ctx.at(n), "'" + std::string(what) + "' must be a string");
+    return std::nullopt;
+  }
+  return n.Scalar();
+}
+
+std::optional<bool> bool_of(const YAML::Node& n, const Ctx& ctx, std::string_view what) {
+  if (n.IsScalar()) {
+    const std::string& s = n.Scalar();
+    if (s == "true" || s == "yes" || s == "on" || s == "True") return true;
+    if (s == "false" || s == "no" || s == "off" || s == "False") return false;
+  }
+  ctx.error(ctx.at(n), "'" + std::string(what) + "' must be true or false");
+  return std::nullopt;
+}
+
+std::optional<double> number_of(const YAML::Node& n, const Ctx& ctx, std::string_view what) {
+  if (n.IsScalar()) {
+    if (auto d = parse_double(n.Scalar())) return d;
+  }
+  ctx.error(ctx.at(n), "'" + std::string(what) + "' must be a number");
+  return std::nullopt;
+}
+
+std::optional<Expr> expr_of(const YAML::Node& n, const Ctx& ctx, std::string_view what) {
+  if (!n.IsScalar() || n.Scalar().empty()) {
+    ctx.error(ctx.at(n), "'" + std::string(what) + "' must be an integer expression");
+    return std::nullopt;
+  }
+  auto e = Expr::parse(n.Scalar(), ctx.text_at(n));
+  if (!e) {
+    ctx.errors->push_back(e.error());
+    return std::nullopt;
+  }
+  return std::move(e).value();
+}
+
+// A list of strings, or a single string.
+std::vector<std::string> strings_of(const YAML::Node& n, const Ctx& ctx, std::string_view what) {
+  std::vector<std::string> out;
+  if (n.IsScalar()) {
+    out.push_back(n.Scalar());
+    return out;
+  }
+  if (!n.IsSequence()) {
+    ctx.error(ctx.at(n), "'" + std::string(what) + "' must be a list of strings");
+    return out;
+  }
+  for (const auto& item : n) {
+    if (auto s = string_of(item, ctx, what)) out.push_back(*s);
+  }
+  return out;
+}
+
+// A list of expressions, or a single expression.
+std::vector<Expr> exprs_of(const YAML::Node& n, const Ctx& ctx, std::string_view what) {
+  std::vector<Expr> out;
+  if (n.IsScalar()) {
+    if (auto e = expr_of(n, ctx, what)) out.push_back(std::move(*e));
+    return out;
+  }
+  if (!n.IsSequence()) {
+    ctx.error(ctx.at(n), "'" + std::string(what) + "' must be an expression or a list of expressions");
+    return out;
+  }
+  for (const auto& item : n) {
+    if (auto e = expr_of(item, ctx, what)) out.push_back(std::move(*e));
+  }
+  return out;
+}
+
+void parse_params(const YAML::Node& n, const Ctx& ctx, KernelSpec& spec) {
+  if (!n.IsMap()) {
+    ctx.error(ctx.at(n), "'params' must be a map of parameter name to a list of values");
+    return;
+  }
+  if (n.size() == 0) {
+    ctx.error(ctx.at(n), "'params' is empty; expected at least one tunable parameter");
+    return;
+  }
+  for (auto it = n.begin(); it != n.end(); ++it) {
+    ParamSpec p;
+    p.where = ctx.at(it->first);
+    p.name = it->first.IsScalar() ? it->first.Scalar() : "?";
+    if (!is_identifier(p.name)) {
+      ctx.error(p.where, "parameter name '" + p.name + "' is not a valid C identifier");
+      continue;
+    }
+    const YAML::Node values = it->second;
+    if (!values.IsSequence() || values.size() == 0) {
+      ctx.error(ctx.at(values), "parameter '" + p.name + "' must list at least one value, e.g. [128, 256]");
+      continue;
+    }
+    bool ok = true;
+    for (const auto& v : values) {
+      if (!v.IsScalar() || v.Scalar().empty()) {
+        ctx.error(ctx.at(v), "parameter '" + p.name + "': values must be numbers or names");
+        ok = false;
+        continue;
+      }
+      Value value = value_of_scalar(v.Scalar());
+      if (std::find(p.values.begin(), p.values.end(), value) != p.values.end()) {
+        ctx.error(ctx.at(v), "parameter '" + p.name + "' lists " + v.Scalar() + " twice");
+        ok = false;
+        continue;
+      }
+      p.values.push_back(std::move(value));
+    }
+    if (ok) spec.params.push_back(std::move(p));
+  }
+}
+
+std::vector<Problem> problems_of(const YAML::Node& n, const Ctx& ctx, std::string_view what) {
+  std::vector<Problem> out;
+  if (!n.IsSequence()) {
+    ctx.error(ctx.at(n), "'" + std::string(what) + "' must be a list of shapes, e.g. [{rows: 4096, cols: 8192}]");
+    return out;
+  }
+  for (const auto& shape : n) {
+    if (!shape.IsMap() || shape.size() == 0) {
+      ctx.error(ctx.at(shape), "each entry of '" + std::string(what) +
+                                   "' must be a map of dimension name to integer, e.g. {rows: 4096}");
+      continue;
+    }
+    Problem p;
+    p.where = ctx.at(shape);
+    bool ok = true;
+    for (auto it = shape.begin(); it != shape.end(); ++it) {
+      const std::string name = it->first.IsScalar() ? it->first.Scalar() : "?";
+      if (!is_identifier(name)) {
+        ctx.error(ctx.at(it->first), "dimension name '" + name + "' is not a valid identifier");
+        ok = false;
+        continue;
+      }
+      const auto value = it->second.IsScalar() ? parse_int(it->second.Scalar()) : std::nullopt;
+      if (!value) {
+        ctx.error(ctx.at(it->second), "dimension '" + name + "' must be an integer" +
+                                          (it->second.IsScalar() ? ", got '" + it->second.Scalar() + "'" : ""));
+        ok = false;
+        continue;
+      }
+      p.dims[name] = *value;
+    }
+    if (ok) out.push_back(std::move(p));
+  }
+  return out;
+}
+
+struct ParsedType {
+  ScalarType type;
+  bool pointer;
+  bool is_const;
+};
+
+std::optional<ParsedType> parse_arg_type(std::string text) {
+  ParsedType t{ScalarType::f32, false, false};
+  text = trim(text);
+  if (!text.empty() && text.back() == '*') {
+    t.pointer = true;
+    text = trim(std::string_view(text).substr(0, text.size() - 1));
+  }
+  if (text.rfind("const ", 0) == 0) {
+    t.is_const = true;
+    text = trim(std::string_view(text).substr(6));
+  } else if (text.size() > 6 && text.compare(text.size() - 6, 6, " const") == 0) {
+    t.is_const = true;
+    text = trim(std::string_view(text).substr(0, text.size() - 6));
+  }
+  const auto scalar = parse_scalar_type(text);
+  if (!scalar) return std::nullopt;
+  t.type = *scalar;
+  return t;
+}
+
+bool is_floating(ScalarType t) {
+  return t == ScalarType::f16 || t == ScalarType::bf16 || t == ScalarType::f32 || t == ScalarType::f64;
+}
+
+std::optional<InitKind> parse_init_kind(std::string_view s) {
+  if (s == "normal") return InitKind::normal;
+  if (s == "uniform") return InitKind::uniform;
+  if (s == "constant") return InitKind::constant;
+  if (s == "iota") return InitKind::iota;
+  if (s == "randint") return InitKind::randint;
+  if (s == "zeros") return InitKind::zeros;
+  return std::nullopt;
+}
+
+void set_init_defaults(ArgSpec& a) {
+  a.init_low = 0.0;
+  a.init_value = 0.0;
+  if (a.init == InitKind::uniform) {
+    a.init_low = -1.0;
+    a.init_value = 1.0;
+  } else if (a.init == InitKind::randint) {
+    a.init_low = -8.0;
+    a.init_value = 8.0;
+  }
+}
+
+// init: normal | uniform | constant | iota | randint | zeros, or a one-key map giving the
+// bounds/value: {uniform: [-1, 1]}, {randint: [0, 10]}, {constant: 2.5}.
+bool parse_init(const YAML::Node& n, const Ctx& ctx, ArgSpec& a) {
+  const std::string expected = "; expected normal, uniform, constant, iota, randint or zeros";
+  if (n.IsScalar()) {
+    const auto kind = parse_init_kind(n.Scalar());
+    if (!kind) {
+      ctx.error(ctx.at(n), "unknown init '" + n.Scalar() + "'" + expected);
+      return false;
+    }
+    a.init = *kind;
+    set_init_defaults(a);
+    return true;
+  }
+  if (!n.IsMap() || n.size() != 1) {
+    ctx.error(ctx.at(n), "'init' must be a name or a one-key map such as {uniform: [-1, 1]}");
+    return false;
+  }
+  const auto it = n.begin();
+  const std::string name = it->first.IsScalar() ? it->first.Scalar() : "?";
+  const auto kind = parse_init_kind(name);
+  if (!kind) {
+    ctx.error(ctx.at(it->first), "unknown init '" + name + "'" + expected);
+    return false;
+  }
+  a.init = *kind;
+  set_init_defaults(a);
+  const YAML::Node arg = it->second;
+  if (a.init == InitKind::uniform || a.init == InitKind::randint) {
+    if (!arg.IsSequence() || arg.size() != 2) {
+      ctx.error(ctx.at(arg), "'" + name + "' takes two bounds, e.g. {" + name + ": [-1, 1]}");
+      return false;
+    }
+    const auto low = number_of(arg[0], ctx, name + " lower bound");
+    const auto high = number_of(arg[1], ctx, name + " upper bound");
+    if (!low || !high) return false;
+    if (*low > *high) {
+      ctx.error(ctx.at(arg), "'" + name + "' bounds must be [low, high] with low <= high");
+      return false;
+    }
+    a.init_low = *low;
+    a.init_value = *high;
+    return true;
+  }
+  if (a.init == InitKind::constant) {
+    const auto v = number_of(arg, ctx, "constant");
+    if (!v) return false;
+    a.init_value = *v;
+    return true;
+  }
+  ctx.error(ctx.at(arg), "init '" + name + "' takes no parameters; write 'init: " + name + "'");
+  return false;
+}
+
+std::optional<ArgSpec> parse_arg(const YAML::Node& n, const Ctx& ctx) {
+  if (!n.IsMap()) {
+    ctx.error(ctx.at(n), "each argument must be a map such as {name: x, type: \"const float*\", count: n}");
+    return std::nullopt;
+  }
+  const std::size_t errors_before = ctx.errors->size();
+  ArgSpec a;
+  a.where = ctx.at(n);
+  // std::optional: assigning to a YAML::Node would rebind the node it refers to.
+  std::optional<YAML::Node> type_node;
+  std::optional<YAML::Node> value_node;
+  std::optional<YAML::Node> init_node;
+  std::optional<YAML::Node> init_value_node;
+  std::optional<YAML::Node> count_node;
+  for_each_key(n, ctx, kArgKeys, "argument", [&](const YAML::Node&, const YAML::Node& v, const std::string& key) {
+    if (key == "name") {
+      if (auto s = string_of(v, ctx, "name")) {
+        if (!is_identifier(*s)) {
+          ctx.error(ctx.at(v), "argument name '" + *s + "' is not a valid C identifier");
+        } else {
+          a.name = *s;
+        }
+      }
+    } else if (key == "type") {
+      type_node.emplace(v);
+    } else if (key == "count") {
+      count_node.emplace(v);
+    } else if (key == "init") {
+      init_node.emplace(v);
+    } else if (key == "init_value") {
+      init_value_node.emplace(v);
+    } else if (key == "value") {
+      value_node.emplace(v);
+    } else if (auto b = bool_of(v, ctx, key)) {
+      (key == "output" ? a.output : key == "inout" ? a.inout : a.scratch) = *b;
+    }
+  });
+  if (ctx.errors->size() != errors_before) return std::nullopt;
+  const std::string label = a.name.empty() ? std::string("argument") : "argument '" + a.name + "'";
+  if (a.name.empty()) ctx.error(a.where, "argument is missing required key 'name'");
+  if (!type_node) {
+    ctx.error(a.where, label + " is missing required key 'type'");
+  } else if (!(*type_node).IsScalar()) {
+    ctx.error(ctx.at((*type_node)), "'type' must be a string such as \"const float*\"");
+  } else if (auto t = parse_arg_type((*type_node).Scalar())) {
+    a.type = t->type;
+    a.pointer = t->pointer;
+    a.is_const = t->is_const;
+  } else {
+    ctx.error(ctx.text_at((*type_node)), "unknown type '" + (*type_node).Scalar() +
+                                          "'; expected float, double, half, bfloat16, int8..int64, "
+                                          "uint8..uint64 or a pointer to one (\"const float*\")");
+  }
+  if (ctx.errors->size() != errors_before) return std::nullopt;
+
+  if (a.pointer) {
+    if (value_node) ctx.error(ctx.at((*value_node)), label + " is a pointer; 'value' applies to scalars, use 'count'");
+    if (!count_node) {
+      ctx.error(a.where, "pointer " + label + " needs 'count' (the number of elements)");
+    } else if (auto e = expr_of((*count_node), ctx, "count")) {
+      a.count = std::move(*e);
+    }
+    const int roles = int{a.output} + int{a.inout} + int{a.scratch};
+    if (roles > 1) ctx.error(a.where, label + " can be only one of output, inout and scratch");
+    if (a.is_const && roles > 0)
+      ctx.error(a.where, label + " points to const and cannot be " +
+                             std::string(a.output ? "an output" : a.inout ? "inout" : "scratch"));
+    if (!is_floating(a.type)) {
+      a.init = InitKind::randint;
+      set_init_defaults(a);
+    }
+    if (init_node && parse_init((*init_node), ctx, a) && init_value_node && a.init != InitKind::constant) {
+      ctx.error(ctx.at((*init_value_node)), "'init_value' applies to 'init: constant' only");
+    }
+    if (init_value_node && (!init_node || a.init == InitKind::constant)) {
+      if (auto v = number_of((*init_value_node), ctx, "init_value")) {
+        a.init = InitKind::constant;
+        a.init_value = *v;
+      }
+    }
+  } else {
+    for (const auto& [flag, set] : {std::pair{"output", a.output}, {"inout", a.inout}, {"scratch", a.scratch}}) {
+      if (set) ctx.error(a.where, "'" + std::string(flag) + "' applies to pointer arguments only; " + label + " is a scalar");
+    }
+    if (count_node) ctx.error(ctx.at((*count_node)), label + " is a scalar; 'count' applies to pointers");
+    if (init_node || init_value_node)
+      ctx.error(ctx.at(init_node ? *init_node : *init_value_node), label + " is a scalar; 'init' applies to pointers, use 'value'");
+    if (!value_node) {
+      ctx.error(a.where, "scalar " + label + " needs 'value' (an integer expression" +
+                             std::string(is_floating(a.type) ? " or a float literal)" : ")"));
+    } else if (!(*value_node).IsScalar() || (*value_node).Scalar().empty()) {
+      ctx.error(ctx.at((*value_node)), "'value' must be an integer expression or a float literal");
+    } else {
+      auto e = Expr::parse((*value_node).Scalar(), ctx.text_at((*value_node)));
+      if (e) {
+        a.value_expr = std::move(e).value();
+      } else if (auto d = is_floating(a.type) ? parse_double((*value_node).Scalar()) : std::nullopt) {
+        a.float_value = *d;
+      } else {
+        ctx.errors->push_back(e.error());
+      }
+    }
+  }
+  if (ctx.errors->size() != errors_before) return std::nullopt;
+  return a;
+}
+
+void parse_launch(const YAML::Node& n, const Ctx& ctx, KernelSpec& spec, bool& has_grid, bool& has_block) {
+  if (!n.IsMap()) {
+    ctx.error(ctx.at(n), "'launch' must be a map such as {grid: [\"rows\"], block: [\"BLOCK\"]}");
+    has_grid = has_block = true;  // already reported
+    return;
+  }
+  for_each_key(n, ctx, kLaunchKeys, "launch", [&](const YAML::Node&, const YAML::Node& v, const std::string& key) {
+    if (key == "shared_bytes") {
+      if (auto e = expr_of(v, ctx, "launch.shared_bytes")) spec.launch.shared_bytes = std::move(*e);
+      return;
+    }
+    const std::string what = "launch." + key;
+    auto& target = key == "grid" ? spec.launch.grid : spec.launch.block;
+    (key == "grid" ? has_grid : has_block) = true;
+    if (v.IsSequence() && (v.size() == 0 || v.size() > 3)) {
+      ctx.error(ctx.at(v), "'" + what + "' has " + std::to_string(v.size()) +
+                               " expressions; expected 1 to 3 (x, y, z)");
+      return;
+    }
+    target = exprs_of(v, ctx, what);
+  });
+}
+
+struct NodeParse {
+  std::optional<KernelSpec> spec;
+  bool complete = false;  // false: `spec` is partial, its params and problems are sound
+};
+
+NodeParse parse_spec_node(const YAML::Node& node, const Ctx& ctx, bool project,
+                          const std::string& default_kernel, const SourceLocation& where) {
+  const std::size_t errors_before = ctx.errors->size();
+  if (!node.IsMap()) {
+    ctx.error(node.IsDefined() && !node.IsNull() ? ctx.at(node) : where,
+              "a kernel spec must be a YAML map with keys such as kernel, params, args, launch");
+    return {};
+  }
+  bool shapes_sound = true;  // params, problems and validate parsed without error
+  KernelSpec spec;
+  spec.where = where;
+  spec.reference = "default";
+  bool has_params = false;
+  bool has_args = false;
+  bool has_launch = false;
+  bool has_grid = false;
+  bool has_block = false;
+  std::optional<std::string> id;
+  std::optional<std::string> kernel;
+  std::string source;
+  const auto handle = [&](const YAML::Node& key_node, const YAML::Node& v, const std::string& key) {
+    if (key == "source") {
+      if (auto s = string_of(v, ctx, key)) source = *s;
+    } else if (key == "id") {
+      if (auto s = string_of(v, ctx, key)) {
+        const bool ok = !s->empty() && std::all_of(s->begin(), s->end(), [](char c) {
+          return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-' || c == '.';
+        });
+        if (ok) {
+          id = *s;
+        } else {
+          ctx.error(ctx.text_at(v), "id '" + *s + "' may contain only letters, digits, '_', '-' and '.'");
+        }
+      }
+    } else if (key == "kernel") {
+      if (auto s = string_of(v, ctx, key)) kernel = trim(*s);
+    } else if (key == "params") {
+      has_params = true;
+      const std::size_t before = ctx.errors->size();
+      parse_params(v, ctx, spec);
+      shapes_sound = shapes_sound && ctx.errors->size() == before;
+    } else if (key == "constraints") {
+      spec.constraints = exprs_of(v, ctx, "constraints");
+    } else if (key == "problems" || key == "validate") {
+      const std::size_t before = ctx.errors->size();
+      (key == "problems" ? spec.problems : spec.validate) = problems_of(v, ctx, key);
+      shapes_sound = shapes_sound && ctx.errors->size() == before;
+    } else if (key == "args") {
+      has_args = true;
+      if (!v.IsSequence() || v.size() == 0) {
+        ctx.error(ctx.at(v), "'args' must be a list of the kernel's arguments, in order");
+        return;
+      }
+      for (const auto& a : v) {
+        if (auto arg = parse_arg(a, ctx)) {
+          const auto dup = std::find_if(spec.args.begin(), spec.args.end(),
+                                        [&](const ArgSpec& o) { return o.name == arg->name; });
+          if (dup != spec.args.end()) {
+            ctx.error(arg->where, "argument '" + arg->name + "' is listed twice (first at " +
+                                      dup->where.to_string() + ")");
+          } else {
+            spec.args.push_back(std::move(*arg));
+          }
+        }
+      }
+    } else if (key == "launch") {
+      has_launch = true;
+      parse_launch(v, ctx, spec, has_grid, has_block);
+    } else if (key == "reference") {
+      if (auto s = string_of(v, ctx, key)) spec.reference = trim(*s);
+    } else if (key == "tolerance") {
+      if (!v.IsMap()) {
+        ctx.error(ctx.at(v), "'tolerance' must be a map such as {rtol: 1e-5, atol: 1e-6}");
+        return;
+      }
+      for_each_key(v, ctx, kToleranceKeys, "tolerance", [&](const YAML::Node&, const YAML::Node& t, const std::string& k) {
+        const auto d = t.IsScalar() ? parse_double(t.Scalar()) : std::nullopt;
+        if (!d || *d < 0) {
+          ctx.error(ctx.at(t), "'tolerance." + k + "' must be a non-negative number");
+          return;
+        }
+        (k == "rtol" ? spec.tolerance.rtol : spec.tolerance.atol) = *d;
+      });
+    } else if (key == "metrics") {
+      if (!v.IsMap()) {
+        ctx.error(ctx.at(v), "'metrics' must be a map such as {bytes: \"2*n*4\", flops: \"n\"}");
+        return;
+      }
+      for_each_key(v, ctx, kMetricKeys, "metrics", [&](const YAML::Node&, const YAML::Node& m, const std::string& k) {
+        auto e = expr_of(m, ctx, "metrics." + k);
+        (k == "bytes" ? spec.metric_bytes : spec.metric_flops) = std::move(e);
+      });
+    } else if (key == "arch") {
+      if (auto s = string_of(v, ctx, key)) {
+        const bool ok = s->size() > 3 && s->rfind("sm_", 0) == 0 &&
+                        std::isdigit(static_cast<unsigned char>((*s)[3])) &&
+                        std::all_of(s->begin() + 3, s->end(), [](char c) {
+                          return std::isdigit(static_cast<unsigned char>(c)) || c == 'a' || c == 'f';
+                        });
+        if (ok) {
+          spec.arch = *s;
+        } else {
+          ctx.error(ctx.text_at(v), "'arch' must name an architecture such as sm_90 or sm_90a, got '" + *s + "'");
+        }
+      }
+    } else if (key == "include_dirs") {
+      spec.include_dirs = strings_of(v, ctx, key);
+    } else if (key == "defines") {
+      spec.defines = strings_of(v, ctx, key);
+    } else if (key == "flags") {
+      spec.flags = strings_of(v, ctx, key);
+    }
+    (void)key_node;
+  };
+  if (project) {
+    std::array<std::string_view, kSpecKeys.size() + 1> keys{};
+    std::copy(kSpecKeys.begin(), kSpecKeys.end(), keys.begin());
+    keys.back() = "source";
+    for_each_key(node, ctx, keys, "kernel spec", handle);
+  } else {
+    for_each_key(node, ctx, kSpecKeys, "kernel spec", handle);
+  }
+  if (project) {
+    if (source.empty()) ctx.error(where, "missing required key 'source' (the .cu file holding the kernel)");
+    spec.source = source;
+  }
+  if (kernel) {
+    spec.kernel = *kernel;
+  } else if (!default_kernel.empty()) {
+    spec.kernel = default_kernel;
+  } else {
+    ctx.error(where, "missing required key 'kernel' (the kernel's entry point)");
+  }
+  if (!has_params) ctx.error(where, "missing required key 'params' (the tunable parameters)");
+  if (!has_args) ctx.error(where, "missing required key 'args' (the kernel's arguments, in order)");
+  if (!has_launch) {
+    ctx.error(where, "missing required key 'launch' ({grid: [...], block: [...]})");
+  } else {
+    if (!has_grid) ctx.error(where, "missing required key 'launch.grid'");
+    if (!has_block) ctx.error(where, "missing required key 'launch.block'");
+  }
+  if (id) {
+    spec.id = *id;
+  } else {
+    const auto angle = spec.kernel.find('<');
+    spec.id = trim(std::string_view(spec.kernel).substr(0, angle));
+  }
+  NodeParse out;
+  out.complete = ctx.errors->size() == errors_before;
+  if (out.complete || (shapes_sound && has_params && !spec.params.empty())) out.spec = std::move(spec);
+  return out;
+}
+
+// yaml-cpp recurses once per nesting level; bound it before parsing so that hostile input
+// ("[[[[...") cannot exhaust the stack.
+constexpr int kMaxYamlNesting = 64;
+
+std::optional<Error> check_nesting(std::string_view yaml, const Ctx& ctx) {
+  int depth = 0;
+  int line = 0;
+  int column = 0;
+  for (const char c : yaml) {
+    ++column;
+    if (c == '\n') {
+      ++line;
+      column = 0;
+    } else if (c == '[' || c == '{') {
+      if (++depth > kMaxYamlNesting)
+        return make_error("YAML nested more than " + std::to_string(kMaxYamlNesting) + " levels deep",
+                          {ctx.file, line + ctx.line_offset, column});
+    } else if ((c == ']' || c == '}') && depth > 0) {
+      --depth;
+    }
+  }
+  return std::nullopt;
+}
+
+Error yaml_error(const YAML::Exception& e, const Ctx& ctx, std::string_view what) {
+  SourceLocation where = ctx.fallback;
+  if (e.mark.line >= 0) where = {ctx.file, e.mark.line + ctx.line_offset, e.mark.column + 1};
+  return make_error("invalid YAML in " + std::string(what) + ": " + e.msg, where);
+}
+
+}  // namespace
+
+std::vector<MarkedBlock> find_marked_blocks(std::string_view source, const std::string& file) {
+  std::vector<MarkedBlock> blocks;
+  const std::vector<Token> tokens = lex_cuda(source);
+  for (std::size_t i = 0; i < tokens.size(); ++i) {
+    const Token& t = tokens[i];
+    if (t.kind != TokenKind::comment) continue;
+    const std::string_view text = t.text(source);
+    if (text.substr(0, 2) != "/*") continue;
+    std::size_t at = 2;
+    while (at < text.size() && (text[at] == '*' || text[at] == ' ' || text[at] == '\t')) ++at;
+    if (text.compare(at, 10, "@kernelevo") != 0) continue;
+    const std::size_t after = at + 10;
+    if (after < text.size() && !std::isspace(static_cast<unsigned char>(text[after])) && text[after] != '*') continue;
+    MarkedBlock b;
+    const std::size_t mark_offset = t.begin + at;
+    const std::size_t line_start = source.rfind('\n', mark_offset);
+    b.mark = {file, line_of(source, mark_offset),
+              static_cast<int>(mark_offset - (line_start == std::string_view::npos ? 0 : line_start + 1)) + 1};
+    const std::size_t body_end = text.size() >= 4 && text.substr(text.size() - 2) == "*/" ? text.size() - 2 : text.size();
+    const std::size_t newline = text.find('\n', after);
+    if (newline != std::string_view::npos && newline < body_end) {
+      b.yaml = std::string(text.substr(newline + 1, body_end - newline - 1));
+      b.yaml_first_line = b.mark.line + 1;
+    } else {
+      b.yaml_first_line = b.mark.line;
+    }
+    const bool off_before = i > 0 && tokens[i - 1].kind == TokenKind::comment &&
+                            tokens[i - 1].text(source).find("clang-format off") != std::string_view::npos;
+    const bool on_after = i + 1 < tokens.size() && tokens[i + 1].kind == TokenKind::comment &&
+                          tokens[i + 1].text(source).find("clang-format on") != std::string_view::npos;
+    b.guarded = off_before && on_after;
+    for (std::size_t j = i + 1; j < tokens.size(); ++j) {
+      if (tokens[j].kind != TokenKind::identifier || tokens[j].text(source) != "__global__") continue;
+      b.kernel_line = line_of(source, tokens[j].begin);
+      for (std::size_t k = j + 1; k + 1 < tokens.size(); ++k) {
+        const std::string_view name = tokens[k].text(source);
+        if (tokens[k].kind == TokenKind::punct && (name == ";" || name == "{")) break;
+        if (tokens[k].kind == TokenKind::identifier && name.substr(0, 2) != "__" &&
+            tokens[k + 1].text(source) == "(") {
+          b.kernel_name = std::string(name);
+          break;
+        }
+      }
+      break;
+    }
+    blocks.push_back(std::move(b));
+  }
+  return blocks;
+}
+
+SpecParse parse_marked_block(const MarkedBlock& block, const std::string& file) {
+  SpecParse out;
+  Ctx ctx;
+  ctx.file = file;
+  ctx.line_offset = block.yaml_first_line;
+  ctx.fallback = block.mark;
+  ctx.errors = &out.errors;
+  if (!block.guarded) {
+    out.warnings.push_back(make_error(
+        "@kernelevo block is not wrapped in '// clang-format off' and '// clang-format on'; "
+        "a formatter may reflow its YAML",
+        block.mark));
+  }
+  if (auto deep = check_nesting(block.yaml, ctx)) {
+    out.errors.push_back(std::move(*deep));
+    return out;
+  }
+  try {
+    const YAML::Node root = YAML::Load(block.yaml);
+    NodeParse parsed = parse_spec_node(root, ctx, false, block.kernel_name, block.mark);
+    if (parsed.spec) {
+      KernelSpec& spec = *parsed.spec;
+      spec.source = file;
+      spec.kernel_line = block.kernel_line;
+      spec.has_format_guard = block.guarded;
+      (parsed.complete ? out.specs : out.partial).push_back(std::move(spec));
+    }
+  } catch (const YAML::Exception& e) {
+    out.errors.push_back(yaml_error(e, ctx, "@kernelevo block"));
+  }
+  return out;
+}
+
+SpecParse parse_project_yaml(std::string_view yaml, const std::string& file) {
+  SpecParse out;
+  Ctx ctx;
+  ctx.file = file;
+  ctx.line_offset = 1;
+  ctx.fallback = {file, 1, 1};
+  ctx.errors = &out.errors;
+  if (auto deep = check_nesting(yaml, ctx)) {
+    out.errors.push_back(std::move(*deep));
+    return out;
+  }
+  try {
+    const YAML::Node root = YAML::Load(std::string(yaml));
+    if (!root.IsDefined() || root.IsNull()) return out;
+    std::optional<YAML::Node> kernels;
+    if (root.IsMap()) {
+      for_each_key(root, ctx, std::array<std::string_view, 1>{"kernels"}, "project file",
+                   [&](const YAML::Node&, const YAML::Node& v, const std::string&) { kernels.emplace(v); });
+      if (!kernels) {
+        if (out.errors.empty()) ctx.error(ctx.at(root), "missing required key 'kernels' (the list of kernel specs)");
+        return out;
+      }
+    }
+    const YAML::Node list = kernels ? *kernels : root;
+    if (!list.IsSequence()) {
+      ctx.error(ctx.at(list), "a project file must be a list of kernel specs, or a map with a 'kernels:' list");
+      return out;
+    }
+    const std::filesystem::path dir = std::filesystem::path(file).parent_path();
+    for (const auto& entry : list) {
+      NodeParse parsed = parse_spec_node(entry, ctx, true, "", ctx.at(entry));
+      if (parsed.spec) {
+        parsed.spec->source = (dir / parsed.spec->source).lexically_normal().generic_string();
+        (parsed.complete ? out.specs : out.partial).push_back(std::move(*parsed.spec));
+      }
+    }
+  } catch (const YAML::Exception& e) {
+    out.errors.push_back(yaml_error(e, ctx, "project file"));
+  }
+  return out;
+}
+
+}  // namespace kev

@@ -1,0 +1,277 @@
+#include "io/trace.h"
+
+#include <nlohmann/json.hpp>
+
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+
+#include "io/compressed_file.h"
+#include "io/json_value.h"
+
+namespace kev::io {
+
+namespace {
+
+using json = nlohmann::ordered_json;
+constexpr const char* kFormat = "kernelevo-trace";
+constexpr int kVersion = 1;
+
+json params_to_json(const ParamSet& params) {
+  json j = json::object();
+  for (const auto& [name, v] : params) j[name] = value_to_json<json>(v);
+  return j;
+}
+
+Result<TraceHeader> header_from_json(const json& j, const std::string& path) {
+  if (!j.is_object() || j.value("format", std::string{}) != kFormat)
+    return make_error("not a kernelevo trace (first line lacks format: \"kernelevo-trace\")",
+                      {path, 1, 1});
+  if (j.value("version", 0) != kVersion)
+    return make_error("unsupported trace version " + j.value("version", json(nullptr)).dump() +
+                          " (this kernelevo reads version 1)",
+                      {path, 1, 1});
+  TraceHeader h;
+  h.kernel = j.value("kernel", std::string{});
+  h.strategy = j.value("strategy", std::string{});
+  h.seed = j.value("seed", std::uint64_t{0});
+  h.device = j.value("device", std::string{});
+  h.created = j.value("created", std::string{});
+  h.tool = j.value("tool", std::string{});
+  if (!j.contains("dims") || !j.at("dims").is_array())
+    return make_error("trace header lacks its dims", {path, 1, 1});
+  for (const auto& d : j.at("dims")) {
+    Dimension dim{d.value("name", std::string{}), {}};
+    if (dim.name.empty() || !d.contains("values") || !d.at("values").is_array())
+      return make_error("trace header: a dimension lacks its name or values", {path, 1, 1});
+    for (const auto& v : d.at("values")) dim.values.push_back(value_from_json(v));
+    h.dims.push_back(std::move(dim));
+  }
+  if (j.contains("problems") && j.at("problems").is_array())
+    for (const auto& p : j.at("problems")) {
+      Problem problem;
+      if (p.is_object())
+        for (const auto& [k, v] : p.items())
+          if (v.is_number_integer()) problem.dims[k] = v.get<std::int64_t>();
+      h.problems.push_back(std::move(problem));
+    }
+  return h;
+}
+
+Result<TraceRecord> record_from_json(const json& j, const std::string& path, int line) {
+  if (!j.is_object() || !j.contains("params") || !j.at("params").is_object())
+    return make_error("trace record lacks its params object", {path, line, 1});
+  TraceRecord r;
+  for (const auto& [name, v] : j.at("params").items()) r.params[name] = value_from_json(v);
+  const auto d = parse_disposition(j.value("disposition", std::string{}));
+  if (!d) return make_error("trace record has an unknown disposition", {path, line, 1});
+  r.outcome.disposition = *d;
+  if (j.contains("time_us") && j.at("time_us").is_number()) r.outcome.time_us = j.at("time_us").get<double>();
+  if (j.contains("ci_us") && j.at("ci_us").is_array() && j.at("ci_us").size() == 2 &&
+      j.at("ci_us")[0].is_number() && j.at("ci_us")[1].is_number()) {
+    r.outcome.ci_low_us = j.at("ci_us")[0].get<double>();
+    r.outcome.ci_high_us = j.at("ci_us")[1].get<double>();
+  }
+  if (j.contains("samples_us") && j.at("samples_us").is_array())
+    for (const auto& s : j.at("samples_us"))
+      if (s.is_number()) r.outcome.samples_us.push_back(s.get<double>());
+  r.outcome.detail = j.value("detail", std::string{});
+  r.elapsed_s = j.value("elapsed_s", 0.0);
+  if (r.outcome.passed() && !r.outcome.time_us)
+    return make_error("trace record is passed but has no time_us", {path, line, 1});
+  return r;
+}
+
+std::string utc_now() {
+  const std::time_t now = std::time(nullptr);
+  std::tm tm{};
+  gmtime_r(&now, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return buf;
+}
+
+}  // namespace
+
+bool looks_like_trace(const std::string& text) {
+  const auto end = text.find('\n');
+  const std::string first = text.substr(0, end);
+  return first.find("\"kernelevo-trace\"") != std::string::npos;
+}
+
+Result<Trace> parse_trace(const std::string& text, const std::string& path) {
+  Trace trace;
+  std::size_t pos = 0;
+  int line = 0;
+  bool have_header = false;
+  while (pos < text.size()) {
+    auto end = text.find('\n', pos);
+    const bool last = end == std::string::npos;
+    if (last) end = text.size();
+    const std::string_view view(text.data() + pos, end - pos);
+    pos = end + 1;
+    ++line;
+    if (view.find_first_not_of(" \t\r") == std::string_view::npos) continue;
+    json j = json::parse(view.begin(), view.end(), nullptr, false);
+    if (j.is_discarded()) {
+      if (last && have_header) {  // a killed writer leaves at most one partial, final line
+        trace.truncated = true;
+        break;
+      }
+      return make_error("invalid JSON on this line of the trace", {path, line, 1});
+    }
+    if (!have_header) {
+      auto h = header_from_json(j, path);
+      if (!h) return h.error();
+      trace.header = std::move(*h);
+      have_header = true;
+      continue;
+    }
+    auto r = record_from_json(j, path, line);
+    if (!r) return r.error();
+    trace.records.push_back(std::move(*r));
+  }
+  if (!have_header) return make_error("empty trace (no header line)", {path});
+  return trace;
+}
+
+Result<Trace> read_trace(const std::string& path) {
+  auto text = read_maybe_gzip(path);
+  if (!text) return text.error();
+  return parse_trace(*text, path);
+}
+
+Result<Recording> recording_from_trace(const Trace& trace, const std::string& path) {
+  Recording rec;
+  rec.format = "kernelevo-trace";
+  rec.kernel = trace.header.kernel;
+  rec.device = trace.header.device;
+  rec.dims = trace.header.dims;
+  struct Dims : SearchSpace {
+    const std::vector<Dimension>& d;
+    explicit Dims(const std::vector<Dimension>& dims) : d(dims) {}
+    [[nodiscard]] const std::vector<Dimension>& dims() const override { return d; }
+    [[nodiscard]] bool contains(const Point&) const override { return true; }
+    [[nodiscard]] std::uint64_t size() const override { return total(); }
+    [[nodiscard]] std::optional<Point> sample(Rng&) const override { return std::nullopt; }
+    void for_each(const std::function<bool(const Point&)>&) const override {}
+  } names(rec.dims);
+  std::size_t n = 0;
+  for (const auto& r : trace.records) {
+    ++n;
+    auto p = names.from_params(r.params);
+    if (!p)
+      return make_error("trace record " + std::to_string(n) +
+                            " has parameters that do not match the header's dims",
+                        {path});
+    rec.add(std::move(*p), r.outcome);
+  }
+  return rec;
+}
+
+Result<std::vector<Evaluation>> trace_evaluations(const Trace& trace, const SearchSpace& space,
+                                                  const std::string& path) {
+  std::vector<Evaluation> out;
+  out.reserve(trace.records.size());
+  std::size_t n = 0;
+  for (const auto& r : trace.records) {
+    ++n;
+    auto p = space.from_params(r.params);
+    if (!p) {
+      std::string params;
+      for (const auto& [k, v] : r.params) params += (params.empty() ? "" : ",") + k + "=" + v.to_string();
+      return make_error("trace record " + std::to_string(n) + " (" + params +
+                            ") is not a point of the space being tuned",
+                        {path});
+    }
+    out.push_back({std::move(*p), r.outcome, r.elapsed_s});
+  }
+  return out;
+}
+
+TraceRecord trace_record(const Evaluation& evaluation, const SearchSpace& space) {
+  return {space.to_params(evaluation.point), evaluation.outcome, evaluation.elapsed_s};
+}
+
+std::string trace_header_line(const TraceHeader& header) {
+  json j = json::object();
+  j["format"] = kFormat;
+  j["version"] = kVersion;
+  j["tool"] = header.tool.empty() ? std::string("kernelevo ") + KERNELEVO_VERSION : header.tool;
+  j["created"] = header.created.empty() ? utc_now() : header.created;
+  j["kernel"] = header.kernel;
+  j["device"] = header.device;
+  j["strategy"] = header.strategy;
+  j["seed"] = header.seed;
+  json dims = json::array();
+  for (const auto& d : header.dims) {
+    json values = json::array();
+    for (const auto& v : d.values) values.push_back(value_to_json<json>(v));
+    dims.push_back(json{{"name", d.name}, {"values", values}});
+  }
+  j["dims"] = dims;
+  json problems = json::array();
+  for (const auto& p : header.problems) {
+    json o = json::object();
+    for (const auto& [k, v] : p.dims) o[k] = v;
+    problems.push_back(o);
+  }
+  j["problems"] = problems;
+  return j.dump();
+}
+
+std::string trace_record_line(const TraceRecord& record) {
+  json j = json::object();
+  j["params"] = params_to_json(record.params);
+  j["disposition"] = to_string(record.outcome.disposition);
+  j["time_us"] = record.outcome.time_us ? json(*record.outcome.time_us) : json(nullptr);
+  j["ci_us"] = record.outcome.ci_low_us && record.outcome.ci_high_us
+                   ? json::array({*record.outcome.ci_low_us, *record.outcome.ci_high_us})
+                   : json(nullptr);
+  j["samples_us"] = record.outcome.samples_us;
+  j["detail"] = record.outcome.detail;
+  j["elapsed_s"] = record.elapsed_s;
+  return j.dump(-1, ' ', false, json::error_handler_t::replace);
+}
+
+Result<TraceWriter> TraceWriter::create(const std::string& path, const TraceHeader& header) {
+  std::FILE* f = std::fopen(path.c_str(), "w");
+  if (f == nullptr) return make_error("cannot write trace: " + std::string(std::strerror(errno)), {path});
+  TraceWriter w(path, f);
+  const std::string line = trace_header_line(header) + "\n";
+  if (std::fwrite(line.data(), 1, line.size(), f) != line.size() || std::fflush(f) != 0)
+    return make_error("cannot write trace: " + std::string(std::strerror(errno)), {path});
+  return w;
+}
+
+Result<TraceWriter> TraceWriter::append(const std::string& path) {
+  // Drop a partial last line so the next record starts on a line of its own.
+  std::error_code ec;
+  const auto size = std::filesystem::file_size(path, ec);
+  if (ec) return make_error("cannot open trace: " + ec.message(), {path});
+  {
+    std::ifstream in(path, std::ios::binary);
+    std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    if (!text.empty() && text.back() != '\n') {
+      const auto last_newline = text.rfind('\n');
+      const auto keep = last_newline == std::string::npos ? 0 : last_newline + 1;
+      std::filesystem::resize_file(path, keep, ec);
+      if (ec) return make_error("cannot repair trace: " + ec.message(), {path});
+    }
+  }
+  (void)size;
+  std::FILE* f = std::fopen(path.c_str(), "a");
+  if (f == nullptr) return make_error("cannot append to trace: " + std::string(std::strerror(errno)), {path});
+  return TraceWriter(path, f);
+}
+
+Status TraceWriter::write(const TraceRecord& record) {
+  const std::string line = trace_record_line(record) + "\n";
+  if (std::fwrite(line.data(), 1, line.size(), file_.get()) != line.size() ||
+      std::fflush(file_.get()) != 0)
+    return make_error("cannot write trace: " + std::string(std::strerror(errno)), {path_});
+  return ok_status();
+}
+
+}  // namespace kev::io
