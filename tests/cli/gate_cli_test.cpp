@@ -1,11 +1,9 @@
 // `check`, `compare` and `report` driven through the binary in replay mode.
+#include <fcntl.h>
 #include <gtest/gtest.h>
-
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
-
-#include <fcntl.h>
 
 #include <chrono>
 #include <cstdio>
@@ -67,7 +65,8 @@ TEST(CheckCli, UnchangedPassesSlowerFailsWithAReport) {
 
   const auto json = tmp.path / "r.json";
   const auto md = tmp.path / "r.md";
-  const Proc bad = run(in_gate("check --replay slower.jsonl --report-json " + json.string() + " --report-md " + md.string()));
+  const Proc bad = run(in_gate("check --replay slower.jsonl --report-json " + json.string() +
+                               " --report-md " + md.string()));
   EXPECT_EQ(bad.rc, 1) << bad.out;
   const std::string j = slurp(json);
   EXPECT_NE(j.find("\"schema\": \"kernelevo-report\""), std::string::npos);
@@ -91,10 +90,11 @@ TEST(CheckCli, NoGpuSkipsUnlessRequired) {
 
 TEST(CheckCli, UnknownDeviceNeedsArch) {
   TempDir tmp;
-  const Proc r = run("cd " + tmp.path.string() + " && " + kBin + " check --replay " + kGate + "/unchanged.jsonl");
+  const Proc r = run("cd " + tmp.path.string() + " && " + kBin + " check --replay " + kGate +
+                     "/unchanged.jsonl");
   EXPECT_EQ(r.rc, 2);
-  const Proc with_arch = run("cd " + tmp.path.string() + " && " + kBin + " check --arch sm_90 --replay " + kGate +
-                            "/unchanged.jsonl");
+  const Proc with_arch = run("cd " + tmp.path.string() + " && " + kBin +
+                             " check --arch sm_90 --replay " + kGate + "/unchanged.jsonl");
   EXPECT_EQ(with_arch.rc, 0);
   EXPECT_NE(with_arch.out.find("no kernels"), std::string::npos) << with_arch.out;
 }
@@ -103,16 +103,19 @@ TEST(CheckCli, UnknownDeviceNeedsArch) {
 struct Repo : TempDir {
   Repo() {
     fs::copy_file(kGate + "/kernelevo.lock.json", path / "kernelevo.lock.json");
-    const Proc r = run("cd " + path.string() +
-                      " && git init -q && git add . && git -c user.email=t@t -c user.name=t commit -qm base");
+    const Proc r =
+        run("cd " + path.string() +
+            " && git init -q && git add . && git -c user.email=t@t -c user.name=t commit -qm base");
     EXPECT_EQ(r.rc, 0);
   }
-  std::string compare(const std::string& base_trace, const std::string& head_trace, const std::string& extra = "") {
-    return "cd " + path.string() + " && " + kBin + " compare --base HEAD --replay-base " + kGate + "/" + base_trace +
-           " --replay-head " + kGate + "/" + head_trace + " " + extra;
+  std::string compare(const std::string& base_trace, const std::string& head_trace,
+                      const std::string& extra = "") {
+    return "cd " + path.string() + " && " + kBin + " compare --base HEAD --replay-base " + kGate +
+           "/" + base_trace + " --replay-head " + kGate + "/" + head_trace + " " + extra;
   }
   [[nodiscard]] int worktrees() const {
-    const Proc r = run("cd " + path.string() + " && git worktree list --porcelain | grep -c '^worktree '");
+    const Proc r =
+        run("cd " + path.string() + " && git worktree list --porcelain | grep -c '^worktree '");
     return std::atoi(r.out.c_str());
   }
 };
@@ -146,7 +149,7 @@ TEST(CompareCli, UsesTheBaseRevisionsLockedParameters) {
 TEST(CompareCli, UnknownBaseIsAUsageError) {
   Repo repo;
   const Proc r = run("cd " + repo.path.string() + " && " + kBin +
-                    " compare --base no-such-ref --replay-base x --replay-head y");
+                     " compare --base no-such-ref --replay-base x --replay-head y");
   EXPECT_EQ(r.rc, 2);
 }
 
@@ -161,8 +164,9 @@ TEST(CompareCli, InterruptedCompareRemovesItsWorktree) {
       dup2(devnull, 2);
       if (chdir(repo.path.c_str()) != 0) _exit(126);
       const std::string base = kGate + "/unchanged.jsonl";
-      execl(kBin.c_str(), kBin.c_str(), "compare", "--base", "HEAD", "--replay-base", base.c_str(), "--replay-head",
-            base.c_str(), "--pause-after-worktree", "30", static_cast<char*>(nullptr));
+      execl(kBin.c_str(), kBin.c_str(), "compare", "--base", "HEAD", "--replay-base", base.c_str(),
+            "--replay-head", base.c_str(), "--pause-after-worktree", "30",
+            static_cast<char*>(nullptr));
       _exit(127);
     }
     // wait for the worktree to appear
@@ -184,15 +188,21 @@ TEST(ReportCli, RendersEveryFormatFromACheckReport) {
   TempDir tmp;
   const auto json = tmp.path / "r.json";
   (void)run(in_gate("check --replay slower.jsonl --report-json " + json.string()));
-  const Proc ann = run(kBin + " report " + json.string() + " --format annotations --path-prefix proj");
+  const Proc ann =
+      run(kBin + " report " + json.string() + " --format annotations --path-prefix proj");
   EXPECT_EQ(ann.rc, 0);
-  EXPECT_EQ(ann.out.rfind("::error file=proj/src/softmax.cu,title=kernelevo%3A softmax_rows SLOWER::", 0), 0u) << ann.out;
+  EXPECT_EQ(
+      ann.out.rfind("::error file=proj/src/softmax.cu,title=kernelevo%3A softmax_rows SLOWER::", 0),
+      0u)
+      << ann.out;
   const Proc gb = run(kBin + " report " + json.string() + " --format gbench");
-  EXPECT_NE(gb.out.find("\"name\": \"softmax_rows/sm_90/NVIDIA H200\""), std::string::npos) << gb.out;
+  EXPECT_NE(gb.out.find("\"name\": \"softmax_rows/sm_90/NVIDIA H200\""), std::string::npos)
+      << gb.out;
   EXPECT_NE(gb.out.find("\"time_unit\": \"us\""), std::string::npos);
   const auto html = tmp.path / "r.html";
-  EXPECT_EQ(run(kBin + " report " + json.string() + " --format html -o " + html.string() + " --trace " + kGate +
-                "/slower.jsonl").rc,
+  EXPECT_EQ(run(kBin + " report " + json.string() + " --format html -o " + html.string() +
+                " --trace " + kGate + "/slower.jsonl")
+                .rc,
             0);
   const std::string page = slurp(html);
   EXPECT_NE(page.find("Best time so far against evaluations"), std::string::npos);

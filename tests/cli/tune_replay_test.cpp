@@ -13,14 +13,14 @@
 
 namespace {
 
-struct Run {
+struct CliRun {
   int exit_code = -1;
   std::string out;
 };
 
 // Runs the kernelevo binary; stdout captured, stderr discarded.
-Run kernelevo(const std::string& args) {
-  Run run;
+CliRun kernelevo(const std::string& args) {
+  CliRun run;
   const std::string command = std::string(KERNELEVO_BINARY) + " " + args + " 2>/dev/null";
   FILE* pipe = popen(command.c_str(), "r");
   if (pipe == nullptr) return run;
@@ -46,7 +46,7 @@ class TuneReplayCli : public ::testing::Test {
 };
 
 TEST_F(TuneReplayCli, PrintsOneJsonObject) {
-  const Run run = kernelevo("tune --replay " + kSynthetic + " --strategy auto --budget 40 --seed 3 --format json");
+  const CliRun run = kernelevo("tune --replay " + kSynthetic + " --strategy auto --budget 40 --seed 3 --format json");
   ASSERT_EQ(run.exit_code, 0) << run.out;
   const auto j = nlohmann::json::parse(run.out);
   EXPECT_EQ(j.at("strategy"), "auto");
@@ -62,12 +62,12 @@ TEST_F(TuneReplayCli, PrintsOneJsonObject) {
   for (const auto& [k, v] : j.at("counts").items()) counted += v.get<int>();
   EXPECT_EQ(counted, 40);
   // Same seed, same answer.
-  const Run again = kernelevo("tune --replay " + kSynthetic + " --strategy auto --budget 40 --seed 3 --format json");
+  const CliRun again = kernelevo("tune --replay " + kSynthetic + " --strategy auto --budget 40 --seed 3 --format json");
   EXPECT_EQ(nlohmann::json::parse(again.out).at("best"), j.at("best"));
 }
 
 TEST_F(TuneReplayCli, ExhaustiveFindsTheRecordedOptimum) {
-  const Run run = kernelevo("tune --replay " + kSynthetic + " --strategy exhaustive --format json");
+  const CliRun run = kernelevo("tune --replay " + kSynthetic + " --strategy exhaustive --format json");
   ASSERT_EQ(run.exit_code, 0);
   const auto j = nlohmann::json::parse(run.out);
   EXPECT_EQ(j.at("evaluations"), 144);
@@ -77,7 +77,7 @@ TEST_F(TuneReplayCli, ExhaustiveFindsTheRecordedOptimum) {
 
 TEST_F(TuneReplayCli, ResumeContinuesATraceWithoutRepeats) {
   const std::string trace = (dir_ / "t.jsonl").string();
-  Run run = kernelevo("tune --replay " + kSynthetic + " --strategy random --budget 20 --seed 5 --trace " + trace + " --format json");
+  CliRun run = kernelevo("tune --replay " + kSynthetic + " --strategy random --budget 20 --seed 5 --trace " + trace + " --format json");
   ASSERT_EQ(run.exit_code, 0);
   // Simulate a killed run: keep the header and 12 records, plus half a line.
   std::ifstream in(trace);
@@ -106,7 +106,7 @@ TEST_F(TuneReplayCli, ResumeContinuesATraceWithoutRepeats) {
 }
 
 TEST_F(TuneReplayCli, TextOutputAndUsageErrors) {
-  Run run = kernelevo("tune --replay " + kSynthetic + " --budget 10");
+  CliRun run = kernelevo("tune --replay " + kSynthetic + " --budget 10");
   ASSERT_EQ(run.exit_code, 0);
   EXPECT_NE(run.out.find("best: "), std::string::npos);
   EXPECT_NE(run.out.find("10 evaluations of 144 points"), std::string::npos);
@@ -117,7 +117,7 @@ TEST_F(TuneReplayCli, TextOutputAndUsageErrors) {
 }
 
 TEST_F(TuneReplayCli, AllFailedSpaceExitsWithFailure) {
-  const Run run = kernelevo("tune --replay " + std::string(KERNELEVO_FIXTURES) +
+  const CliRun run = kernelevo("tune --replay " + std::string(KERNELEVO_FIXTURES) +
                             "/spaces/all_failed_kt.json --format json");
   EXPECT_EQ(run.exit_code, 1);
   const auto j = nlohmann::json::parse(run.out);
@@ -128,7 +128,7 @@ TEST_F(TuneReplayCli, AllFailedSpaceExitsWithFailure) {
 TEST_F(TuneReplayCli, ReplaysASharedSpaceInWellUnderASecond) {
   const std::string file = std::string(KERNELEVO_SHARED_SPACES) + "/convolution_A100.json.gz";
   if (!std::filesystem::exists(file)) GTEST_SKIP() << file << " absent";
-  const Run run = kernelevo("tune --replay " + file + " --budget 400 --noise --format json");
+  const CliRun run = kernelevo("tune --replay " + file + " --budget 400 --noise --format json");
   ASSERT_EQ(run.exit_code, 0);
   const auto j = nlohmann::json::parse(run.out);
   EXPECT_EQ(j.at("evaluations"), 400);

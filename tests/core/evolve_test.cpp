@@ -245,3 +245,32 @@ TEST_F(EvolveTest, DryRunPromptsNeedNoModel) {
 
 }  // namespace
 }  // namespace kev
+
+#include "core/variant_archive.h"
+
+namespace kev {
+namespace {
+
+TEST(VariantArchive, KeepsTheFastestPerBinAndSelectsBestOrElites) {
+  EXPECT_EQ(VariantArchive::feature_of("float x = a[i];"), "scalar/short");
+  EXPECT_EQ(VariantArchive::feature_of("float2 v; float4 w;"), "vec4/short");
+  EXPECT_EQ(VariantArchive::feature_of(std::string(2000, ' ') + "__half2 h;"), "vec2/medium");
+  VariantArchive archive;
+  EXPECT_TRUE(archive.add({"original", "o", 100.0, "scalar/short"}));
+  EXPECT_FALSE(archive.add({"g1c1", "a", 120.0, "scalar/short"}));  // slower in the same bin
+  EXPECT_TRUE(archive.add({"g1c2", "b", 90.0, "scalar/short"}));    // replaces the bin's elite
+  EXPECT_TRUE(archive.add({"g1c3", "c", 95.0, "vec4/short"}));
+  ASSERT_NE(archive.best(), nullptr);
+  EXPECT_EQ(archive.best()->label, "g1c2");
+  const auto elites = archive.elites();
+  ASSERT_EQ(elites.size(), 2u);
+  EXPECT_EQ(elites[1]->label, "g1c3");
+  std::mt19937_64 rng(7);
+  int best = 0;
+  for (int i = 0; i < 1000; ++i) best += archive.select_parent(rng).label == "g1c2";
+  EXPECT_GT(best, 650);  // half the time the best, plus half of the uniform picks
+  EXPECT_LT(best, 850);
+}
+
+}  // namespace
+}  // namespace kev

@@ -1,7 +1,6 @@
-#include "core/check.h"
-
 #include <gtest/gtest.h>
 
+#include "core/check.h"
 #include "core/gate_fake_measurer.h"
 
 namespace kev {
@@ -45,7 +44,9 @@ struct CheckFixture : ::testing::Test {
     in.lock = &lock;
     for (const auto& s : specs) in.specs.push_back(&s);
     in.gpu = {"sm_90", "NVIDIA H200"};
-    in.source_hash = [current_hash](const std::string&) -> std::optional<std::string> { return current_hash; };
+    in.source_hash = [current_hash](const std::string&) -> std::optional<std::string> {
+      return current_hash;
+    };
     in.options = options;
     return run_check(in, measurer);
   }

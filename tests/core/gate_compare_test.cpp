@@ -1,7 +1,6 @@
-#include "core/compare_gate.h"
-
 #include <gtest/gtest.h>
 
+#include "core/compare_gate.h"
 #include "core/gate_fake_measurer.h"
 
 namespace kev {
@@ -54,8 +53,9 @@ TEST_F(CompareFixture, MeasuresInterleavedWithEachSidesLockedParameters) {
   measurer.set("base", "softmax", 70.0, 0.01);
   measurer.set("head", "softmax", 70.0, 0.01);
   (void)compare(4);
-  const std::vector<std::string> expected{"base:softmax", "head:softmax", "base:softmax", "head:softmax",
-                                          "base:softmax", "head:softmax", "base:softmax", "head:softmax"};
+  const std::vector<std::string> expected{"base:softmax", "head:softmax", "base:softmax",
+                                          "head:softmax", "base:softmax", "head:softmax",
+                                          "base:softmax", "head:softmax"};
   EXPECT_EQ(measurer.calls, expected);
   EXPECT_EQ(measurer.params_seen[0].at("BLOCK"), Value(128));
   EXPECT_EQ(measurer.params_seen[1].at("BLOCK"), Value(256));

@@ -21,8 +21,9 @@ Report report_with(std::initializer_list<KernelVerdict> verdicts) {
 }
 
 TEST(Report, VerdictNamesRoundTrip) {
-  for (auto v : {KernelVerdict::pass, KernelVerdict::slower, KernelVerdict::faster, KernelVerdict::same,
-                 KernelVerdict::unsure, KernelVerdict::failed, KernelVerdict::stale, KernelVerdict::missing})
+  for (auto v :
+       {KernelVerdict::pass, KernelVerdict::slower, KernelVerdict::faster, KernelVerdict::same,
+        KernelVerdict::unsure, KernelVerdict::failed, KernelVerdict::stale, KernelVerdict::missing})
     EXPECT_EQ(parse_kernel_verdict(to_string(v)), v);
   EXPECT_FALSE(parse_kernel_verdict("slower"));
   EXPECT_EQ(parse_report_kind("compare"), ReportKind::compare);
@@ -48,7 +49,8 @@ TEST(Report, Formatting) {
 }
 
 TEST(LockReport, ParsesTunedWith) {
-  const auto t = parse_tuned_with("kernelevo 0.1.0, CUDA 13.0, driver 580.159.04, strategy auto, 96 evaluations");
+  const auto t = parse_tuned_with(
+      "kernelevo 0.1.0, CUDA 13.0, driver 580.159.04, strategy auto, 96 evaluations");
   EXPECT_EQ(t.strategy, "auto");
   EXPECT_EQ(t.evaluations, 96);
   EXPECT_FALSE(parse_tuned_with("by hand").evaluations);
@@ -113,8 +115,10 @@ TEST(ReplayMeasurer, RecordedFailuresAndUnknownsAreNotPassed) {
   auto broken = m.measure({"k", nullptr, ".", "head", {{"BLOCK", Value(128)}}});
   EXPECT_EQ(broken.disposition, Disposition::incorrect);
   EXPECT_EQ(broken.detail, "wrong");
-  EXPECT_EQ(m.measure({"k", nullptr, ".", "head", {{"BLOCK", Value(64)}}}).disposition, Disposition::invalid);
-  EXPECT_EQ(m.measure({"k", nullptr, ".", "base", {{"BLOCK", Value(256)}}}).disposition, Disposition::invalid);
+  EXPECT_EQ(m.measure({"k", nullptr, ".", "head", {{"BLOCK", Value(64)}}}).disposition,
+            Disposition::invalid);
+  EXPECT_EQ(m.measure({"k", nullptr, ".", "base", {{"BLOCK", Value(256)}}}).disposition,
+            Disposition::invalid);
   EXPECT_EQ(m.measure({"other", nullptr, ".", "head", {{"BLOCK", Value(256)}}}).disposition,
             Disposition::invalid);
 }

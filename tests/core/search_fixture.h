@@ -10,10 +10,10 @@ namespace kev::testing {
 inline Recording synthetic_recording(bool all_failed = false) {
   Recording rec;
   rec.kernel = "synthetic";
-  rec.dims = {{"A", {1, 2, 4, 8}}, {"B", {32, 64, 128, 256, 512}}, {"C", {0, 1, 2}}};
+  rec.dims = {{"A", {1, 2, 4, 8}}, {"B", {32, 64, 128, 256, 512}}, {"C", {0, 1, 2, 3}}};
   for (std::uint32_t a = 0; a < 4; ++a)
     for (std::uint32_t b = 0; b < 5; ++b)
-      for (std::uint32_t c = 0; c < 3; ++c) {
+      for (std::uint32_t c = 0; c < 4; ++c) {
         if (a == 3 && b == 4) continue;  // outside the space
         Outcome out;
         if (all_failed || (a == 0 && c == 2)) {

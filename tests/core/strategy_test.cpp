@@ -155,7 +155,7 @@ TEST(StrategyQualityTest, LocalSearchStrategiesFindTheOptimumOfASmoothSpace) {
     req.space = &space;
     req.strategy = s->get();
     req.evaluator = &evaluator;
-    req.budget.evaluations = 30;  // half the space
+    req.budget.evaluations = 38;  // half the space
     const auto result = run_tuner(std::move(req));
     ASSERT_TRUE(result.best) << name;
     EXPECT_DOUBLE_EQ(*result.best->outcome.time_us, 10.0) << name;

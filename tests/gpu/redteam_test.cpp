@@ -121,17 +121,25 @@ TEST_F(RedTeam, FasterThanTheMeasuredCeilingIsSuspicious) {
   EXPECT_NE(report.outcome.detail.find("suspicious"), std::string::npos);
 }
 
-TEST_F(RedTeam, OversizedBlockIsALaunchFailure) {
+TEST_F(RedTeam, ImpossibleLaunchesAreRejectedAndTheNextVariantRuns) {
   cuda::WorkerRunner worker({KERNELEVO_BINARY, "worker", "--device", "0"}, 30.0);
   RunRequest r = request_for("reference");
   r.spec.launch.block = {gpu_test::expr("B")};
   r.spec.launch.grid = {gpu_test::expr("ceil_div(n, B)")};
-  r.params = {{"B", Value(2048)}};
-  r.reference_params = {{"B", Value(256)}};
+  r.reference_params = {{"B", Value(256)}, {"S", Value(0)}};
+  // A block larger than CUDA allows is rejected before running.
+  r.params = {{"B", Value(2048)}, {"S", Value(0)}};
   RunReport report = worker.run(r);
+  EXPECT_EQ(report.outcome.disposition, Disposition::invalid) << report.outcome.detail;
+  EXPECT_NE(report.outcome.detail.find("block"), std::string::npos) << report.outcome.detail;
+  // More shared memory than the device has: the driver refuses the launch.
+  r.spec.launch.shared_bytes = gpu_test::expr("S");
+  r.params = {{"B", Value(256)}, {"S", Value(4 << 20)}};
+  report = worker.run(r);
   EXPECT_EQ(report.outcome.disposition, Disposition::launch_failed) << report.outcome.detail;
-  r.params = {{"B", Value(512)}};
-  EXPECT_EQ(worker.run(r).outcome.disposition, Disposition::passed);
+  r.params = {{"B", Value(512)}, {"S", Value(0)}};
+  report = worker.run(r);
+  EXPECT_EQ(report.outcome.disposition, Disposition::passed) << report.outcome.detail;
 }
 
 }  // namespace

@@ -1,5 +1,6 @@
 // The report writers against golden files (tests/fixtures/golden/report_*). To regenerate
-// after an intended change: KERNELEVO_UPDATE_GOLDEN=1 ./kernelevo_io_tests --gtest_filter='ReportGolden*'
+// after an intended change: KERNELEVO_UPDATE_GOLDEN=1 ./kernelevo_io_tests
+// --gtest_filter='ReportGolden*'
 #include <gtest/gtest.h>
 
 #include <cstdlib>
@@ -189,12 +190,13 @@ TEST(ReportJson, RoundTripsEveryField) {
 }
 
 TEST(ReportJson, ErrorsNameTheFileAndPosition) {
-  auto bad = parse_report_json("{\n  \"schema\": \"kernelevo-report\",\n  \"version\": 1,,\n}", "r.json");
+  auto bad =
+      parse_report_json("{\n  \"schema\": \"kernelevo-report\",\n  \"version\": 1,,\n}", "r.json");
   ASSERT_FALSE(bad);
   EXPECT_EQ(bad.error().where.file, "r.json");
   EXPECT_EQ(bad.error().where.line, 3);
-  auto newer = parse_report_json(R"({"schema": "kernelevo-report", "version": 2, "kind": "check", "kernels": []})",
-                                 "r.json");
+  auto newer = parse_report_json(
+      R"({"schema": "kernelevo-report", "version": 2, "kind": "check", "kernels": []})", "r.json");
   ASSERT_FALSE(newer);
   EXPECT_NE(newer.error().message.find("version 2"), std::string::npos);
   auto verdict = parse_report_json(
@@ -208,7 +210,8 @@ TEST(ReportJson, ErrorsNameTheFileAndPosition) {
 TEST(Annotations, CapsAtTenPerKindWithASummary) {
   Report r;
   for (int i = 0; i < 12; ++i) {
-    auto k = kernel("k" + std::to_string(i), i % 2 ? KernelVerdict::failed : KernelVerdict::slower, 10 + i);
+    auto k = kernel("k" + std::to_string(i), i % 2 ? KernelVerdict::failed : KernelVerdict::slower,
+                    10 + i);
     k.evidence = "line one\nline 100%";
     r.kernels.push_back(k);
   }
@@ -229,11 +232,14 @@ TEST(Annotations, CapsAtTenPerKindWithASummary) {
   }
   EXPECT_EQ(errors, 10);
   EXPECT_EQ(warnings, 1);
-  EXPECT_NE(out.find("::error file=src/k0.cu,line=10,title=kernelevo%3A k0 SLOWER::line one%0Aline 100%25"),
-            std::string::npos)
+  EXPECT_NE(
+      out.find(
+          "::error file=src/k0.cu,line=10,title=kernelevo%3A k0 SLOWER::line one%0Aline 100%25"),
+      std::string::npos)
       << out;
-  EXPECT_EQ(last_error, "::error title=kernelevo%3A 3 more::3 more kernels (see the job summary): k9 FAILED, "
-                        "k10 SLOWER, k11 FAILED");
+  EXPECT_EQ(last_error,
+            "::error title=kernelevo%3A 3 more::3 more kernels (see the job summary): k9 FAILED, "
+            "k10 SLOWER, k11 FAILED");
   EXPECT_EQ(out.find("p PASS"), std::string::npos);
 }
 

@@ -99,15 +99,24 @@ Result<std::string> run_capture(const std::vector<std::string>& args) {
   std::vector<char*> argv;
   for (auto& a : copy) argv.push_back(a.data());
   argv.push_back(nullptr);
+  // The child starts with no signal blocked, whatever this process blocks meanwhile.
+  posix_spawnattr_t attr;
+  posix_spawnattr_init(&attr);
+  sigset_t none;
+  sigemptyset(&none);
+  posix_spawnattr_setsigmask(&attr, &none);
+  posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK);
   pid_t pid = 0;
-  const int rc = posix_spawnp(&pid, argv[0], &actions, nullptr, argv.data(), environ);
+  const int rc = posix_spawnp(&pid, argv[0], &actions, &attr, argv.data(), environ);
   posix_spawn_file_actions_destroy(&actions);
+  posix_spawnattr_destroy(&attr);
   close(out_pipe[1]);
   close(err_pipe[1]);
   if (rc != 0) {
     close(out_pipe[0]);
     close(err_pipe[0]);
-    return make_error("cannot run " + args[0] + ": " + std::strerror(rc), {}, ExitCode::environment);
+    return make_error("cannot run " + args[0] + ": " + std::strerror(rc), {},
+                      ExitCode::environment);
   }
   // git's outputs here are small; read stdout fully, then stderr.
   std::string out;
@@ -136,22 +145,31 @@ Result<BaseWorktree> BaseWorktree::create(const std::string& ref) {
   if (!prefix) return prefix.error();
   auto commit = run_capture({"git", "rev-parse", "--verify", "--quiet", ref + "^{commit}"});
   if (!commit)
-    return make_error("--base " + ref + " is not a commit of this repository (with actions/checkout, "
-                      "set fetch-depth: 0 so the base is there)",
+    return make_error("--base " + ref +
+                          " is not a commit of this repository (with actions/checkout, "
+                          "set fetch-depth: 0 so the base is there)",
                       {}, ExitCode::usage);
   const auto tmp_base = std::filesystem::temp_directory_path() / "kernelevo-base-XXXXXX";
   std::string templ = tmp_base.string();
   if (mkdtemp(templ.data()) == nullptr)
-    return make_error("cannot create a temporary directory for the base worktree", {}, ExitCode::environment);
+    return make_error("cannot create a temporary directory for the base worktree", {},
+                      ExitCode::environment);
   BaseWorktree w;
   w.repo_ = trim_newline(*top);
   w.temp_ = templ;
   w.root_ = w.temp_ / "base";
   w.project_dir_ = w.root_ / trim_newline(*prefix);
-  // Armed before the worktree exists, so an interrupt during `git worktree add` cleans up too.
+  // Armed before the worktree exists, and the signals held while `git worktree add` runs:
+  // an interrupt then removes a complete worktree instead of racing with its creation.
   arm(w.repo_, w.root_, w.temp_);
-  auto added = run_capture({"git", "-C", w.repo_.string(), "worktree", "add", "--detach", w.root_.string(),
-                            trim_newline(*commit)});
+  sigset_t held;
+  sigset_t previous;
+  sigemptyset(&held);
+  for (int sig : kSignals) sigaddset(&held, sig);
+  sigprocmask(SIG_BLOCK, &held, &previous);
+  auto added = run_capture({"git", "-C", w.repo_.string(), "worktree", "add", "--detach",
+                            w.root_.string(), trim_newline(*commit)});
+  sigprocmask(SIG_SETMASK, &previous, nullptr);
   if (!added) {
     disarm();
     std::error_code ec;

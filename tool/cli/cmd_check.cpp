@@ -1,7 +1,6 @@
 // `kernelevo check [PATH...]`: every locked winner of this GPU still compiles, verifies and
 // is not slower than recorded beyond the threshold (core/check.h says how it is judged).
 #include <CLI/CLI.hpp>
-
 #include <filesystem>
 #include <iostream>
 
@@ -69,7 +68,8 @@ int run_check_command(const CheckArgs& args) {
   }
   auto gpu = measurer->identify();
   if (!gpu) {
-    if (gpu.error().code == kev::ExitCode::environment) return no_gpu(gpu.error(), args.require_gpu);
+    if (gpu.error().code == kev::ExitCode::environment)
+      return no_gpu(gpu.error(), args.require_gpu);
     return kev::cli::report(gpu.error());
   }
 
@@ -85,8 +85,8 @@ int run_check_command(const CheckArgs& args) {
     return *h;
   };
   input.options = args.options;
-  std::cerr << "kernelevo: checking the locked winners for " << gpu->device << " (" << gpu->arch << ")"
-            << (replay ? " from recorded traces" : "") << "\n";
+  std::cerr << "kernelevo: checking the locked winners for " << gpu->device << " (" << gpu->arch
+            << ")" << (replay ? " from recorded traces" : "") << "\n";
   kev::Report report = kev::run_check(input, *measurer);
   report.mode = replay ? "replay" : "gpu";
   auto written = kev::cli::emit_report(report, args.report_json, args.report_md);
@@ -99,25 +99,33 @@ int run_check_command(const CheckArgs& args) {
   return 0;
 }
 
-kev::cli::CommandRegistrar reg{"check", [](CLI::App& app, int& exit_code) {
-  static CheckArgs args;
-  auto* sub = app.add_subcommand("check", "Check that locked winners still verify and are not slower than recorded");
-  sub->add_option("paths", args.paths, "Sources or directories with marked kernels (default: .)");
-  sub->add_option("--lockfile", args.lockfile, "Lockfile (default: kernelevo.lock.json)");
-  sub->add_option("--threshold", args.options.threshold, "Allowed slowdown against the recorded time (default 0.05)")
-      ->check(CLI::Range(0.0, 10.0));
-  sub->add_option("--min-abs-us", args.options.min_abs_us, "A slowdown below this many microseconds never fails (default 1)")
-      ->check(CLI::Range(0.0, 1e9));
-  sub->add_option("--rounds", args.options.rounds, "Measurement rounds per kernel (default 10)")
-      ->check(CLI::Range(1, 100000));
-  sub->add_flag("--require-gpu", args.require_gpu, "No GPU is a failure (exit 1), not a skip (exit 3)");
-  sub->add_option("--device", args.device, "GPU index (default 0)");
-  sub->add_option("--replay", args.replay, "Measure from a kernelevo trace instead of the GPU (repeatable)");
-  sub->add_option("--arch", args.arch, "Architecture of the replayed GPU (default: from the lockfile)");
-  sub->add_option("--seed", args.seed, "Seed of the replay noise and the bootstrap");
-  sub->add_option("--report-json", args.report_json, "Write the JSON report here");
-  sub->add_option("--report-md", args.report_md, "Write the Markdown report here");
-  sub->callback([&exit_code] { exit_code = run_check_command(args); });
-}};
+kev::cli::CommandRegistrar reg{
+    "check", [](CLI::App& app, int& exit_code) {
+      static CheckArgs args;
+      auto* sub = app.add_subcommand(
+          "check", "Check that locked winners still verify and are not slower than recorded");
+      sub->add_option("paths", args.paths,
+                      "Sources or directories with marked kernels (default: .)");
+      sub->add_option("--lockfile", args.lockfile, "Lockfile (default: kernelevo.lock.json)");
+      sub->add_option("--threshold", args.options.threshold,
+                      "Allowed slowdown against the recorded time (default 0.05)")
+          ->check(CLI::Range(0.0, 10.0));
+      sub->add_option("--min-abs-us", args.options.min_abs_us,
+                      "A slowdown below this many microseconds never fails (default 1)")
+          ->check(CLI::Range(0.0, 1e9));
+      sub->add_option("--rounds", args.options.rounds, "Measurement rounds per kernel (default 10)")
+          ->check(CLI::Range(1, 100000));
+      sub->add_flag("--require-gpu", args.require_gpu,
+                    "No GPU is a failure (exit 1), not a skip (exit 3)");
+      sub->add_option("--device", args.device, "GPU index (default 0)");
+      sub->add_option("--replay", args.replay,
+                      "Measure from a kernelevo trace instead of the GPU (repeatable)");
+      sub->add_option("--arch", args.arch,
+                      "Architecture of the replayed GPU (default: from the lockfile)");
+      sub->add_option("--seed", args.seed, "Seed of the replay noise and the bootstrap");
+      sub->add_option("--report-json", args.report_json, "Write the JSON report here");
+      sub->add_option("--report-md", args.report_md, "Write the Markdown report here");
+      sub->callback([&exit_code] { exit_code = run_check_command(args); });
+    }};
 
 }  // namespace

@@ -1,7 +1,6 @@
 // `kernelevo compare --base REF [PATH...]`: the base revision's kernels and locked
 // parameters against the head's, measured interleaved on one GPU (core/compare_gate.h).
 #include <CLI/CLI.hpp>
-
 #include <chrono>
 #include <iostream>
 #include <thread>
@@ -33,7 +32,7 @@ struct CompareArgs {
 
 // Specs of one side, with sources relative to that side's project directory.
 kev::Result<std::vector<kev::KernelSpec>> side_specs(const std::vector<std::string>& paths,
-                                                    const std::filesystem::path& dir) {
+                                                     const std::filesystem::path& dir) {
   std::vector<std::string> mapped;
   for (const auto& p : paths.empty() ? std::vector<std::string>{"."} : paths)
     mapped.push_back(std::filesystem::path(p).is_absolute() ? p : (dir / p).string());
@@ -72,7 +71,8 @@ int run_compare_command(const CompareArgs& args) {
         e.code = kev::ExitCode::failure;
         return kev::cli::report(e);
       }
-      std::cerr << "kernelevo: " << m.error().message << "\nkernelevo: compare skipped: no GPU (exit 3)\n";
+      std::cerr << "kernelevo: " << m.error().message
+                << "\nkernelevo: compare skipped: no GPU (exit 3)\n";
       return static_cast<int>(kev::ExitCode::environment);
     }
     measurer = std::move(*m);
@@ -82,12 +82,14 @@ int run_compare_command(const CompareArgs& args) {
 
   auto worktree = kev::cli::BaseWorktree::create(args.base);
   if (!worktree) return kev::cli::report(worktree.error());
-  std::cerr << "kernelevo: base " << args.base << " checked out at " << worktree->root().string() << "\n";
+  std::cerr << "kernelevo: base " << args.base << " checked out at " << worktree->root().string()
+            << "\n";
   if (args.pause_after_worktree_s > 0)
     std::this_thread::sleep_for(std::chrono::duration<double>(args.pause_after_worktree_s));
 
   const std::filesystem::path lock_rel = args.lockfile;
-  const auto base_lock_path = lock_rel.is_absolute() ? lock_rel : worktree->project_dir() / lock_rel;
+  const auto base_lock_path =
+      lock_rel.is_absolute() ? lock_rel : worktree->project_dir() / lock_rel;
   auto base_lock = kev::read_lockfile_or_empty(base_lock_path);
   if (!base_lock) return kev::cli::report(base_lock.error());
 
@@ -124,29 +126,41 @@ int run_compare_command(const CompareArgs& args) {
   return 0;
 }
 
-kev::cli::CommandRegistrar reg{"compare", [](CLI::App& app, int& exit_code) {
-  static CompareArgs args;
-  auto* sub = app.add_subcommand("compare", "Compare kernels of another git revision with the head's, on this GPU");
-  sub->add_option("--base", args.base, "Base revision (branch, tag or commit)")->required();
-  sub->add_option("paths", args.paths, "Sources or directories with marked kernels (default: .)");
-  sub->add_option("--lockfile", args.lockfile, "Lockfile, relative to the project (default: kernelevo.lock.json)");
-  sub->add_option("--rounds", args.options.rounds, "Interleaved rounds A B A B (default 10)")->check(CLI::Range(1, 100000));
-  sub->add_option("--min-change", args.options.stats.min_rel_change, "Minimum relative change that counts (default 0.05)")
-      ->check(CLI::Range(0.0, 10.0));
-  sub->add_option("--min-abs-us", args.options.stats.min_abs_us, "Minimum absolute change in microseconds (default 2)")
-      ->check(CLI::Range(0.0, 1e9));
-  sub->add_flag("--require-gpu", args.require_gpu, "No GPU is a failure (exit 1), not a skip (exit 3)");
-  sub->add_option("--device", args.device, "GPU index (default 0)");
-  sub->add_option("--replay-base", args.replay_base, "Measure the base from a kernelevo trace (repeatable)");
-  sub->add_option("--replay-head", args.replay_head, "Measure the head from a kernelevo trace (repeatable)");
-  sub->add_option("--arch", args.arch, "Architecture of the replayed GPU (default: from the lockfile)");
-  sub->add_option("--seed", args.seed, "Seed of the replay noise and the bootstrap");
-  sub->add_option("--report-json", args.report_json, "Write the JSON report here");
-  sub->add_option("--report-md", args.report_md, "Write the Markdown report here");
-  sub->add_option("--pause-after-worktree", args.pause_after_worktree_s,
-                  "Seconds to wait once the base worktree exists (tests interrupting a compare)")
-      ->group("");
-  sub->callback([&exit_code] { exit_code = run_compare_command(args); });
-}};
+kev::cli::CommandRegistrar reg{
+    "compare", [](CLI::App& app, int& exit_code) {
+      static CompareArgs args;
+      auto* sub = app.add_subcommand(
+          "compare", "Compare kernels of another git revision with the head's, on this GPU");
+      sub->add_option("--base", args.base, "Base revision (branch, tag or commit)")->required();
+      sub->add_option("paths", args.paths,
+                      "Sources or directories with marked kernels (default: .)");
+      sub->add_option("--lockfile", args.lockfile,
+                      "Lockfile, relative to the project (default: kernelevo.lock.json)");
+      sub->add_option("--rounds", args.options.rounds, "Interleaved rounds A B A B (default 10)")
+          ->check(CLI::Range(1, 100000));
+      sub->add_option("--min-change", args.options.stats.min_rel_change,
+                      "Minimum relative change that counts (default 0.05)")
+          ->check(CLI::Range(0.0, 10.0));
+      sub->add_option("--min-abs-us", args.options.stats.min_abs_us,
+                      "Minimum absolute change in microseconds (default 2)")
+          ->check(CLI::Range(0.0, 1e9));
+      sub->add_flag("--require-gpu", args.require_gpu,
+                    "No GPU is a failure (exit 1), not a skip (exit 3)");
+      sub->add_option("--device", args.device, "GPU index (default 0)");
+      sub->add_option("--replay-base", args.replay_base,
+                      "Measure the base from a kernelevo trace (repeatable)");
+      sub->add_option("--replay-head", args.replay_head,
+                      "Measure the head from a kernelevo trace (repeatable)");
+      sub->add_option("--arch", args.arch,
+                      "Architecture of the replayed GPU (default: from the lockfile)");
+      sub->add_option("--seed", args.seed, "Seed of the replay noise and the bootstrap");
+      sub->add_option("--report-json", args.report_json, "Write the JSON report here");
+      sub->add_option("--report-md", args.report_md, "Write the Markdown report here");
+      sub->add_option(
+             "--pause-after-worktree", args.pause_after_worktree_s,
+             "Seconds to wait once the base worktree exists (tests interrupting a compare)")
+          ->group("");
+      sub->callback([&exit_code] { exit_code = run_compare_command(args); });
+    }};
 
 }  // namespace

@@ -1,9 +1,8 @@
 // `kernelevo report INPUT.json`: renders a report (from check, compare, or a lockfile as a
 // tune report) as Markdown, HTML, JSON, Google Benchmark JSON or GitHub annotations.
-#include <CLI/CLI.hpp>
-
 #include <unistd.h>
 
+#include <CLI/CLI.hpp>
 #include <fstream>
 #include <iostream>
 
@@ -43,8 +42,9 @@ kev::Result<kev::Report> load_input(const ReportArgs& args) {
     r.tool = std::string("kernelevo ") + KERNELEVO_VERSION;
     return r;
   }
-  return kev::make_error("neither a kernelevo report (\"schema\": \"kernelevo-report\") nor a lockfile",
-                         {args.input, 1, 1});
+  return kev::make_error(
+      "neither a kernelevo report (\"schema\": \"kernelevo-report\") nor a lockfile",
+      {args.input, 1, 1});
 }
 
 std::string host_name() {
@@ -91,19 +91,22 @@ int run_report(const ReportArgs& args) {
   return 0;
 }
 
-kev::cli::CommandRegistrar reg{"report", [](CLI::App& app, int& exit_code) {
-  static ReportArgs args;
-  auto* sub = app.add_subcommand("report", "Render a check/compare report or a lockfile");
-  sub->add_option("input", args.input, "A kernelevo report JSON, or a lockfile (a tune report)")->required();
-  sub->add_option("--format", args.format, "markdown (default), html, json, gbench or annotations")
-      ->check(CLI::IsMember({"markdown", "html", "json", "gbench", "annotations"}));
-  sub->add_option("-o,--output", args.output, "Write here instead of stdout");
-  sub->add_option("--trace", args.traces, "Traces for the HTML best-so-far chart (repeatable)");
-  sub->add_option("--path-prefix", args.path_prefix,
-                  "Prefix for source paths (the project's directory inside the repository)");
-  sub->add_option("--arch", args.arch, "Lockfile input: only this architecture");
-  sub->add_option("--device", args.device, "Lockfile input: only this device");
-  sub->callback([&exit_code] { exit_code = run_report(args); });
-}};
+kev::cli::CommandRegistrar reg{
+    "report", [](CLI::App& app, int& exit_code) {
+      static ReportArgs args;
+      auto* sub = app.add_subcommand("report", "Render a check/compare report or a lockfile");
+      sub->add_option("input", args.input, "A kernelevo report JSON, or a lockfile (a tune report)")
+          ->required();
+      sub->add_option("--format", args.format,
+                      "markdown (default), html, json, gbench or annotations")
+          ->check(CLI::IsMember({"markdown", "html", "json", "gbench", "annotations"}));
+      sub->add_option("-o,--output", args.output, "Write here instead of stdout");
+      sub->add_option("--trace", args.traces, "Traces for the HTML best-so-far chart (repeatable)");
+      sub->add_option("--path-prefix", args.path_prefix,
+                      "Prefix for source paths (the project's directory inside the repository)");
+      sub->add_option("--arch", args.arch, "Lockfile input: only this architecture");
+      sub->add_option("--device", args.device, "Lockfile input: only this device");
+      sub->callback([&exit_code] { exit_code = run_report(args); });
+    }};
 
 }  // namespace

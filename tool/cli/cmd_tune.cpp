@@ -8,14 +8,6 @@
 #include "core/strategy.h"
 
 namespace kev::cli {
-
-// Fallback for builds without the spec path; tune_spec.cpp's definition replaces it.
-[[gnu::weak]] int tune_specs(const TuneOptions& options) {
-  (void)options;
-  return report(make_error("tuning kernel sources is not available in this build; use --replay FILE",
-                           {}, ExitCode::environment));
-}
-
 namespace {
 
 int run_tune(const TuneOptions& options) {

@@ -45,23 +45,27 @@ std::string normal_path(const std::string& path) {
   return p;
 }
 
-Result<std::unique_ptr<ReplayMeasurer>> make_replay_measurer(const ReplayInputs& in, const Lockfile& lock) {
+Result<std::unique_ptr<ReplayMeasurer>> make_replay_measurer(const ReplayInputs& in,
+                                                             const Lockfile& lock) {
   std::string device;
   std::vector<std::pair<std::string, Recording>> recordings;
   for (const auto& [side, paths] : {std::pair{"head", &in.head}, std::pair{"base", &in.base}}) {
     for (const auto& path : *paths) {
       auto trace = io::read_trace(path);
       if (!trace) return trace.error();
-      if (device.empty()) device = trace->header.device;
+      if (device.empty())
+        device = trace->header.device;
       else if (!trace->header.device.empty() && trace->header.device != device)
-        return make_error("traces come from different GPUs (" + device + ", " + trace->header.device + ")",
-                          {path, 1, 1});
+        return make_error(
+            "traces come from different GPUs (" + device + ", " + trace->header.device + ")",
+            {path, 1, 1});
       auto rec = io::recording_from_trace(*trace, path);
       if (!rec) return rec.error();
       recordings.emplace_back(side, std::move(*rec));
     }
   }
-  if (device.empty()) return make_error("the replayed traces do not name their device", {}, ExitCode::usage);
+  if (device.empty())
+    return make_error("the replayed traces do not name their device", {}, ExitCode::usage);
   std::string arch = in.arch.value_or("");
   if (arch.empty())
     for (const auto& [id, kernel] : lock.kernels)

@@ -17,14 +17,15 @@ namespace kev::cli {
 
 // Loads the specs under `paths` (default "."), printing warnings; errors are reported and
 // returned as one usage error.
-[[nodiscard]] Result<std::vector<KernelSpec>> load_project_specs(const std::vector<std::string>& paths);
+[[nodiscard]] Result<std::vector<KernelSpec>> load_project_specs(
+    const std::vector<std::string>& paths);
 
 // "./src/a.cu" -> "src/a.cu", so report paths match the lockfile's and GitHub's.
 [[nodiscard]] std::string normal_path(const std::string& path);
 
 struct ReplayInputs {
-  std::vector<std::string> head;  // traces for check, or the head of a compare
-  std::vector<std::string> base;  // compare only
+  std::vector<std::string> head;    // traces for check, or the head of a compare
+  std::vector<std::string> base;    // compare only
   std::optional<std::string> arch;  // else inferred from the lockfile by the trace's device
   std::uint64_t seed = 1;
 };

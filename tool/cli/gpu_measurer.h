@@ -15,6 +15,7 @@ struct GpuMeasurerOptions {
 };
 
 // An error with ExitCode::environment when there is no usable GPU.
-[[nodiscard]] Result<std::unique_ptr<Measurer>> make_gpu_measurer(const GpuMeasurerOptions& options);
+[[nodiscard]] Result<std::unique_ptr<Measurer>> make_gpu_measurer(
+    const GpuMeasurerOptions& options);
 
 }  // namespace kev::cli

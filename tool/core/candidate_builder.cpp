@@ -3,7 +3,7 @@
 #include <optional>
 #include <vector>
 
-#include "core/cuda_lexer.h"
+#include "core/source_lexer.h"
 #include "core/source_safety.h"
 
 namespace kev {

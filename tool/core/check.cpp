@@ -47,8 +47,8 @@ void check_entry(const CheckInput& in, const std::string& id, const LockedKernel
   k.baseline_us = entry.time_us;
   k.speedup = entry.speedup();
   if (spec != nullptr) {
-    auto allowed = check_params(entry.params, *spec, "lockfile: " + id + " " + in.gpu.arch + " " +
-                                                         in.gpu.device);
+    auto allowed = check_params(entry.params, *spec,
+                                "lockfile: " + id + " " + in.gpu.arch + " " + in.gpu.device);
     if (!allowed) {
       k.verdict = KernelVerdict::failed;
       k.evidence = "locked parameters are not allowed by the spec: " + allowed.error().message;
@@ -61,7 +61,8 @@ void check_entry(const CheckInput& in, const std::string& id, const LockedKernel
 
   MeasureTarget target{id, spec, in.root, "head", entry.params};
   RoundSamples rounds;
-  for (int r = 0; r < in.options.rounds && !rounds.failure; ++r) measure_round(measurer, target, rounds);
+  for (int r = 0; r < in.options.rounds && !rounds.failure; ++r)
+    measure_round(measurer, target, rounds);
   k.samples = static_cast<int>(rounds.medians_us.size());
   if (rounds.failure) {
     k.verdict = KernelVerdict::failed;
@@ -86,7 +87,8 @@ void check_entry(const CheckInput& in, const std::string& id, const LockedKernel
   }
   if (stale && !is_failure(k.verdict)) {
     k.verdict = KernelVerdict::stale;
-    k.evidence = "the source changed since this entry was tuned (re-run kernelevo tune); " + k.evidence;
+    k.evidence =
+        "the source changed since this entry was tuned (re-run kernelevo tune); " + k.evidence;
   } else if (stale) {
     k.evidence += " (the source changed since this entry was tuned)";
   }
@@ -99,7 +101,8 @@ double sign_test_p(std::size_t k, std::size_t n) {
   // sum_{i=k}^{n} C(n, i) / 2^n, in logs to stay finite for large n
   double p = 0.0;
   for (std::size_t i = k; i <= n; ++i) {
-    const double log_c = std::lgamma(static_cast<double>(n) + 1) - std::lgamma(static_cast<double>(i) + 1) -
+    const double log_c = std::lgamma(static_cast<double>(n) + 1) -
+                         std::lgamma(static_cast<double>(i) + 1) -
                          std::lgamma(static_cast<double>(n - i) + 1);
     p += std::exp(log_c - static_cast<double>(n) * std::log(2.0));
   }
@@ -181,7 +184,8 @@ Report run_check(const CheckInput& in, Measurer& measurer) {
     if (in.lock != nullptr) {
       const auto choice = lookup(*in.lock, spec->id, in.gpu.arch, in.gpu.device);
       if (choice.entry != nullptr)
-        why += "; builds use the " + choice.arch + " / " + choice.device + " entry (" + choice.why + ")";
+        why += "; builds use the " + choice.arch + " / " + choice.device + " entry (" + choice.why +
+               ")";
     }
     k.evidence = why + "; run kernelevo tune on this GPU";
     report.kernels.push_back(std::move(k));

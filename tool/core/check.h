@@ -30,7 +30,7 @@ struct RecordedJudgement {
   double median_us = 0.0;
   double ratio = 1.0;  // median / recorded
   stats::Interval ratio_ci;
-  double p_value = 1.0;   // one-sided sign test in the direction of the verdict
+  double p_value = 1.0;    // one-sided sign test in the direction of the verdict
   double threshold = 0.0;  // material relative change for this kernel
   std::string evidence;
 };

@@ -56,10 +56,14 @@ std::string failure_text(const Measurement& m) {
 
 KernelVerdict from_stats(stats::Verdict v) {
   switch (v) {
-    case stats::Verdict::same: return KernelVerdict::same;
-    case stats::Verdict::slower: return KernelVerdict::slower;
-    case stats::Verdict::faster: return KernelVerdict::faster;
-    case stats::Verdict::unsure: return KernelVerdict::unsure;
+    case stats::Verdict::same:
+      return KernelVerdict::same;
+    case stats::Verdict::slower:
+      return KernelVerdict::slower;
+    case stats::Verdict::faster:
+      return KernelVerdict::faster;
+    case stats::Verdict::unsure:
+      return KernelVerdict::unsure;
   }
   return KernelVerdict::unsure;
 }
@@ -70,8 +74,9 @@ void compare_kernel(const CompareInput& in, const std::string& id, const SideKer
   k.base_params = base.params;
   if (!base.present || !head.present) {
     k.verdict = KernelVerdict::missing;
-    k.evidence = base.present ? "marked in " + in.base_ref + " but not in the head"
-                              : "new in the head (not in " + in.base_ref + "): nothing to compare with";
+    k.evidence = base.present
+                     ? "marked in " + in.base_ref + " but not in the head"
+                     : "new in the head (not in " + in.base_ref + "): nothing to compare with";
     return;
   }
   const MeasureTarget base_target{id, base.spec, in.base.root, "base", base.params};

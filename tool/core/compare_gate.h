@@ -14,7 +14,7 @@
 namespace kev {
 
 struct CompareSide {
-  const Lockfile* lock = nullptr;  // may be null: every kernel runs its source defaults
+  const Lockfile* lock = nullptr;        // may be null: every kernel runs its source defaults
   std::vector<const KernelSpec*> specs;  // may be empty in replay mode: ids from the lockfile
   std::string root;  // where the side's sources are (the base worktree, or the head)
 };

@@ -133,7 +133,8 @@ Result<EvolveResult> evolve(const EvolveTarget& target, Proposer& proposer,
 
   for (int g = 1; g <= options.budget.generations && !fatal; ++g) {
     if (summary.stop_reason = over_budget(); !summary.stop_reason.empty()) break;
-    const ArchiveEntry& parent = archive.select_parent(rng);
+    // A copy: adding this generation's variants may replace the parent's bin in the archive.
+    const ArchiveEntry parent = archive.select_parent(rng);
     EvolveContext context;
     context.target = &target;
     context.parent_source = parent.source;

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <vector>
 
-#include "core/cuda_lexer.h"
+#include "core/source_lexer.h"
 
 namespace kev {
 

@@ -27,7 +27,8 @@ TunedWith parse_tuned_with(const std::string& text) {
     if (space != std::string::npos && part.substr(space + 1) == "evaluations") {
       char* stop = nullptr;
       const long n = std::strtol(part.c_str(), &stop, 10);
-      if (stop == part.c_str() + space && n >= 0 && n < 1000000000) t.evaluations = static_cast<int>(n);
+      if (stop == part.c_str() + space && n >= 0 && n < 1000000000)
+        t.evaluations = static_cast<int>(n);
     }
   }
   return t;
@@ -59,7 +60,8 @@ Report report_from_lockfile(const Lockfile& lock, const LockReportFilter& filter
         k.strategy = tuned.strategy;
         k.evaluations = tuned.evaluations;
         k.verdict = k.speedup && *k.speedup >= 1.02 ? KernelVerdict::faster : KernelVerdict::same;
-        k.evidence = k.speedup ? "locked winner against the source defaults" : "locked winner (no baseline time)";
+        k.evidence = k.speedup ? "locked winner against the source defaults"
+                               : "locked winner (no baseline time)";
         if (!entry.tuned_with.empty()) k.evidence += "; tuned with " + entry.tuned_with;
         r.kernels.push_back(std::move(k));
       }

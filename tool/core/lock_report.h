@@ -17,7 +17,8 @@ struct LockReportFilter {
 
 // Verdicts: FASTER when the winner beats the source defaults by at least 2%, SAME otherwise
 // (the defaults are already as good as anything found).
-[[nodiscard]] Report report_from_lockfile(const Lockfile& lock, const LockReportFilter& filter = {});
+[[nodiscard]] Report report_from_lockfile(const Lockfile& lock,
+                                          const LockReportFilter& filter = {});
 
 // Strategy and evaluation count parsed from `tuned_with` ("..., strategy auto, 96 evaluations").
 struct TunedWith {

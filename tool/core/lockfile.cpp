@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <charconv>
 #include <cmath>
 #include <cstdio>
 
@@ -207,16 +208,24 @@ std::string describe_time(const LockEntry& e) {
   return buf;
 }
 
+// Shortest text of a value (Value::to_string writes doubles with 17 digits).
+std::string short_value(const Value& v) {
+  if (!v.is_double()) return v.to_string();
+  char buf[64];
+  const auto r = std::to_chars(buf, buf + sizeof buf, v.as_double());
+  return std::string(buf, r.ptr);
+}
+
 std::string describe_params(const ParamSet& params) {
   std::string s;
-  for (const auto& [name, value] : params) s += (s.empty() ? "" : ",") + name + "=" + value.to_string();
+  for (const auto& [name, value] : params) s += (s.empty() ? "" : ",") + name + "=" + short_value(value);
   return "{" + s + "}";
 }
 
-// True when `incoming` wins a conflict over `base` for the same slot.
 // "sha256:0123456789ab" (12 hex digits are plenty to tell two sources apart in a message).
 std::string short_hash(const std::string& hash) { return hash.substr(0, 7 + 12); }
 
+// True when `incoming` wins a conflict over `base` for the same slot.
 bool incoming_is_faster(const LockEntry& base, const LockEntry& incoming) {
   if (!incoming.time_us) return false;
   if (!base.time_us) return true;
@@ -288,9 +297,9 @@ MergeResult merge(const Lockfile& base, const Lockfile& incoming, const MergeOpt
     const bool base_current = current && *current == ours.source_hash;
     const bool incoming_current = current && *current == theirs.source_hash;
     const bool keep_base = base_current && !incoming_current;
-    const char* why = keep_base || incoming_current
-                          ? "it matches the current source"
-                          : "the current source matches neither, so the newer file wins";
+    const char* why = keep_base || incoming_current ? "it matches the current source"
+                      : current ? "the current source matches neither side, so the later file wins"
+                                : "the current source is unknown, so the later file wins";
     const LockedKernel& dropped = keep_base ? theirs : ours;
     std::size_t dropped_entries = 0;
     for (const auto& [arch, devices] : dropped.targets) dropped_entries += devices.size();

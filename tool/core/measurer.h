@@ -22,9 +22,9 @@ struct GpuIdentity {
 struct MeasureTarget {
   std::string kernel_id;
   const KernelSpec* spec = nullptr;  // may be null in replay mode
-  std::string root;  // the project root the spec's source path is relative to
-  std::string side;  // "head" (check, and the head of a compare) or "base"
-  ParamSet params;   // empty: the source defaults
+  std::string root;                  // the project root the spec's source path is relative to
+  std::string side;                  // "head" (check, and the head of a compare) or "base"
+  ParamSet params;                   // empty: the source defaults
 };
 
 struct Measurement {

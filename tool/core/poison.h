@@ -24,7 +24,7 @@ namespace kev {
 
 // Guard regions before and after every buffer: a NaN in every float format (reading past the
 // end poisons the result) and -1-ish for integers. Any change means a write out of bounds.
-inline constexpr std::uint32_t kGuardWord = 0xFFC0FFEEu;
+inline constexpr std::uint32_t kGuardWord = 0xFFF5FFEEu;
 inline constexpr std::size_t kGuardBytes = 4096;
 
 // True when element i of a buffer of type t holds exactly the poison pattern.

@@ -25,9 +25,12 @@ constexpr std::array<std::pair<KernelVerdict, const char*>, 8> kVerdictNames{{
 
 const char* to_string(ReportKind k) {
   switch (k) {
-    case ReportKind::tune: return "tune";
-    case ReportKind::check: return "check";
-    case ReportKind::compare: return "compare";
+    case ReportKind::tune:
+      return "tune";
+    case ReportKind::check:
+      return "check";
+    case ReportKind::compare:
+      return "compare";
   }
   return "check";
 }
@@ -50,7 +53,9 @@ std::optional<KernelVerdict> parse_kernel_verdict(std::string_view s) {
   return std::nullopt;
 }
 
-bool is_failure(KernelVerdict v) { return v == KernelVerdict::slower || v == KernelVerdict::failed; }
+bool is_failure(KernelVerdict v) {
+  return v == KernelVerdict::slower || v == KernelVerdict::failed;
+}
 
 VerdictCounts count_verdicts(const Report& report) {
   VerdictCounts counts;

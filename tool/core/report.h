@@ -34,11 +34,11 @@ enum class KernelVerdict {
 
 struct KernelReport {
   std::string id;
-  std::string source;  // path relative to the project root
-  int line = 0;        // line of the @kernelevo mark (0 = unknown)
-  std::string arch;    // "sm_90"
-  std::string device;  // "NVIDIA H200"
-  ParamSet params;     // the head's (or the locked) configuration
+  std::string source;    // path relative to the project root
+  int line = 0;          // line of the @kernelevo mark (0 = unknown)
+  std::string arch;      // "sm_90"
+  std::string device;    // "NVIDIA H200"
+  ParamSet params;       // the head's (or the locked) configuration
   ParamSet base_params;  // compare: the base revision's configuration
   KernelVerdict verdict = KernelVerdict::unsure;
   // tune: the source defaults' time and the winner's; check: the recorded time and the
@@ -49,12 +49,12 @@ struct KernelReport {
   std::optional<double> ratio_ci_low;
   std::optional<double> ratio_ci_high;
   std::optional<double> p_value;
-  int samples = 0;                 // measurements behind the verdict (per side)
-  std::string evidence;            // one line saying why, for people
-  std::optional<double> speedup;   // locked winner against the source defaults
+  int samples = 0;                          // measurements behind the verdict (per side)
+  std::string evidence;                     // one line saying why, for people
+  std::optional<double> speedup;            // locked winner against the source defaults
   std::optional<double> roofline_fraction;  // achieved bandwidth / measured ceiling
-  std::string strategy;            // tune: which strategy found the winner
-  std::optional<int> evaluations;  // tune: configurations measured
+  std::string strategy;                     // tune: which strategy found the winner
+  std::optional<int> evaluations;           // tune: configurations measured
 };
 
 struct Report {
@@ -64,8 +64,8 @@ struct Report {
   std::string created;  // UTC, ISO 8601
   std::string arch;
   std::string device;
-  std::string base_ref;  // compare only
-  std::optional<double> threshold;  // check: allowed slowdown; compare: minimum relative change
+  std::string base_ref;              // compare only
+  std::optional<double> threshold;   // check: allowed slowdown; compare: minimum relative change
   std::optional<double> min_abs_us;  // compare: minimum absolute change
   std::optional<int> rounds;
   std::string mode;  // "gpu" or "replay": where the measurements came from

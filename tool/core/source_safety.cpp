@@ -4,7 +4,7 @@
 #include <cctype>
 #include <set>
 
-#include "core/cuda_lexer.h"
+#include "core/source_lexer.h"
 
 namespace kev {
 

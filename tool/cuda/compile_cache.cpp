@@ -5,6 +5,7 @@
 #include <filesystem>
 
 #include "cuda/files.h"
+#include "io/atomic_file.h"
 #include "io/hash.h"
 
 namespace kev::cuda {
@@ -186,7 +187,7 @@ bool CompileCache::store(const std::string& key, const CompileOutput& output) co
   const std::string path = entry_path(key);
   std::error_code ec;
   fs::create_directories(fs::path(path).parent_path(), ec);
-  return write_file_atomically(path, entry);
+  return kev::write_file_atomically(path, entry).ok();
 }
 
 CachingCompiler::CachingCompiler(Compiler& inner, CompileCache cache)

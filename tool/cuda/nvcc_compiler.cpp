@@ -12,6 +12,7 @@
 
 #include "cuda/cubin.h"
 #include "cuda/files.h"
+#include "io/atomic_file.h"
 #include "cuda/subprocess.h"
 #include "cuda/toolkit.h"
 
@@ -188,7 +189,7 @@ CompileOutput NvccCompiler::compile(const CompileRequest& request) {
                                             ? fs::path("kernel.cu")
                                             : fs::path(request.source_path).filename());
     if (input.extension() != ".cu") input += ".cu";
-    if (!write_file_atomically(input.string(), request.source_text)) {
+    if (!kev::write_file_atomically(input, request.source_text).ok()) {
       out.log = shown + ": error: cannot write the source for nvcc";
       return finish();
     }

@@ -43,10 +43,14 @@ void emit(std::string& out, const char* severity, const std::vector<const Kernel
 std::string escape_annotation_data(const std::string& text) {
   std::string out;
   for (char c : text) {
-    if (c == '%') out += "%25";
-    else if (c == '\r') out += "%0D";
-    else if (c == '\n') out += "%0A";
-    else out += c;
+    if (c == '%')
+      out += "%25";
+    else if (c == '\r')
+      out += "%0D";
+    else if (c == '\n')
+      out += "%0A";
+    else
+      out += c;
   }
   return out;
 }
@@ -54,9 +58,12 @@ std::string escape_annotation_data(const std::string& text) {
 std::string escape_annotation_property(const std::string& text) {
   std::string out;
   for (char c : escape_annotation_data(text)) {
-    if (c == ':') out += "%3A";
-    else if (c == ',') out += "%2C";
-    else out += c;
+    if (c == ':')
+      out += "%3A";
+    else if (c == ',')
+      out += "%2C";
+    else
+      out += c;
   }
   return out;
 }
@@ -65,7 +72,8 @@ std::string report_annotations(const Report& report, std::size_t max_per_kind) {
   std::vector<const KernelReport*> errors;
   std::vector<const KernelReport*> warnings;
   for (const auto& k : report.kernels) {
-    if (is_failure(k.verdict)) errors.push_back(&k);
+    if (is_failure(k.verdict))
+      errors.push_back(&k);
     else if (k.verdict == KernelVerdict::stale || k.verdict == KernelVerdict::missing ||
              k.verdict == KernelVerdict::unsure)
       warnings.push_back(&k);

@@ -1,8 +1,7 @@
 #include "io/report_gbench.h"
 
-#include <nlohmann/json.hpp>
-
 #include <cmath>
+#include <nlohmann/json.hpp>
 
 namespace kev::io {
 

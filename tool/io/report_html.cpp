@@ -13,18 +13,30 @@ namespace kev::io {
 
 namespace {
 
-constexpr const char* kPalette[] = {"#4063d8", "#389826", "#cb3c33", "#9558b2", "#d68910", "#17a2b8"};
+constexpr const char* kPalette[] = {"#4063d8", "#389826", "#cb3c33",
+                                    "#9558b2", "#d68910", "#17a2b8"};
 
 std::string esc(const std::string& text) {
   std::string out;
   for (char c : text) {
     switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      case '\'': out += "&#39;"; break;
-      default: out += c;
+      case '&':
+        out += "&amp;";
+        break;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '"':
+        out += "&quot;";
+        break;
+      case '\'':
+        out += "&#39;";
+        break;
+      default:
+        out += c;
     }
   }
   return out;
@@ -39,13 +51,17 @@ std::string num(double x, int digits = 1) {
 const char* verdict_color(KernelVerdict v) {
   switch (v) {
     case KernelVerdict::slower:
-    case KernelVerdict::failed: return "#cb3c33";
+    case KernelVerdict::failed:
+      return "#cb3c33";
     case KernelVerdict::faster:
-    case KernelVerdict::pass: return "#389826";
+    case KernelVerdict::pass:
+      return "#389826";
     case KernelVerdict::stale:
     case KernelVerdict::missing:
-    case KernelVerdict::unsure: return "#d68910";
-    case KernelVerdict::same: return "#4063d8";
+    case KernelVerdict::unsure:
+      return "#d68910";
+    case KernelVerdict::same:
+      return "#4063d8";
   }
   return "#777";
 }
@@ -71,22 +87,23 @@ void bar_chart(std::ostringstream& out, const std::string& title,
   top *= 1.15;
   auto x_of = [&](double v) { return label_w + v / top * plot_w; };
   out << "<figure><figcaption>" << esc(title) << "</figcaption>\n<svg role=\"img\" width=\""
-      << label_w + plot_w + 80 << "\" height=\"" << height << "\" viewBox=\"0 0 " << label_w + plot_w + 80
-      << " " << height << "\" xmlns=\"http://www.w3.org/2000/svg\">\n";
+      << label_w + plot_w + 80 << "\" height=\"" << height << "\" viewBox=\"0 0 "
+      << label_w + plot_w + 80 << " " << height << "\" xmlns=\"http://www.w3.org/2000/svg\">\n";
   int y = 20;
   for (const auto& [k, v] : bars) {
-    out << "<text x=\"" << label_w - 8 << "\" y=\"" << y + 16 << "\" text-anchor=\"end\">" << esc(k->id)
-        << "</text><rect x=\"" << label_w << "\" y=\"" << y + 3 << "\" width=\"" << num(x_of(v) - label_w)
-        << "\" height=\"" << row_h - 8 << "\" fill=\"" << verdict_color(k->verdict) << "\"><title>"
-        << esc(k->id + " " + to_string(k->verdict)) << "</title></rect><text x=\"" << num(x_of(v) + 5)
-        << "\" y=\"" << y + 16 << "\">" << (percent ? num(v * 100.0, 0) + "%" : num(v, 2) + unit)
-        << "</text>\n";
+    out << "<text x=\"" << label_w - 8 << "\" y=\"" << y + 16 << "\" text-anchor=\"end\">"
+        << esc(k->id) << "</text><rect x=\"" << label_w << "\" y=\"" << y + 3 << "\" width=\""
+        << num(x_of(v) - label_w) << "\" height=\"" << row_h - 8 << "\" fill=\""
+        << verdict_color(k->verdict) << "\"><title>" << esc(k->id + " " + to_string(k->verdict))
+        << "</title></rect><text x=\"" << num(x_of(v) + 5) << "\" y=\"" << y + 16 << "\">"
+        << (percent ? num(v * 100.0, 0) + "%" : num(v, 2) + unit) << "</text>\n";
     y += row_h;
   }
   const double rx = x_of(reference);
   out << "<line x1=\"" << num(rx) << "\" y1=\"14\" x2=\"" << num(rx) << "\" y2=\"" << y + 4
       << "\" stroke=\"#333\" stroke-dasharray=\"4 3\"/><text x=\"" << num(rx) << "\" y=\"" << y + 18
-      << "\" text-anchor=\"middle\" font-size=\"11\">" << (percent ? "100%" : "1" + unit) << "</text>\n";
+      << "\" text-anchor=\"middle\" font-size=\"11\">" << (percent ? "100%" : "1" + unit)
+      << "</text>\n";
   out << "</svg></figure>\n";
 }
 
@@ -110,21 +127,26 @@ void convergence_chart(std::ostringstream& out, const std::vector<Convergence>& 
   const double pad = (hi - lo) * 0.08;
   lo = std::max(0.0, lo - pad);
   hi += pad;
-  auto x_of = [&](std::size_t i) { return left + static_cast<double>(i) / static_cast<double>(std::max<std::size_t>(1, max_n - 1)) * w; };
+  auto x_of = [&](std::size_t i) {
+    return left +
+           static_cast<double>(i) / static_cast<double>(std::max<std::size_t>(1, max_n - 1)) * w;
+  };
   auto y_of = [&](double v) { return 20 + (hi - v) / (hi - lo) * h; };
-  out << "<figure><figcaption>Best time so far against evaluations</figcaption>\n<svg role=\"img\" width=\""
-      << left + w + 180 << "\" height=\"" << h + 70 << "\" viewBox=\"0 0 " << left + w + 180 << " " << h + 70
-      << "\" xmlns=\"http://www.w3.org/2000/svg\">\n";
-  out << "<line x1=\"" << left << "\" y1=\"" << 20 + h << "\" x2=\"" << left + w << "\" y2=\"" << 20 + h
-      << "\" stroke=\"#333\"/><line x1=\"" << left << "\" y1=\"20\" x2=\"" << left << "\" y2=\"" << 20 + h
-      << "\" stroke=\"#333\"/>\n";
+  out << "<figure><figcaption>Best time so far against evaluations</figcaption>\n<svg role=\"img\" "
+         "width=\""
+      << left + w + 180 << "\" height=\"" << h + 70 << "\" viewBox=\"0 0 " << left + w + 180 << " "
+      << h + 70 << "\" xmlns=\"http://www.w3.org/2000/svg\">\n";
+  out << "<line x1=\"" << left << "\" y1=\"" << 20 + h << "\" x2=\"" << left + w << "\" y2=\""
+      << 20 + h << "\" stroke=\"#333\"/><line x1=\"" << left << "\" y1=\"20\" x2=\"" << left
+      << "\" y2=\"" << 20 + h << "\" stroke=\"#333\"/>\n";
   for (int t = 0; t <= 4; ++t) {
     const double v = lo + (hi - lo) * t / 4.0;
-    out << "<text x=\"" << left - 6 << "\" y=\"" << num(y_of(v) + 4) << "\" text-anchor=\"end\" font-size=\"11\">"
-        << num(v, 1) << "</text>\n";
+    out << "<text x=\"" << left - 6 << "\" y=\"" << num(y_of(v) + 4)
+        << "\" text-anchor=\"end\" font-size=\"11\">" << num(v, 1) << "</text>\n";
   }
-  out << "<text x=\"" << left + w / 2 << "\" y=\"" << h + 55 << "\" text-anchor=\"middle\">evaluations (1.."
-      << max_n << ")</text><text x=\"14\" y=\"" << 20 + h / 2 << "\" transform=\"rotate(-90 14 " << 20 + h / 2
+  out << "<text x=\"" << left + w / 2 << "\" y=\"" << h + 55
+      << "\" text-anchor=\"middle\">evaluations (1.." << max_n << ")</text><text x=\"14\" y=\""
+      << 20 + h / 2 << "\" transform=\"rotate(-90 14 " << 20 + h / 2
       << ")\" text-anchor=\"middle\">best time (us)</text>\n";
   std::size_t series = 0;
   for (const auto& t : traces) {
@@ -135,9 +157,10 @@ void convergence_chart(std::ostringstream& out, const std::vector<Convergence>& 
       path += (path.empty() ? "M" : " L") + num(x_of(i)) + " " + num(y_of(t.best_us[i]));
     }
     if (!path.empty())
-      out << "<path d=\"" << path << "\" fill=\"none\" stroke=\"" << color << "\" stroke-width=\"2\"/>\n";
-    out << "<text x=\"" << left + w + 10 << "\" y=\"" << 30 + 18 * series << "\" fill=\"" << color << "\">"
-        << esc(t.kernel) << "</text>\n";
+      out << "<path d=\"" << path << "\" fill=\"none\" stroke=\"" << color
+          << "\" stroke-width=\"2\"/>\n";
+    out << "<text x=\"" << left + w + 10 << "\" y=\"" << 30 + 18 * series << "\" fill=\"" << color
+        << "\">" << esc(t.kernel) << "</text>\n";
     ++series;
   }
   out << "</svg></figure>\n";
@@ -147,16 +170,18 @@ void table(std::ostringstream& out, const Report& r) {
   const bool compare = r.kind == ReportKind::compare;
   const char* before = r.kind == ReportKind::tune ? "Baseline" : compare ? "Base" : "Recorded";
   const char* after = r.kind == ReportKind::tune ? "Tuned" : compare ? "Head" : "Measured";
-  out << "<table><thead><tr><th>Kernel</th><th>Source</th><th>Verdict</th><th>" << before << "</th><th>"
-      << after << "</th><th>Change</th><th>95% CI of ratio</th><th>Speedup</th><th>Roofline</th>"
+  out << "<table><thead><tr><th>Kernel</th><th>Source</th><th>Verdict</th><th>" << before
+      << "</th><th>" << after
+      << "</th><th>Change</th><th>95% CI of ratio</th><th>Speedup</th><th>Roofline</th>"
       << "<th>Parameters</th><th>Evidence</th></tr></thead><tbody>\n";
   for (const auto& k : r.kernels) {
     out << "<tr><td><code>" << esc(k.id) << "</code></td><td><code>" << esc(location(k))
         << "</code></td><td style=\"color:" << verdict_color(k.verdict) << ";font-weight:bold\">"
         << to_string(k.verdict) << "</td><td>" << esc(fmt_us(k.baseline_us)) << "</td><td>"
-        << esc(fmt_us(k.time_us)) << "</td><td>" << esc(fmt_ratio_change(k)) << "</td><td>" << esc(fmt_ci(k))
-        << "</td><td>" << esc(fmt_speedup(k.speedup)) << "</td><td>" << esc(fmt_percent(k.roofline_fraction))
-        << "</td><td>" << esc(params_text(k.params)) << "</td><td>" << esc(k.evidence) << "</td></tr>\n";
+        << esc(fmt_us(k.time_us)) << "</td><td>" << esc(fmt_ratio_change(k)) << "</td><td>"
+        << esc(fmt_ci(k)) << "</td><td>" << esc(fmt_speedup(k.speedup)) << "</td><td>"
+        << esc(fmt_percent(k.roofline_fraction)) << "</td><td>" << esc(params_text(k.params))
+        << "</td><td>" << esc(k.evidence) << "</td></tr>\n";
   }
   out << "</tbody></table>\n";
 }
@@ -168,7 +193,8 @@ Convergence convergence_from_trace(const Trace& trace) {
   c.kernel = trace.header.kernel;
   double best = std::numeric_limits<double>::quiet_NaN();
   for (const auto& rec : trace.records) {
-    if (rec.outcome.passed() && rec.outcome.time_us && (std::isnan(best) || *rec.outcome.time_us < best))
+    if (rec.outcome.passed() && rec.outcome.time_us &&
+        (std::isnan(best) || *rec.outcome.time_us < best))
       best = *rec.outcome.time_us;
     c.best_us.push_back(best);
   }
@@ -177,16 +203,20 @@ Convergence convergence_from_trace(const Trace& trace) {
 
 std::string report_html(const Report& r, const std::vector<Convergence>& traces) {
   std::ostringstream out;
-  out << "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>" << esc(title_line(r))
+  out << "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>"
+      << esc(title_line(r))
       << "</title>\n<style>body{font-family:system-ui,sans-serif;margin:2em;color:#222}"
-         "table{border-collapse:collapse;font-size:14px}td,th{border:1px solid #ccc;padding:4px 8px;"
+         "table{border-collapse:collapse;font-size:14px}td,th{border:1px solid #ccc;padding:4px "
+         "8px;"
          "text-align:left;vertical-align:top}th{background:#f3f3f3}figure{margin:1.5em 0}"
-         "figcaption{font-weight:bold;margin-bottom:.5em}svg text{font-size:12px;font-family:inherit}"
+         "figcaption{font-weight:bold;margin-bottom:.5em}svg "
+         "text{font-size:12px;font-family:inherit}"
          "</style></head><body>\n";
   out << "<h1>" << esc(title_line(r)) << "</h1>\n<p>";
   if (!r.created.empty()) out << esc(r.created) << " · ";
   out << esc(r.tool.empty() ? "kernelevo" : r.tool);
-  if (!r.mode.empty()) out << " · " << (r.mode == "replay" ? "replayed measurements" : "measured on the GPU");
+  if (!r.mode.empty())
+    out << " · " << (r.mode == "replay" ? "replayed measurements" : "measured on the GPU");
   out << "</p>\n";
   table(out, r);
 
@@ -198,16 +228,17 @@ std::string report_html(const Report& r, const std::vector<Convergence>& traces)
   }
   if (!speedups.empty())
     bar_chart(out,
-              r.kind == ReportKind::tune ? "Speedup over the source defaults"
-                                         : r.kind == ReportKind::check ? "Speed relative to the recorded time"
-                                                                       : "Speed of the head relative to the base",
+              r.kind == ReportKind::tune    ? "Speedup over the source defaults"
+              : r.kind == ReportKind::check ? "Speed relative to the recorded time"
+                                            : "Speed of the head relative to the base",
               speedups, 1.0, "x", false);
   if (!traces.empty()) convergence_chart(out, traces);
   if (!roofline.empty())
-    bar_chart(out, "Achieved bandwidth as a fraction of the measured ceiling (roofline)", roofline, 1.0, "",
-              true);
+    bar_chart(out, "Achieved bandwidth as a fraction of the measured ceiling (roofline)", roofline,
+              1.0, "", true);
   else
-    out << "<p>No roofline position: no kernel reported its achieved bandwidth (metrics.bytes in the spec, "
+    out << "<p>No roofline position: no kernel reported its achieved bandwidth (metrics.bytes in "
+           "the spec, "
            "measured on a GPU).</p>\n";
   out << "</body></html>\n";
   return out.str();

@@ -17,6 +17,7 @@ struct Convergence {
 };
 [[nodiscard]] Convergence convergence_from_trace(const Trace& trace);
 
-[[nodiscard]] std::string report_html(const Report& report, const std::vector<Convergence>& traces = {});
+[[nodiscard]] std::string report_html(const Report& report,
+                                      const std::vector<Convergence>& traces = {});
 
 }  // namespace kev::io

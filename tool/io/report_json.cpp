@@ -1,8 +1,7 @@
 #include "io/report_json.h"
 
-#include <nlohmann/json.hpp>
-
 #include <cmath>
+#include <nlohmann/json.hpp>
 
 #include "io/json_value.h"
 
@@ -39,7 +38,8 @@ json kernel_json(const KernelReport& k) {
   put(j, "time_us", k.time_us, 1e-3);
   put(j, "ratio", k.ratio, 1e-4);
   if (k.ratio_ci_low && k.ratio_ci_high)
-    j["ratio_ci"] = json::array({round_to(*k.ratio_ci_low, 1e-4), round_to(*k.ratio_ci_high, 1e-4)});
+    j["ratio_ci"] =
+        json::array({round_to(*k.ratio_ci_low, 1e-4), round_to(*k.ratio_ci_high, 1e-4)});
   if (k.p_value) j["p_value"] = *k.p_value;
   if (k.samples > 0) j["samples"] = k.samples;
   put(j, "speedup", k.speedup, 1e-3);
@@ -73,7 +73,8 @@ Result<KernelReport> kernel_from_json(const json& j, const std::string& path, st
   k.device = j.value("device", std::string{});
   for (const char* key : {"params", "base_params"}) {
     if (!j.contains(key)) continue;
-    if (!j.at(key).is_object()) return make_error(where + "." + key + " is not an object", at(path));
+    if (!j.at(key).is_object())
+      return make_error(where + "." + key + " is not an object", at(path));
     auto& into = std::string(key) == "params" ? k.params : k.base_params;
     for (const auto& [name, v] : j.at(key).items()) into[name] = value_from_json(v);
   }
@@ -96,7 +97,8 @@ Result<KernelReport> kernel_from_json(const json& j, const std::string& path, st
   return k;
 }
 
-SourceLocation location_of_byte(const std::string& text, const std::string& path, std::size_t byte) {
+SourceLocation location_of_byte(const std::string& text, const std::string& path,
+                                std::size_t byte) {
   int line = 1;
   int column = 1;
   for (std::size_t i = 0; i < byte && i < text.size(); ++i) {
@@ -148,7 +150,8 @@ Result<Report> parse_report_json(const std::string& text, const std::string& pat
   try {
     j = json::parse(text);
   } catch (const json::parse_error& e) {
-    return make_error(std::string("invalid JSON: ") + e.what(), location_of_byte(text, path, e.byte > 0 ? e.byte - 1 : 0));
+    return make_error(std::string("invalid JSON: ") + e.what(),
+                      location_of_byte(text, path, e.byte > 0 ? e.byte - 1 : 0));
   }
   if (!j.is_object() || j.value("schema", std::string{}) != kReportSchema)
     return make_error("not a kernelevo report (lacks \"schema\": \"kernelevo-report\")", at(path));
@@ -156,7 +159,8 @@ Result<Report> parse_report_json(const std::string& text, const std::string& pat
     return make_error("report lacks its version", at(path));
   const int version = j.at("version").get<int>();
   if (version > Report::kVersion || version < 1)
-    return make_error("report version " + std::to_string(version) + " is not supported (this kernelevo reads version " +
+    return make_error("report version " + std::to_string(version) +
+                          " is not supported (this kernelevo reads version " +
                           std::to_string(Report::kVersion) + ")",
                       at(path));
   Report r;
@@ -171,7 +175,8 @@ Result<Report> parse_report_json(const std::string& text, const std::string& pat
   r.base_ref = j.value("base_ref", std::string{});
   r.threshold = number(j, "threshold");
   r.min_abs_us = number(j, "min_abs_us");
-  if (j.contains("rounds") && j.at("rounds").is_number_integer()) r.rounds = j.at("rounds").get<int>();
+  if (j.contains("rounds") && j.at("rounds").is_number_integer())
+    r.rounds = j.at("rounds").get<int>();
   if (!j.contains("kernels") || !j.at("kernels").is_array())
     return make_error("report lacks its kernels array", at(path));
   std::size_t index = 0;

@@ -13,9 +13,12 @@ namespace {
 std::string cell(const std::string& text) {
   std::string out;
   for (char c : text) {
-    if (c == '|') out += "\\|";
-    else if (c == '\n' || c == '\r') out += ' ';
-    else out += c;
+    if (c == '|')
+      out += "\\|";
+    else if (c == '\n' || c == '\r')
+      out += ' ';
+    else
+      out += c;
   }
   return out;
 }
@@ -33,7 +36,8 @@ std::string settings(const Report& r) {
   char buf[64];
   if (r.threshold) {
     std::snprintf(buf, sizeof buf, "%s %.1f%%",
-                  r.kind == ReportKind::compare ? "minimum change" : "threshold", *r.threshold * 100.0);
+                  r.kind == ReportKind::compare ? "minimum change" : "threshold",
+                  *r.threshold * 100.0);
     add(buf);
   }
   if (r.min_abs_us) {
@@ -50,24 +54,27 @@ std::string settings(const Report& r) {
 void table(std::ostringstream& out, const Report& r) {
   switch (r.kind) {
     case ReportKind::tune:
-      out << "| Kernel | Verdict | Baseline | Tuned | Speedup | Roofline | Parameters | Strategy |\n"
+      out << "| Kernel | Verdict | Baseline | Tuned | Speedup | Roofline | Parameters | Strategy "
+             "|\n"
           << "|---|---|---:|---:|---:|---:|---|---|\n";
       for (const auto& k : r.kernels) {
         std::string strategy = k.strategy;
-        if (k.evaluations) strategy += (strategy.empty() ? "" : ", ") + std::to_string(*k.evaluations) + " evaluations";
-        out << "| " << code(k.id) << " | " << verdict_cell(k.verdict) << " | " << fmt_us(k.baseline_us)
-            << " | " << fmt_us(k.time_us) << " | " << fmt_speedup(k.speedup) << " | "
-            << fmt_percent(k.roofline_fraction) << " | " << cell(params_text(k.params)) << " | "
-            << cell(strategy) << " |\n";
+        if (k.evaluations)
+          strategy +=
+              (strategy.empty() ? "" : ", ") + std::to_string(*k.evaluations) + " evaluations";
+        out << "| " << code(k.id) << " | " << verdict_cell(k.verdict) << " | "
+            << fmt_us(k.baseline_us) << " | " << fmt_us(k.time_us) << " | "
+            << fmt_speedup(k.speedup) << " | " << fmt_percent(k.roofline_fraction) << " | "
+            << cell(params_text(k.params)) << " | " << cell(strategy) << " |\n";
       }
       break;
     case ReportKind::check:
       out << "| Kernel | Verdict | Recorded | Measured | Change | 95% CI of ratio | Parameters |\n"
           << "|---|---|---:|---:|---:|---|---|\n";
       for (const auto& k : r.kernels)
-        out << "| " << code(k.id) << " | " << verdict_cell(k.verdict) << " | " << fmt_us(k.baseline_us)
-            << " | " << fmt_us(k.time_us) << " | " << fmt_ratio_change(k) << " | " << fmt_ci(k) << " | "
-            << cell(params_text(k.params)) << " |\n";
+        out << "| " << code(k.id) << " | " << verdict_cell(k.verdict) << " | "
+            << fmt_us(k.baseline_us) << " | " << fmt_us(k.time_us) << " | " << fmt_ratio_change(k)
+            << " | " << fmt_ci(k) << " | " << cell(params_text(k.params)) << " |\n";
       break;
     case ReportKind::compare:
       out << "| Kernel | Verdict | Base | Head | Change | 95% CI of ratio | p | Parameters |\n"
@@ -77,9 +84,9 @@ void table(std::ostringstream& out, const Report& r) {
         if (k.p_value) std::snprintf(p, sizeof p, "%.3g", *k.p_value);
         std::string params = params_text(k.params);
         if (k.base_params != k.params) params = params_text(k.base_params) + " → " + params;
-        out << "| " << code(k.id) << " | " << verdict_cell(k.verdict) << " | " << fmt_us(k.baseline_us)
-            << " | " << fmt_us(k.time_us) << " | " << fmt_ratio_change(k) << " | " << fmt_ci(k) << " | "
-            << p << " | " << cell(params) << " |\n";
+        out << "| " << code(k.id) << " | " << verdict_cell(k.verdict) << " | "
+            << fmt_us(k.baseline_us) << " | " << fmt_us(k.time_us) << " | " << fmt_ratio_change(k)
+            << " | " << fmt_ci(k) << " | " << p << " | " << cell(params) << " |\n";
       }
       break;
   }
@@ -100,7 +107,8 @@ std::string report_markdown(const Report& r) {
   out << "\n";
   const auto failures = count_failures(r);
   if (failures > 0)
-    out << "**" << failures << (failures == 1 ? " kernel fails" : " kernels fail") << " the gate.**\n\n";
+    out << "**" << failures << (failures == 1 ? " kernel fails" : " kernels fail")
+        << " the gate.**\n\n";
   out << "### Evidence\n\n";
   for (const auto& k : r.kernels) {
     out << "- `" << k.id << "`";

@@ -8,7 +8,9 @@ namespace kev::io {
 
 std::string fmt_us(const std::optional<double>& us) { return us ? format_us(*us) : "-"; }
 
-std::string fmt_ratio_change(const KernelReport& k) { return k.ratio ? percent_change(*k.ratio) : "-"; }
+std::string fmt_ratio_change(const KernelReport& k) {
+  return k.ratio ? percent_change(*k.ratio) : "-";
+}
 
 std::string fmt_ci(const KernelReport& k) {
   if (!k.ratio_ci_low || !k.ratio_ci_high) return "-";
@@ -37,7 +39,8 @@ std::string location(const KernelReport& k) {
 }
 
 std::string title_line(const Report& r) {
-  std::string gpu = r.device.empty() ? r.arch : r.device + (r.arch.empty() ? "" : " (" + r.arch + ")");
+  std::string gpu =
+      r.device.empty() ? r.arch : r.device + (r.arch.empty() ? "" : " (" + r.arch + ")");
   std::string title = std::string("kernelevo ") + to_string(r.kind);
   if (r.kind == ReportKind::compare && !r.base_ref.empty()) title += " against " + r.base_ref;
   if (!gpu.empty()) title += " on " + gpu;

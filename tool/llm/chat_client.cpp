@@ -149,6 +149,7 @@ Result<Proposal> ChatClient::propose(const Prompt& prompt) {
   curl_slist* headers = nullptr;
   headers = curl_slist_append(headers, "Content-Type: application/json");
   headers = curl_slist_append(headers, "Accept: application/json");
+  headers = curl_slist_append(headers, "Expect:");  // no 100-continue round trip for big prompts
   if (!api_key_.empty()) {
     std::string auth = "Authorization: Bearer " + api_key_.reveal();
     headers = curl_slist_append(headers, auth.c_str());

@@ -1,4 +1,4 @@
-#include "core/cuda_lexer.h"
+#include "core/source_lexer.h"
 
 #include <algorithm>
 #include <string>
