@@ -2,16 +2,19 @@
 # Builds the kernelevo tool and the softmax-app example four ways, then runs each app:
 # with the lockfile (sm_90), without it (source defaults), for 80;90, and for 80 only
 # (on an sm_90 GPU the last runs the compute_80 PTX, with the sm_80 values).
-# Usage: examples/run_examples.sh [BUILD_ROOT]
+# Usage: [KERNELEVO_EXECUTABLE=path] examples/run_examples.sh [BUILD_ROOT]
 set -u
 root=$(cd "$(dirname "$0")/.." && pwd)
 out=${1:-/tmp/kernelevo-examples}
 mkdir -p "$out"
-cmake -S "$root" -B "$out/tool" -G Ninja -DCMAKE_BUILD_TYPE=Release \
-  -DKERNELEVO_BUILD_TESTS=OFF -DKERNELEVO_BUILD_BENCH=OFF >"$out/tool.log" 2>&1 &&
-  cmake --build "$out/tool" --target kernelevo >>"$out/tool.log" 2>&1 ||
-  { tail -20 "$out/tool.log"; exit 1; }
-tool="$out/tool/tool/kernelevo"
+tool=${KERNELEVO_EXECUTABLE:-}
+if [ -z "$tool" ]; then  # no kernelevo given: build one
+  cmake -S "$root" -B "$out/tool" -G Ninja -DCMAKE_BUILD_TYPE=Release \
+    -DKERNELEVO_BUILD_TESTS=OFF -DKERNELEVO_BUILD_BENCH=OFF >"$out/tool.log" 2>&1 &&
+    cmake --build "$out/tool" --target kernelevo >>"$out/tool.log" 2>&1 ||
+    { tail -20 "$out/tool.log"; exit 1; }
+  tool="$out/tool/tool/kernelevo"
+fi
 status=0
 run() {  # name, source dir, extra cmake args...
   name=$1; src=$2; shift 2

@@ -19,4 +19,4 @@ expect_contains("${dir}" "${WORK_DIR}/prefix/lib/cmake/kernelevo" "find_package 
 build_ok("${WORK_DIR}/build" softmax_kernels)
 expect_contains("${build_output}" "${WORK_DIR}/prefix/bin/kernelevo header --source src/softmax.cu" "installed tool runs")
 read_header("${WORK_DIR}/build" softmax_kernels src/softmax.cu h)
-expect_contains("${h}" "#define SOFTMAX_BLOCK 512" "header")
+expect_contains("${h}" "#define SOFTMAX_BLOCK 256" "header")

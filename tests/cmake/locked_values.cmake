@@ -7,11 +7,11 @@ expect_contains("${configure_output}" "kernelevo: softmax_kernels: 2 marked sour
 build_ok("${WORK_DIR}/build" softmax_kernels)
 read_header("${WORK_DIR}/build" softmax_kernels src/softmax.cu h)
 expect_contains("${h}" "#if __CUDA_ARCH__ >= 900 && __CUDA_ARCH__ < 1000  // sm_90" "device branch")
-expect_contains("${h}" "#define SOFTMAX_BLOCK 512  // softmax_rows / sm_90 / \"NVIDIA H200\" (only device)" "device value")
+expect_contains("${h}" "#define SOFTMAX_BLOCK 256  // softmax_rows / sm_90 / \"NVIDIA H200\" (only device)" "device value")
 expect_contains("${h}" "#define SOFTMAX_VEC 4  // every built architecture: softmax_rows / sm_90" "host value")
 expect_not_contains("${h}" "RMSNORM" "softmax's header")
 read_header("${WORK_DIR}/build" softmax_kernels src/rmsnorm.cu r)
-expect_contains("${r}" "#define RMSNORM_BLOCK 512" "rmsnorm's header")
+expect_contains("${r}" "#define RMSNORM_BLOCK 256" "rmsnorm's header")
 # The include directory belongs to the marked source alone.
 expect_contains("${build_output}" "-I${WORK_DIR}/build/kernelevo/softmax_kernels/src_softmax_cu " "nvcc command")
 set(settings "${WORK_DIR}/build/kernelevo/compile_settings/softmax_kernels/src_softmax_cu.json")

@@ -20,7 +20,7 @@ endif()
 expect_contains("${build_output}" "header --source src/softmax.cu" "header step reran")
 
 file(READ "${app}/kernelevo.lock.json" lock)
-string(REPLACE "\"SOFTMAX_BLOCK\": 512" "\"SOFTMAX_BLOCK\": 1024" lock "${lock}")
+string(REPLACE "\"SOFTMAX_BLOCK\": 256" "\"SOFTMAX_BLOCK\": 1024" lock "${lock}")
 file(WRITE "${app}/kernelevo.lock.json" "${lock}")
 build_ok("${WORK_DIR}/build")
 compiled_objects("${build_output}" edited)

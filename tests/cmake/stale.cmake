@@ -9,7 +9,7 @@ expect_contains("${build_output}" "kernelevo: warning: src/softmax.cu: kernel so
 expect_contains("${build_output}" "Run `kernelevo tune src/softmax.cu --kernel softmax_rows`" "what to run")
 expect_not_contains("${build_output}" "kernel rmsnorm_rows:" "rmsnorm is not stale")
 read_header("${WORK_DIR}/build" softmax_kernels src/softmax.cu h)
-expect_contains("${h}" "#define SOFTMAX_BLOCK 512" "stale values kept")
+expect_contains("${h}" "#define SOFTMAX_BLOCK 256" "stale values kept")
 
 configure("${app}" "${WORK_DIR}/strict" -DCMAKE_CUDA_ARCHITECTURES=90 -DKERNELEVO_STRICT=ON)
 build("${WORK_DIR}/strict" softmax_kernels)
