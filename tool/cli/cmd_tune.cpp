@@ -5,6 +5,7 @@
 #include "cli/tune_options.h"
 #include "cli/tune_replay.h"
 #include "cli/tune_spec.h"
+#include "core/shard.h"
 #include "core/strategy.h"
 
 namespace kev::cli {
@@ -17,6 +18,15 @@ int run_tune(const TuneOptions& options) {
     return report(make_error("--replay tunes a recorded space: give either PATHs or --replay, not both"));
   if (options.noise && options.replay.empty())
     return report(make_error("--noise only applies to --replay"));
+  if (!options.shard.empty()) {
+    if (!options.replay.empty())
+      return report(make_error("--shard splits the kernels of PATHs across runners; not with --replay"));
+    if (auto shard = parse_shard(options.shard); !shard) return report(shard.error());
+  }
+  if (!options.gpus.empty()) {
+    if (!options.replay.empty()) return report(make_error("--gpus does not apply to --replay"));
+    if (auto device = tune_device(options); !device) return report(device.error());
+  }
   if (!options.replay.empty()) return tune_replay(options);
   return tune_specs(options);
 }
@@ -41,10 +51,17 @@ const CommandRegistrar registrar{"tune", [](CLI::App& app, int& exit_code) {
   sub->add_option("--lockfile", options.lockfile, "Lockfile (default: kernelevo.lock.json)");
   sub->add_option("--replay", options.replay,
                   "Evaluate from a recording (kernelevo trace, Kernel Tuner cachefile, T4 results)");
+  sub->add_option("--shard", options.shard,
+                  "I/N: tune only this runner's share of the kernels (sorted by id, the k-th from 0 "
+                  "goes to shard k % N + 1)");
+  sub->add_option("--gpus", options.gpus, "GPUs to tune on: all (GPU 0 for now) or one index");
   sub->add_flag("--noise", options.noise, "With --replay: sample recorded repeats, not their mean");
   sub->add_option("--format", options.format, "Output format")
       ->check(CLI::IsMember({"text", "json"}))
       ->capture_default_str();
+  sub->add_option("--compile-settings", options.compile_settings,
+                  "The build's compile settings (a JSON file, or a directory of them); default "
+                  "$KERNELEVO_COMPILE_SETTINGS");
   sub->callback([&exit_code] { exit_code = run_tune(options); });
 }};
 

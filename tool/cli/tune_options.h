@@ -24,6 +24,9 @@ struct TuneOptions {
   std::string replay;                 // --replay FILE: evaluate from a recording, no GPU
   bool noise = false;                 // --noise: replay samples recorded repeats
   std::string format = "text";        // text | json
+  std::string compile_settings;       // --compile-settings FILE|DIR (else $KERNELEVO_COMPILE_SETTINGS)
+  std::string shard;                  // --shard I/N: this runner's share of the kernels
+  std::string gpus;                   // --gpus all|0,1: the GPUs to tune on
 };
 
 // Evaluations used when neither --budget nor --time is given (exhaustive: no limit).
@@ -31,5 +34,9 @@ inline constexpr std::uint64_t kDefaultBudget = 200;
 
 // The budget the options ask for (--budget, --time, else the default).
 Result<TuneBudget> tune_budget(const TuneOptions& options);
+
+// The GPU index --gpus selects: empty or "all" is GPU 0 (one worker), "N" is GPU N. A list
+// of several GPUs is a usage error: tuning on several workers is not supported yet.
+Result<int> tune_device(const TuneOptions& options);
 
 }  // namespace kev::cli

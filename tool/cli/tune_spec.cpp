@@ -4,8 +4,10 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <iostream>
 #include <sstream>
 
@@ -13,8 +15,10 @@
 #include "cli/progress.h"
 #include "cli/tune_trace.h"
 #include "core/lockfile.h"
+#include "core/shard.h"
 #include "core/spec_space.h"
 #include "core/strategy.h"
+#include "io/compile_settings_apply.h"
 #include "io/hash.h"
 #include "io/json_value.h"
 #include "io/lockfile_json.h"
@@ -26,6 +30,7 @@
 #include "cuda/gpu_evaluator.h"
 #include "cuda/nvcc_compiler.h"
 #include "cuda/nvrtc_compiler.h"
+#include "cuda/source_kind.h"
 #include "cuda/worker_client.h"
 #endif
 
@@ -136,12 +141,54 @@ void print_json(const DeviceInfo& dev, const TuneOptions& options, const std::ve
   std::cout << j.dump(2) << '\n';
 }
 
+// The specs of `selected` in `shard`, sorted by id.
+std::vector<const KernelSpec*> shard_of(const std::vector<const KernelSpec*>& selected, const Shard& shard) {
+  std::vector<std::string> ids;
+  for (const auto* s : selected) ids.push_back(s->id);
+  std::vector<const KernelSpec*> mine;
+  for (const auto& id : shard_ids(std::move(ids), shard))
+    for (const auto* s : selected)
+      if (s->id == id) mine.push_back(s);
+  return mine;
+}
+
 std::vector<ProblemRow> problem_rows(const RunReport& report) {
   std::vector<ProblemRow> rows;
   for (const auto& p : report.problems)
     if (p.timed) rows.push_back({p.problem, p.time_us, p.gbps, p.copy_fraction});
   return rows;
 }
+
+#if KERNELEVO_HAVE_CUDA
+// --compile-settings, else KERNELEVO_COMPILE_SETTINGS (set by the build's kernelevo-tune
+// target): each selected source found there compiles with the build's settings.
+Result<bool> apply_build_settings(const TuneOptions& options, std::vector<KernelSpec>& specs,
+                                  const std::vector<const KernelSpec*>& selected) {
+  std::string where = options.compile_settings;
+  if (where.empty()) {
+    const char* env = std::getenv("KERNELEVO_COMPILE_SETTINGS");
+    if (env == nullptr || *env == '\0') return false;
+    where = env;
+  }
+  auto all = load_compile_settings(where);
+  if (!all) return all.error();
+  for (auto& spec : specs) {
+    if (std::find(selected.begin(), selected.end(), &spec) == selected.end()) continue;
+    const CompileSettings* settings = settings_for_source(*all, spec.source);
+    if (settings == nullptr) {
+      warn(spec.id + ": " + where + " has no compile settings for " + spec.source +
+           "; compiling it with the spec's settings only");
+      continue;
+    }
+    const auto text = cuda::read_whole_file(spec.source);
+    const auto compiler = text && cuda::holds_host_code(*text) ? SettingsCompiler::nvcc
+                                                               : SettingsCompiler::nvrtc;
+    for (const auto& note : apply_compile_settings(spec, *settings, compiler))
+      warn(spec.id + ": " + note);
+  }
+  return true;
+}
+#endif
 
 }  // namespace
 
@@ -167,8 +214,25 @@ int tune_specs(const TuneOptions& options) {
     return report(make_error(options.kernel.empty() ? "no marked kernels found"
                                                     : "no kernel with id '" + options.kernel + "'"));
   }
+  if (!options.shard.empty()) {
+    auto shard = parse_shard(options.shard);
+    if (!shard) return report(shard.error());
+    auto mine = shard_of(selected, *shard);
+    std::string ids;
+    for (const auto* s : mine) ids += (ids.empty() ? "" : ", ") + s->id;
+    std::cerr << "kernelevo: shard " << options.shard << ": " << mine.size() << " of " << selected.size()
+              << " kernels" << (ids.empty() ? "" : ": " + ids) << '\n';
+    if (mine.empty()) return 0;  // more shards than kernels: nothing to tune here
+    selected = std::move(mine);
+  }
+  auto device_index = tune_device(options);
+  if (!device_index) return report(device_index.error());
+  if (options.gpus == "all")
+    std::cerr << "kernelevo: --gpus all: tuning on GPU 0 (several GPUs at once are not supported yet)\n";
 
-  cuda::WorkerRunner worker(cuda::WorkerRunner::self_command(0));
+  if (auto applied = apply_build_settings(options, load.specs, selected); !applied)
+    return report(applied.error());
+  cuda::WorkerRunner worker(cuda::WorkerRunner::self_command(*device_index));
   auto device = worker.device_info();
   if (!device) {
     return report(make_error("no GPU to tune on (" + device.error().message +

@@ -1,6 +1,7 @@
 #include "cuda/gpu_evaluator.h"
 
 #include "core/source_defaults.h"
+#include "cuda/compile_request.h"
 #include "cuda/files.h"
 #include "cuda/source_kind.h"
 
@@ -27,22 +28,7 @@ GpuEvaluator::~GpuEvaluator() {
 }
 
 CompileRequest GpuEvaluator::request_for(const ParamSet& params, bool with_reference) const {
-  CompileRequest r;
-  r.source_path = spec_.source;
-  r.source_text = source_text_;
-  r.kernel_names = {spec_.kernel};
-  if (with_reference && !spec_.reference.empty() && spec_.reference != "default")
-    r.kernel_names.push_back(spec_.reference);
-  for (const auto& d : spec_.defines) {
-    const auto eq = d.find('=');
-    r.defines.emplace_back(d.substr(0, eq), eq == std::string::npos ? "" : d.substr(eq + 1));
-  }
-  for (const auto& [name, value] : params) r.defines.emplace_back(name, value.to_string());
-  r.include_dirs = spec_.include_dirs;
-  r.flags = spec_.flags;
-  r.arch = spec_.arch.empty() ? options_.arch : spec_.arch;
-  r.host_code = holds_host_code(source_text_);
-  return r;
+  return compile_request_for(spec_, source_text_, params, options_.arch, with_reference);
 }
 
 std::shared_future<CompileOutput> GpuEvaluator::compile_async(const ParamSet& params) {

@@ -10,7 +10,7 @@
 #include <filesystem>
 #include <optional>
 
-#include "core/cuda_lexer.h"
+#include "core/source_lexer.h"
 
 namespace kev {
 namespace {
