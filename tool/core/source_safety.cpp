@@ -4,6 +4,7 @@
 #include <cctype>
 #include <set>
 
+#include "core/kernel_regions.h"
 #include "core/source_lexer.h"
 
 namespace kev {
@@ -28,18 +29,7 @@ std::string clean_directive(std::string_view text) {
     if (text.compare(i, 2, "//") == 0) break;
     joined += text[i];
   }
-  std::string out;
-  bool space = false;
-  for (const char c : joined) {
-    if (c == ' ' || c == '\t' || c == '\r' || c == '\n') {
-      space = true;
-      continue;
-    }
-    if (space && !out.empty()) out += ' ';
-    space = false;
-    out += c;
-  }
-  return out;
+  return normalize_whitespace(joined);
 }
 
 // "# include <x>" / "%:include <x>" -> the directive name and the rest.

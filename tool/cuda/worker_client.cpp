@@ -123,17 +123,22 @@ void WorkerRunner::stop(bool kill_now) {
   pid_ = -1;
 }
 
+// The worker exited on its own: collect its status and forget its pipes.
+void WorkerRunner::reap(std::string& why) {
+  int status = 0;
+  ::waitpid(pid_, &status, 0);
+  why = "the worker " + describe_status(status);
+  ::close(to_child_);
+  ::close(from_child_);
+  to_child_ = from_child_ = -1;
+  pid_ = -1;
+}
+
 WorkerRunner::Exchange WorkerRunner::exchange(const std::string& request, double timeout_seconds,
                                               std::string& response, std::string& why) {
   if (pid_ <= 0 && !start(why)) return Exchange::start_failed;
   if (!write_all(to_child_, request + "\n")) {
-    int status = 0;
-    ::waitpid(pid_, &status, 0);
-    why = "the worker " + describe_status(status);
-    ::close(to_child_);
-    ::close(from_child_);
-    to_child_ = from_child_ = -1;
-    pid_ = -1;
+    reap(why);
     return Exchange::died;
   }
   using Clock = std::chrono::steady_clock;
@@ -166,13 +171,7 @@ WorkerRunner::Exchange WorkerRunner::exchange(const std::string& request, double
       continue;
     }
     if (n < 0 && errno == EINTR) continue;
-    int status = 0;
-    ::waitpid(pid_, &status, 0);
-    why = "the worker " + describe_status(status);
-    ::close(to_child_);
-    ::close(from_child_);
-    to_child_ = from_child_ = -1;
-    pid_ = -1;
+    reap(why);
     return Exchange::died;
   }
 }

@@ -39,6 +39,7 @@ class WorkerRunner final : public Runner {
                     std::string& why);
   bool start(std::string& why);
   void stop(bool kill_now);
+  void reap(std::string& why);
 
   std::vector<std::string> command_;
   double grace_seconds_;
