@@ -1,10 +1,13 @@
 #include "cuda/nvrtc_compiler.h"
 
+#include <filesystem>
+
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include "compile_test_support.h"
 #include "cuda/cubin.h"
+#include "cuda/toolkit.h"
 
 namespace kev::cuda {
 namespace {
@@ -134,6 +137,28 @@ TEST(NvrtcCompiler, FindsTheToolkitsDeviceHeaders) {
   const auto out = nvrtc.compile(request);
   EXPECT_TRUE(out.ok) << out.log;
   EXPECT_TRUE(out.dependencies.empty());  // the toolkit's headers are not project headers
+}
+
+// Some machines reach the toolkit through a directory of links to its headers, and find a
+// wrapper nvcc there; those headers are the toolkit's all the same.
+TEST(NvrtcCompiler, ToolkitHeadersReachedThroughLinksAreNotProjectHeaders) {
+  TempDir dir;
+  const std::string real = toolkit_include_dir();
+  if (!std::filesystem::exists(real + "/cuda_runtime.h")) GTEST_SKIP() << "no toolkit headers";
+  std::filesystem::create_directories(dir.file("include"));
+  for (const auto& entry : std::filesystem::directory_iterator(real)) {
+    std::filesystem::create_symlink(entry.path(), dir.file("include/" + entry.path().filename().string()));
+  }
+  NvrtcCompiler nvrtc(NvrtcOptions{.toolkit_include = dir.file("include")});
+  CompileRequest request;
+  request.source_path = "headers.cu";
+  request.source_text =
+      "#include <cuda_runtime.h>\n#include <cuda_fp16.h>\n#include <cuda/std/cstdint>\n"
+      "extern \"C\" __global__ void k(__half* x, cuda::std::int64_t n) { x[0] = __float2half(1.f); }\n";
+  request.kernel_names = {"k"};
+  const auto out = nvrtc.compile(request);
+  EXPECT_TRUE(out.ok) << out.log;
+  EXPECT_THAT(out.dependencies, ::testing::IsEmpty());
 }
 
 TEST(NvrtcCompiler, IdentityNamesTheVersion) {

@@ -32,16 +32,27 @@ std::optional<IncludeLine> parse_include(std::string_view line) {
   return IncludeLine{std::string(line.substr(i + 1, end - i - 1)), open == '"'};
 }
 
-std::optional<fs::path> resolve(const IncludeLine& inc, const fs::path& including_dir,
-                                const std::vector<std::string>& include_dirs) {
+// A header as the compiler finds it (`spelled`, through whatever links lie on the way) and
+// where it really is (`real`).
+struct FoundHeader {
+  fs::path spelled;
+  fs::path real;
+};
+
+std::optional<FoundHeader> resolve(const IncludeLine& inc, const fs::path& including_dir,
+                                   const std::vector<std::string>& include_dirs) {
   std::error_code ec;
+  const auto found = [&](const fs::path& candidate) {
+    return FoundHeader{fs::absolute(candidate, ec).lexically_normal(),
+                       fs::weakly_canonical(candidate, ec)};
+  };
   if (inc.quoted) {
     const fs::path candidate = including_dir / inc.name;
-    if (fs::is_regular_file(candidate, ec)) return fs::weakly_canonical(candidate, ec);
+    if (fs::is_regular_file(candidate, ec)) return found(candidate);
   }
   for (const auto& dir : include_dirs) {
     const fs::path candidate = fs::path(dir) / inc.name;
-    if (fs::is_regular_file(candidate, ec)) return fs::weakly_canonical(candidate, ec);
+    if (fs::is_regular_file(candidate, ec)) return found(candidate);
   }
   return std::nullopt;
 }
@@ -52,6 +63,19 @@ bool is_under(const fs::path& path, const fs::path& dir) {
   return !rel.empty() && *rel.begin() != "..";
 }
 
+// Toolkit layouts often reach their headers through links (/usr/local/include/x.h ->
+// /usr/local/cuda-13.0/include/x.h), so a header is excluded when either its spelled or its
+// real path lies under either spelling of the excluded directory.
+struct ExcludedDir {
+  fs::path spelled;
+  fs::path real;
+
+  [[nodiscard]] bool holds(const FoundHeader& h) const {
+    return is_under(h.spelled, spelled) || is_under(h.real, spelled) ||
+           is_under(h.spelled, real) || is_under(h.real, real);
+  }
+};
+
 }  // namespace
 
 std::vector<std::string> scan_includes(const std::string& source_text,
@@ -59,7 +83,11 @@ std::vector<std::string> scan_includes(const std::string& source_text,
                                        const std::vector<std::string>& include_dirs,
                                        const std::string& excluded_dir) {
   std::error_code ec;
-  const fs::path excluded = excluded_dir.empty() ? fs::path{} : fs::weakly_canonical(excluded_dir, ec);
+  const ExcludedDir excluded =
+      excluded_dir.empty()
+          ? ExcludedDir{}
+          : ExcludedDir{fs::absolute(excluded_dir, ec).lexically_normal(),
+                        fs::weakly_canonical(excluded_dir, ec)};
   std::set<std::string> found;
   std::vector<std::pair<std::string, fs::path>> pending;  // text, directory of the file
   pending.emplace_back(source_text,
@@ -71,13 +99,13 @@ std::vector<std::string> scan_includes(const std::string& source_text,
     for (std::string line; std::getline(lines, line);) {
       const auto inc = parse_include(line);
       if (!inc) continue;
-      const auto path = resolve(*inc, dir, include_dirs);
-      if (!path || is_under(*path, excluded)) continue;
-      if (!found.insert(path->string()).second) continue;
-      std::ifstream in(*path, std::ios::binary);
+      const auto header = resolve(*inc, dir, include_dirs);
+      if (!header || excluded.holds(*header)) continue;
+      if (!found.insert(header->real.string()).second) continue;
+      std::ifstream in(header->real, std::ios::binary);
       std::ostringstream content;
       content << in.rdbuf();
-      pending.emplace_back(content.str(), path->parent_path());
+      pending.emplace_back(content.str(), header->spelled.parent_path());
     }
   }
   return {found.begin(), found.end()};
