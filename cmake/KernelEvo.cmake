@@ -6,7 +6,9 @@
 #     that source alone (rewritten only when its content changes, so editing the lockfile
 #     recompiles the marked sources and nothing else);
 #   - its real compile settings (include directories, defines, options) are written to
-#     <build>/kernelevo/compile_settings/<target>/<source>.json for the tuner.
+#     <build>/kernelevo/compile_settings/<target>/<source>.json for the tuner;
+#   - the target compiles, in its place, the variant `kernelevo evolve` recorded in the
+#     lockfile while the variant is current, else the original (chosen at build time).
 # Targets kernelevo-tune, kernelevo-check and kernelevo-report run the tool on the marked
 # sources; CTest tests labelled `kernelevo` run the gate (skipped without a GPU unless
 # KERNELEVO_REQUIRE_GPU is set).
@@ -216,7 +218,32 @@ function(_kernelevo_finalize target)
     list(APPEND options --strict)
   endif()
 
+  # The target compiles, for each marked source it lists, a generated file in the source's
+  # place: the variant `kernelevo evolve` recorded while it is current, else an #include of
+  # the original (`kernelevo select-source`, at build time). The original leaves the
+  # target's SOURCES (not HEADER_FILE_ONLY, a property every target of its directory
+  # shares) and stays a dependency through the #include and the selection step.
+  get_target_property(target_dir ${target} SOURCE_DIR)
+  get_target_property(target_sources ${target} SOURCES)
+  set(kept_sources "")
+  set(replaced "")
+  foreach(s IN LISTS target_sources)
+    if(NOT s MATCHES "\\$<")
+      get_filename_component(path "${s}" ABSOLUTE BASE_DIR "${target_dir}")
+      if(path IN_LIST marked)
+        list(APPEND replaced "${path}")
+        continue()
+      endif()
+    endif()
+    list(APPEND kept_sources "${s}")
+  endforeach()
+  set(select_options "")
+  if(STRICT)
+    list(APPEND select_options --strict)
+  endif()
+
   set(stamps "")
+  set(selected_sources "")
   set(relative_sources "")
   set(settings_dir "${CMAKE_BINARY_DIR}/kernelevo/compile_settings/${target}")
   foreach(src IN LISTS marked)
@@ -238,10 +265,54 @@ function(_kernelevo_finalize target)
       WORKING_DIRECTORY "${PROJECT_DIR}"
       COMMENT "kernelevo: tuned parameters for ${rel}"
       VERBATIM)
-    set_property(SOURCE "${src}" TARGET_DIRECTORY ${target} APPEND PROPERTY INCLUDE_DIRECTORIES "${gen_dir}")
-    set_property(SOURCE "${src}" TARGET_DIRECTORY ${target} APPEND PROPERTY OBJECT_DEPENDS "${header}")
     list(APPEND stamps "${stamp}")
+    if(NOT src IN_LIST replaced)
+      # Not among the target's plain SOURCES (a generator expression, or KERNELS naming a
+      # file the target does not list): compiled as it is, without variant selection.
+      set_property(SOURCE "${src}" TARGET_DIRECTORY ${target} APPEND PROPERTY INCLUDE_DIRECTORIES "${gen_dir}")
+      set_property(SOURCE "${src}" TARGET_DIRECTORY ${target} APPEND PROPERTY OBJECT_DEPENDS "${header}")
+      continue()
+    endif()
+    # Named like the original, so objects and compile commands keep its name.
+    get_filename_component(name "${src}" NAME)
+    set(selected "${gen_dir}/${name}")
+    set(select_stamp "${gen_dir}/select.stamp")
+    set(select_depfile "${gen_dir}/select.d")
+    # The depfile names the variant files, so editing one re-runs the selection; its
+    # paths are absolute, which CMP0116 (NEW) handles for every generator.
+    cmake_policy(PUSH)
+    cmake_policy(SET CMP0116 NEW)
+    add_custom_command(
+      OUTPUT "${select_stamp}"
+      BYPRODUCTS "${selected}"
+      COMMAND ${tool} select-source --source "${rel}" --out "${selected}" --lockfile "${LOCKFILE}"
+              --depfile "${select_depfile}" --depfile-target "${select_stamp}" ${select_options}
+      COMMAND "${CMAKE_COMMAND}" -E touch "${select_stamp}"
+      DEPENDS "${src}" ${lock_depends} ${tool_target}
+      DEPFILE "${select_depfile}"
+      WORKING_DIRECTORY "${PROJECT_DIR}"
+      COMMENT "kernelevo: source to build for ${rel}"
+      VERBATIM)
+    cmake_policy(POP)
+    foreach(prop COMPILE_DEFINITIONS COMPILE_OPTIONS COMPILE_FLAGS INCLUDE_DIRECTORIES OBJECT_DEPENDS LANGUAGE)
+      get_source_file_property(value "${src}" TARGET_DIRECTORY ${target} ${prop})
+      if(value)
+        set_property(SOURCE "${selected}" TARGET_DIRECTORY ${target} PROPERTY ${prop} "${value}")
+      endif()
+    endforeach()
+    # (select-source makes a variant's "..." includes of headers beside the original
+    # absolute: the original's directory as an include directory would also change where
+    # its <...> includes are found.)
+    set_property(SOURCE "${selected}" TARGET_DIRECTORY ${target} APPEND PROPERTY
+                 INCLUDE_DIRECTORIES "${gen_dir}")
+    set_property(SOURCE "${selected}" TARGET_DIRECTORY ${target} APPEND PROPERTY OBJECT_DEPENDS "${header}")
+    set_property(SOURCE "${selected}" TARGET_DIRECTORY ${target} PROPERTY GENERATED TRUE)
+    list(APPEND stamps "${select_stamp}")
+    list(APPEND selected_sources "${selected}")
   endforeach()
+  if(selected_sources)
+    set_property(TARGET ${target} PROPERTY SOURCES ${kept_sources} ${selected_sources})
+  endif()
   add_custom_target(kernelevo-params-${target} DEPENDS ${stamps})
   add_dependencies(${target} kernelevo-params-${target})
 

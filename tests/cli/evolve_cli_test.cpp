@@ -3,6 +3,9 @@
 #include <gtest/gtest.h>
 
 #include <array>
+#include <filesystem>
+#include <fstream>
+#include <unistd.h>
 #include <cstdio>
 #include <sys/wait.h>
 #include <string>
@@ -58,6 +61,62 @@ TEST(EvolveCli, UnknownKernelIsAUsageError) {
   const CliRun r = run_cli(kBinary + " evolve " + kFixture + " --kernel nope --dry-run");
   EXPECT_EQ(r.rc, 2) << r.out;
   EXPECT_NE(r.out.find("no kernel with id 'nope'"), std::string::npos);
+}
+
+// A project directory with a kernelevo.yaml beside the lockfile.
+class EvolveProjectFile : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = std::filesystem::temp_directory_path() /
+           ("kev-evolve-cli-" + std::to_string(::getpid()) + "-" +
+            ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    std::filesystem::remove_all(dir_);
+    std::filesystem::create_directories(dir_);
+  }
+  void TearDown() override { std::filesystem::remove_all(dir_); }
+  void write_project_file(const std::string& text) {
+    std::ofstream(dir_ / "kernelevo.yaml") << text;
+  }
+  std::string in_dir(const std::string& env_and_args) const {
+    return "cd " + dir_.string() +
+           " && env -u KERNELEVO_LLM_URL -u KERNELEVO_LLM_MODEL -u OPENAI_API_KEY " + env_and_args;
+  }
+  std::filesystem::path dir_;
+};
+
+TEST_F(EvolveProjectFile, AKeyWrittenInKernelevoYamlIsAnErrorNamingFileAndLine) {
+  write_project_file("llm:\n  base_url: http://127.0.0.1:1/v1\n  api_key: sk-yaml-SECRET-7\n");
+  for (const std::string extra : {"", " --dry-run"}) {
+    const CliRun r = run_cli(in_dir(kBinary + " evolve " + kFixture + extra));
+    EXPECT_EQ(r.rc, 2) << r.out;
+    EXPECT_NE(
+        r.out.find(
+            "kernelevo: kernelevo.yaml:3:3: error: llm.api_key: an API key must not be written in "
+            "kernelevo.yaml"),
+        std::string::npos)
+        << r.out;
+    EXPECT_NE(r.out.find("KERNELEVO_LLM_API_KEY"), std::string::npos);
+    EXPECT_EQ(r.out.find("sk-yaml-SECRET-7"), std::string::npos);
+  }
+}
+
+TEST_F(EvolveProjectFile, TheEndpointComesFromKernelevoYaml) {
+  // Without the file's endpoint this is "no LLM endpoint configured" (exit 2); with it the
+  // run gets as far as the GPU (none here: exit 3) or the refused endpoint (exit 3).
+  write_project_file("llm:\n  base_url: http://127.0.0.1:1/v1\n  model: from-yaml\n");
+  const CliRun r = run_cli(in_dir(kBinary + " evolve " + kFixture));
+  EXPECT_EQ(r.rc, 3) << r.out;
+  EXPECT_EQ(r.out.find("no LLM endpoint configured"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("no LLM model configured"), std::string::npos) << r.out;
+}
+
+TEST_F(EvolveProjectFile, TheFileBesideTheLockfileIsRead) {
+  std::filesystem::create_directories(dir_ / "sub");
+  std::ofstream(dir_ / "sub" / "kernelevo.yaml") << "llm:\n  token: x\n";
+  const CliRun r = run_cli(
+      in_dir(kBinary + " evolve " + kFixture + " --dry-run --lockfile sub/kernelevo.lock.json"));
+  EXPECT_EQ(r.rc, 2) << r.out;
+  EXPECT_NE(r.out.find("sub/kernelevo.yaml:2:3: error: llm.token:"), std::string::npos) << r.out;
 }
 
 }  // namespace

@@ -117,7 +117,7 @@ TEST_F(CliLockfile, ShowOfCorruptOrNewerLockfileExits2NamingTheFile) {
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_EQ(r.err,
             "kernelevo: kernelevo.lock.json:1:2: error: schema_version 3 is newer than this kernelevo reads "
-            "(1); upgrade kernelevo\n");
+            "(2); upgrade kernelevo\n");
 }
 
 TEST_F(CliLockfile, ShowOfEmptyLockfileSaysSo) {

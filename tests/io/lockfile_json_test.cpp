@@ -6,6 +6,8 @@
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <utility>
+#include <vector>
 
 namespace kev {
 namespace {
@@ -62,7 +64,11 @@ TEST(LockfileJson, ReadsEveryField) {
   ASSERT_EQ(lock->kernels.size(), 3u);
   const LockedKernel& gemm = lock->kernels.at("gemm_tiled");
   EXPECT_EQ(gemm.source, "src/gemm.cu");
-  EXPECT_EQ(gemm.variant, std::optional<std::string>("kernelevo/variants/gemm_tiled.cu"));
+  // The older form of a variant, a bare path: read, never current (no hashes).
+  ASSERT_TRUE(gemm.variant.has_value());
+  EXPECT_EQ(gemm.variant->file, "kernelevo/variants/gemm_tiled.cu");
+  EXPECT_FALSE(gemm.variant->has_hashes());
+  EXPECT_EQ(lock->schema_version, 1);
   const LockEntry& h200 = gemm.targets.at("sm_90").at("NVIDIA H200");
   EXPECT_TRUE(h200.is_default);
   EXPECT_FALSE(gemm.targets.at("sm_90").at("NVIDIA H100 80GB HBM3").is_default);
@@ -157,10 +163,10 @@ TEST(LockfileJson, RefusesBadFilesWithExactMessages) {
       {"empty", "",
        "lock.json:1:1: error: not valid JSON: syntax error while parsing value - unexpected end of "
        "input; expected '[', '{', or a literal (the lockfile is corrupt; restore it from version control)"},
-      {"newer schema", R"({"schema_version": 2, "kernels": {}})",
-       "lock.json:1:2: error: schema_version 2 is newer than this kernelevo reads (1); upgrade kernelevo"},
+      {"newer schema", R"({"schema_version": 3, "kernels": {}})",
+       "lock.json:1:2: error: schema_version 3 is newer than this kernelevo reads (2); upgrade kernelevo"},
       {"newer schema with new fields", R"({"schema_version": 7, "kernels": {"k": {"shiny": 1}}, "x": 1})",
-       "lock.json:1:2: error: schema_version 7 is newer than this kernelevo reads (1); upgrade kernelevo"},
+       "lock.json:1:2: error: schema_version 7 is newer than this kernelevo reads (2); upgrade kernelevo"},
       {"unknown top-level key", R"({"schema_version": 1, "kernels": {}, "x": 1})",
        "lock.json:1:38: error: unknown key 'x' (expected kernels, schema_version)"},
       {"schema missing", R"({"kernels": {}})", "lock.json: error: missing \"schema_version\""},
@@ -311,7 +317,7 @@ TEST(LockfileJson, CorruptOrNewerFileIsNeverOverwritten) {
   const fs::path file = dir.path() / "kernelevo.lock.json";
   for (const std::string& original :
        {std::string("{\"schema_version\": 1, \"kernels\": {"),
-        std::string(R"({"schema_version": 2, "kernels": {}, "future": true})"),
+        std::string(R"({"schema_version": 3, "kernels": {}, "future": true})"),
         with_entry(R"({"params": {"BLOCK": "x; y"}})")}) {
     write_text(file, original);
     bool changed = false;
@@ -339,6 +345,91 @@ TEST(LockfileJson, FailedChangeLeavesTheFileAlone) {
   });
   EXPECT_FALSE(s.ok());
   EXPECT_EQ(read_text(file), original);
+}
+
+// A kernel with `variant` (the JSON text of its value).
+std::string with_variant(const std::string& variant) {
+  return R"({"schema_version": 2, "kernels": {"k": {"source": "src/k.cu", "source_hash": ")" + kHash +
+         R"(", "targets": {}, "variant": )" + variant + "}}}";
+}
+
+TEST(LockfileJson, VariantRecordsItsFileAndBothHashesAndNeedsSchema2) {
+  const std::string variant_hash = "sha256:" + std::string(64, 'a');
+  Lockfile lock;
+  LockedKernel& k = lock.kernels["k"];
+  k.source = "src/k.cu";
+  k.source_hash = kHash;
+  k.variant = LockedVariant{"kernelevo-variants/k.cu", variant_hash, kHash};
+  EXPECT_EQ(required_schema_version(lock), 2);
+  lock.schema_version = 2;
+  const std::string text = format_lockfile(lock);
+  EXPECT_EQ(text,
+            "{\n"
+            "  \"kernels\": {\n"
+            "    \"k\": {\n"
+            "      \"source\": \"src/k.cu\",\n"
+            "      \"source_hash\": \"" + kHash + "\",\n"
+            "      \"targets\": {},\n"
+            "      \"variant\": {\n"
+            "        \"base_source_hash\": \"" + kHash + "\",\n"
+            "        \"file\": \"kernelevo-variants/k.cu\",\n"
+            "        \"hash\": \"" + variant_hash + "\"\n"
+            "      }\n"
+            "    }\n"
+            "  },\n"
+            "  \"schema_version\": 2\n"
+            "}\n");
+  auto back = parse_lockfile(text, "lock.json");
+  ASSERT_TRUE(back.ok()) << back.error().to_string();
+  EXPECT_EQ(*back, lock);
+
+  // Without a variant object the oldest schema is written, so older readers keep reading.
+  k.variant.reset();
+  EXPECT_EQ(required_schema_version(lock), 1);
+  k.variant = LockedVariant{"kernelevo-variants/k.cu", "", ""};  // the older bare path
+  EXPECT_EQ(required_schema_version(lock), 1);
+}
+
+TEST(LockfileJson, UpdateWritesSchema2OnlyWithAVariant) {
+  TempDir dir;
+  const fs::path file = dir.path() / "kernelevo.lock.json";
+  ASSERT_TRUE(update_lockfile(file, [](Lockfile& lock) {
+                set_entry(lock, "k", "src/k.cu", kHash, "sm_90", "NVIDIA H200", LockEntry{});
+                return ok_status();
+              }).ok());
+  EXPECT_NE(read_text(file).find("\"schema_version\": 1"), std::string::npos);
+  ASSERT_TRUE(update_lockfile(file, [](Lockfile& lock) {
+                lock.kernels["k"].variant = LockedVariant{"v/k.cu", kHash, kHash};
+                return ok_status();
+              }).ok());
+  EXPECT_NE(read_text(file).find("\"schema_version\": 2"), std::string::npos);
+}
+
+TEST(LockfileJson, VariantIsCheckedAsUntrustedInput) {
+  const std::string good = "\"sha256:" + std::string(64, 'a') + "\"";
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {R"({"file": "../outside.cu", "hash": )" + good + R"(, "base_source_hash": )" + good + "}",
+       "k: variant: '../outside.cu' is not a relative path inside the lockfile's directory"},
+      {R"({"file": "/etc/passwd", "hash": )" + good + R"(, "base_source_hash": )" + good + "}",
+       "k: variant: '/etc/passwd' is not a relative path inside the lockfile's directory"},
+      {R"("a/../../b.cu")", "k: variant: 'a/../../b.cu' is not a relative path"},
+      {R"({"file": "v.cu", "hash": "sha256:xyz", "base_source_hash": )" + good + "}",
+       "k: variant: hash: 'sha256:xyz' is not \"sha256:\" and 64 hex digits"},
+      {R"({"file": "v.cu", "hash": )" + good + R"(, "base_source_hash": "abc"})",
+       "k: variant: base_source_hash: 'abc' is not \"sha256:\" and 64 hex digits"},
+      {R"({"file": "v.cu", "hash": )" + good + "}", "k: variant: missing \"base_source_hash\""},
+      {R"({"file": "v.cu", "hash": )" + good + R"(, "base_source_hash": )" + good + R"(, "run": "rm"})",
+       "unknown key 'run' (expected base_source_hash, file, hash)"},
+      {"42", "k: variant: expected an object, found an integer"},
+  };
+  for (const auto& [variant, expected] : cases) {
+    auto r = parse_lockfile(with_variant(variant), "lock.json");
+    ASSERT_FALSE(r.ok()) << variant;
+    EXPECT_NE(r.error().to_string().find(expected), std::string::npos)
+        << variant << "\n" << r.error().to_string();
+    EXPECT_EQ(r.error().where.file, "lock.json");
+    EXPECT_GT(r.error().where.line, 0) << variant;
+  }
 }
 
 }  // namespace

@@ -193,7 +193,11 @@ TEST(EvolveScripted, EachAnswerMeetsItsFateAndOnlyTheVerifiedFasterVariantLands)
   auto lock = read_lockfile(lockfile);
   ASSERT_TRUE(lock.ok()) << lock.error().to_string();
   const auto& k = lock->kernels.at("saxpy");
-  EXPECT_EQ(k.variant, "kernelevo-variants/saxpy.cu");
+  ASSERT_TRUE(k.variant.has_value());
+  EXPECT_EQ(k.variant->file, "kernelevo-variants/saxpy.cu");
+  EXPECT_EQ(k.variant->hash, sha256_of(variant));
+  EXPECT_EQ(k.variant->base_source_hash, sha256_of(target.source));
+  EXPECT_EQ(lock->schema_version, 2);
   EXPECT_EQ(k.source_hash, sha256_of(target.source));
   const auto& entry = k.targets.at("sm_90").at("NVIDIA H200");
   EXPECT_EQ(*entry.time_us, 41.0);

@@ -14,6 +14,7 @@
 #include "core/kernel_regions.h"
 #include "core/tuner.h"
 #include "io/atomic_file.h"
+#include "io/llm_settings.h"
 #include "io/lockfile_json.h"
 #include "io/spec_loader.h"
 #include "llm/chat_client.h"
@@ -33,9 +34,7 @@ struct EvolveArgs {
   bool dry_run = false;
   std::string lockfile;
   std::string report;
-  std::string url;
-  std::string model;
-  double request_timeout_s = 300.0;
+  LlmSettings llm;  // the endpoint flags given on the command line
   std::uint64_t seed = 1;
   std::uint64_t variant_evaluations = 12;
   int device = 0;
@@ -113,26 +112,10 @@ std::string project_relative(const std::string& source, const std::filesystem::p
   return rel.generic_string();
 }
 
-void print_summary(const EvolveTarget& target, const EvolveResult& r) {
-  const auto& s = r.summary;
-  std::cout << target.kernel_id << ": baseline "
-            << (r.baseline.outcome.time_us ? std::to_string(*r.baseline.outcome.time_us) : "-")
-            << " us; ";
-  if (r.winner) {
-    const auto& w = r.candidates[*r.winner];
-    std::cout << "winner " << w.label << " " << *w.measurement.outcome.time_us << " us ("
-              << *r.baseline.outcome.time_us / *w.measurement.outcome.time_us << "x)\n";
-  } else {
-    std::cout << "no variant beat the original\n";
-  }
-  std::cout << "  generations " << s.generations_run << ", candidates " << r.candidates.size()
-            << ", requests " << s.requests << ", tokens " << s.tokens.total() << " ("
-            << s.tokens.prompt_tokens << " prompt, " << s.tokens.completion_tokens
-            << " completion), " << static_cast<long>(s.seconds) << " s, stopped by "
-            << s.stop_reason << '\n';
-  std::cout << "  candidates:";
-  for (const auto& [status, n] : s.counts) std::cout << ' ' << status << ' ' << n;
-  std::cout << '\n';
+// The project's kernelevo.yaml: the one in the lockfile's directory.
+std::filesystem::path project_file_beside(const std::filesystem::path& lockfile) {
+  return lockfile.has_parent_path() ? lockfile.parent_path() / "kernelevo.yaml"
+                                    : std::filesystem::path("kernelevo.yaml");
 }
 
 int run_evolve(const EvolveArgs& args) {
@@ -161,15 +144,15 @@ int run_evolve(const EvolveArgs& args) {
   if (selected.empty())
     return report(make_error(args.kernel.empty() ? "no marked kernels found"
                                                  : "no kernel with id '" + args.kernel + "'"));
+  const std::filesystem::path lockfile = args.lockfile.empty() ? kLockfileName : args.lockfile;
+  // Read (and checked for a key written in it) even by a dry run.
+  auto project_settings = read_llm_settings(project_file_beside(lockfile));
+  if (!project_settings) return report(project_settings.error());
   if (args.dry_run) return dry_run(selected, options);
 
   // The key leaves the environment before any compiler or worker process starts.
   llm::Secret key = llm::take_api_key_from_environment();
-  llm::ChatConfig config;
-  llm::apply_environment(config);
-  if (!args.url.empty()) config.base_url = args.url;
-  if (!args.model.empty()) config.model = args.model;
-  config.timeout_s = args.request_timeout_s;
+  const llm::ChatConfig config = llm::resolve_chat_config(*project_settings, args.llm);
   auto client = llm::ChatClient::create(config, std::move(key));
   if (!client) return report(client.error());
 
@@ -182,7 +165,6 @@ int run_evolve(const EvolveArgs& args) {
   std::cerr << "kernelevo: evolving with " << config.model << " at " << (*client)->endpoint()
             << '\n';
 
-  const std::filesystem::path lockfile = args.lockfile.empty() ? kLockfileName : args.lockfile;
   llm::ChatPrompts prompts;
   int rc = 0;
   for (const auto* spec : selected) {
@@ -214,7 +196,7 @@ int run_evolve(const EvolveArgs& args) {
       std::cerr << "kernelevo: " << spec->id << ": wrote " << files->source_path.string()
                 << " and its .diff; " << lockfile.string() << " records " << files->sha256 << '\n';
     }
-    print_summary(*target, *result);
+    std::cout << llm::evolve_summary_text(*target, *result);
     if (!args.report.empty()) {
       std::string path = args.report;
       if (selected.size() > 1) path += "." + spec->id + ".json";
@@ -241,16 +223,41 @@ CommandRegistrar reg{"evolve", [](CLI::App& app, int& exit_code) {
   sub->add_flag("--dry-run", args.dry_run, "Print the prompts it would send; send nothing");
   sub->add_option("--lockfile", args.lockfile, "Lockfile (default kernelevo.lock.json)");
   sub->add_option("--report", args.report, "Write the run's JSON report to this file");
-  sub->add_option("--url", args.url, "Endpoint base URL (default: $KERNELEVO_LLM_URL)");
-  sub->add_option("--model", args.model, "Model name (default: $KERNELEVO_LLM_MODEL)");
-  sub->add_option("--request-timeout", args.request_timeout_s, "Seconds to wait for one answer (default 300)")
-      ->check(CLI::PositiveNumber);
+  // Given flags override $KERNELEVO_LLM_URL / $KERNELEVO_LLM_MODEL, which override
+  // kernelevo.yaml's `llm:` section, which overrides the defaults.
+  static std::string url;
+  static std::string model;
+  static double request_timeout_s = 0.0;
+  static int max_tokens = 0;
+  static double temperature = 0.0;
+  auto* url_opt = sub->add_option("--url", url,
+                                  "Endpoint base URL (default: $KERNELEVO_LLM_URL, else llm.base_url)");
+  auto* model_opt = sub->add_option("--model", model,
+                                    "Model name (default: $KERNELEVO_LLM_MODEL, else llm.model)");
+  auto* timeout_opt = sub->add_option("--request-timeout", request_timeout_s,
+                                      "Seconds to wait for one answer (default: llm.request_timeout, "
+                                      "else 300)")
+                          ->check(CLI::PositiveNumber);
+  auto* max_tokens_opt = sub->add_option("--max-tokens", max_tokens,
+                                         "Completion tokens per answer at most (default: "
+                                         "llm.max_tokens, else not sent)")
+                             ->check(CLI::PositiveNumber);
+  auto* temperature_opt = sub->add_option("--temperature", temperature,
+                                          "Sampling temperature (default: llm.temperature, else 0.7)")
+                              ->check(CLI::Range(0.0, 2.0));
   sub->add_option("--seed", args.seed, "Seed of parent selection and parameter searches");
   sub->add_option("--variant-budget", args.variant_evaluations,
                   "Parameter points measured per variant (default 12)")
       ->check(CLI::PositiveNumber);
   sub->add_option("--device", args.device, "GPU index (default 0)");
-  sub->callback([&exit_code] { exit_code = run_evolve(args); });
+  sub->callback([&exit_code, url_opt, model_opt, timeout_opt, max_tokens_opt, temperature_opt] {
+    if (url_opt->count() > 0) args.llm.base_url = url;
+    if (model_opt->count() > 0) args.llm.model = model;
+    if (timeout_opt->count() > 0) args.llm.request_timeout_s = request_timeout_s;
+    if (max_tokens_opt->count() > 0) args.llm.max_tokens = max_tokens;
+    if (temperature_opt->count() > 0) args.llm.temperature = temperature;
+    exit_code = run_evolve(args);
+  });
 }};
 
 }  // namespace

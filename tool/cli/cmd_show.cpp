@@ -98,7 +98,7 @@ void print_json(const kev::Lockfile& lock) {
         entries.push_back({{"kernel", id},
                            {"source", kernel.source},
                            {"source_hash", kernel.source_hash},
-                           {"variant", kernel.variant ? nlohmann::ordered_json(*kernel.variant) : nullptr},
+                           {"variant", kernel.variant ? nlohmann::ordered_json(kernel.variant->file) : nullptr},
                            {"arch", arch},
                            {"device", device},
                            {"default", e.is_default},

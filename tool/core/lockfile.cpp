@@ -159,6 +159,12 @@ Result<ParamCheck> check_params(const ParamSet& params, const KernelSpec& spec,
   return check;
 }
 
+int required_schema_version(const Lockfile& lock) {
+  for (const auto& [id, kernel] : lock.kernels)
+    if (kernel.variant && kernel.variant->has_hashes()) return 2;
+  return 1;
+}
+
 bool is_stale(const LockedKernel& kernel, const std::string& current_source_hash) {
   return kernel.source_hash != current_source_hash;
 }

@@ -29,20 +29,37 @@ struct LockEntry {
 using DeviceEntries = std::map<std::string, LockEntry>;    // device name -> entry
 using ArchTargets = std::map<std::string, DeviceEntries>;  // "sm_90" -> devices
 
+// A source variant that `evolve` adopted: a full copy of the kernel's source file with the
+// kernel rewritten. Builds compile it instead of the original while it is current.
+struct LockedVariant {
+  std::string file;              // relative to the lockfile's directory
+  std::string hash;              // "sha256:<hex>" of the variant file as recorded
+  std::string base_source_hash;  // "sha256:<hex>" of the original it was evolved from
+  // Recorded by an older kernelevo as a bare path: no hashes, so never current.
+  [[nodiscard]] bool has_hashes() const { return !hash.empty(); }
+  friend bool operator==(const LockedVariant&, const LockedVariant&) = default;
+};
+
 struct LockedKernel {
   std::string source;       // path relative to the project root
   std::string source_hash;  // "sha256:<hex>" of the source the entries were measured on
-  std::optional<std::string> variant;  // a source variant file, when one won
+  std::optional<LockedVariant> variant;  // a source variant file, when one won
   ArchTargets targets;
   friend bool operator==(const LockedKernel&, const LockedKernel&) = default;
 };
 
 struct Lockfile {
-  static constexpr int kSchemaVersion = 1;
-  int schema_version = kSchemaVersion;
+  // The newest schema this kernelevo reads. A file is written with the oldest schema that
+  // holds its contents (required_schema_version), so older readers keep reading files
+  // without variants and refuse the others with "upgrade kernelevo".
+  static constexpr int kSchemaVersion = 2;
+  int schema_version = 1;
   std::map<std::string, LockedKernel> kernels;  // by kernel id
   friend bool operator==(const Lockfile&, const Lockfile&) = default;
 };
+
+// 2 when a kernel records a variant with hashes (an object), else 1.
+[[nodiscard]] int required_schema_version(const Lockfile& lock);
 
 // --- architectures ----------------------------------------------------------------------
 

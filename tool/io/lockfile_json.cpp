@@ -212,6 +212,31 @@ LockEntry read_entry(const Json& j, const Where& where) {
   return e;
 }
 
+std::string read_hash(const Json& j, const char* key, const Where& where) {
+  const Where at = where.field(key);
+  std::string hash = require_string(require_key(j, key, where), at);
+  if (!is_sha256_text(hash)) fail(at, excerpt(hash) + " is not \"sha256:\" and 64 hex digits");
+  return hash;
+}
+
+// {"base_source_hash": ..., "file": ..., "hash": ...}; a bare path is the form of files
+// written before variants carried hashes.
+LockedVariant read_variant(const Json& j, const Where& where) {
+  LockedVariant v;
+  if (j.is_string()) {
+    v.file = j.get<std::string>();
+  } else {
+    require_object(j, where);
+    allow_keys(j, {"base_source_hash", "file", "hash"}, where);
+    v.file = require_string(require_key(j, "file", where), where.field("file"));
+    v.hash = read_hash(j, "hash", where);
+    v.base_source_hash = read_hash(j, "base_source_hash", where);
+  }
+  if (!is_project_path(v.file))
+    fail(where, excerpt(v.file) + " is not a relative path inside the lockfile's directory");
+  return v;
+}
+
 LockedKernel read_kernel(const Json& j, const Where& where) {
   require_object(j, where);
   allow_keys(j, {"source", "source_hash", "targets", "variant"}, where);
@@ -222,11 +247,7 @@ LockedKernel read_kernel(const Json& j, const Where& where) {
   k.source_hash = require_string(require_key(j, "source_hash", where), where.field("source_hash"));
   if (!is_sha256_text(k.source_hash))
     fail(where.field("source_hash"), excerpt(k.source_hash) + " is not \"sha256:\" and 64 hex digits");
-  if (j.contains("variant")) {
-    k.variant = require_string(j["variant"], where.field("variant"));
-    if (!is_project_path(*k.variant))
-      fail(where.field("variant"), excerpt(*k.variant) + " is not a relative path inside the project");
-  }
+  if (j.contains("variant")) k.variant = read_variant(j["variant"], where.field("variant"));
   const Where targets_where = where.field("targets");
   const Json& targets = require_object(require_key(j, "targets", where), targets_where);
   for (const auto& [arch, devices] : targets.items()) {
@@ -467,7 +488,16 @@ std::string format_lockfile(const Lockfile& lock) {
         out += entry_indent + "}";
       });
     });
-    if (k.variant) out += ",\n" + inner + "\"variant\": " + quote(*k.variant);
+    if (k.variant) {
+      const LockedVariant& v = *k.variant;
+      out += ",\n" + inner + "\"variant\": ";
+      if (v.has_hashes())
+        out += "{\n" + inner + "  \"base_source_hash\": " + quote(v.base_source_hash) + ",\n" + inner +
+               "  \"file\": " + quote(v.file) + ",\n" + inner + "  \"hash\": " + quote(v.hash) + "\n" +
+               inner + "}";
+      else
+        out += quote(v.file);
+    }
     out += "\n" + indent + "}";
   });
   out += ",\n  \"schema_version\": " + std::to_string(lock.schema_version) + "\n}\n";
@@ -500,7 +530,7 @@ Status update_lockfile(const std::filesystem::path& path,
       lock = std::move(*parsed);
     }
     if (auto s = change(lock); !s) return s.error();
-    lock.schema_version = Lockfile::kSchemaVersion;
+    lock.schema_version = required_schema_version(lock);
     return format_lockfile(lock);
   });
 }

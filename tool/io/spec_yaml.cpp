@@ -783,10 +783,16 @@ SpecParse parse_project_yaml(std::string_view yaml, const std::string& file) {
     if (!root.IsDefined() || root.IsNull()) return out;
     std::optional<YAML::Node> kernels;
     if (root.IsMap()) {
-      for_each_key(root, ctx, std::array<std::string_view, 1>{"kernels"}, "project file",
-                   [&](const YAML::Node&, const YAML::Node& v, const std::string&) { kernels.emplace(v); });
+      // `llm:` configures `kernelevo evolve` (io/llm_settings.h), which reads and checks it.
+      bool has_llm = false;
+      for_each_key(root, ctx, std::array<std::string_view, 2>{"kernels", "llm"}, "project file",
+                   [&](const YAML::Node&, const YAML::Node& v, const std::string& key) {
+                     if (key == "kernels") kernels.emplace(v);
+                     else has_llm = true;
+                   });
       if (!kernels) {
-        if (out.errors.empty()) ctx.error(ctx.at(root), "missing required key 'kernels' (the list of kernel specs)");
+        if (out.errors.empty() && !has_llm)
+          ctx.error(ctx.at(root), "missing required key 'kernels' (the list of kernel specs)");
         return out;
       }
     }

@@ -100,16 +100,34 @@ void apply_environment(ChatConfig& config) {
     config.model = model;
 }
 
+void apply_settings(ChatConfig& config, const LlmSettings& settings) {
+  if (settings.base_url) config.base_url = *settings.base_url;
+  if (settings.model) config.model = *settings.model;
+  if (settings.request_timeout_s) config.timeout_s = *settings.request_timeout_s;
+  if (settings.connect_timeout_s) config.connect_timeout_s = *settings.connect_timeout_s;
+  if (settings.max_retries) config.max_retries = *settings.max_retries;
+  if (settings.max_tokens) config.max_tokens = *settings.max_tokens;
+  if (settings.temperature) config.temperature = *settings.temperature;
+}
+
+ChatConfig resolve_chat_config(const LlmSettings& project_file, const LlmSettings& command_line) {
+  ChatConfig config;
+  apply_settings(config, project_file);
+  apply_environment(config);
+  apply_settings(config, command_line);
+  return config;
+}
+
 Result<std::unique_ptr<ChatClient>> ChatClient::create(ChatConfig config, Secret api_key) {
   if (config.base_url.empty())
-    return make_error("no LLM endpoint configured: set KERNELEVO_LLM_URL (or llm.url in "
-                      "kernelevo.yaml), e.g. https://api.openai.com/v1");
+    return make_error("no LLM endpoint configured: set KERNELEVO_LLM_URL (or llm.base_url in "
+                      "kernelevo.yaml, or --url), e.g. https://api.openai.com/v1");
   if (config.base_url.rfind("http://", 0) != 0 && config.base_url.rfind("https://", 0) != 0)
     return make_error("LLM endpoint URL must start with http:// or https://: " +
                       api_key.redact(without_credentials(config.base_url)));
   if (config.model.empty())
     return make_error("no LLM model configured: set KERNELEVO_LLM_MODEL (or llm.model in "
-                      "kernelevo.yaml)");
+                      "kernelevo.yaml, or --model)");
   return std::unique_ptr<ChatClient>(new ChatClient(std::move(config), std::move(api_key)));
 }
 

@@ -8,6 +8,7 @@
 
 #include "core/proposer.h"
 #include "core/result.h"
+#include "io/llm_settings.h"
 #include "llm/secret.h"
 
 namespace kev::llm {
@@ -26,6 +27,13 @@ struct ChatConfig {
 
 // KERNELEVO_LLM_URL and KERNELEVO_LLM_MODEL, when set, override the configured values.
 void apply_environment(ChatConfig& config);
+// The settings that are present override the configured values.
+void apply_settings(ChatConfig& config, const LlmSettings& settings);
+// The client's configuration, each layer overriding the one before: the defaults above,
+// the project's kernelevo.yaml `llm:` section, the environment, the command line. (The key
+// is not configuration: it comes from the environment only, see secret.h.)
+[[nodiscard]] ChatConfig resolve_chat_config(const LlmSettings& project_file,
+                                             const LlmSettings& command_line);
 
 class ChatClient : public Proposer {
  public:

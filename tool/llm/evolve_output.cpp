@@ -1,10 +1,12 @@
 #include "llm/evolve_output.h"
 
 #include <cctype>
+#include <cstdio>
 #include <nlohmann/json.hpp>
 
 #include "core/lockfile.h"
 #include "core/unified_diff.h"
+#include "core/wall_time.h"
 #include "io/atomic_file.h"
 #include "io/hash.h"
 #include "io/lockfile_json.h"
@@ -83,9 +85,39 @@ Status record_variant(const std::filesystem::path& lockfile, const VariantLockEn
   return update_lockfile(lockfile, [&](Lockfile& lock) -> Status {
     set_entry(lock, entry.kernel_id, entry.source, source_hash, entry.arch, entry.device,
               lock_entry);
-    lock.kernels[entry.kernel_id].variant = files.relative_source;
+    lock.kernels[entry.kernel_id].variant =
+        LockedVariant{files.relative_source, files.sha256, source_hash};
     return ok_status();
   });
+}
+
+std::string evolve_summary_text(const EvolveTarget& target, const EvolveResult& result) {
+  const auto& s = result.summary;
+  const auto us = [](double v) {
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%.1f us", v);
+    return std::string(buf);
+  };
+  const auto& base = result.baseline.outcome.time_us;
+  std::string out = target.kernel_id + ": baseline " + (base ? us(*base) : "-") + "; ";
+  if (result.winner) {
+    const auto& w = result.candidates[*result.winner];
+    const double time = *w.measurement.outcome.time_us;
+    char ratio[32];
+    std::snprintf(ratio, sizeof ratio, "%.2fx", base ? *base / time : 0.0);
+    out += "winner " + w.label + " " + us(time) + " (" + ratio + ")\n";
+  } else {
+    out += "no variant beat the original\n";
+  }
+  out += "  generations " + std::to_string(s.generations_run) + ", candidates " +
+         std::to_string(result.candidates.size()) + ", requests " + std::to_string(s.requests) +
+         ", tokens " + std::to_string(s.tokens.total()) + " (" +
+         std::to_string(s.tokens.prompt_tokens) + " prompt, " +
+         std::to_string(s.tokens.completion_tokens) + " completion), " +
+         format_wall_time(s.seconds) + ", stopped by " + s.stop_reason + "\n";
+  out += "  candidates:";
+  for (const auto& [status, n] : s.counts) out += " " + status + " " + std::to_string(n);
+  return out + "\n";
 }
 
 std::string evolve_report_json(const EvolveTarget& target, const EvolveResult& result,

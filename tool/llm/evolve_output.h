@@ -37,12 +37,16 @@ struct VariantLockEntry {
   std::string label;  // "g1c2"
 };
 
-// Records the winner under the lockfile's lock: the kernel's `variant` names the file, and
-// the arch/device entry holds its params and times, with the variant's sha256 in
-// `tuned_with`. The original's source_hash is kept, so editing the original makes the
-// entry (and its variant) stale.
+// Records the winner under the lockfile's lock: the kernel's `variant` names the file with
+// its sha256 and the original's (base_source_hash), and the arch/device entry holds its
+// params and times, with the variant's sha256 in `tuned_with`. The original's source_hash
+// is kept, so editing the original makes the entry (and its variant) stale.
 [[nodiscard]] Status record_variant(const std::filesystem::path& lockfile,
                                     const VariantLockEntry& entry, const VariantFiles& files);
+
+// The summary printed on stdout after a run: baseline, winner, generations, candidates,
+// requests, tokens, wall time, stop reason, then the candidates counted by outcome.
+[[nodiscard]] std::string evolve_summary_text(const EvolveTarget& target, const EvolveResult& result);
 
 // The run as JSON (stable keys): kernel, baseline, winner, every candidate's status and
 // time, token/time/candidate counts, stop reason.

@@ -1,0 +1,75 @@
+// `kernelevo select-source --source FILE --out FILE [--lockfile FILE] [--depfile FILE]
+// [--strict]` (hidden; run by cmake/KernelEvo.cmake at build time): writes the text a
+// build compiles for a marked source, the variant `evolve` recorded while it is current,
+// else an #include of the original (io/source_selection.h), only when its content
+// changes. The depfile names the variant files, so editing one re-runs this step.
+#include <CLI/CLI.hpp>
+#include <filesystem>
+#include <iostream>
+#include <vector>
+
+#include "cli/command.h"
+#include "io/header_gen.h"
+#include "io/lockfile_json.h"
+#include "io/source_selection.h"
+
+namespace kev::cli {
+namespace {
+
+struct SelectArgs {
+  std::string source;
+  std::string out;
+  std::string lockfile = kLockfileName;
+  std::string depfile;
+  std::string depfile_target;
+  bool strict = false;
+};
+
+int run_select(const SelectArgs& args) {
+  std::optional<Lockfile> lock;
+  std::error_code ec;
+  if (std::filesystem::exists(args.lockfile, ec)) {
+    auto read = read_lockfile(args.lockfile);
+    if (!read) return report(read.error());
+    lock = std::move(read.value());
+  }
+  SelectOptions options;
+  options.source = args.source;
+  options.lockfile = args.lockfile;
+  options.source_name = args.source;
+  options.strict = args.strict;
+  auto selected = select_source(lock ? &*lock : nullptr, options);
+  if (!selected) return report(selected.error());
+  for (const auto& note : selected->notes) std::cerr << "kernelevo: " << note << '\n';
+  if (auto w = write_if_changed(args.out, selected->text); !w) return report(w.error());
+  if (!args.depfile.empty()) {
+    const std::string target = args.depfile_target.empty() ? args.out : args.depfile_target;
+    // The original first: a depfile naming nothing reads as missing, and its step as dirty.
+    std::vector<std::filesystem::path> depends{std::filesystem::absolute(args.source, ec)};
+    depends.insert(depends.end(), selected->depends.begin(), selected->depends.end());
+    const auto absolute_target = std::filesystem::absolute(target, ec);
+    if (auto w = write_if_changed(args.depfile, depfile_text(absolute_target, depends)); !w)
+      return report(w.error());
+  }
+  return 0;
+}
+
+CommandRegistrar reg{
+    "select-source", [](CLI::App& app, int& exit_code) {
+      static SelectArgs args;
+      auto* sub = app.add_subcommand(
+          "select-source", "Write the text a build compiles for a marked source (internal)");
+      sub->group("");  // hidden from --help: cmake/KernelEvo.cmake runs it
+      sub->add_option("--source", args.source, "The marked .cu source")->required();
+      sub->add_option("--out", args.out, "The file to write")->required();
+      sub->add_option("--lockfile", args.lockfile, "Lockfile (default: kernelevo.lock.json)");
+      sub->add_option("--depfile", args.depfile,
+                      "Also write a dependency file naming the variant files");
+      sub->add_option("--depfile-target", args.depfile_target,
+                      "The target the dependency file names (default: --out)");
+      sub->add_flag("--strict", args.strict, "A recorded variant that is not current is an error");
+      sub->callback([&exit_code] { exit_code = run_select(args); });
+    }};
+
+}  // namespace
+}  // namespace kev::cli
