@@ -1,46 +1,52 @@
-// The shipped templates compile with NVRTC and with nvcc, for sm_90 and sm_80, at the
-// source defaults and at a spread of points of their spaces (corners and middles).
+// Every shipped template (templates/*.cu) compiles with NVRTC and with nvcc, for sm_90 and
+// sm_80, at its source defaults and at points spread over its space, read from its own
+// spec: a template added to templates/ is covered without touching this file.
 // scripts/check_templates.sh compiles every point.
+#include <algorithm>
+#include <filesystem>
 #include <future>
-#include <map>
+#include <random>
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include "compile_test_support.h"
+#include "core/spec_space.h"
 #include "cuda/compile_pool.h"
+#include "cuda/compile_request.h"
 #include "cuda/cubin.h"
+#include "cuda/files.h"
 #include "cuda/nvcc_compiler.h"
 #include "cuda/nvrtc_compiler.h"
+#include "io/spec_loader.h"
 
 namespace kev::cuda {
 namespace {
 
-struct Template {
-  std::string file;
-  std::string prefix;  // parameter prefix: SOFTMAX, RMSNORM
-  std::string kernel;
-  std::string reference;
-};
+std::vector<std::string> shipped_templates() {
+  std::vector<std::string> names;
+  const auto dir = std::filesystem::path(testing::source_dir_file("templates"));
+  for (const auto& entry : std::filesystem::directory_iterator(dir))
+    if (entry.path().extension() == ".cu") names.push_back(entry.path().stem().string());
+  std::sort(names.begin(), names.end());
+  return names;
+}
 
-void PrintTo(const Template& t, std::ostream* os) { *os << t.file; }
-
-// BLOCK, ROW_THREADS, VEC, UNROLL: the corners and a few middles of the space.
-const std::vector<std::vector<int>> kPoints = {
-    {64, 32, 1, 1}, {1024, 1024, 4, 8}, {256, 32, 2, 16}, {512, 128, 4, 4}, {1024, 32, 1, 16}};
-
-CompileRequest request_for(const Template& t, const std::vector<int>& point, const std::string& arch) {
-  CompileRequest r;
-  r.source_path = testing::source_dir_file(t.file);
-  r.kernel_names = {t.kernel, t.reference};
-  r.arch = arch;
-  if (!point.empty()) {
-    const char* names[] = {"_BLOCK", "_ROW_THREADS", "_VEC", "_UNROLL"};
-    for (std::size_t i = 0; i < point.size(); ++i) {
-      r.defines.emplace_back(t.prefix + names[i], std::to_string(point[i]));
-    }
-  }
-  return r;
+// The first and last valid points in enumeration order and a seeded uniform sample.
+std::vector<Point> spread_points(const SearchSpace& space, std::size_t sampled) {
+  std::vector<Point> points;
+  std::optional<Point> last;
+  space.for_each([&](const Point& p) {
+    if (points.empty()) points.push_back(p);
+    last = p;
+    return true;
+  });
+  if (last && (points.empty() || *last != points.front())) points.push_back(*last);
+  Rng rng(20261130);
+  for (std::size_t i = 0; i < sampled; ++i)
+    if (auto p = space.sample(rng); p && std::find(points.begin(), points.end(), *p) == points.end())
+      points.push_back(*p);
+  return points;
 }
 
 std::string describe(const CompileRequest& r) {
@@ -49,43 +55,62 @@ std::string describe(const CompileRequest& r) {
   return s;
 }
 
-class TemplatesCompile : public ::testing::TestWithParam<Template> {};
+class TemplatesCompile : public ::testing::TestWithParam<std::string> {};
 
-TEST_P(TemplatesCompile, AtSampledPointsWithNvrtcAndNvcc) {
-  const Template& t = GetParam();
+TEST_P(TemplatesCompile, AtTheDefaultsAndSpreadPointsWithNvrtcAndNvcc) {
+  const std::string path = testing::source_dir_file("templates/" + GetParam() + ".cu");
+  const SpecLoad load = load_specs({path});
+  ASSERT_TRUE(load.errors.empty()) << load.errors.front().to_string();
+  ASSERT_FALSE(load.specs.empty()) << path << " holds no marked kernel";
+  const auto text = read_whole_file(path);
+  ASSERT_TRUE(text.has_value());
+
   NvrtcCompiler nvrtc;
   NvccCompiler nvcc;
   CompilePool nvrtc_pool(nvrtc, 2);
   CompilePool nvcc_pool(nvcc, 2);
-  std::vector<std::pair<CompileRequest, std::future<CompileOutput>>> jobs;
-  auto add = [&](CompilePool& pool, CompileRequest r) {
-    auto f = pool.submit(r);
-    jobs.emplace_back(std::move(r), std::move(f));
+  struct Job {
+    CompileRequest request;
+    std::future<CompileOutput> output;
+    const KernelSpec* spec;
   };
-  add(nvrtc_pool, request_for(t, {}, "sm_90"));
-  add(nvcc_pool, request_for(t, {}, "sm_80"));
-  for (std::size_t i = 0; i < kPoints.size(); ++i) {
-    add(nvrtc_pool, request_for(t, kPoints[i], "sm_90"));
-    if (i % 2 == 0) add(nvrtc_pool, request_for(t, kPoints[i], "sm_80"));
-    if (i % 2 == 1) add(nvcc_pool, request_for(t, kPoints[i], "sm_90"));
+  std::vector<Job> jobs;
+  auto add = [&](CompilePool& pool, const KernelSpec& spec, const ParamSet& params, const char* arch) {
+    auto request = compile_request_for(spec, *text, params, arch, true);
+    auto output = pool.submit(request);
+    jobs.push_back({std::move(request), std::move(output), &spec});
+  };
+  for (const auto& spec : load.specs) {
+    SpecSpace space(spec, spec.problems);
+    ASSERT_GT(space.size(), 1u) << spec.id << ": a template's space offers choices";
+    add(nvrtc_pool, spec, {}, "sm_90");
+    add(nvcc_pool, spec, {}, "sm_80");
+    const auto points = spread_points(space, 6);
+    for (std::size_t i = 0; i < points.size(); ++i) {
+      const ParamSet params = space.to_params(points[i]);
+      add(nvrtc_pool, spec, params, "sm_90");
+      if (i % 2 == 0) add(nvrtc_pool, spec, params, "sm_80");
+      if (i == 1 || i == 4) add(nvcc_pool, spec, params, "sm_90");
+    }
   }
-  add(nvcc_pool, request_for(t, kPoints[0], "sm_80"));
-  for (auto& [request, future] : jobs) {
-    const auto out = future.get();
-    EXPECT_TRUE(out.ok) << describe(request) << "\n" << out.log;
+  for (auto& job : jobs) {
+    const auto out = job.output.get();
+    EXPECT_TRUE(out.ok) << describe(job.request) << "\n" << out.log;
     if (!out.ok) continue;
-    EXPECT_EQ(out.lowered_names.at(t.kernel), t.kernel);
     const auto info = read_cubin(out.image);
-    ASSERT_TRUE(info.has_value());
-    EXPECT_THAT(info->kernels, ::testing::IsSupersetOf({t.kernel, t.reference}));
+    ASSERT_TRUE(info.has_value()) << describe(job.request);
+    const std::string reference =
+        job.spec->reference.empty() || job.spec->reference == "default" ? job.spec->kernel : job.spec->reference;
+    for (const auto& name : {job.spec->kernel, reference}) {
+      const auto lowered = out.lowered_names.find(name);
+      const std::string symbol = lowered != out.lowered_names.end() ? lowered->second : name;
+      EXPECT_THAT(info->kernels, ::testing::Contains(symbol)) << describe(job.request);
+    }
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(
-    Shipped, TemplatesCompile,
-    ::testing::Values(Template{"templates/softmax.cu", "SOFTMAX", "softmax_rows", "softmax_rows_naive"},
-                      Template{"templates/rmsnorm.cu", "RMSNORM", "rmsnorm_rows", "rmsnorm_rows_naive"}),
-    [](const auto& test_info) { return test_info.param.prefix == "SOFTMAX" ? std::string("softmax") : std::string("rmsnorm"); });
+INSTANTIATE_TEST_SUITE_P(Shipped, TemplatesCompile, ::testing::ValuesIn(shipped_templates()),
+                         [](const auto& test_info) { return test_info.param; });
 
 }  // namespace
 }  // namespace kev::cuda

@@ -1,11 +1,13 @@
 // `kernelevo scan [PATH...]`: lists the marked kernels and their space sizes, or every spec
-// error found (exit 2).
+// error found (exit 2). `--format json` also gives each spec's problems, arguments, launch
+// geometry, metrics and source defaults, so scripts can launch a kernel the way the tuner does.
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
 #include <iostream>
 
 #include "cli/command.h"
+#include "cli/spec_json.h"
 #include "core/space_summary.h"
 #include "io/spec_loader.h"
 
@@ -51,13 +53,15 @@ void print_json(const std::vector<kev::KernelSpec>& specs) {
       for (const auto& [name, value] : p.problem.dims) dims[name] = value;
       problems.push_back({{"problem", std::move(dims)}, {"valid", p.valid}});
     }
-    kernels.push_back({{"id", spec.id},
-                       {"kernel", spec.kernel},
-                       {"source", spec.source},
-                       {"line", spec.where.line},
-                       {"kernel_line", spec.kernel_line},
-                       {"params", std::move(params)},
-                       {"space", {{"total", s.total}, {"valid", s.valid}, {"problems", std::move(problems)}}}});
+    nlohmann::ordered_json kernel = {{"id", spec.id},
+                                     {"kernel", spec.kernel},
+                                     {"source", spec.source},
+                                     {"line", spec.where.line},
+                                     {"kernel_line", spec.kernel_line},
+                                     {"params", std::move(params)}};
+    kev::cli::add_spec_json(spec, kernel);
+    kernel["space"] = {{"total", s.total}, {"valid", s.valid}, {"problems", std::move(problems)}};
+    kernels.push_back(std::move(kernel));
   }
   nlohmann::ordered_json out = {{"schema_version", 1}, {"kernels", std::move(kernels)}};
   std::cout << out.dump(2) << '\n';

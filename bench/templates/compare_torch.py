@@ -1,0 +1,487 @@
+#!/usr/bin/env python3
+"""Times each tuned template beside its PyTorch equivalent, in one process on the same inputs.
+
+For each template of entries.py and each of its shapes: compiles the template with
+`nvcc -cubin` twice (the lockfile's winner as -D flags, and no -D: the template's defaults),
+launches both through the CUDA driver API on torch tensors in torch's current stream, checks
+the output against PyTorch's, and times ours (winner, defaults) and PyTorch's with
+triton.testing.do_bench (median, L2 cleared before every run). Writes OUT/templates.md and
+OUT/templates.json. A template that is missing or fails is reported as such; the run goes on.
+
+  compare_torch.py --out OUT --kernelevo BIN [--lockfile F] [--devices F] [TEMPLATE...]
+"""
+
+import argparse
+import concurrent.futures
+import datetime
+import json
+import os
+import shlex
+import subprocess
+import sys
+import time
+import traceback
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+import entries as entries_mod  # noqa: E402
+import results_table  # noqa: E402
+import spec_expr  # noqa: E402
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+DEVICE = "cuda"  # where tensors are made; the tests use "cpu"
+
+
+class Skip(Exception):
+    """A template or shape that cannot be measured; the message goes into the table."""
+
+
+# ---------------------------------------------------------------- spec, lockfile, compile
+
+
+def load_spec(kernelevo, source, kernel_id):
+    """The spec of `kernel_id` in `source`, as `kernelevo scan --format json` gives it."""
+    r = subprocess.run([kernelevo, "scan", source, "--format", "json"], capture_output=True, text=True,
+                       cwd=ROOT, timeout=120)
+    if r.returncode != 0:
+        raise Skip("scan failed: " + (r.stderr.strip().splitlines() or ["?"])[-1])
+    kernels = json.loads(r.stdout)["kernels"]
+    for k in kernels:
+        if k["id"] == kernel_id:
+            return k
+    if len(kernels) == 1:
+        return kernels[0]
+    raise Skip(f"no kernel '{kernel_id}' in {source} (found {', '.join(k['id'] for k in kernels)})")
+
+
+def winner_params(lock, kernel_id, arch, device):
+    """The lockfile's params for kernel/arch/device (else the only device, else the
+    architecture's default), and the device key used; (None, None) when there is none."""
+    devices = ((lock or {}).get("kernels", {}).get(kernel_id, {}).get("targets", {}).get(arch)) or {}
+    if device in devices:
+        return devices[device].get("params", {}), device
+    if len(devices) == 1:
+        (name, entry), = devices.items()
+        return entry.get("params", {}), name
+    for name, entry in devices.items():
+        if entry.get("default"):
+            return entry.get("params", {}), name
+    return None, None
+
+
+def define_flags(params):
+    out = []
+    for name, value in sorted((params or {}).items()):
+        out.append(f"-D{name}={repr(value) if isinstance(value, float) else value}")
+    return out
+
+
+def nvcc_command(nvcc, source, arch, params, spec, output):
+    source_dir = os.path.dirname(os.path.abspath(source))
+    cmd = [nvcc, "-cubin", f"-arch={arch}"]
+    if not any(f.startswith(("-std", "--std")) for f in spec.get("flags", [])):
+        cmd.append("-std=c++17")
+    cmd += define_flags(params)
+    cmd += ["-D" + d for d in spec.get("defines", [])]
+    cmd += ["-I" + source_dir] + ["-I" + os.path.join(source_dir, d) for d in spec.get("include_dirs", [])]
+    cmd += list(spec.get("flags", [])) + [source, "-o", output]
+    return cmd
+
+
+def compile_cubin(cmd):
+    r = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
+    if r.returncode != 0:
+        lines = [l for l in (r.stderr or r.stdout).splitlines() if "error" in l] or r.stderr.splitlines()
+        raise Skip("nvcc failed: " + (lines[0] if lines else f"exit {r.returncode}"))
+    with open(cmd[-1], "rb") as f:
+        return f.read()
+
+
+def find_nvcc():
+    for candidate in (os.environ.get("NVCC"), os.path.join(os.environ.get("CUDA_HOME", "/usr/local/cuda"), "bin", "nvcc")):
+        if candidate and os.path.exists(candidate):
+            return candidate
+    return "nvcc"
+
+
+# ---------------------------------------------------------------- launch geometry, buffers
+
+
+def names_for(dims, params):
+    names = dict(dims)
+    for k, v in (params or {}).items():
+        if isinstance(v, int) and not isinstance(v, bool):
+            names[k] = v
+    return names
+
+
+def geometry(spec, names):
+    """(grid, block, shared_bytes) of the spec's launch at `names`."""
+    launch = spec["launch"]
+    grid = [spec_expr.evaluate(e, names) for e in launch["grid"]]
+    block = [spec_expr.evaluate(e, names) for e in launch["block"]]
+    shared = spec_expr.evaluate(launch["shared_bytes"], names) if launch.get("shared_bytes") else 0
+    return grid, block, shared
+
+
+def metric_bytes(spec, names):
+    expr = (spec.get("metrics") or {}).get("bytes")
+    return spec_expr.evaluate(expr, names) if expr else None
+
+
+def torch_dtype(torch, ctype):
+    table = {"float": torch.float32, "double": torch.float64, "__half": torch.float16,
+             "__nv_bfloat16": torch.bfloat16, "int8_t": torch.int8, "int16_t": torch.int16,
+             "int32_t": torch.int32, "int64_t": torch.int64, "uint8_t": torch.uint8,
+             # same bytes; these are only allocated and passed, never computed with
+             "uint16_t": torch.int16, "uint32_t": torch.int32, "uint64_t": torch.int64}
+    if ctype not in table:
+        raise Skip(f"unsupported argument type {ctype}")
+    return table[ctype]
+
+
+def fill(torch, arg, count, dtype):
+    init, dev = arg.get("init", "normal"), DEVICE
+    lo, hi = (arg.get("init_range") or [0, 0])
+    if init == "zeros" or arg.get("scratch"):
+        return torch.zeros(count, dtype=dtype, device=dev)
+    if init == "constant":
+        return torch.full((count,), arg.get("init_value", 0.0), device=dev).to(dtype)
+    if init == "iota":
+        return torch.arange(count, device=dev).to(dtype)
+    if init == "randint":
+        return torch.randint(int(lo), int(hi), (count,), device=dev).to(dtype)
+    if init == "uniform":
+        return (torch.rand(count, device=dev) * (hi - lo) + lo).to(dtype)
+    if dtype.is_floating_point:
+        return torch.randn(count, device=dev).to(dtype)
+    return torch.round(torch.randn(count, device=dev) * 16).to(dtype)
+
+
+def make_args(torch, spec, dims, param_sets):
+    """Every argument by name (pointer arguments as flat tensors, scalars as numbers), the
+    output tensors in spec order, and the inout tensors with their initial contents."""
+    values, outputs, inouts = {}, [], []
+    for arg in spec["args"]:
+        if not arg["pointer"]:
+            v = arg.get("value")
+            values[arg["name"]] = v if isinstance(v, (int, float)) else spec_expr.evaluate(v, dims)
+            continue
+        count = max(spec_expr.evaluate(arg["count"], names_for(dims, p)) for p in param_sets)
+        dtype = torch_dtype(torch, arg["type"])
+        t = torch.empty(count, dtype=dtype, device=DEVICE) if arg.get("output") else fill(torch, arg, count, dtype)
+        values[arg["name"]] = t
+        if arg.get("output") or arg.get("inout"):
+            outputs.append((arg, t))
+        if arg.get("inout"):
+            inouts.append((t, t.clone()))
+    return values, outputs, inouts
+
+
+def kernel_args(spec, values):
+    import cuda_launch
+
+    out = []
+    for arg in spec["args"]:
+        v = values[arg["name"]]
+        out.append(cuda_launch.pointer_arg(v.data_ptr()) if arg["pointer"] else cuda_launch.scalar_arg(arg["type"], v))
+    return out
+
+
+# ---------------------------------------------------------------- checking and timing
+
+
+def sync(torch):
+    if DEVICE == "cuda":
+        torch.cuda.synchronize()
+
+
+def current_stream(torch):
+    return torch.cuda.current_stream().cuda_stream if DEVICE == "cuda" else 0
+
+
+def poison(torch, t):
+    if t.dtype.is_floating_point:
+        t.fill_(float("nan"))
+    else:
+        t.view(torch.uint8).fill_(0xFF)
+
+
+def check(torch, launch, outputs, inouts, expected, rtol, atol):
+    """Launches once from poisoned outputs; returns (max abs error, agree)."""
+    if len(expected) != len(outputs):
+        raise Skip(f"PyTorch gives {len(expected)} outputs, the spec lists {len(outputs)}")
+    for arg, t in outputs:
+        if not arg.get("inout"):
+            poison(torch, t)
+    for t, initial in inouts:
+        t.copy_(initial)
+    launch()
+    sync(torch)
+    worst, agree = 0.0, True
+    for (arg, got), want in zip(outputs, expected):
+        want = want.reshape(-1)
+        if got.numel() != want.numel():
+            raise Skip(f"output {arg['name']}: {got.numel()} elements, PyTorch gives {want.numel()}")
+        g, w = got.float(), want.float()
+        if torch.isnan(g).any() and not torch.isnan(w).any():
+            return float("nan"), False
+        worst = max(worst, (g - w).abs().max().item() if g.numel() else 0.0)
+        agree = agree and bool(torch.allclose(g, w, rtol=rtol, atol=atol))
+    return worst, agree
+
+
+def make_timer(torch, warmup_ms, rep_ms):
+    """(description, fn -> median microseconds)."""
+    try:
+        import inspect
+
+        import triton
+        from triton.testing import do_bench
+
+        describe = (f"triton {triton.__version__} testing.do_bench (median; L2 cleared before each run; "
+                    f"warmup {warmup_ms} ms, rep {rep_ms} ms)")
+        if "return_mode" in inspect.signature(do_bench).parameters:
+            return describe, lambda fn: do_bench(fn, warmup=warmup_ms, rep=rep_ms, return_mode="median") * 1e3
+        return describe, lambda fn: do_bench(fn, warmup=warmup_ms, rep=rep_ms, quantiles=[0.5])[0] * 1e3
+    except Exception:  # no triton: the same method by hand
+        flush = torch.empty(256 * 1024 * 1024, dtype=torch.int8, device="cuda")
+
+        def bench(fn):
+            fn()
+            torch.cuda.synchronize()
+            t0 = time.perf_counter()
+            for _ in range(5):
+                fn()
+            torch.cuda.synchronize()
+            estimate = max((time.perf_counter() - t0) / 5, 1e-6)
+            n = max(10, int(rep_ms * 1e-3 / estimate))
+            starts = [torch.cuda.Event(enable_timing=True) for _ in range(n)]
+            ends = [torch.cuda.Event(enable_timing=True) for _ in range(n)]
+            for s, e in zip(starts, ends):
+                flush.zero_()
+                s.record()
+                fn()
+                e.record()
+            torch.cuda.synchronize()
+            times = sorted(s.elapsed_time(e) for s, e in zip(starts, ends))
+            return times[len(times) // 2] * 1e3
+
+        return f"CUDA events, median, 256 MiB L2 flush before each run, ~{rep_ms} ms (triton not available)", bench
+
+
+def worse_error(a, b):
+    """The larger error, NaN (outputs where PyTorch has none) winning."""
+    return a if a != a or (b == b and a >= b) else b
+
+
+def tolerance(entry, spec):
+    out_type = next((a["type"] for a in spec["args"] if a.get("output") or a.get("inout")), "float")
+    rtol, atol = entries_mod.TOLERANCES.get(out_type, (1e-4, 1e-5))
+    return (entry.rtol if entry.rtol is not None else rtol, entry.atol if entry.atol is not None else atol)
+
+
+def measure_shape(ctx, plan, dims):
+    torch, driver = ctx["torch"], ctx["driver"]
+    spec, entry = plan["spec"], plan["entry"]
+    winner, defaults = plan["winner"], plan["defaults"]
+    ours = {**defaults, **(winner or {})}  # a parameter the entry lacks keeps the source's default
+    row = {"template": entry.template, "kernel": spec["id"], "shape": dims,
+           "tuned_shape": dims in spec.get("problems", []),
+           "winner_params": winner, "status": "ok"}
+    torch.manual_seed(1234)
+    values, outputs, inouts = make_args(torch, spec, dims, [ours, defaults])
+    expected = entry.torch_fn(values, dims)
+    sync(torch)
+    stream = current_stream(torch)
+    args = kernel_args(spec, values)
+    launches = {}
+    for which, params in (("ours", ours), ("defaults", defaults)):
+        names = names_for(dims, params)
+        grid, block, shared = geometry(spec, names)
+        fn = plan["functions"][which]
+        driver.allow_dynamic_shared(fn, shared)
+        launches[which] = driver.launcher(fn, grid, block, shared, stream, args)
+        row[f"{which}_geometry"] = {"grid": grid, "block": block, "shared_bytes": shared}
+    rtol, atol = tolerance(entry, spec)
+    row["rtol"], row["atol"] = rtol, atol
+    row["max_error"], row["agree"] = check(torch, launches["ours"], outputs, inouts, expected, rtol, atol)
+    _, defaults_agree = check(torch, launches["defaults"], outputs, inouts, expected, rtol, atol)
+    row["defaults_agree"] = defaults_agree
+    bench = ctx["bench"]
+    row["ours_us"] = bench(launches["ours"])
+    row["defaults_us"] = bench(launches["defaults"])
+    row["torch_us"] = bench(lambda: entry.torch_fn(values, dims))
+    # Verified again after timing: a kernel must not depend on state left by an earlier run.
+    err_after, agree_after = check(torch, launches["ours"], outputs, inouts, expected, rtol, atol)
+    row["max_error"] = worse_error(row["max_error"], err_after)
+    row["agree"] = row["agree"] and agree_after
+    row["ratio"] = row["torch_us"] / row["ours_us"]
+    row["speedup_vs_defaults"] = row["defaults_us"] / row["ours_us"] if winner is not None else None
+    nbytes = metric_bytes(spec, names_for(dims, ours))
+    if nbytes:
+        row["bytes"] = nbytes
+        row["gbps"] = nbytes / (row["ours_us"] * 1e-6) / 1e9
+        row["torch_gbps"] = nbytes / (row["torch_us"] * 1e-6) / 1e9
+        if ctx.get("copy_gbps"):
+            row["copy_fraction"] = row["gbps"] / ctx["copy_gbps"]
+    del values, outputs, inouts, expected, launches, args
+    if DEVICE == "cuda":
+        torch.cuda.empty_cache()
+    return row
+
+
+# ---------------------------------------------------------------- per template
+
+
+def prepare(ctx, entry):
+    """Spec, winner and compile jobs of one template; raises Skip when it cannot run."""
+    source = os.path.join("templates", entry.template + ".cu")
+    if not os.path.exists(os.path.join(ROOT, source)):
+        raise Skip(f"{source} does not exist")
+    spec = load_spec(ctx["kernelevo"], source, entry.kernel)
+    if "<" in spec["kernel"]:
+        raise Skip(f"entry point {spec['kernel']} is a template instance; this script launches extern \"C\" kernels")
+    defaults = spec.get("defaults")
+    if defaults is None:
+        raise Skip("scan gave no source defaults")
+    arch = spec.get("arch") or ctx["arch"]
+    winner, device_key = winner_params(ctx["lock"], spec["id"], arch, ctx["device"])
+    plan = {"entry": entry, "spec": spec, "source": source, "arch": arch, "winner": winner,
+            "defaults": defaults, "lock_device": device_key}
+    cubins = os.path.join(ctx["out"], "cubins")
+    os.makedirs(cubins, exist_ok=True)
+    plan["commands"] = {
+        which: nvcc_command(ctx["nvcc"], os.path.join(ROOT, source), arch, params, spec,
+                            os.path.join(cubins, f"{entry.template}.{which}.cubin"))
+        for which, params in (("ours", winner or {}), ("defaults", {}))
+    }
+    return plan
+
+
+def attach_functions(ctx, plan, images):
+    driver, name = ctx["driver"], plan["spec"]["kernel"]
+    plan["functions"] = {which: driver.function(images[which], name) for which in ("ours", "defaults")}
+
+
+def failed_row(entry_name, status, error, dims=None):
+    return {"template": entry_name, "shape": dims or {}, "status": status, "error": str(error)}
+
+
+def tune_note(out, entry, plan):
+    try:
+        with open(os.path.join(out, f"tune_{entry.template}.json")) as f:
+            tune = json.load(f)
+        k = next(k for k in tune["kernels"] if k["id"] == plan["spec"]["id"])
+        evals = f"{k['evaluations']} evaluations"
+    except Exception:
+        evals = f"no tune result (see tune_{entry.template}.log)"
+    if plan["winner"] is None:
+        return f"{entry.template}: {evals}; no lockfile entry for {plan['arch']}, so ours = the defaults"
+    params = " ".join(f"{k}={v}" for k, v in sorted(plan["winner"].items())) or "(source defaults)"
+    return f"{entry.template}: {evals}; winner {params} ({plan['arch']}, {plan['lock_device']})"
+
+
+def parse_args(argv):
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    p.add_argument("--out", required=True)
+    p.add_argument("--kernelevo", required=True)
+    p.add_argument("--lockfile")
+    p.add_argument("--devices", help="kernelevo devices --format json output (default OUT/devices.json)")
+    p.add_argument("--warmup-ms", type=int, default=25)
+    p.add_argument("--rep-ms", type=int, default=200)
+    p.add_argument("--command", help="the command line to record (default: this one)")
+    p.add_argument("templates", nargs="*")
+    return p.parse_args(argv)
+
+
+def load_json(path):
+    try:
+        with open(path) as f:
+            return json.load(f)
+    except (OSError, ValueError):
+        return None
+
+
+def main(argv):
+    a = parse_args(argv)
+    out = os.path.abspath(a.out)
+    os.makedirs(out, exist_ok=True)
+    selected = ([e for t in a.templates for e in (entries_mod.of_template(t) or [t])] if a.templates
+                else entries_mod.ENTRIES)
+    meta = {"date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
+            "command": a.command or " ".join(shlex.quote(x) for x in sys.argv),
+            "budget": os.environ.get("BUDGET_NOTE", ""), "notes": []}
+    if not meta["budget"]:
+        del meta["budget"]
+    rows = []
+    devices = load_json(a.devices or os.path.join(out, "devices.json"))
+    gpu = devices[0] if devices else {}
+    ctx = {"out": out, "kernelevo": a.kernelevo, "nvcc": find_nvcc(), "lock": load_json(a.lockfile or os.path.join(out, "kernelevo.lock.json")),
+           "device": gpu.get("name"), "arch": gpu.get("arch"), "copy_gbps": gpu.get("copy_gbps")}
+    meta["copy_gbps"] = ctx["copy_gbps"]
+    try:
+        import torch
+
+        torch.zeros(1, device="cuda")  # creates torch's context before the driver API uses it
+        import cuda_launch
+
+        ctx["torch"], ctx["driver"] = torch, cuda_launch.Driver(torch.cuda.current_device())
+        meta["device"] = torch.cuda.get_device_name()
+        meta["torch"] = torch.__version__
+        meta["timer"], ctx["bench"] = make_timer(torch, a.warmup_ms, a.rep_ms)
+        if not ctx["arch"]:
+            major, minor = torch.cuda.get_device_capability()
+            ctx["arch"] = f"sm_{major}{minor}"
+    except Exception as e:  # nothing can be measured; say so in the table
+        rows.append(failed_row("(all)", "no GPU or PyTorch", e))
+        results_table.write(out, meta, rows)
+        print(f"compare_torch: {e}", file=sys.stderr)
+        return 1
+
+    plans = []
+    for entry in selected:
+        if isinstance(entry, str):
+            rows.append(failed_row(entry, "unknown", "not in bench/templates/entries.py"))
+            continue
+        try:
+            plans.append(prepare(ctx, entry))
+        except Skip as e:
+            rows.append(failed_row(entry.template, "skipped", e))
+        except Exception as e:
+            rows.append(failed_row(entry.template, "failed", f"{type(e).__name__}: {e}"))
+    # Every compile at once (CPU only), before the GPU work.
+    with concurrent.futures.ThreadPoolExecutor(max_workers=max(2, os.cpu_count() or 2)) as pool:
+        jobs = {(id(p), w): pool.submit(compile_cubin, cmd) for p in plans for w, cmd in p["commands"].items()}
+    for plan in plans:
+        entry = plan["entry"]
+        start = time.time()
+        try:
+            images = {w: jobs[(id(plan), w)].result() for w in ("ours", "defaults")}
+            attach_functions(ctx, plan, images)
+        except Exception as e:
+            rows.append(failed_row(entry.template, "compile failed", e))
+            continue
+        meta["notes"].append(tune_note(out, entry, plan))
+        for dims in entry.shapes:
+            try:
+                rows.append(measure_shape(ctx, plan, dims))
+            except Skip as e:
+                rows.append(failed_row(entry.template, "skipped", e, dims))
+            except Exception as e:
+                traceback.print_exc()
+                rows.append(failed_row(entry.template, "failed", f"{type(e).__name__}: {e}", dims))
+                try:
+                    ctx["torch"].cuda.synchronize()
+                except Exception as sticky:  # a kernel fault leaves the context unusable
+                    rows.append(failed_row("(all)", "stopped", f"CUDA context lost: {sticky}"))
+                    results_table.write(out, meta, rows)
+                    return 1
+            results_table.write(out, meta, rows)  # a killed run keeps what it measured
+        print(f"compare_torch: {entry.template} done in {time.time() - start:.1f} s", file=sys.stderr)
+    results_table.write(out, meta, rows)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

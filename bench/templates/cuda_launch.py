@@ -1,0 +1,100 @@
+"""Loads cubins and launches kernels through the CUDA driver API (libcuda.so.1, ctypes), in
+the primary context PyTorch uses, so kernels run on torch tensors and torch streams."""
+
+import ctypes
+import struct
+
+CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES = 8
+
+# The spec's C types of scalar arguments -> how they are passed.
+_SCALARS = {
+    "float": ctypes.c_float,
+    "double": ctypes.c_double,
+    "int8_t": ctypes.c_int8,
+    "int16_t": ctypes.c_int16,
+    "int32_t": ctypes.c_int32,
+    "int64_t": ctypes.c_int64,
+    "uint8_t": ctypes.c_uint8,
+    "uint16_t": ctypes.c_uint16,
+    "uint32_t": ctypes.c_uint32,
+    "uint64_t": ctypes.c_uint64,
+}
+
+
+def _half_bits(value, ctype):
+    if ctype == "__half":
+        return struct.unpack("<H", struct.pack("<e", value))[0]
+    return struct.unpack("<I", struct.pack("<f", value))[0] >> 16  # bfloat16, truncated
+
+
+def scalar_arg(ctype, value):
+    """A ctypes value holding `value` as the kernel's scalar parameter of C type `ctype`."""
+    if ctype in ("__half", "__nv_bfloat16"):
+        return ctypes.c_uint16(_half_bits(float(value), ctype))
+    if ctype not in _SCALARS:
+        raise ValueError(f"unsupported scalar type {ctype}")
+    kind = _SCALARS[ctype]
+    return kind(float(value) if kind in (ctypes.c_float, ctypes.c_double) else int(value))
+
+
+def pointer_arg(address):
+    return ctypes.c_uint64(address)
+
+
+class DriverError(RuntimeError):
+    pass
+
+
+class Driver:
+    def __init__(self, device_index=0):
+        self.lib = ctypes.CDLL("libcuda.so.1")
+        self._check(self.lib.cuInit(0), "cuInit")
+        dev = ctypes.c_int()
+        self._check(self.lib.cuDeviceGet(ctypes.byref(dev), device_index), "cuDeviceGet")
+        self.ctx = ctypes.c_void_p()
+        self._check(self.lib.cuDevicePrimaryCtxRetain(ctypes.byref(self.ctx), dev), "cuDevicePrimaryCtxRetain")
+        self._check(self.lib.cuCtxSetCurrent(self.ctx), "cuCtxSetCurrent")
+        self._modules = []  # kept alive with their functions
+
+    def _check(self, rc, what):
+        if rc != 0:
+            msg = ctypes.c_char_p()
+            self.lib.cuGetErrorString(rc, ctypes.byref(msg))
+            raise DriverError(f"{what}: {msg.value.decode() if msg.value else 'error'} ({rc})")
+
+    def function(self, image, name):
+        """Loads `image` (cubin bytes) and returns its kernel `name`."""
+        module = ctypes.c_void_p()
+        buffer = ctypes.create_string_buffer(image)
+        self._check(self.lib.cuModuleLoadData(ctypes.byref(module), buffer), "cuModuleLoadData")
+        self._modules.append(module)
+        fn = ctypes.c_void_p()
+        self._check(self.lib.cuModuleGetFunction(ctypes.byref(fn), module, name.encode()),
+                    f"cuModuleGetFunction({name})")
+        return fn
+
+    def allow_dynamic_shared(self, fn, nbytes):
+        """Dynamic shared memory above 48 KiB must be allowed per function."""
+        if nbytes > 48 * 1024:
+            self._check(self.lib.cuFuncSetAttribute(fn, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                                                    ctypes.c_int(nbytes)),
+                        "cuFuncSetAttribute(MAX_DYNAMIC_SHARED_SIZE_BYTES)")
+
+    def launcher(self, fn, grid, block, shared_bytes, stream, args):
+        """A no-argument callable that launches `fn` with `args` (ctypes values) on `stream`
+        (a CUstream handle as an int); the argument array is built once."""
+        grid = list(grid) + [1] * (3 - len(grid))
+        block = list(block) + [1] * (3 - len(block))
+        holders = list(args)
+        params = (ctypes.c_void_p * len(holders))(*[ctypes.addressof(h) for h in holders])
+        lib, check = self.lib, self._check
+        stream = ctypes.c_void_p(stream)
+
+        def launch():
+            rc = lib.cuLaunchKernel(fn, grid[0], grid[1], grid[2], block[0], block[1], block[2],
+                                    ctypes.c_uint(shared_bytes), stream, params, None)
+            if rc != 0:
+                check(rc, "cuLaunchKernel")
+
+        launch.keep_alive = (holders, params)
+        return launch

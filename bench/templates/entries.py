@@ -1,0 +1,149 @@
+"""What bench/templates/compare_torch.py measures: each template, its shapes and the PyTorch
+code that computes the same thing.
+
+`torch_fn(a, d)` gets the kernel's arguments by name (`a`: pointer arguments as flat torch
+tensors, scalar arguments as numbers) and the shape's dimensions (`d`), and returns the
+expected contents of the kernel's outputs, in the order the spec lists its output arguments.
+It is both the reference and PyTorch's timed code. Shapes the spec does not tune are still
+measured with the tuned configuration.
+
+Run as a script, prints the template names (one a line), for run.sh.
+"""
+
+from dataclasses import dataclass, field
+from typing import Callable, Dict, List, Optional
+
+
+@dataclass
+class Entry:
+    template: str  # templates/<template>.cu
+    kernel: str  # the spec's id
+    shapes: List[Dict[str, int]]
+    torch_fn: Callable
+    torch_name: str  # what PyTorch runs, for the table's notes
+    rtol: Optional[float] = None  # None: by the output's dtype (TOLERANCES)
+    atol: Optional[float] = None
+    notes: str = ""
+    extra: Dict[str, object] = field(default_factory=dict)
+
+
+# rtol, atol per output dtype name (the spec's C type), against PyTorch's result.
+TOLERANCES = {
+    "float": (1e-4, 1e-5),
+    "double": (1e-10, 1e-12),
+    "__half": (1e-2, 1e-3),
+    "__nv_bfloat16": (1.6e-2, 1e-2),
+}
+
+
+def _rows(t, d, cols="cols"):
+    return t.view(d["rows"], d[cols])
+
+
+def _softmax(a, d):
+    import torch
+
+    return [torch.softmax(_rows(a["x"], d), dim=-1)]
+
+
+def _layernorm(a, d):
+    import torch.nn.functional as F
+
+    return [F.layer_norm(_rows(a["x"], d), (d["cols"],), a["gamma"], a["beta"], a.get("eps", 1e-5))]
+
+
+def _rmsnorm(a, d):
+    import torch
+    import torch.nn.functional as F
+
+    x, eps = _rows(a["x"], d), a.get("eps", 1e-5)
+    if hasattr(F, "rms_norm"):
+        return [F.rms_norm(x, (d["cols"],), a["gamma"], eps)]
+    return [x * torch.rsqrt(x.float().pow(2).mean(-1, keepdim=True) + eps).to(x.dtype) * a["gamma"]]
+
+
+def _sum(a, d):
+    return [a["x"].sum().view(1)]
+
+
+def _transpose(a, d):
+    return [_rows(a["x"], d).t().contiguous()]
+
+
+def _bias_gelu(a, d):
+    import torch.nn.functional as F
+
+    return [F.gelu(_rows(a["x"], d) + a["bias"])]
+
+
+def _swiglu(a, d):
+    import torch.nn.functional as F
+
+    h = d["hidden"]
+    x = a["x"].view(d["rows"], 2 * h)
+    return [F.silu(x[:, :h]) * x[:, h:]]
+
+
+def _matmul_fp32(a, d):
+    import torch
+
+    torch.backends.cuda.matmul.allow_tf32 = False  # cuBLAS fp32, not TF32
+    return [a["A"].view(d["M"], d["K"]) @ a["B"].view(d["K"], d["N"])]
+
+
+def _matmul_fp32_out(a, d):
+    # cuBLAS in the inputs' precision (fp32 accumulate); the kernel writes fp32.
+    return [(a["A"].view(d["M"], d["K"]) @ a["B"].view(d["K"], d["N"])).float()]
+
+
+GEMM_SHAPES = [{"M": 4096, "N": 4096, "K": 4096}, {"M": 8192, "N": 1024, "K": 4096}]
+
+ROWS3 = [{"rows": 4096, "cols": 8192}, {"rows": 32768, "cols": 1024}, {"rows": 8192, "cols": 16384}]
+ROWS2 = ROWS3[:2]
+
+ENTRIES = [
+    Entry("softmax", "softmax_rows", ROWS3, _softmax, "torch.softmax(x, -1)"),
+    Entry("softmax_bf16", "softmax_rows_bf16", ROWS2, _softmax, "torch.softmax(x, -1), bf16"),
+    Entry("layernorm", "layernorm_rows", ROWS3, _layernorm, "F.layer_norm"),
+    Entry("layernorm_bf16", "layernorm_rows_bf16", ROWS2, _layernorm, "F.layer_norm, bf16"),
+    Entry("rmsnorm", "rmsnorm_rows", ROWS3, _rmsnorm, "F.rms_norm"),
+    Entry("rmsnorm_bf16", "rmsnorm_rows_bf16", ROWS2, _rmsnorm, "F.rms_norm, bf16"),
+    # Integer-valued inputs (the spec's randint): both sums are exact unless one drops data.
+    Entry("sum", "sum_reduce", [{"n": 2**28}, {"n": 2**24}], _sum, "torch.sum(x)", rtol=1e-5, atol=0.5),
+    Entry("transpose", "transpose", [{"rows": 8192, "cols": 8192}, {"rows": 4096, "cols": 16384}], _transpose,
+          "x.t().contiguous()", rtol=0.0, atol=0.0),
+    Entry("bias_gelu", "bias_gelu", [{"rows": 8192, "cols": 8192}, {"rows": 4096, "cols": 4096}], _bias_gelu,
+          "F.gelu(x + bias)"),
+    Entry("swiglu", "swiglu_bf16", [{"rows": 8192, "hidden": 14336}, {"rows": 2048, "hidden": 4096}], _swiglu,
+          "F.silu(x[:, :h]) * x[:, h:], bf16"),
+    Entry("sgemm", "sgemm", GEMM_SHAPES, _matmul_fp32, "A @ B, fp32 (TF32 off)", rtol=1e-3, atol=1e-3),
+    Entry("gemm_tc", "gemm_tc_f16", GEMM_SHAPES, _matmul_fp32_out, "A @ B, fp16 (cuBLAS), output cast to fp32",
+          rtol=1e-2, atol=1e-2),
+    Entry("gemm_tc", "gemm_tc_bf16", GEMM_SHAPES, _matmul_fp32_out, "A @ B, bf16 (cuBLAS), output cast to fp32",
+          rtol=2e-2, atol=2e-2),
+]
+
+
+def by_template(name):
+    for e in ENTRIES:
+        if e.template == name:
+            return e
+    return None
+
+
+def of_template(name):
+    """Every entry of templates/<name>.cu (a file may hold several kernels)."""
+    return [e for e in ENTRIES if e.template == name]
+
+
+def template_names():
+    names = []
+    for e in ENTRIES:
+        if e.template not in names:
+            names.append(e.template)
+    return names
+
+
+if __name__ == "__main__":
+    for name in template_names():
+        print(name)

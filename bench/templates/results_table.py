@@ -1,0 +1,83 @@
+"""Writes the comparison as templates.md (a Markdown table) and templates.json."""
+
+import json
+import os
+
+COLUMNS = ["template", "shape", "ours us", "defaults us", "PyTorch us", "ratio torch/ours", "GB/s",
+           "% of copy", "tuned vs defaults", "max error", "agree"]
+
+
+def shape_text(dims):
+    """4096x8192 for rows/cols (and rows/hidden), else name=value pairs; "-" for none."""
+    if not dims:
+        return "-"
+    if set(dims) == {"rows", "cols"}:
+        return f"{dims['rows']}x{dims['cols']}"
+    if set(dims) == {"rows", "hidden"}:
+        return f"{dims['rows']}x{dims['hidden']}"
+    return ",".join(f"{k}={v}" for k, v in sorted(dims.items()))
+
+
+def _num(value, fmt):
+    return "-" if value is None else format(value, fmt)
+
+
+def row_cells(row):
+    """The Markdown cells of one result row (see compare_torch.measure_shape for the keys)."""
+    shape = shape_text(row["shape"]) + ("*" if row.get("tuned_shape") else "")
+    if row.get("status", "ok") != "ok":
+        return [row["template"], shape, f"{row['status']}: {row.get('error', '')}".replace("|", "/")] + [""] * 8
+    agree = row.get("agree")
+    return [
+        row["template"],
+        shape,
+        _num(row.get("ours_us"), ".1f"),
+        _num(row.get("defaults_us"), ".1f"),
+        _num(row.get("torch_us"), ".1f"),
+        _num(row.get("ratio"), ".2f"),
+        _num(row.get("gbps"), ".0f"),
+        _num(row.get("copy_fraction") and 100 * row["copy_fraction"], ".1f"),
+        _num(row.get("speedup_vs_defaults"), ".2f") + ("x" if row.get("speedup_vs_defaults") else ""),
+        _num(row.get("max_error"), ".2e"),
+        "-" if agree is None else ("yes" if agree else "NO"),
+    ]
+
+
+def markdown(meta, rows):
+    lines = ["# Templates against PyTorch", ""]
+    for key in ("device", "date", "torch", "timer", "copy_gbps", "budget", "command"):
+        if meta.get(key) is not None:
+            value = meta[key]
+            if key == "copy_gbps" and isinstance(value, (int, float)):
+                value = f"{value:.0f} GB/s (kernelevo devices)"
+            lines.append(f"- {key.replace('_', ' ')}: {value}")
+    lines += ["", "| " + " | ".join(COLUMNS) + " |", "|" + "---|" * len(COLUMNS)]
+    lines += ["| " + " | ".join(row_cells(r)) + " |" for r in rows]
+    lines += ["", "ours: the tuned configuration from the lockfile; defaults: the template compiled with no",
+              "parameter set; ratio > 1: ours is faster. GB/s and % of copy are ours, from the spec's",
+              "metrics.bytes and the measured copy bandwidth. * marks a shape the tune measured; the others",
+              "run the same configuration untuned."]
+    notes = meta.get("notes") or []
+    if notes:
+        lines += [""] + [f"- {n}" for n in notes]
+    return "\n".join(lines) + "\n"
+
+
+def _json_safe(value):
+    """NaN and infinities (an output with NaN where PyTorch has none) become null: JSON has
+    no such numbers."""
+    if isinstance(value, float) and (value != value or value in (float("inf"), float("-inf"))):
+        return None
+    if isinstance(value, dict):
+        return {k: _json_safe(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_json_safe(v) for v in value]
+    return value
+
+
+def write(out_dir, meta, rows):
+    with open(os.path.join(out_dir, "templates.md"), "w") as f:
+        f.write(markdown(meta, rows))
+    with open(os.path.join(out_dir, "templates.json"), "w") as f:
+        json.dump(_json_safe({"meta": meta, "rows": rows}), f, indent=2, sort_keys=True, allow_nan=False)
+        f.write("\n")

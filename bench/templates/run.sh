@@ -1,0 +1,85 @@
+#!/usr/bin/env bash
+# Tunes each kernel template and times it beside its PyTorch equivalent, on one GPU, in one
+# command. Writes OUT_DIR/templates.md and OUT_DIR/templates.json (and every tune's output).
+#
+#   bench/templates/run.sh OUT_DIR [TEMPLATE...]      # default: every template of entries.py
+#
+# Environment: KERNELEVO (the binary; default build/tool/kernelevo, built into BUILD_DIR,
+# default /tmp/kernelevo-bench-build, when missing), BUDGET (evaluations per tune, default
+# 40, a resumed trace's included: raise it to continue a tune), TUNE_TIME (wall-time limit
+# of each tune, default 6s), REP_MS (do_bench time per measurement, default 200), JOBS,
+# PYTHON (the interpreter with torch and triton, default python3).
+# A second run into the same OUT_DIR resumes each tune from its trace.
+set -uo pipefail
+
+if [[ $# -lt 1 ]]; then
+  echo "usage: bench/templates/run.sh OUT_DIR [TEMPLATE...]" >&2
+  exit 2
+fi
+command="bench/templates/run.sh $*"
+out=$1
+shift
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+root="$(cd "$here/../.." && pwd)"
+mkdir -p "$out"
+out="$(cd "$out" && pwd)"
+budget="${BUDGET:-40}"
+tune_time="${TUNE_TIME:-6s}"
+start_all=$(date +%s)
+step() { echo "== $* ($(($(date +%s) - start_all)) s)" >&2; }
+cd "$root" || exit 1
+
+kev="${KERNELEVO:-$root/build/tool/kernelevo}"
+if [[ ! -x "$kev" ]]; then
+  build="${BUILD_DIR:-/tmp/kernelevo-bench-build}"
+  step "no kernelevo at $kev: building it in $build (Release)"
+  if ! { cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DKERNELEVO_BUILD_TESTS=OFF \
+           -DKERNELEVO_BUILD_BENCH=OFF && ninja -C "$build" -j"${JOBS:-16}" kernelevo; } > "$out/build.log" 2>&1; then
+    tail -20 "$out/build.log" >&2
+    echo "build failed: see $out/build.log" >&2
+    exit 1
+  fi
+  kev="$build/tool/kernelevo"
+fi
+
+if [[ $# -gt 0 ]]; then
+  templates=("$@")
+else
+  mapfile -t templates < <("${PYTHON:-python3}" "$here/entries.py")
+fi
+
+step "kernelevo devices"
+"$kev" devices --format json > "$out/devices.json" 2> "$out/devices.log" || echo "kernelevo devices failed: see $out/devices.log" >&2
+
+for t in "${templates[@]}"; do
+  src="templates/$t.cu"
+  if [[ ! -f "$src" ]]; then
+    step "$t: $src does not exist (reported in the table)"
+    continue
+  fi
+  trace="$out/trace_$t.jsonl"
+  resume=()
+  [[ -s "$trace" ]] && resume=(--resume "$trace")
+  step "tune $t (budget $budget, at most $tune_time${resume:+, resuming})"
+  tune() {
+    "$kev" tune "$src" --strategy auto --budget "$budget" --time "$tune_time" --trace "$trace" "$@" \
+      --lockfile "$out/kernelevo.lock.json" --format json > "$out/tune_$t.json" 2> "$out/tune_$t.log"
+  }
+  if ! tune "${resume[@]}"; then
+    if [[ ${#resume[@]} -gt 0 ]]; then  # a trace of an older source does not resume: start over
+      mv "$trace" "$trace.old"
+      tune || echo "tune of $t failed: see $out/tune_$t.log" >&2
+    else
+      echo "tune of $t failed: see $out/tune_$t.log" >&2
+    fi
+  fi
+done
+
+step "compare with PyTorch"
+BUDGET_NOTE="kernelevo tune --strategy auto --budget $budget --time $tune_time per template" \
+  "${PYTHON:-python3}" "$here/compare_torch.py" --out "$out" --kernelevo "$kev" --rep-ms "${REP_MS:-200}" \
+  --command "$command" "${templates[@]}"
+status=$?
+step "done: $out/templates.md"
+cat "$out/templates.md"
+exit $status

@@ -1,0 +1,361 @@
+#!/usr/bin/env python3
+"""Tests of the benchmark's parts that need no GPU: the spec expression evaluator, launch
+geometry and buffers from a spec, the lockfile lookup, the nvcc command and the tables.
+
+  python3 bench/templates/test_compare_torch.py [KERNELEVO_BINARY]
+
+With the binary, also reads every existing template's spec through `kernelevo scan` and
+checks that entries.py matches it (kernel id, dimension names, launch geometry).
+"""
+
+import json
+import math
+import os
+import sys
+import tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+import compare_torch as ct  # noqa: E402
+import entries  # noqa: E402
+import results_table  # noqa: E402
+from spec_expr import ExprError, evaluate  # noqa: E402
+
+
+def raises(fn, *args):
+    try:
+        fn(*args)
+    except ExprError as e:
+        return str(e)
+    raise AssertionError(f"no ExprError for {args}")
+
+
+def test_expressions():
+    n = {"rows": 4096, "cols": 8192, "B": 256, "T": 64}
+    assert evaluate("2*rows*cols*4 + 2*cols*4", n) == 2 * 4096 * 8192 * 4 + 2 * 8192 * 4
+    assert evaluate("ceil_div(rows, B / T)", n) == 1024
+    assert evaluate("ceil_div(4097, 4)", {}) == 1025
+    assert evaluate("ceil_div(-7, 2)", {}) == -3 and evaluate("ceil_div(-7, -2)", {}) == 4
+    assert evaluate("-7 / 2", {}) == -3 and evaluate("-7 % 2", {}) == -1 and evaluate("7 % -2", {}) == 1
+    assert evaluate("1 + 2 * 3 - 4 / 2", {}) == 5
+    assert evaluate("(1 + 2) * 3", {}) == 9
+    assert evaluate("min(3, max(1, 2))", {}) == 2
+    assert evaluate("rows >= 4096 && cols != 1", n) == 1
+    assert evaluate("1 < 2 == 1", {}) == 1  # relational binds tighter than equality
+    assert evaluate("!0 + 1", {}) == 2 and evaluate("--3", {}) == 3
+    assert evaluate("0 && 1 / 0", {}) == 0 and evaluate("1 || 1 % 0", {}) == 1  # short-circuit
+    assert evaluate(" 7 ", {}) == 7
+    assert evaluate("9223372036854775807", {}) == 2**63 - 1
+    assert "division by zero" in raises(evaluate, "rows / (cols - 8192)", n)
+    assert "modulo by zero" in raises(evaluate, "1 % 0", {})
+    assert "overflow" in raises(evaluate, "9223372036854775807 + 1", {})
+    assert "overflow" in raises(evaluate, "rows * rows * rows * rows * rows * rows", n)
+    assert "unknown name 'depth'" in raises(evaluate, "depth + 1", n)
+    assert "unknown function" in raises(evaluate, "pow(2, 3)", {})
+    assert "unexpected character" in raises(evaluate, "2 ^ 3", {})
+    assert "unexpected" in raises(evaluate, "2 3", {})
+    assert "expected ')'" in raises(evaluate, "(2 + 3", {})
+
+
+SPEC = {
+    "id": "softmax_rows",
+    "kernel": "softmax_rows",
+    "defaults": {"BLOCK": 256, "ROW_THREADS": 256, "KIND": "float4"},
+    "args": [
+        {"name": "x", "type": "float", "pointer": True, "count": "rows*cols", "init": "normal"},
+        {"name": "y", "type": "float", "pointer": True, "count": "rows*cols", "output": True},
+        {"name": "rows", "type": "int32_t", "pointer": False, "value": "rows"},
+        {"name": "eps", "type": "float", "pointer": False, "value": 1e-05},
+    ],
+    "launch": {"grid": ["ceil_div(rows, BLOCK / ROW_THREADS)"], "block": ["BLOCK"], "shared_bytes": "BLOCK * 4"},
+    "metrics": {"bytes": "2*rows*cols*4", "flops": None},
+    "defines": ["EXTRA=1"],
+    "include_dirs": ["inc"],
+    "flags": ["-lineinfo"],
+}
+
+
+def test_geometry_and_metrics():
+    dims = {"rows": 4097, "cols": 1000}
+    names = ct.names_for(dims, {"BLOCK": 512, "ROW_THREADS": 128, "KIND": "float4"})
+    assert "KIND" not in names and names["rows"] == 4097
+    assert ct.geometry(SPEC, names) == ([1025], [512], 2048)
+    assert ct.metric_bytes(SPEC, names) == 2 * 4097 * 1000 * 4
+    no_shared = dict(SPEC, launch={"grid": ["rows"], "block": ["BLOCK", "2"], "shared_bytes": None})
+    assert ct.geometry(no_shared, ct.names_for(dims, SPEC["defaults"])) == ([4097], [256, 2], 0)
+    assert ct.metric_bytes(dict(SPEC, metrics={"bytes": None}), names) is None
+
+
+def test_winner_lookup():
+    lock = {"kernels": {"k": {"targets": {
+        "sm_90": {"NVIDIA H200": {"params": {"B": 512}}, "NVIDIA H100": {"default": True, "params": {"B": 128}}},
+        "sm_80": {"NVIDIA A100": {"params": {"B": 64}}}}}}}
+    assert ct.winner_params(lock, "k", "sm_90", "NVIDIA H200") == ({"B": 512}, "NVIDIA H200")
+    assert ct.winner_params(lock, "k", "sm_90", "NVIDIA GH200") == ({"B": 128}, "NVIDIA H100")
+    assert ct.winner_params(lock, "k", "sm_80", "NVIDIA A800") == ({"B": 64}, "NVIDIA A100")
+    assert ct.winner_params(lock, "k", "sm_89", "x") == (None, None)
+    assert ct.winner_params(lock, "other", "sm_90", "x") == (None, None)
+    assert ct.winner_params(None, "k", "sm_90", "x") == (None, None)
+
+
+def test_nvcc_command():
+    cmd = ct.nvcc_command("nvcc", "/src/t/softmax.cu", "sm_90", {"VEC": 4, "B": 256, "R": 0.5, "K": "float4"},
+                          SPEC, "/out/a.cubin")
+    assert cmd == ["nvcc", "-cubin", "-arch=sm_90", "-std=c++17", "-DB=256", "-DK=float4", "-DR=0.5", "-DVEC=4",
+                   "-DEXTRA=1", "-I/src/t", "-I/src/t/inc", "-lineinfo", "/src/t/softmax.cu", "-o",
+                   "/out/a.cubin"], cmd
+    own_std = dict(SPEC, flags=["-std=c++20"], defines=[], include_dirs=[])
+    assert ct.nvcc_command("nvcc", "/s/a.cu", "sm_80", None, own_std, "o")[3:] == ["-I/s", "-std=c++20", "/s/a.cu",
+                                                                                  "-o", "o"]
+
+
+def test_tolerances_and_errors():
+    e = entries.by_template("softmax")
+    assert ct.tolerance(e, SPEC) == entries.TOLERANCES["float"]
+    bf16 = dict(SPEC, args=[dict(a, type="__nv_bfloat16") if a["name"] == "y" else a for a in SPEC["args"]])
+    assert ct.tolerance(e, bf16) == entries.TOLERANCES["__nv_bfloat16"]
+    assert ct.tolerance(entries.by_template("sum"), SPEC) == (1e-5, 0.5)
+    nan = float("nan")
+    assert ct.worse_error(1.0, 2.0) == 2.0 and math.isnan(ct.worse_error(nan, 3.0))
+    assert math.isnan(ct.worse_error(3.0, nan))
+
+
+def test_entries():
+    kernels = [e.kernel for e in entries.ENTRIES]
+    assert len(kernels) == len(set(kernels)) == 13
+    assert entries.template_names()[-2:] == ["sgemm", "gemm_tc"]
+    assert [e.kernel for e in entries.of_template("gemm_tc")] == ["gemm_tc_f16", "gemm_tc_bf16"]
+    for e in entries.ENTRIES:
+        assert len(e.shapes) >= 2, e.template
+    assert entries.by_template("nope") is None
+
+
+ROWS = [
+    {"template": "softmax", "kernel": "softmax_rows", "shape": {"rows": 4096, "cols": 8192}, "tuned_shape": True,
+     "status": "ok", "ours_us": 74.26, "defaults_us": 91.1, "torch_us": 143.9, "ratio": 143.9 / 74.26,
+     "gbps": 3614.2, "copy_fraction": 0.859, "speedup_vs_defaults": 91.1 / 74.26, "max_error": 1.2e-7,
+     "agree": True},
+    {"template": "sum", "kernel": "sum_reduce", "shape": {"n": 16777216}, "status": "ok", "ours_us": 20.0,
+     "defaults_us": 20.0, "torch_us": 30.0, "ratio": 1.5, "gbps": 3355.4, "copy_fraction": None,
+     "speedup_vs_defaults": None, "max_error": float("nan"), "agree": False},
+    {"template": "swiglu", "shape": {}, "status": "skipped", "error": "templates/swiglu.cu does not exist"},
+]
+
+
+def test_markdown_table():
+    meta = {"device": "NVIDIA H200", "date": "2026-11-30T14:00:00Z", "torch": "2.11.0", "copy_gbps": 4207.3,
+            "command": "bench/templates/run.sh out", "notes": ["softmax: 40 evaluations"]}
+    md = results_table.markdown(meta, ROWS)
+    lines = md.splitlines()
+    assert lines[0] == "# Templates against PyTorch"
+    assert "- device: NVIDIA H200" in lines and "- copy gbps: 4207 GB/s (kernelevo devices)" in lines
+    assert "- command: bench/templates/run.sh out" in lines and "- softmax: 40 evaluations" in lines
+    table = [l for l in lines if l.startswith("|")]
+    assert table[0] == "| " + " | ".join(results_table.COLUMNS) + " |"
+    assert all(l.count("|") == len(results_table.COLUMNS) + 1 for l in table), table
+    assert table[2] == ("| softmax | 4096x8192* | 74.3 | 91.1 | 143.9 | 1.94 | 3614 | 85.9 | 1.23x | 1.20e-07 | yes |")
+    assert table[3] == "| sum | n=16777216 | 20.0 | 20.0 | 30.0 | 1.50 | 3355 | - | - | nan | NO |", table[3]
+    assert table[4].startswith("| swiglu | - | skipped: templates/swiglu.cu does not exist |")
+    assert results_table.shape_text({"rows": 8192, "hidden": 14336}) == "8192x14336"
+
+
+def test_write_files():
+    with tempfile.TemporaryDirectory() as d:
+        results_table.write(d, {"device": "x"}, ROWS)
+        data = json.load(open(os.path.join(d, "templates.json")))
+        assert data["meta"] == {"device": "x"} and len(data["rows"]) == 3
+        assert data["rows"][0]["ours_us"] == 74.26
+        assert data["rows"][1]["max_error"] is None  # NaN is not JSON
+        assert open(os.path.join(d, "templates.md")).read().count("\n| ") == 4
+
+
+def test_real_specs(kernelevo):
+    """Every template entries.py names that exists: its spec, read through kernelevo scan,
+    has the kernel id, the dimension names and launch expressions the benchmark needs."""
+    checked = 0
+    for e in entries.ENTRIES:
+        source = os.path.join("templates", e.template + ".cu")
+        if not os.path.exists(os.path.join(ct.ROOT, source)):
+            continue
+        spec = ct.load_spec(kernelevo, source, e.kernel)
+        assert spec["id"] == e.kernel, (e.template, spec["id"])
+        assert spec["defaults"] and set(spec["defaults"]) == set(spec["params"]), e.template
+        assert "<" not in spec["kernel"], e.template
+        assert any(a.get("output") or a.get("inout") for a in spec["args"]), e.template
+        for dims in e.shapes:
+            names = ct.names_for(dims, spec["defaults"])
+            grid, block, _ = ct.geometry(spec, names)
+            assert all(g > 0 for g in grid) and all(b > 0 for b in block), (e.template, dims)
+            for a in spec["args"]:
+                if a["pointer"]:
+                    assert evaluate(a["count"], names) > 0, (e.template, a["name"])
+                elif not isinstance(a["value"], (int, float)):
+                    evaluate(a["value"], dims)
+            assert ct.metric_bytes(spec, names), e.template
+        checked += 1
+    softmax = ct.load_spec(kernelevo, "templates/softmax.cu", "softmax_rows")
+    assert [a["name"] for a in softmax["args"]] == ["x", "y", "rows", "cols"]
+    names = ct.names_for({"rows": 4096, "cols": 8192}, softmax["defaults"])
+    assert ct.geometry(softmax, names) == ([4096 * softmax["defaults"]["SOFTMAX_ROW_THREADS"] //
+                                            softmax["defaults"]["SOFTMAX_BLOCK"]], [softmax["defaults"]["SOFTMAX_BLOCK"]], 0)
+    assert ct.metric_bytes(softmax, names) == 2 * 4096 * 8192 * 4
+    assert {"rows": 4096, "cols": 8192} in softmax["problems"] and {"rows": 3, "cols": 1000} in softmax["validate"]
+    print(f"  real specs: {checked} templates checked")
+
+
+SMALL = {"rows": 5, "cols": 72, "hidden": 24, "n": 1000}
+
+
+def test_with_torch_on_cpu(kernelevo):
+    """With PyTorch (CPU is enough): each entry's PyTorch code runs on the buffers made from
+    its real spec, and check() accepts a correct output, rejects a wrong one and one left
+    unwritten (poisoned)."""
+    import torch
+
+    ct.DEVICE = "cpu"
+    for e in entries.ENTRIES:
+        source = os.path.join("templates", e.template + ".cu")
+        if not os.path.exists(os.path.join(ct.ROOT, source)):
+            continue
+        spec = ct.load_spec(kernelevo, source, e.kernel)
+        dims = {k: SMALL[k] for k in e.shapes[0]}
+        values, outputs, inouts = ct.make_args(torch, spec, dims, [spec["defaults"]])
+        expected = e.torch_fn(values, dims)
+        rtol, atol = ct.tolerance(e, spec)
+
+        def correct():
+            for (_, t), want in zip(outputs, expected):
+                t.copy_(want.reshape(-1).to(t.dtype))
+
+        def wrong():
+            correct()
+            outputs[0][1][-1] += 1
+
+        err, agree = ct.check(torch, correct, outputs, inouts, expected, rtol, atol)
+        assert agree and err == 0.0, (e.template, err)
+        assert not ct.check(torch, wrong, outputs, inouts, expected, rtol, atol)[1], e.template
+        err, agree = ct.check(torch, lambda: None, outputs, inouts, expected, rtol, atol)
+        assert not agree and err != err, (e.template, err)  # NaN: poison left in place
+        for a in spec["args"]:
+            if a["pointer"] and not a.get("output"):
+                t = values[a["name"]]
+                assert t.numel() == evaluate(a["count"], ct.names_for(dims, spec["defaults"])), (e.template, a)
+                if a.get("init") == "randint":
+                    assert t.min() >= a["init_range"][0] and t.max() < a["init_range"][1]
+    ct.DEVICE = "cuda"
+
+
+class FakeDriver:
+    """Stands in for cuda_launch.Driver: its "kernel" writes PyTorch's answer (optionally
+    spoiled) into the outputs, so measure_shape runs end to end without a GPU."""
+
+    def __init__(self):
+        self.kernel = None
+
+    def function(self, image, name):
+        return name
+
+    def allow_dynamic_shared(self, fn, nbytes):
+        pass
+
+    def launcher(self, fn, grid, block, shared, stream, args):
+        return lambda: self.kernel()
+
+
+def test_measure_shape_with_a_fake_driver(kernelevo):
+    import torch
+
+    ct.DEVICE = "cpu"
+    e = entries.by_template("layernorm")
+    spec = ct.load_spec(kernelevo, "templates/layernorm.cu", e.kernel)
+    driver = FakeDriver()
+    real_make_args = ct.make_args
+
+    def make_args(torch_, spec_, dims_, param_sets, spoil=False):
+        values, outputs, inouts = real_make_args(torch_, spec_, dims_, param_sets)
+
+        def kernel():
+            outputs[0][1].copy_(e.torch_fn(values, dims_)[0].reshape(-1))
+            if spoil:
+                outputs[0][1][0] += 1.0
+
+        driver.kernel = kernel
+        return values, outputs, inouts
+
+    times = iter([50.0, 80.0, 120.0] * 2)
+    ctx = {"torch": torch, "driver": driver, "bench": lambda fn: (fn(), next(times))[1], "copy_gbps": 4000.0}
+    winner = dict(spec["defaults"], LAYERNORM_BLOCK=512)
+    plan = {"entry": e, "spec": spec, "winner": winner, "defaults": spec["defaults"],
+            "functions": {"ours": "k", "defaults": "k"}}
+    dims = {"rows": 4096, "cols": 64}
+    try:
+        ct.make_args = make_args
+        row = ct.measure_shape(ctx, plan, dims)
+        ct.make_args = lambda *a: make_args(*a, spoil=True)
+        spoiled = ct.measure_shape(ctx, plan, {"rows": 3, "cols": 64})
+    finally:
+        ct.make_args = real_make_args
+        ct.DEVICE = "cuda"
+    assert row["agree"] and row["max_error"] == 0.0 and not row["tuned_shape"]
+    assert (row["ours_us"], row["defaults_us"], row["torch_us"]) == (50.0, 80.0, 120.0)
+    assert row["ratio"] == 120.0 / 50.0 and row["speedup_vs_defaults"] == 80.0 / 50.0
+    rows_per_block = 512 // spec["defaults"]["LAYERNORM_ROW_THREADS"]
+    assert row["ours_geometry"] == {"grid": [-(-4096 // rows_per_block)], "block": [512], "shared_bytes": 0}
+    assert row["bytes"] == 2 * 4096 * 64 * 4 + 2 * 64 * 4
+    assert abs(row["gbps"] - row["bytes"] / 50e-6 / 1e9) < 1e-9 and row["copy_fraction"] == row["gbps"] / 4000.0
+    assert not spoiled["agree"] and spoiled["max_error"] >= 1.0 - 1e-6
+
+
+def test_driver_argument_plumbing():
+    """The kernel parameter array points at values of the right C types."""
+    import ctypes
+
+    import cuda_launch
+
+    assert cuda_launch.scalar_arg("__nv_bfloat16", 1.0).value == 0x3F80
+    assert cuda_launch.scalar_arg("__half", 1.0).value == 0x3C00
+    assert abs(cuda_launch.scalar_arg("float", 1e-5).value - 1e-5) < 1e-12
+    calls = []
+
+    class Lib:
+        def cuLaunchKernel(self, *args):
+            calls.append(args)
+            return 0
+
+    driver = object.__new__(cuda_launch.Driver)
+    driver.lib = Lib()
+    args = [cuda_launch.pointer_arg(0x7F0000001000), cuda_launch.scalar_arg("int32_t", 4096),
+            cuda_launch.scalar_arg("float", 0.5)]
+    launch = driver.launcher("fn", [8], [256, 2], 1024, 0, args)
+    launch()
+    fn, gx, gy, gz, bx, by, bz, shared, _, params, extra = calls[0]
+    assert (fn, gx, gy, gz, bx, by, bz, shared.value, extra) == ("fn", 8, 1, 1, 256, 2, 1, 1024, None)
+    assert ctypes.cast(params[0], ctypes.POINTER(ctypes.c_uint64)).contents.value == 0x7F0000001000
+    assert ctypes.cast(params[1], ctypes.POINTER(ctypes.c_int32)).contents.value == 4096
+    assert ctypes.cast(params[2], ctypes.POINTER(ctypes.c_float)).contents.value == 0.5
+
+
+def main():
+    tests = [test_expressions, test_geometry_and_metrics, test_winner_lookup, test_nvcc_command,
+             test_tolerances_and_errors, test_entries, test_markdown_table, test_write_files,
+             test_driver_argument_plumbing]
+    for t in tests:
+        t()
+        print(f"ok {t.__name__}")
+    if len(sys.argv) > 1:
+        test_real_specs(os.path.abspath(sys.argv[1]))
+        print("ok test_real_specs")
+        try:
+            import torch  # noqa: F401
+        except ImportError:
+            print("skipped test_with_torch_on_cpu, test_measure_shape_with_a_fake_driver (no PyTorch)")
+        else:
+            test_with_torch_on_cpu(os.path.abspath(sys.argv[1]))
+            print("ok test_with_torch_on_cpu")
+            test_measure_shape_with_a_fake_driver(os.path.abspath(sys.argv[1]))
+            print("ok test_measure_shape_with_a_fake_driver")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

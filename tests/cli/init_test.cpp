@@ -1,0 +1,148 @@
+// `kernelevo init`, run as the built binary: listing, copying, refusing to overwrite, unknown
+// names. The listing of a fixture directory is compared with tests/fixtures/golden/.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+namespace {
+
+namespace fs = std::filesystem;
+
+const fs::path kFixtureTemplates = fs::path(KERNELEVO_FIXTURES) / "init_templates";
+const fs::path kSourceTemplates = fs::path(KERNELEVO_SOURCE_DIR) / "templates";
+
+std::string read_text(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+void write_text(const fs::path& p, const std::string& text) {
+  std::ofstream out(p, std::ios::binary);
+  out << text;
+}
+
+std::string quoted(const std::string& s) { return "'" + s + "'"; }
+
+struct InitRun {
+  int exit_code = -1;
+  std::string out;
+  std::string err;
+};
+
+class Init : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() /
+           ("kernelevo_init_" + std::to_string(::getpid()) + "_" +
+            ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+
+  // Runs `kernelevo init ARGS` in the scratch directory; `templates` sets
+  // KERNELEVO_TEMPLATES_DIR, empty unsets it.
+  InitRun init(const std::string& args, const std::string& templates = "") const {
+    const fs::path err_file = dir_ / ".stderr";
+    const std::string env = templates.empty()
+                                ? "env -u KERNELEVO_TEMPLATES_DIR "
+                                : "env KERNELEVO_TEMPLATES_DIR=" + quoted(templates) + " ";
+    const std::string cmd = "cd " + quoted(dir_.string()) + " && " + env +
+                            quoted(KERNELEVO_BINARY) + " init " + args + " 2>" +
+                            quoted(err_file.string());
+    InitRun r;
+    FILE* pipe = ::popen(cmd.c_str(), "r");
+    if (pipe == nullptr) return r;
+    char buf[4096];
+    std::size_t n = 0;
+    while ((n = std::fread(buf, 1, sizeof buf, pipe)) > 0) r.out.append(buf, n);
+    const int status = ::pclose(pipe);
+    r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    r.err = read_text(err_file);
+    fs::remove(err_file);
+    return r;
+  }
+
+  fs::path dir_;
+};
+
+TEST_F(Init, ListsTemplatesWithTheirFirstCommentLine) {
+  const InitRun run = init("--list", kFixtureTemplates.string());
+  EXPECT_EQ(run.exit_code, 0);
+  EXPECT_EQ(run.out, read_text(fs::path(KERNELEVO_FIXTURES) / "golden" / "init_list.txt"));
+  EXPECT_EQ(run.err, "kernelevo: templates in " + kFixtureTemplates.string() + "\n");
+}
+
+TEST_F(Init, FindsTheSourceTreeTemplatesFromABuildTree) {
+  const InitRun run = init("--list");
+  EXPECT_EQ(run.exit_code, 0);
+  EXPECT_NE(run.out.find("softmax  "), std::string::npos) << run.out;
+  EXPECT_NE(run.out.find("\nrmsnorm"), std::string::npos) << run.out;
+  EXPECT_NE(run.out.find("Row softmax, fp32"), std::string::npos) << run.out;
+  EXPECT_EQ(run.err, "kernelevo: templates in " + kSourceTemplates.string() + "\n");
+}
+
+TEST_F(Init, CopiesIntoTheCurrentDirectory) {
+  const InitRun run = init("--template softmax");
+  EXPECT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_EQ(run.out, "created softmax.cu (template softmax)\n");
+  EXPECT_EQ(read_text(dir_ / "softmax.cu"), read_text(kSourceTemplates / "softmax.cu"));
+}
+
+TEST_F(Init, CopiesIntoADirectoryOrToAFilePath) {
+  fs::create_directories(dir_ / "src");
+  InitRun run = init("--template scale src", kFixtureTemplates.string());
+  EXPECT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_EQ(run.out, "created src/scale.cu (template scale)\n");
+  EXPECT_EQ(read_text(dir_ / "src" / "scale.cu"), read_text(kFixtureTemplates / "scale.cu"));
+
+  run = init("--template scale kernels/", kFixtureTemplates.string());
+  EXPECT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_TRUE(fs::is_regular_file(dir_ / "kernels" / "scale.cu"));
+
+  run = init("--template add_one lib/my_add.cu", kFixtureTemplates.string());
+  EXPECT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_EQ(run.out, "created lib/my_add.cu (template add_one)\n");
+  EXPECT_EQ(read_text(dir_ / "lib" / "my_add.cu"), read_text(kFixtureTemplates / "add_one.cu"));
+}
+
+TEST_F(Init, NeverOverwritesAnExistingFileWithoutForce) {
+  write_text(dir_ / "scale.cu", "my own kernel\n");
+  InitRun run = init("--template scale", kFixtureTemplates.string());
+  EXPECT_EQ(run.exit_code, 1);
+  EXPECT_EQ(run.out, "");
+  EXPECT_EQ(run.err, "kernelevo: error: scale.cu already exists; pass --force to overwrite it\n");
+  EXPECT_EQ(read_text(dir_ / "scale.cu"), "my own kernel\n");
+
+  run = init("--template scale --force", kFixtureTemplates.string());
+  EXPECT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_EQ(read_text(dir_ / "scale.cu"), read_text(kFixtureTemplates / "scale.cu"));
+}
+
+TEST_F(Init, UnknownNameExitsTwoListingTheValidNames) {
+  const InitRun run = init("--template gemm", kFixtureTemplates.string());
+  EXPECT_EQ(run.exit_code, 2);
+  EXPECT_EQ(run.err,
+            "kernelevo: error: unknown template 'gemm'; available: add_one, no_comment, scale\n");
+  EXPECT_FALSE(fs::exists(dir_ / "gemm.cu"));
+}
+
+TEST_F(Init, NeedsATemplateOrList) {
+  EXPECT_EQ(init("").exit_code, 2);
+  EXPECT_EQ(init("--list --template softmax").exit_code, 2);
+}
+
+TEST_F(Init, ABadTemplatesDirectoryIsAnEnvironmentError) {
+  const InitRun run = init("--list", (dir_ / "missing").string());
+  EXPECT_EQ(run.exit_code, 3);
+  EXPECT_NE(run.err.find("KERNELEVO_TEMPLATES_DIR="), std::string::npos) << run.err;
+}
+
+}  // namespace

@@ -1,0 +1,122 @@
+#include "cli/spec_json.h"
+
+#include <fstream>
+#include <optional>
+#include <sstream>
+#include <string>
+
+#include "core/source_defaults.h"
+
+namespace kev::cli {
+namespace {
+
+using Json = nlohmann::ordered_json;
+
+const char* init_name(InitKind kind) {
+  switch (kind) {
+    case InitKind::normal:
+      return "normal";
+    case InitKind::uniform:
+      return "uniform";
+    case InitKind::constant:
+      return "constant";
+    case InitKind::iota:
+      return "iota";
+    case InitKind::randint:
+      return "randint";
+    case InitKind::zeros:
+      return "zeros";
+  }
+  return "normal";
+}
+
+Json expr_json(const std::optional<Expr>& e) {
+  if (!e) return nullptr;
+  return e->text();
+}
+
+Json exprs_json(const std::vector<Expr>& exprs) {
+  Json out = Json::array();
+  for (const auto& e : exprs) out.push_back(e.text());
+  return out;
+}
+
+Json strings_json(const std::vector<std::string>& strings) {
+  Json out = Json::array();
+  for (const auto& s : strings) out.push_back(s);
+  return out;
+}
+
+Json value_json(const Value& v) {
+  if (auto i = v.as_int()) return *i;
+  if (v.is_double()) return v.as_double();
+  return v.as_string();
+}
+
+Json defaults_json(const KernelSpec& spec) {
+  std::ifstream in(spec.source, std::ios::binary);
+  if (!in) return nullptr;
+  std::ostringstream text;
+  text << in.rdbuf();
+  const auto defaults = source_defaults(text.str(), spec);
+  if (!defaults) return nullptr;
+  Json out = Json::object();
+  for (const auto& [name, value] : *defaults) out[name] = value_json(value);
+  return out;
+}
+
+Json problems_json(const std::vector<Problem>& problems) {
+  Json out = Json::array();
+  for (const auto& p : problems) {
+    Json dims = Json::object();
+    for (const auto& [name, value] : p.dims) dims[name] = value;
+    out.push_back(std::move(dims));
+  }
+  return out;
+}
+
+Json arg_json(const ArgSpec& a) {
+  Json out = {{"name", a.name}, {"type", cuda_name(a.type)}, {"pointer", a.pointer}};
+  if (a.pointer) {
+    out["const"] = a.is_const;
+    out["count"] = expr_json(a.count);
+    if (!a.output) {  // outputs are poisoned, never filled
+      out["init"] = init_name(a.init);
+      if (a.init == InitKind::constant) out["init_value"] = a.init_value;
+      if (a.init == InitKind::uniform || a.init == InitKind::randint)
+        out["init_range"] = {a.init_low, a.init_value};
+    }
+    out["output"] = a.output;
+    out["inout"] = a.inout;
+    out["scratch"] = a.scratch;
+  } else if (a.float_value) {
+    out["value"] = *a.float_value;
+  } else {
+    out["value"] = expr_json(a.value_expr);
+  }
+  return out;
+}
+
+}  // namespace
+
+void add_spec_json(const KernelSpec& spec, Json& out) {
+  out["defaults"] = defaults_json(spec);
+  out["problems"] = problems_json(spec.problems);
+  out["validate"] = problems_json(spec.validate);
+  Json args = Json::array();
+  for (const auto& a : spec.args) args.push_back(arg_json(a));
+  out["args"] = std::move(args);
+  out["launch"] = {{"grid", exprs_json(spec.launch.grid)},
+                   {"block", exprs_json(spec.launch.block)},
+                   {"shared_bytes", expr_json(spec.launch.shared_bytes)}};
+  out["reference"] = spec.reference;
+  out["tolerance"] = {{"rtol", spec.tolerance.rtol}, {"atol", spec.tolerance.atol}};
+  out["metrics"] = {{"bytes", expr_json(spec.metric_bytes)},
+                    {"flops", expr_json(spec.metric_flops)}};
+  out["arch"] = spec.arch;
+  out["include_dirs"] = strings_json(spec.include_dirs);
+  out["defines"] = strings_json(spec.defines);
+  out["flags"] = strings_json(spec.flags);
+}
+
+}  // namespace kev::cli
