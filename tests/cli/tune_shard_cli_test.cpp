@@ -65,13 +65,12 @@ TEST(TuneShard, AShardWithoutKernelsSucceedsWithoutTuning) {
   EXPECT_TRUE(run.out.empty()) << run.out;
 }
 
-TEST(TuneShard, SeveralGpusAreNotSupportedYet) {
-  const TuneRun run = tune("specs/softmax.cu --gpus 0,1");
-  EXPECT_EQ(run.exit_code, 2);
-  EXPECT_NE(run.err.find("not supported yet"), std::string::npos) << run.err;
-  const TuneRun bad = tune("specs/softmax.cu --gpus first");
-  EXPECT_EQ(bad.exit_code, 2);
-  EXPECT_NE(bad.err.find("expected all, a GPU index"), std::string::npos) << bad.err;
+TEST(TuneShard, MalformedGpuListIsAUsageError) {
+  for (const char* bad : {"first", "0,,1", "-1", "0,", "1;2"}) {
+    const TuneRun run = tune(std::string("specs/softmax.cu --gpus '") + bad + "'");
+    EXPECT_EQ(run.exit_code, 2) << bad << ": " << run.err;
+    EXPECT_NE(run.err.find("expected all, a GPU index"), std::string::npos) << bad << ": " << run.err;
+  }
 }
 
 }  // namespace

@@ -25,7 +25,7 @@ int run_tune(const TuneOptions& options) {
   }
   if (!options.gpus.empty()) {
     if (!options.replay.empty()) return report(make_error("--gpus does not apply to --replay"));
-    if (auto device = tune_device(options); !device) return report(device.error());
+    if (auto devices = tune_devices(options); !devices) return report(devices.error());
   }
   if (!options.replay.empty()) return tune_replay(options);
   return tune_specs(options);
@@ -54,7 +54,11 @@ const CommandRegistrar registrar{"tune", [](CLI::App& app, int& exit_code) {
   sub->add_option("--shard", options.shard,
                   "I/N: tune only this runner's share of the kernels (sorted by id, the k-th from 0 "
                   "goes to shard k % N + 1)");
-  sub->add_option("--gpus", options.gpus, "GPUs to tune on: all (GPU 0 for now) or one index");
+  sub->add_option("--gpus", options.gpus,
+                  "GPUs to tune on: all, one index, or a list such as 0,1 (one worker per GPU; "
+                  "kernels are shared out, each kernel is tuned on one GPU)");
+  sub->add_flag("--memcheck", options.memcheck,
+                "Run each winner once more under compute-sanitizer memcheck before locking it");
   sub->add_flag("--noise", options.noise, "With --replay: sample recorded repeats, not their mean");
   sub->add_option("--format", options.format, "Output format")
       ->check(CLI::IsMember({"text", "json"}))

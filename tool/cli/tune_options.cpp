@@ -1,5 +1,6 @@
 #include "cli/tune_options.h"
 
+#include <algorithm>
 #include <charconv>
 
 namespace kev::cli {
@@ -20,17 +21,24 @@ Result<TuneBudget> tune_budget(const TuneOptions& options) {
   return budget;
 }
 
-Result<int> tune_device(const TuneOptions& options) {
+Result<std::vector<int>> tune_devices(const TuneOptions& options) {
   const std::string& g = options.gpus;
-  if (g.empty() || g == "all") return 0;
-  int index = -1;
-  const auto [end, ec] = std::from_chars(g.data(), g.data() + g.size(), index);
-  if (ec == std::errc() && end == g.data() + g.size() && index >= 0) return index;
-  if (g.find(',') != std::string::npos)
-    return make_error("--gpus " + g +
-                      ": tuning on several GPUs at once is not supported yet; give one index "
-                      "(--gpus 1), or split the kernels across runners with --shard I/N");
-  return make_error("--gpus " + g + ": expected all, a GPU index, or a list such as 0,1");
+  if (g.empty()) return std::vector<int>{0};
+  if (g == "all") return std::vector<int>{};
+  std::vector<int> devices;
+  std::size_t begin = 0;
+  while (begin <= g.size()) {
+    const std::size_t end = std::min(g.find(',', begin), g.size());
+    int index = -1;
+    const auto [stop, ec] = std::from_chars(g.data() + begin, g.data() + end, index);
+    if (ec != std::errc() || stop != g.data() + end || index < 0 || end == begin)
+      return make_error("--gpus " + g + ": expected all, a GPU index, or a list such as 0,1");
+    devices.push_back(index);
+    begin = end + 1;
+  }
+  std::sort(devices.begin(), devices.end());
+  devices.erase(std::unique(devices.begin(), devices.end()), devices.end());
+  return devices;
 }
 
 }  // namespace kev::cli

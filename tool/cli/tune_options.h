@@ -27,6 +27,7 @@ struct TuneOptions {
   std::string compile_settings;       // --compile-settings FILE|DIR (else $KERNELEVO_COMPILE_SETTINGS)
   std::string shard;                  // --shard I/N: this runner's share of the kernels
   std::string gpus;                   // --gpus all|0,1: the GPUs to tune on
+  bool memcheck = false;              // --memcheck: run each winner under compute-sanitizer
 };
 
 // Evaluations used when neither --budget nor --time is given (exhaustive: no limit).
@@ -35,8 +36,8 @@ inline constexpr std::uint64_t kDefaultBudget = 200;
 // The budget the options ask for (--budget, --time, else the default).
 Result<TuneBudget> tune_budget(const TuneOptions& options);
 
-// The GPU index --gpus selects: empty or "all" is GPU 0 (one worker), "N" is GPU N. A list
-// of several GPUs is a usage error: tuning on several workers is not supported yet.
-Result<int> tune_device(const TuneOptions& options);
+// The GPUs --gpus names: empty is GPU 0; "N" is GPU N; "0,1" a list (sorted, no repeats);
+// "all" is an empty list: every GPU the machine has, found by asking workers.
+Result<std::vector<int>> tune_devices(const TuneOptions& options);
 
 }  // namespace kev::cli

@@ -8,12 +8,17 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <iostream>
+#include <memory>
+#include <mutex>
 #include <sstream>
+#include <thread>
 
 #include "cli/command.h"
 #include "cli/progress.h"
 #include "cli/tune_trace.h"
+#include "core/runner.h"
 #include "core/lockfile.h"
 #include "core/shard.h"
 #include "core/spec_space.h"
@@ -28,6 +33,7 @@
 #include "cuda/compile_cache.h"
 #include "cuda/files.h"
 #include "cuda/gpu_evaluator.h"
+#include "cuda/memcheck.h"
 #include "cuda/nvcc_compiler.h"
 #include "cuda/nvrtc_compiler.h"
 #include "cuda/source_kind.h"
@@ -58,6 +64,9 @@ struct KernelRow {
   double elapsed_s = 0.0;
   std::string lock_action;  // "locked", "kept (...)", ...
   std::string failure;      // why there is no winner
+  std::string memcheck;     // --memcheck: the sanitizer's verdict on the winner
+  int gpu = 0;              // the GPU it was tuned on
+  int exit_code = 0;
 };
 
 std::string fmt(const char* f, double v) {
@@ -72,9 +81,20 @@ std::string params_text(const ParamSet& p) {
   return s;
 }
 
-void print_text(const DeviceInfo& dev, const std::vector<KernelRow>& rows) {
-  std::printf("device: %s (%s, %d SMs), copy %.0f GB/s, read %.0f GB/s\n", dev.name.c_str(),
-              dev.arch.c_str(), dev.sms, dev.copy_gbps, dev.read_gbps);
+// One GPU of the run: its worker process and what the worker measured about it.
+struct TuneGpu {
+  int index = 0;
+  std::unique_ptr<Runner> worker;
+  DeviceInfo info;
+};
+
+void print_text(const std::vector<TuneGpu>& gpus, const std::vector<KernelRow>& rows) {
+  for (const auto& g : gpus) {
+    const DeviceInfo& dev = g.info;
+    std::printf("device%s: %s (%s, %d SMs), copy %.0f GB/s, read %.0f GB/s\n",
+                gpus.size() > 1 ? (" " + std::to_string(g.index)).c_str() : "", dev.name.c_str(),
+                dev.arch.c_str(), dev.sms, dev.copy_gbps, dev.read_gbps);
+  }
   std::printf("%-20s %12s %12s %8s %8s %7s %6s %7s  %s\n", "kernel", "baseline", "winner", "speedup",
               "GB/s", "%copy", "evals", "evals/s", "outcomes");
   for (const auto& r : rows) {
@@ -91,6 +111,8 @@ void print_text(const DeviceInfo& dev, const std::vector<KernelRow>& rows) {
                 r.elapsed_s > 0 ? fmt("%.1f", static_cast<double>(r.evaluations) / r.elapsed_s).c_str() : "-",
                 counts.c_str());
     if (r.winner) std::printf("  winner: %s (%s)\n", params_text(*r.winner).c_str(), r.lock_action.c_str());
+    if (gpus.size() > 1) std::printf("  tuned on GPU %d\n", r.gpu);
+    if (!r.memcheck.empty()) std::printf("  memcheck: %s\n", r.memcheck.c_str());
     for (std::size_t i = 0; r.problems.size() > 1 && i < r.problems.size(); ++i) {
       const auto& p = r.problems[i];
       std::printf("  %-30s %12s %8s GB/s %7s of copy\n", p.problem.c_str(),
@@ -102,12 +124,24 @@ void print_text(const DeviceInfo& dev, const std::vector<KernelRow>& rows) {
   }
 }
 
-void print_json(const DeviceInfo& dev, const TuneOptions& options, const std::vector<KernelRow>& rows) {
+json device_json(const DeviceInfo& dev) {
+  return {{"name", dev.name}, {"arch", dev.arch}, {"sms", dev.sms},
+          {"l2_bytes", dev.l2_bytes}, {"memory_bytes", dev.memory_bytes},
+          {"driver_version", dev.driver_version}, {"cuda_version", dev.cuda_version},
+          {"copy_gbps", dev.copy_gbps}, {"read_gbps", dev.read_gbps}};
+}
+
+void print_json(const std::vector<TuneGpu>& gpus, const TuneOptions& options,
+                const std::vector<KernelRow>& rows) {
   json j;
-  j["device"] = {{"name", dev.name}, {"arch", dev.arch}, {"sms", dev.sms},
-                 {"l2_bytes", dev.l2_bytes}, {"memory_bytes", dev.memory_bytes},
-                 {"driver_version", dev.driver_version}, {"cuda_version", dev.cuda_version},
-                 {"copy_gbps", dev.copy_gbps}, {"read_gbps", dev.read_gbps}};
+  j["device"] = device_json(gpus.front().info);
+  json devices = json::array();
+  for (const auto& g : gpus) {
+    json d = device_json(g.info);
+    d["index"] = g.index;
+    devices.push_back(std::move(d));
+  }
+  j["devices"] = devices;
   j["strategy"] = options.strategy;
   j["seed"] = options.seed;
   json kernels = json::array();
@@ -134,6 +168,8 @@ void print_json(const DeviceInfo& dev, const TuneOptions& options, const std::ve
     for (const auto& [d, n] : r.counts) counts[to_string(d)] = n;
     k["counts"] = counts;
     k["lock"] = r.lock_action;
+    k["gpu"] = r.gpu;
+    if (!r.memcheck.empty()) k["memcheck"] = r.memcheck;
     if (!r.failure.empty()) k["failure"] = r.failure;
     kernels.push_back(std::move(k));
   }
@@ -188,6 +224,207 @@ Result<bool> apply_build_settings(const TuneOptions& options, std::vector<Kernel
   }
   return true;
 }
+
+// The lockfile names sources relative to the project (the current directory), as a
+// relative path inside it: an absolute path inside the project is made relative.
+Result<std::string> lock_source_path(const std::string& source) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  const fs::path given(source);
+  const fs::path cwd = fs::weakly_canonical(fs::current_path(ec), ec);
+  const fs::path relative =
+      given.is_absolute() ? fs::weakly_canonical(given, ec).lexically_relative(cwd) : given.lexically_normal();
+  if (relative.empty() || *relative.begin() == ".." || relative.is_absolute())
+    return make_error(source + ": a tuned source must lie inside the project (the current directory), so "
+                               "the lockfile can name it; run kernelevo from the project's root");
+  return relative.generic_string();
+}
+
+// What every kernel of one `tune` run shares.
+struct TuneRun {
+  const TuneOptions& options;
+  TuneBudget budget;
+  std::size_t kernels = 0;  // in this run (a trace per kernel when several)
+  std::string lock_path;
+  Compiler& nvrtc;
+  Compiler& nvcc;
+};
+
+// Tunes `spec` on `gpu`: baseline, search, optional memcheck of the winner, lockfile.
+// An error stops the whole run (a trace or the lockfile cannot be written); a kernel that
+// cannot be tuned is a row with a failure.
+Result<KernelRow> tune_kernel(const KernelSpec& spec, TuneGpu& gpu, const TuneRun& run) {
+  const TuneOptions& options = run.options;
+  const DeviceInfo& dev = gpu.info;
+  const auto lock_source = lock_source_path(spec.source);
+  if (!lock_source) return lock_source.error();
+  KernelRow row;
+  row.id = spec.id;
+  row.gpu = gpu.index;
+  SpecSpace space(spec, spec.problems);
+  auto strategy = make_strategy(options.strategy, space, options.seed);
+  if (!strategy) return strategy.error();
+  cuda::GpuEvaluatorOptions eo;
+  eo.arch = dev.arch;
+  eo.timing.seed = options.seed;
+  cuda::GpuEvaluator evaluator(spec, space, run.nvrtc, run.nvcc, *gpu.worker, eo);
+  std::cerr << "kernelevo: " << spec.id << ": " << space.size() << " configurations; measuring the baseline"
+            << (run.options.gpus.empty() ? "" : " on GPU " + std::to_string(gpu.index)) << "\n";
+  auto baseline = evaluator.measure_baseline();
+  if (!baseline) {
+    row.exit_code = report(baseline.error());
+    row.failure = baseline.error().message;
+    return row;
+  }
+  if (!baseline->passed()) {
+    row.failure = std::string("the baseline (source defaults) is ") + to_string(baseline->disposition) +
+                  ": " + baseline->detail;
+    warn(spec.id + ": " + row.failure);
+    row.exit_code = static_cast<int>(ExitCode::failure);
+    return row;
+  }
+  row.baseline_us = baseline->time_us;
+
+  io::TraceHeader header;
+  header.kernel = spec.id;
+  header.device = dev.name;
+  header.dims = space.dims();
+  header.strategy = options.strategy;
+  header.seed = options.seed;
+  header.problems = spec.problems;
+  TuneOptions trace_options = options;
+  if (run.kernels > 1 && !options.trace.empty()) {
+    const auto dot = options.trace.rfind(".jsonl");
+    trace_options.trace = dot == std::string::npos ? options.trace + "." + spec.id
+                                                   : options.trace.substr(0, dot) + "." + spec.id + ".jsonl";
+  }
+  auto trace = setup_trace(trace_options, header, space);
+  if (!trace) return trace.error();
+
+  std::map<std::string, std::vector<ProblemRow>> problems_by_key;
+  Progress progress("tune " + spec.id, run.budget.evaluations ? run.budget.evaluations
+                                                              : std::optional<std::uint64_t>(space.size()));
+  std::optional<Error> write_error;
+  TuneRequest request;
+  request.space = &space;
+  request.strategy = strategy->get();
+  request.evaluator = &evaluator;
+  request.budget = run.budget;
+  request.prior = std::move(trace->prior);
+  request.lookahead = 16;
+  request.observer = [&](const Evaluation& e, std::size_t index, const Evaluation* best) {
+    if (e.outcome.passed()) problems_by_key[space.key(e.point)] = problem_rows(evaluator.last_report());
+    if (!e.outcome.passed() && e.outcome.disposition != Disposition::compile_failed)
+      std::cerr << "kernelevo: " << spec.id << ": " << space.key(e.point) << ": "
+                << to_string(e.outcome.disposition) << ": " << e.outcome.detail.substr(0, 300) << '\n';
+    if (trace->writer && !write_error)
+      if (auto st = trace->writer->write(io::trace_record(e, space)); !st) write_error = st.error();
+    const bool improved = best != nullptr && best->point == e.point;
+    progress.update(index + 1, best ? best->outcome.time_us : std::nullopt, improved);
+  };
+  const TuneResult result = run_tuner(std::move(request));
+  progress.finish();
+  if (write_error) return *write_error;
+  row.evaluations = result.evaluations;
+  row.counts = result.counts;
+  row.elapsed_s = result.elapsed_s;
+  if (!result.best) {
+    row.failure = "no configuration passed";
+    row.exit_code = static_cast<int>(ExitCode::failure);
+    return row;
+  }
+  const ParamSet winner = space.to_params(result.best->point);
+  row.winner = winner;
+  row.winner_us = result.best->outcome.time_us;
+  if (auto it = problems_by_key.find(space.key(result.best->point)); it != problems_by_key.end())
+    row.problems = it->second;
+
+  if (options.memcheck) {
+    std::cerr << "kernelevo: " << spec.id << ": running the winner under compute-sanitizer memcheck\n";
+    const auto check = cuda::memcheck_params(evaluator, winner, gpu.index, dev);
+    row.memcheck = check.summary;
+    if (!check.clean) {
+      row.failure = check.ran ? "the winner fails memcheck: " + check.summary
+                              : "--memcheck could not run: " + check.summary;
+      row.exit_code = static_cast<int>(check.ran ? ExitCode::failure : ExitCode::environment);
+      row.lock_action = "not locked";
+      return row;
+    }
+  }
+
+  // The lockfile: a locked winner is re-measured now and replaced only by a challenger
+  // that is faster with confidence.
+  auto text = cuda::read_whole_file(spec.source);
+  const std::string hash = sha256_of(text.value_or(""));
+  auto current = read_lockfile_or_empty(run.lock_path);
+  if (!current) return current.error();
+  const LockEntry* locked = nullptr;
+  if (auto k = current->kernels.find(spec.id); k != current->kernels.end() && k->second.source_hash == hash)
+    if (auto a = k->second.targets.find(dev.arch); a != k->second.targets.end())
+      if (auto d = a->second.find(dev.name); d != a->second.end()) locked = &d->second;
+  bool replace = true;
+  row.lock_action = "locked in " + run.lock_path;
+  if (locked && locked->params == winner) {
+    replace = false;
+    row.lock_action = "already locked";
+  } else if (locked) {
+    const Outcome again = evaluator.evaluate_params(locked->params);
+    const auto m_locked = measured(again);
+    const auto m_new = measured(result.best->outcome);
+    if (m_locked && m_new && !should_replace(*m_locked, *m_new)) {
+      replace = false;
+      row.lock_action = "kept the locked winner (" + params_text(locked->params) + ", " +
+                        format_time_us(m_locked->median_us) + " now): not faster with confidence";
+    }
+  }
+  if (replace) {
+    LockEntry entry;
+    entry.params = winner;
+    entry.time_us = row.winner_us;
+    entry.baseline_us = row.baseline_us;
+    entry.tuned_with = std::string("kernelevo ") + KERNELEVO_VERSION + ", CUDA " + dev.cuda_version +
+                       (dev.driver_version.empty() ? "" : ", driver " + dev.driver_version) + ", strategy " +
+                       options.strategy + ", " + std::to_string(result.evaluations) + " evaluations" +
+                       (options.memcheck ? ", memcheck clean" : "");
+    auto st = update_lockfile(run.lock_path, [&](Lockfile& lock) -> Status {
+      set_entry(lock, spec.id, *lock_source, hash, dev.arch, dev.name, entry);
+      return ok_status();
+    });
+    if (!st) return st.error();
+  }
+  return row;
+}
+
+// One worker per GPU of --gpus; "all" asks GPUs 0, 1, ... until one does not answer.
+Result<std::vector<TuneGpu>> start_gpus(const TuneOptions& options) {
+  auto wanted = tune_devices(options);
+  if (!wanted) return wanted.error();
+  const bool probe = wanted->empty();
+  if (probe) wanted->push_back(0);
+  std::vector<TuneGpu> gpus;
+  for (std::size_t i = 0; i < wanted->size(); ++i) {
+    TuneGpu gpu;
+    gpu.index = (*wanted)[i];
+    gpu.worker = std::make_unique<cuda::WorkerRunner>(cuda::WorkerRunner::self_command(gpu.index));
+    auto info = gpu.worker->device_info();
+    if (!info) {
+      if (probe && !gpus.empty()) break;  // past the last GPU
+      return make_error("no GPU " + std::to_string(gpu.index) + " to tune on (" + info.error().message +
+                            "); to tune without one, replay a recording: kernelevo tune --replay FILE",
+                        {}, ExitCode::environment);
+    }
+    gpu.info = *info;
+    std::cerr << "kernelevo: GPU " << gpu.index << ": " << gpu.info.name << " (" << gpu.info.arch << ", "
+              << gpu.info.sms << " SMs), copy " << static_cast<long>(gpu.info.copy_gbps) << " GB/s, read "
+              << static_cast<long>(gpu.info.read_gbps) << " GB/s"
+              << (gpu.info.clock_source == "nvml" ? ", SM clock " + std::to_string(gpu.info.sm_clock_mhz) + " MHz"
+                                                  : ", " + gpu.info.clock_source)
+              << '\n';
+    gpus.push_back(std::move(gpu));
+    if (probe) wanted->push_back(gpus.back().index + 1);
+  }
+  return gpus;
+}
 #endif
 
 }  // namespace
@@ -225,163 +462,60 @@ int tune_specs(const TuneOptions& options) {
     if (mine.empty()) return 0;  // more shards than kernels: nothing to tune here
     selected = std::move(mine);
   }
-  auto device_index = tune_device(options);
-  if (!device_index) return report(device_index.error());
-  if (options.gpus == "all")
-    std::cerr << "kernelevo: --gpus all: tuning on GPU 0 (several GPUs at once are not supported yet)\n";
-
   if (auto applied = apply_build_settings(options, load.specs, selected); !applied)
     return report(applied.error());
-  cuda::WorkerRunner worker(cuda::WorkerRunner::self_command(*device_index));
-  auto device = worker.device_info();
-  if (!device) {
-    return report(make_error("no GPU to tune on (" + device.error().message +
-                                 "); to tune without one, replay a recording: kernelevo tune --replay FILE",
-                             {}, ExitCode::environment));
-  }
-  const DeviceInfo& dev = *device;
-  std::cerr << "kernelevo: " << dev.name << " (" << dev.arch << ", " << dev.sms << " SMs), copy "
-            << static_cast<long>(dev.copy_gbps) << " GB/s, read " << static_cast<long>(dev.read_gbps)
-            << " GB/s" << (dev.clock_source == "nvml" ? ", SM clock " + std::to_string(dev.sm_clock_mhz) + " MHz"
-                                                      : ", " + dev.clock_source)
-            << '\n';
+  auto gpus = start_gpus(options);
+  if (!gpus) return report(gpus.error());
 
   cuda::NvrtcCompiler nvrtc;
   cuda::NvccCompiler nvcc;
   cuda::CachingCompiler cached_nvrtc(nvrtc, cuda::CompileCache());
   cuda::CachingCompiler cached_nvcc(nvcc, cuda::CompileCache());
-  const std::string lock_path = options.lockfile.empty() ? kLockfileName : options.lockfile;
+  const TuneRun run{options, *budget, selected.size(),
+                    options.lockfile.empty() ? kLockfileName : options.lockfile, cached_nvrtc, cached_nvcc};
 
-  std::vector<KernelRow> rows;
-  int rc = 0;
-  for (const KernelSpec* spec : selected) {
-    KernelRow row;
-    row.id = spec->id;
-    SpecSpace space(*spec, spec->problems);
-    auto strategy = make_strategy(options.strategy, space, options.seed);
-    if (!strategy) return report(strategy.error());
-    cuda::GpuEvaluatorOptions eo;
-    eo.arch = dev.arch;
-    eo.timing.seed = options.seed;
-    cuda::GpuEvaluator evaluator(*spec, space, cached_nvrtc, cached_nvcc, worker, eo);
-    std::cerr << "kernelevo: " << spec->id << ": " << space.size() << " configurations; measuring the baseline\n";
-    auto baseline = evaluator.measure_baseline();
-    if (!baseline) {
-      rc = report(baseline.error());
-      row.failure = baseline.error().message;
-      rows.push_back(std::move(row));
-      continue;
-    }
-    if (!baseline->passed()) {
-      row.failure = std::string("the baseline (source defaults) is ") + to_string(baseline->disposition) +
-                    ": " + baseline->detail;
-      warn(spec->id + ": " + row.failure);
-      rc = static_cast<int>(ExitCode::failure);
-      rows.push_back(std::move(row));
-      continue;
-    }
-    row.baseline_us = baseline->time_us;
-
-    io::TraceHeader header;
-    header.kernel = spec->id;
-    header.device = dev.name;
-    header.dims = space.dims();
-    header.strategy = options.strategy;
-    header.seed = options.seed;
-    header.problems = spec->problems;
-    TuneOptions trace_options = options;
-    if (selected.size() > 1 && !options.trace.empty()) {
-      const auto dot = options.trace.rfind(".jsonl");
-      trace_options.trace = dot == std::string::npos ? options.trace + "." + spec->id
-                                                     : options.trace.substr(0, dot) + "." + spec->id + ".jsonl";
-    }
-    auto trace = setup_trace(trace_options, header, space);
-    if (!trace) return report(trace.error());
-
-    std::map<std::string, std::vector<ProblemRow>> problems_by_key;
-    Progress progress("tune " + spec->id, budget->evaluations ? budget->evaluations
-                                                              : std::optional<std::uint64_t>(space.size()));
-    std::optional<Error> write_error;
-    TuneRequest request;
-    request.space = &space;
-    request.strategy = strategy->get();
-    request.evaluator = &evaluator;
-    request.budget = *budget;
-    request.prior = std::move(trace->prior);
-    request.lookahead = 16;
-    request.observer = [&](const Evaluation& e, std::size_t index, const Evaluation* best) {
-      if (e.outcome.passed()) problems_by_key[space.key(e.point)] = problem_rows(evaluator.last_report());
-      if (!e.outcome.passed() && e.outcome.disposition != Disposition::compile_failed)
-        std::cerr << "kernelevo: " << space.key(e.point) << ": " << to_string(e.outcome.disposition) << ": "
-                  << e.outcome.detail.substr(0, 300) << '\n';
-      if (trace->writer && !write_error)
-        if (auto st = trace->writer->write(io::trace_record(e, space)); !st) write_error = st.error();
-      const bool improved = best != nullptr && best->point == e.point;
-      progress.update(index + 1, best ? best->outcome.time_us : std::nullopt, improved);
-    };
-    const TuneResult result = run_tuner(std::move(request));
-    progress.finish();
-    if (write_error) return report(*write_error);
-    row.evaluations = result.evaluations;
-    row.counts = result.counts;
-    row.elapsed_s = result.elapsed_s;
-    if (!result.best) {
-      row.failure = "no configuration passed";
-      rc = static_cast<int>(ExitCode::failure);
-      rows.push_back(std::move(row));
-      continue;
-    }
-    const ParamSet winner = space.to_params(result.best->point);
-    row.winner = winner;
-    row.winner_us = result.best->outcome.time_us;
-    if (auto it = problems_by_key.find(space.key(result.best->point)); it != problems_by_key.end())
-      row.problems = it->second;
-
-    // The lockfile: a locked winner is re-measured now and replaced only by a challenger
-    // that is faster with confidence.
-    auto text = cuda::read_whole_file(spec->source);
-    const std::string hash = sha256_of(text.value_or(""));
-    auto current = read_lockfile_or_empty(lock_path);
-    if (!current) return report(current.error());
-    const LockEntry* locked = nullptr;
-    if (auto k = current->kernels.find(spec->id); k != current->kernels.end() && k->second.source_hash == hash)
-      if (auto a = k->second.targets.find(dev.arch); a != k->second.targets.end())
-        if (auto d = a->second.find(dev.name); d != a->second.end()) locked = &d->second;
-    bool replace = true;
-    row.lock_action = "locked in " + lock_path;
-    if (locked && locked->params == winner) {
-      replace = false;
-      row.lock_action = "already locked";
-    } else if (locked) {
-      const Outcome again = evaluator.evaluate_params(locked->params);
-      const auto m_locked = measured(again);
-      const auto m_new = measured(result.best->outcome);
-      if (m_locked && m_new && !should_replace(*m_locked, *m_new)) {
-        replace = false;
-        row.lock_action = "kept the locked winner (" + params_text(locked->params) + ", " +
-                          format_time_us(m_locked->median_us) + " now): not faster with confidence";
+  // Each GPU takes the next kernel not yet started; rows keep the kernels' order.
+  std::vector<std::optional<KernelRow>> rows(selected.size());
+  std::optional<Error> stop;
+  std::mutex mutex;
+  std::size_t next = 0;
+  auto work = [&](TuneGpu& gpu) {
+    for (;;) {
+      std::size_t mine = 0;
+      {
+        std::lock_guard lock(mutex);
+        if (stop || next == selected.size()) return;
+        mine = next++;
       }
+      auto row = tune_kernel(*selected[mine], gpu, run);
+      std::lock_guard lock(mutex);
+      if (!row) {
+        if (!stop) stop = row.error();
+        return;
+      }
+      rows[mine] = std::move(*row);
     }
-    if (replace) {
-      LockEntry entry;
-      entry.params = winner;
-      entry.time_us = row.winner_us;
-      entry.baseline_us = row.baseline_us;
-      entry.tuned_with = std::string("kernelevo ") + KERNELEVO_VERSION + ", CUDA " + dev.cuda_version +
-                         (dev.driver_version.empty() ? "" : ", driver " + dev.driver_version) + ", strategy " +
-                         options.strategy + ", " + std::to_string(result.evaluations) + " evaluations";
-      auto st = update_lockfile(lock_path, [&](Lockfile& lock) -> Status {
-        set_entry(lock, spec->id, spec->source, hash, dev.arch, dev.name, entry);
-        return ok_status();
-      });
-      if (!st) return report(st.error());
-    }
-    rows.push_back(std::move(row));
+  };
+  if (gpus->size() == 1) {
+    work(gpus->front());
+  } else {
+    std::vector<std::thread> threads;
+    for (auto& gpu : *gpus) threads.emplace_back(work, std::ref(gpu));
+    for (auto& t : threads) t.join();
+  }
+  if (stop) return report(*stop);
+
+  int rc = 0;
+  std::vector<KernelRow> done;
+  for (auto& row : rows) {
+    if (!row) continue;
+    if (row->exit_code != 0) rc = row->exit_code;
+    done.push_back(std::move(*row));
   }
   if (options.format == "json")
-    print_json(dev, options, rows);
+    print_json(*gpus, options, done);
   else
-    print_text(dev, rows);
+    print_text(*gpus, done);
   return rc;
 #endif
 }

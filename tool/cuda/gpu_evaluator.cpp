@@ -21,10 +21,13 @@ GpuEvaluator::GpuEvaluator(const KernelSpec& spec, const SearchSpace& space, Com
   // Decided once the source is read (measure_baseline); nvrtc until then.
   nvcc_ = &nvcc;
   pool_ = std::make_unique<CompilePool>(compiler_, options_.compile_threads);
+  nvcc_pool_ = std::make_unique<CompilePool>(*nvcc_, options_.compile_threads);
 }
 
 GpuEvaluator::~GpuEvaluator() {
-  pool_.reset();  // finish queued compiles before the compiler may go away
+  // Finish queued compiles before the compilers may go away.
+  pool_.reset();
+  nvcc_pool_.reset();
 }
 
 CompileRequest GpuEvaluator::request_for(const ParamSet& params, bool with_reference) const {
@@ -32,14 +35,8 @@ CompileRequest GpuEvaluator::request_for(const ParamSet& params, bool with_refer
 }
 
 std::shared_future<CompileOutput> GpuEvaluator::compile_async(const ParamSet& params) {
-  Compiler& c = holds_host_code(source_text_) ? *nvcc_ : compiler_;
-  if (&c == &compiler_) return pool_->submit(request_for(params, false)).share();
-  // nvcc is a separate process per compile: run it on the pool's threads as well.
-  auto promise = std::make_shared<std::promise<CompileOutput>>();
-  auto future = promise->get_future().share();
-  CompileRequest req = request_for(params, false);
-  std::thread([promise, req, &c] { promise->set_value(c.compile(req)); }).detach();
-  return future;
+  CompilePool& pool = holds_host_code(source_text_) ? *nvcc_pool_ : *pool_;
+  return pool.submit(request_for(params, false)).share();
 }
 
 Result<Outcome> GpuEvaluator::measure_baseline() {
@@ -66,7 +63,7 @@ Result<Outcome> GpuEvaluator::measure_baseline() {
   return o;
 }
 
-Outcome GpuEvaluator::run(const ParamSet& params, const CompileOutput& compiled) {
+RunRequest GpuEvaluator::run_request(const ParamSet& params, const CompileOutput& compiled) const {
   RunRequest req;
   req.spec = spec_;
   req.params = params;
@@ -76,8 +73,29 @@ Outcome GpuEvaluator::run(const ParamSet& params, const CompileOutput& compiled)
   req.candidate.function = it != compiled.lowered_names.end() ? it->second : spec_.kernel;
   req.reference = reference_;
   req.timing = options_.timing;
-  last_report_ = runner_.run(req);
+  return req;
+}
+
+Outcome GpuEvaluator::run(const ParamSet& params, const CompileOutput& compiled) {
+  last_report_ = runner_.run(run_request(params, compiled));
   return last_report_.outcome;
+}
+
+RunReport GpuEvaluator::run_params_on(Runner& runner, const ParamSet& params,
+                                      const TimingOptions& timing, bool time_it) {
+  ParamSet full = defaults_;
+  for (const auto& [k, v] : params) full[k] = v;
+  const CompileOutput out = compile_async(params).get();
+  RunReport report;
+  if (!out.ok) {
+    report.outcome.disposition = Disposition::compile_failed;
+    report.outcome.detail = tail_of(out.log);
+    return report;
+  }
+  RunRequest req = run_request(full, out);
+  req.timing = timing;
+  req.time_it = time_it;
+  return runner.run(req);
 }
 
 Outcome GpuEvaluator::evaluate_params(const ParamSet& params) {

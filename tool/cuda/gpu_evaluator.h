@@ -44,12 +44,17 @@ class GpuEvaluator final : public Evaluator {
   [[nodiscard]] const ParamSet& defaults() const { return defaults_; }
   // Measures a parameter set (a locked winner re-measured in this run).
   Outcome evaluate_params(const ParamSet& params);
+  // Runs a parameter set once more on another runner with other timing (the winner under a
+  // sanitizer); last_report() is left alone.
+  RunReport run_params_on(Runner& runner, const ParamSet& params, const TimingOptions& timing,
+                          bool time_it);
   [[nodiscard]] double compile_seconds() const { return compile_seconds_; }
 
  private:
   CompileRequest request_for(const ParamSet& params, bool with_reference) const;
   std::shared_future<CompileOutput> compile_async(const ParamSet& params);
   Outcome run(const ParamSet& params, const CompileOutput& compiled);
+  RunRequest run_request(const ParamSet& params, const CompileOutput& compiled) const;
 
   const KernelSpec& spec_;
   const SearchSpace& space_;
@@ -57,7 +62,8 @@ class GpuEvaluator final : public Evaluator {
   Compiler* nvcc_ = nullptr;
   Runner& runner_;
   GpuEvaluatorOptions options_;
-  std::unique_ptr<CompilePool> pool_;
+  std::unique_ptr<CompilePool> pool_;       // NVRTC, for device-only sources
+  std::unique_ptr<CompilePool> nvcc_pool_;  // nvcc processes, for sources with host code
   std::string source_text_;
   ParamSet defaults_;
   KernelImage reference_;

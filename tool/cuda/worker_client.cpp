@@ -6,9 +6,12 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
+#include <cstdlib>
 #include <cstring>
+#include <sstream>
 
 namespace kev::cuda {
 
@@ -41,20 +44,28 @@ WorkerRunner::WorkerRunner(std::vector<std::string> command, double grace_second
   ::signal(SIGPIPE, SIG_IGN);
 }
 
-WorkerRunner::~WorkerRunner() {
-  if (pid_ > 0) {
-    WorkerRequest quit;
-    quit.op = WorkerRequest::Op::quit;
-    (void)write_all(to_child_, encode_request(quit) + "\n");
-    stop(false);
-  }
+WorkerRunner::~WorkerRunner() { quit(2.0); }
+
+void WorkerRunner::quit(double wait_seconds) {
+  if (pid_ <= 0) return;
+  WorkerRequest request;
+  request.op = WorkerRequest::Op::quit;
+  (void)write_all(to_child_, encode_request(request) + "\n");
+  stop(false, wait_seconds);
 }
 
 std::vector<std::string> WorkerRunner::self_command(int device) {
+  std::vector<std::string> argv;
+  if (const char* wrapper = std::getenv("KERNELEVO_WORKER_WRAPPER"); wrapper != nullptr) {
+    std::istringstream words(wrapper);
+    for (std::string w; words >> w;) argv.push_back(w);
+  }
   char path[4096] = {};
   const ssize_t n = ::readlink("/proc/self/exe", path, sizeof path - 1);
-  std::string self = n > 0 ? std::string(path, static_cast<std::size_t>(n)) : "kernelevo";
-  return {self, "worker", "--device", std::to_string(device)};
+  argv.push_back(n > 0 ? std::string(path, static_cast<std::size_t>(n)) : "kernelevo");
+  for (std::string word : {"worker", "--device"}) argv.push_back(std::move(word));
+  argv.push_back(std::to_string(device));
+  return argv;
 }
 
 bool WorkerRunner::start(std::string& why) {
@@ -99,7 +110,7 @@ bool WorkerRunner::start(std::string& why) {
   return true;
 }
 
-void WorkerRunner::stop(bool kill_now) {
+void WorkerRunner::stop(bool kill_now, double wait_seconds) {
   if (pid_ <= 0) return;
   if (to_child_ >= 0) ::close(to_child_);
   to_child_ = -1;
@@ -109,9 +120,10 @@ void WorkerRunner::stop(bool kill_now) {
   }
   int status = 0;
   // A worker told to quit gets a moment to release the GPU, then is killed.
-  for (int i = 0; i < 200; ++i) {
+  const int polls = std::max(1, static_cast<int>(wait_seconds * 100));
+  for (int i = 0; i < polls; ++i) {
     if (::waitpid(pid_, &status, WNOHANG) == pid_) break;
-    if (i == 199) {
+    if (i == polls - 1) {
       ::kill(-pid_, SIGKILL);
       ::kill(pid_, SIGKILL);
       ::waitpid(pid_, &status, 0);

@@ -30,7 +30,17 @@ class WorkerRunner final : public Runner {
   [[nodiscard]] int restarts() const { return restarts_; }
   [[nodiscard]] bool running() const { return pid_ > 0; }
 
-  // The argv that runs this executable's own worker subcommand on `device`.
+  // Ends the worker: asks it to quit and waits up to `wait_seconds` before killing it (a
+  // worker under a sanitizer writes its report on the way out).
+  void quit(double wait_seconds);
+
+  // Tells a new worker the device (and its ceilings) another worker already measured, so it
+  // does not measure them again.
+  void assume_device(const DeviceInfo& device) { device_ = device; }
+
+  // The argv that runs this executable's own worker subcommand on `device`, after the
+  // words of $KERNELEVO_WORKER_WRAPPER when set (a program that runs the worker for us,
+  // such as a debugger or a sanitizer).
   [[nodiscard]] static std::vector<std::string> self_command(int device);
 
  private:
@@ -38,7 +48,7 @@ class WorkerRunner final : public Runner {
   Exchange exchange(const std::string& request, double timeout_seconds, std::string& response,
                     std::string& why);
   bool start(std::string& why);
-  void stop(bool kill_now);
+  void stop(bool kill_now, double wait_seconds = 2.0);
   void reap(std::string& why);
 
   std::vector<std::string> command_;

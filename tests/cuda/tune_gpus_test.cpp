@@ -1,0 +1,201 @@
+// `kernelevo tune --gpus 0,1`: one worker per GPU, kernels shared out between them and
+// tuned at the same time. The workers are fakes (tests/fake_worker): the tuner's side is
+// real, compiles included.
+#include <sys/wait.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <algorithm>
+#include <map>
+#include <set>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "compile_test_support.h"
+
+namespace kev::cuda {
+namespace {
+using testing::TempDir;
+
+struct CliRun {
+  int exit_code = -1;
+  std::string out;
+  std::string err;
+};
+
+CliRun kernelevo(const TempDir& dir, const std::string& env, const std::string& args) {
+  const std::string err_file = dir.file("stderr.txt");
+  const std::string command = "cd '" + dir.path() + "' && " + env + " '" + KERNELEVO_BINARY + "' " + args +
+                              " 2>'" + err_file + "'";
+  CliRun run;
+  FILE* pipe = ::popen(command.c_str(), "r");
+  if (pipe == nullptr) return run;
+  char buffer[4096];
+  for (std::size_t n = 0; (n = std::fread(buffer, 1, sizeof buffer, pipe)) > 0;) run.out.append(buffer, n);
+  const int status = ::pclose(pipe);
+  run.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  std::ifstream in(err_file);
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  run.err = ss.str();
+  return run;
+}
+
+struct Interval {
+  long long start = 0;
+  long long end = 0;
+};
+
+TEST(TuneGpus, EachGpuHasAWorkerAndTheKernelsAreTunedAtTheSameTime) {
+  TempDir dir;
+  const std::string env = "KERNELEVO_WORKER_WRAPPER='" + std::string(KERNELEVO_FAKE_WORKER) +
+                          "' KERNELEVO_FAKE_LOG='" + dir.file("runs.log") + "' KERNELEVO_FAKE_RUN_MS=150" +
+                          " KERNELEVO_CACHE_DIR='" + dir.file("cache") + "'";
+  for (const char* name : {"softmax.cu", "rmsnorm.cu"})
+    std::filesystem::copy_file(testing::source_dir_file(std::string("templates/") + name), dir.file(name));
+  const CliRun run = kernelevo(
+      dir, env, "tune softmax.cu rmsnorm.cu --gpus 0,1 --strategy random --budget 3 --format json --lockfile lock.json");
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  const auto report = nlohmann::json::parse(run.out);
+  ASSERT_EQ(report["devices"].size(), 2u) << run.out;
+  EXPECT_EQ(report["devices"][0]["index"], 0);
+  EXPECT_EQ(report["devices"][1]["index"], 1);
+  std::set<int> gpus_used;
+  for (const auto& k : report["kernels"]) {
+    EXPECT_EQ(k["evaluations"], 3) << k.dump();
+    EXPECT_FALSE(k["winner"].is_null()) << k.dump();
+    gpus_used.insert(k["gpu"].get<int>());
+  }
+  EXPECT_THAT(gpus_used, ::testing::UnorderedElementsAre(0, 1));
+
+  // Every run of a kernel happened on the GPU the report names, and the two GPUs' runs overlap.
+  std::map<int, std::vector<Interval>> by_device;
+  std::map<std::string, std::set<int>> devices_of_kernel;
+  std::ifstream log(dir.file("runs.log"));
+  int device = 0;
+  std::string kernel;
+  Interval interval;
+  while (log >> device >> kernel >> interval.start >> interval.end) {
+    by_device[device].push_back(interval);
+    devices_of_kernel[kernel].insert(device);
+  }
+  ASSERT_EQ(by_device.size(), 2u);
+  for (const auto& [id, devices] : devices_of_kernel) EXPECT_EQ(devices.size(), 1u) << id;
+  // Compiles come between runs, so single runs need not coincide; each GPU's span of work
+  // (its first run's start to its last run's end) overlapping the other's shows the kernels
+  // were tuned at the same time rather than one after the other.
+  const auto span = [](const std::vector<Interval>& runs) {
+    Interval s{runs.front().start, runs.front().end};
+    for (const auto& r : runs) s = {std::min(s.start, r.start), std::max(s.end, r.end)};
+    return s;
+  };
+  const Interval a = span(by_device[0]);
+  const Interval b = span(by_device[1]);
+  EXPECT_TRUE(a.start < b.end && b.start < a.end) << "the two GPUs' work did not overlap in time";
+
+  std::ifstream lock(dir.file("lock.json"));
+  const auto lockfile = nlohmann::json::parse(lock);
+  EXPECT_TRUE(lockfile["kernels"].contains("softmax_rows"));
+  EXPECT_TRUE(lockfile["kernels"].contains("rmsnorm_rows"));
+}
+
+TEST(TuneGpus, ASourceOutsideTheProjectIsRefusedBeforeTuning) {
+  TempDir dir;
+  const std::string env = "KERNELEVO_WORKER_WRAPPER='" + std::string(KERNELEVO_FAKE_WORKER) +
+                          "' KERNELEVO_FAKE_RUN_MS=1 KERNELEVO_CACHE_DIR='" + dir.file("cache") + "'";
+  const CliRun run = kernelevo(dir, env,
+                               "tune '" + testing::source_dir_file("templates/softmax.cu") +
+                                   "' --strategy random --budget 1 --lockfile lock.json");
+  EXPECT_EQ(run.exit_code, 2) << run.err;
+  EXPECT_THAT(run.err, ::testing::HasSubstr("must lie inside the project"));
+  EXPECT_FALSE(std::filesystem::exists(dir.file("lock.json")));
+}
+
+TEST(TuneGpus, AllFindsEveryGpuThatAnswers) {
+  TempDir dir;
+  // The fake answers for any index: "all" must stop somewhere, so it is given a worker that
+  // fails from GPU 2 on.
+  const std::string wrapper = dir.write("wrapper.sh",
+                                        "#!/bin/sh\nfor a; do last=$a; done\n"
+                                        "[ \"$last\" -ge 2 ] && exit 3\nexec '" +
+                                            std::string(KERNELEVO_FAKE_WORKER) + "' \"$@\"\n");
+  std::filesystem::permissions(wrapper, std::filesystem::perms::owner_all);
+  const std::string env = "KERNELEVO_WORKER_WRAPPER='" + wrapper + "' KERNELEVO_FAKE_RUN_MS=1" +
+                          " KERNELEVO_CACHE_DIR='" + dir.file("cache") + "'";
+  std::filesystem::copy_file(testing::source_dir_file("templates/softmax.cu"), dir.file("softmax.cu"));
+  const CliRun run =
+      kernelevo(dir, env, "tune softmax.cu --gpus all --strategy random --budget 2 --format json --lockfile lock.json");
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  const auto report = nlohmann::json::parse(run.out);
+  EXPECT_EQ(report["devices"].size(), 2u) << run.out;
+}
+
+}  // namespace
+}  // namespace kev::cuda
+
+namespace kev::cuda {
+namespace {
+using testing::TempDir;
+
+// A stand-in for compute-sanitizer: runs the worker command it is given, then writes a log
+// with `errors` memcheck errors where --log-file says.
+std::string fake_sanitizer(const TempDir& dir, int errors) {
+  std::string script =
+      "#!/bin/sh\nlog=\nwhile [ $# -gt 0 ]; do case $1 in\n"
+      "  --log-file) log=$2; shift 2;;\n  --tool|--print-limit) shift 2;;\n  *) break;;\nesac; done\n"
+      "\"$@\"\nrc=$?\n";
+  if (errors > 0)
+    script += "printf '========= Invalid __global__ read of size 4 bytes\\n=========     at softmax_rows+0x1d0\\n' >> \"$log\"\n";
+  script += "printf '========= ERROR SUMMARY: " + std::to_string(errors) + " errors\\n' >> \"$log\"\nexit $rc\n";
+  const auto path = dir.write("compute-sanitizer", script);
+  std::filesystem::permissions(path, std::filesystem::perms::owner_all);
+  return path;
+}
+
+CliRun tune_with_memcheck(const TempDir& dir, int errors) {
+  const std::string env = "KERNELEVO_WORKER_WRAPPER='" + std::string(KERNELEVO_FAKE_WORKER) +
+                          "' KERNELEVO_FAKE_RUN_MS=1 KERNELEVO_COMPUTE_SANITIZER='" +
+                          fake_sanitizer(dir, errors) + "' KERNELEVO_CACHE_DIR='" + dir.file("cache") + "'";
+  std::filesystem::copy_file(testing::source_dir_file("templates/softmax.cu"), dir.file("softmax.cu"));
+  return kernelevo(dir, env, "tune softmax.cu --memcheck --strategy random --budget 2 --format json --lockfile lock.json");
+}
+
+TEST(TuneMemcheck, ACleanWinnerIsLocked) {
+  TempDir dir;
+  const CliRun run = tune_with_memcheck(dir, 0);
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  const auto report = nlohmann::json::parse(run.out);
+  EXPECT_EQ(report["kernels"][0]["memcheck"], "0 errors");
+  EXPECT_TRUE(std::filesystem::exists(dir.file("lock.json")));
+}
+
+TEST(TuneMemcheck, AWinnerWithMemcheckErrorsIsNotLocked) {
+  TempDir dir;
+  const CliRun run = tune_with_memcheck(dir, 2);
+  EXPECT_EQ(run.exit_code, 1) << run.err;
+  const auto report = nlohmann::json::parse(run.out);
+  const auto& k = report["kernels"][0];
+  EXPECT_THAT(k["failure"].get<std::string>(), ::testing::HasSubstr("fails memcheck: 2 memcheck errors"));
+  EXPECT_THAT(k["memcheck"].get<std::string>(), ::testing::HasSubstr("Invalid __global__ read"));
+  EXPECT_EQ(k["lock"], "not locked");
+  EXPECT_FALSE(std::filesystem::exists(dir.file("lock.json")));
+}
+
+TEST(TuneMemcheck, NoSanitizerIsAnEnvironmentError) {
+  TempDir dir;
+  const std::string env = "KERNELEVO_WORKER_WRAPPER='" + std::string(KERNELEVO_FAKE_WORKER) +
+                          "' KERNELEVO_FAKE_RUN_MS=1 KERNELEVO_COMPUTE_SANITIZER=/nonexistent/compute-sanitizer" +
+                          " KERNELEVO_CACHE_DIR='" + dir.file("cache") + "'";
+  std::filesystem::copy_file(testing::source_dir_file("templates/softmax.cu"), dir.file("softmax.cu"));
+  const CliRun run =
+      kernelevo(dir, env, "tune softmax.cu --memcheck --strategy random --budget 1 --format json --lockfile lock.json");
+  EXPECT_EQ(run.exit_code, 3) << run.err;
+  EXPECT_FALSE(std::filesystem::exists(dir.file("lock.json")));
+}
+
+}  // namespace
+}  // namespace kev::cuda

@@ -1,0 +1,90 @@
+// A stand-in for `kernelevo worker` that needs no GPU, for tests of the tuner's side of
+// the worker protocol (several workers, one per GPU). Run as the worker wrapper:
+//   KERNELEVO_WORKER_WRAPPER=kernelevo_fake_worker kernelevo tune ... --gpus 0,1
+// it receives `<kernelevo> worker --device N`, answers every device request as an H200-like
+// GPU N and every run as passed, with a time that depends only on the parameters, after
+// sleeping KERNELEVO_FAKE_RUN_MS (default 100) milliseconds. With KERNELEVO_FAKE_LOG set it
+// appends "device kernel start_ns end_ns" per run to that file.
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <functional>
+#include <iostream>
+#include <string>
+#include <thread>
+
+#include "cuda/worker_protocol.h"
+
+namespace {
+
+long long now_ns() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(
+             std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+
+void log_run(int device, const std::string& kernel, long long start, long long end) {
+  const char* path = std::getenv("KERNELEVO_FAKE_LOG");
+  if (path == nullptr) return;
+  const std::string line = std::to_string(device) + " " + kernel + " " + std::to_string(start) + " " +
+                           std::to_string(end) + "\n";
+  const int fd = ::open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+  if (fd < 0) return;
+  (void)!::write(fd, line.data(), line.size());
+  ::close(fd);
+}
+
+kev::RunReport fake_run(const kev::RunRequest& request) {
+  std::string key;
+  for (const auto& [name, value] : request.params) key += name + "=" + value.to_string() + ";";
+  const double us = 10.0 + static_cast<double>(std::hash<std::string>{}(key) % 1000) / 10.0;
+  kev::RunReport report;
+  report.outcome.disposition = kev::Disposition::passed;
+  report.outcome.time_us = us;
+  for (const auto& p : request.spec.problems) {
+    kev::ProblemResult r;
+    r.problem = p.to_string();
+    r.timed = true;
+    r.time_us = us;
+    report.problems.push_back(r);
+  }
+  return report;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  int device = 0;
+  for (int i = 1; i + 1 < argc; ++i)
+    if (std::string(argv[i]) == "--device") device = std::atoi(argv[i + 1]);
+  const char* run_ms = std::getenv("KERNELEVO_FAKE_RUN_MS");
+  const int sleep_ms = run_ms != nullptr ? std::atoi(run_ms) : 100;
+
+  for (std::string line; std::getline(std::cin, line);) {
+    auto request = kev::cuda::decode_request(line);
+    kev::cuda::WorkerResponse response;
+    response.device.index = device;
+    response.device.name = "Fake H200";
+    response.device.arch = "sm_90";
+    response.device.sms = 132;
+    response.device.copy_gbps = 4000.0;
+    response.device.read_gbps = 4200.0;
+    response.device.cuda_version = "13.0";
+    response.device.clock_source = "fake";
+    if (!request) {
+      response.ok = false;
+      response.error = request.error();
+    } else if (request->op == kev::cuda::WorkerRequest::Op::quit) {
+      return 0;
+    } else if (request->op == kev::cuda::WorkerRequest::Op::run) {
+      const long long start = now_ns();
+      std::this_thread::sleep_for(std::chrono::milliseconds(sleep_ms));
+      response.report = fake_run(request->run);
+      log_run(device, request->run.spec.id, start, now_ns());
+    }
+    std::cout << kev::cuda::encode_response(response) << std::endl;
+  }
+  return 0;
+}
