@@ -59,7 +59,8 @@ for t in "${templates[@]}"; do
   fi
   trace="$out/trace_$t.jsonl"
   resume=()
-  [[ -s "$trace" ]] && resume=(--resume "$trace")
+  # A template of several kernels keeps one trace per kernel (trace_T.<id>.jsonl).
+  if [[ -s "$trace" ]] || compgen -G "$out/trace_$t.*.jsonl" > /dev/null; then resume=(--resume "$trace"); fi
   step "tune $t (budget $budget, at most $tune_time${resume:+, resuming})"
   tune() {
     "$kev" tune "$src" --strategy auto --budget "$budget" --time "$tune_time" --trace "$trace" "$@" \

@@ -1,9 +1,9 @@
 #include "cuda/include_scan.h"
 
-#include <filesystem>
-
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+
+#include <filesystem>
 
 #include "compile_test_support.h"
 
@@ -16,8 +16,8 @@ TEST(IncludeScan, FollowsQuotedAndAngleIncludesThroughTheSearchPath) {
   TempDir dir;
   const auto header = dir.write("inc/factor.cuh", "#pragma once\n");
   const auto local = dir.write("src/local.cuh", "#include <factor.cuh>\n#include <vector>\n");
-  const auto found = scan_includes("#include \"local.cuh\"\n", dir.file("src/k.cu"),
-                                   {dir.file("inc")});
+  const auto found =
+      scan_includes("#include \"local.cuh\"\n", dir.file("src/k.cu"), {dir.file("inc")});
   EXPECT_THAT(found, ::testing::UnorderedElementsAre(header, local));
 }
 

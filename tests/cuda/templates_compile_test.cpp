@@ -2,13 +2,13 @@
 // sm_80, at its source defaults and at points spread over its space, read from its own
 // spec: a template added to templates/ is covered without touching this file.
 // scripts/check_templates.sh compiles every point.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
 #include <algorithm>
 #include <filesystem>
 #include <future>
 #include <random>
-
-#include <gmock/gmock.h>
-#include <gtest/gtest.h>
 
 #include "compile_test_support.h"
 #include "core/spec_space.h"
@@ -44,7 +44,8 @@ std::vector<Point> spread_points(const SearchSpace& space, std::size_t sampled) 
   if (last && (points.empty() || *last != points.front())) points.push_back(*last);
   Rng rng(20261130);
   for (std::size_t i = 0; i < sampled; ++i)
-    if (auto p = space.sample(rng); p && std::find(points.begin(), points.end(), *p) == points.end())
+    if (auto p = space.sample(rng);
+        p && std::find(points.begin(), points.end(), *p) == points.end())
       points.push_back(*p);
   return points;
 }
@@ -75,7 +76,8 @@ TEST_P(TemplatesCompile, AtTheDefaultsAndSpreadPointsWithNvrtcAndNvcc) {
     const KernelSpec* spec;
   };
   std::vector<Job> jobs;
-  auto add = [&](CompilePool& pool, const KernelSpec& spec, const ParamSet& params, const char* arch) {
+  auto add = [&](CompilePool& pool, const KernelSpec& spec, const ParamSet& params,
+                 const char* arch) {
     auto request = compile_request_for(spec, *text, params, arch, true);
     auto output = pool.submit(request);
     jobs.push_back({std::move(request), std::move(output), &spec});
@@ -99,8 +101,9 @@ TEST_P(TemplatesCompile, AtTheDefaultsAndSpreadPointsWithNvrtcAndNvcc) {
     if (!out.ok) continue;
     const auto info = read_cubin(out.image);
     ASSERT_TRUE(info.has_value()) << describe(job.request);
-    const std::string reference =
-        job.spec->reference.empty() || job.spec->reference == "default" ? job.spec->kernel : job.spec->reference;
+    const std::string reference = job.spec->reference.empty() || job.spec->reference == "default"
+                                      ? job.spec->kernel
+                                      : job.spec->reference;
     for (const auto& name : {job.spec->kernel, reference}) {
       const auto lowered = out.lowered_names.find(name);
       const std::string symbol = lowered != out.lowered_names.end() ? lowered->second : name;

@@ -28,8 +28,8 @@ long long now_ns() {
 void log_run(int device, const std::string& kernel, long long start, long long end) {
   const char* path = std::getenv("KERNELEVO_FAKE_LOG");
   if (path == nullptr) return;
-  const std::string line = std::to_string(device) + " " + kernel + " " + std::to_string(start) + " " +
-                           std::to_string(end) + "\n";
+  const std::string line = std::to_string(device) + " " + kernel + " " + std::to_string(start) +
+                           " " + std::to_string(end) + "\n";
   const int fd = ::open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
   if (fd < 0) return;
   (void)!::write(fd, line.data(), line.size());

@@ -240,6 +240,12 @@ Result<std::string> lock_source_path(const std::string& source) {
   return relative.generic_string();
 }
 
+std::string per_kernel_trace(const std::string& path, const std::string& id) {
+  if (path.empty()) return path;
+  const auto dot = path.rfind(".jsonl");
+  return dot == std::string::npos ? path + "." + id : path.substr(0, dot) + "." + id + path.substr(dot);
+}
+
 // What every kernel of one `tune` run shares.
 struct TuneRun {
   const TuneOptions& options;
@@ -292,11 +298,19 @@ Result<KernelRow> tune_kernel(const KernelSpec& spec, TuneGpu& gpu, const TuneRu
   header.strategy = options.strategy;
   header.seed = options.seed;
   header.problems = spec.problems;
+  // Several kernels: one trace per kernel, FILE.jsonl becoming FILE.<id>.jsonl, for --trace
+  // and --resume alike (a resumed multi-kernel run reads the files it wrote).
   TuneOptions trace_options = options;
-  if (run.kernels > 1 && !options.trace.empty()) {
-    const auto dot = options.trace.rfind(".jsonl");
-    trace_options.trace = dot == std::string::npos ? options.trace + "." + spec.id
-                                                   : options.trace.substr(0, dot) + "." + spec.id + ".jsonl";
+  if (run.kernels > 1) {
+    trace_options.trace = per_kernel_trace(options.trace, spec.id);
+    trace_options.resume = per_kernel_trace(options.resume, spec.id);
+    std::error_code ec;
+    if (!trace_options.resume.empty() && !std::filesystem::exists(trace_options.resume, ec)) {
+      // A kernel the earlier run did not reach (or a new one) starts afresh, into the file
+      // a later resume will look for.
+      if (trace_options.trace.empty()) trace_options.trace = trace_options.resume;
+      trace_options.resume.clear();
+    }
   }
   auto trace = setup_trace(trace_options, header, space);
   if (!trace) return trace.error();

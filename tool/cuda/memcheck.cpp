@@ -14,7 +14,8 @@ namespace kev::cuda {
 namespace fs = std::filesystem;
 
 std::string find_compute_sanitizer() {
-  if (const char* env = std::getenv("KERNELEVO_COMPUTE_SANITIZER"); env != nullptr && *env != '\0') return env;
+  if (const char* env = std::getenv("KERNELEVO_COMPUTE_SANITIZER"); env != nullptr && *env != '\0')
+    return env;
   std::error_code ec;
   const fs::path nvcc = nvcc_path();
   if (nvcc.has_parent_path()) {
@@ -67,8 +68,8 @@ MemcheckResult memcheck_params(GpuEvaluator& evaluator, const ParamSet& params, 
   }
   ::close(fd);
 
-  std::vector<std::string> command = {sanitizer, "--tool", "memcheck", "--log-file", log_path,
-                                      "--print-limit", "20"};
+  std::vector<std::string> command = {sanitizer, "--tool",        "memcheck", "--log-file",
+                                      log_path,  "--print-limit", "20"};
   for (auto& word : WorkerRunner::self_command(device)) command.push_back(std::move(word));
   TimingOptions timing;
   timing.verify_rounds = 1;
@@ -85,8 +86,10 @@ MemcheckResult memcheck_params(GpuEvaluator& evaluator, const ParamSet& params, 
 
   const auto at = log.find("ERROR SUMMARY:");
   if (at == std::string::npos) {
-    result.summary = std::string("compute-sanitizer wrote no summary (") + to_string(result.report.outcome.disposition) +
-                     (result.report.outcome.detail.empty() ? "" : ": " + result.report.outcome.detail) + ")";
+    result.summary =
+        std::string("compute-sanitizer wrote no summary (") +
+        to_string(result.report.outcome.disposition) +
+        (result.report.outcome.detail.empty() ? "" : ": " + result.report.outcome.detail) + ")";
     return result;
   }
   result.ran = true;
@@ -98,7 +101,8 @@ MemcheckResult memcheck_params(GpuEvaluator& evaluator, const ParamSet& params, 
     result.summary = std::to_string(errors) + " memcheck errors:\n" + error_lines(log, 12);
   } else if (!result.report.outcome.passed()) {
     result.summary = std::string("0 memcheck errors, but the run under the sanitizer was ") +
-                     to_string(result.report.outcome.disposition) + ": " + result.report.outcome.detail;
+                     to_string(result.report.outcome.disposition) + ": " +
+                     result.report.outcome.detail;
   } else {
     result.summary = "0 errors";
   }

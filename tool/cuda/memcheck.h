@@ -12,8 +12,8 @@
 namespace kev::cuda {
 
 struct MemcheckResult {
-  bool ran = false;    // false: compute-sanitizer not found or could not run
-  bool clean = false;  // ran, verified, and memcheck reported no error
+  bool ran = false;     // false: compute-sanitizer not found or could not run
+  bool clean = false;   // ran, verified, and memcheck reported no error
   std::string summary;  // "0 errors", or the sanitizer's first error lines, or why it did not run
   RunReport report;     // the verification run under the sanitizer
 };

@@ -1,19 +1,18 @@
-// `kernelevo tune --gpus 0,1`: one worker per GPU, kernels shared out between them and
-// tuned at the same time. The workers are fakes (tests/fake_worker): the tuner's side is
-// real, compiles included.
+// `kernelevo tune` driven end to end with workers that need no GPU (tests/fake_worker):
+// several GPUs (--gpus), --memcheck with a stand-in sanitizer, per-kernel traces and
+// resume, and where sources may lie. The tuner's side is real, compiles included.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
 #include <sys/wait.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
-#include <algorithm>
 #include <map>
-#include <set>
 #include <nlohmann/json.hpp>
+#include <set>
 #include <sstream>
-
-#include <gmock/gmock.h>
-#include <gtest/gtest.h>
 
 #include "compile_test_support.h"
 
@@ -29,13 +28,14 @@ struct CliRun {
 
 CliRun kernelevo(const TempDir& dir, const std::string& env, const std::string& args) {
   const std::string err_file = dir.file("stderr.txt");
-  const std::string command = "cd '" + dir.path() + "' && " + env + " '" + KERNELEVO_BINARY + "' " + args +
-                              " 2>'" + err_file + "'";
+  const std::string command = "cd '" + dir.path() + "' && " + env + " '" + KERNELEVO_BINARY + "' " +
+                              args + " 2>'" + err_file + "'";
   CliRun run;
   FILE* pipe = ::popen(command.c_str(), "r");
   if (pipe == nullptr) return run;
   char buffer[4096];
-  for (std::size_t n = 0; (n = std::fread(buffer, 1, sizeof buffer, pipe)) > 0;) run.out.append(buffer, n);
+  for (std::size_t n = 0; (n = std::fread(buffer, 1, sizeof buffer, pipe)) > 0;)
+    run.out.append(buffer, n);
   const int status = ::pclose(pipe);
   run.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
   std::ifstream in(err_file);
@@ -53,12 +53,15 @@ struct Interval {
 TEST(TuneGpus, EachGpuHasAWorkerAndTheKernelsAreTunedAtTheSameTime) {
   TempDir dir;
   const std::string env = "KERNELEVO_WORKER_WRAPPER='" + std::string(KERNELEVO_FAKE_WORKER) +
-                          "' KERNELEVO_FAKE_LOG='" + dir.file("runs.log") + "' KERNELEVO_FAKE_RUN_MS=150" +
-                          " KERNELEVO_CACHE_DIR='" + dir.file("cache") + "'";
+                          "' KERNELEVO_FAKE_LOG='" + dir.file("runs.log") +
+                          "' KERNELEVO_FAKE_RUN_MS=150" + " KERNELEVO_CACHE_DIR='" +
+                          dir.file("cache") + "'";
   for (const char* name : {"softmax.cu", "rmsnorm.cu"})
-    std::filesystem::copy_file(testing::source_dir_file(std::string("templates/") + name), dir.file(name));
-  const CliRun run = kernelevo(
-      dir, env, "tune softmax.cu rmsnorm.cu --gpus 0,1 --strategy random --budget 3 --format json --lockfile lock.json");
+    std::filesystem::copy_file(testing::source_dir_file(std::string("templates/") + name),
+                               dir.file(name));
+  const CliRun run = kernelevo(dir, env,
+                               "tune softmax.cu rmsnorm.cu --gpus 0,1 --strategy random --budget 3 "
+                               "--format json --lockfile lock.json");
   ASSERT_EQ(run.exit_code, 0) << run.err;
   const auto report = nlohmann::json::parse(run.out);
   ASSERT_EQ(report["devices"].size(), 2u) << run.out;
@@ -106,7 +109,8 @@ TEST(TuneGpus, EachGpuHasAWorkerAndTheKernelsAreTunedAtTheSameTime) {
 TEST(TuneGpus, ASourceOutsideTheProjectIsRefusedBeforeTuning) {
   TempDir dir;
   const std::string env = "KERNELEVO_WORKER_WRAPPER='" + std::string(KERNELEVO_FAKE_WORKER) +
-                          "' KERNELEVO_FAKE_RUN_MS=1 KERNELEVO_CACHE_DIR='" + dir.file("cache") + "'";
+                          "' KERNELEVO_FAKE_RUN_MS=1 KERNELEVO_CACHE_DIR='" + dir.file("cache") +
+                          "'";
   const CliRun run = kernelevo(dir, env,
                                "tune '" + testing::source_dir_file("templates/softmax.cu") +
                                    "' --strategy random --budget 1 --lockfile lock.json");
@@ -126,9 +130,11 @@ TEST(TuneGpus, AllFindsEveryGpuThatAnswers) {
   std::filesystem::permissions(wrapper, std::filesystem::perms::owner_all);
   const std::string env = "KERNELEVO_WORKER_WRAPPER='" + wrapper + "' KERNELEVO_FAKE_RUN_MS=1" +
                           " KERNELEVO_CACHE_DIR='" + dir.file("cache") + "'";
-  std::filesystem::copy_file(testing::source_dir_file("templates/softmax.cu"), dir.file("softmax.cu"));
-  const CliRun run =
-      kernelevo(dir, env, "tune softmax.cu --gpus all --strategy random --budget 2 --format json --lockfile lock.json");
+  std::filesystem::copy_file(testing::source_dir_file("templates/softmax.cu"),
+                             dir.file("softmax.cu"));
+  const CliRun run = kernelevo(
+      dir, env,
+      "tune softmax.cu --gpus all --strategy random --budget 2 --format json --lockfile lock.json");
   ASSERT_EQ(run.exit_code, 0) << run.err;
   const auto report = nlohmann::json::parse(run.out);
   EXPECT_EQ(report["devices"].size(), 2u) << run.out;
@@ -146,11 +152,15 @@ using testing::TempDir;
 std::string fake_sanitizer(const TempDir& dir, int errors) {
   std::string script =
       "#!/bin/sh\nlog=\nwhile [ $# -gt 0 ]; do case $1 in\n"
-      "  --log-file) log=$2; shift 2;;\n  --tool|--print-limit) shift 2;;\n  *) break;;\nesac; done\n"
+      "  --log-file) log=$2; shift 2;;\n  --tool|--print-limit) shift 2;;\n  *) break;;\nesac; "
+      "done\n"
       "\"$@\"\nrc=$?\n";
   if (errors > 0)
-    script += "printf '========= Invalid __global__ read of size 4 bytes\\n=========     at softmax_rows+0x1d0\\n' >> \"$log\"\n";
-  script += "printf '========= ERROR SUMMARY: " + std::to_string(errors) + " errors\\n' >> \"$log\"\nexit $rc\n";
+    script +=
+        "printf '========= Invalid __global__ read of size 4 bytes\\n=========     at "
+        "softmax_rows+0x1d0\\n' >> \"$log\"\n";
+  script += "printf '========= ERROR SUMMARY: " + std::to_string(errors) +
+            " errors\\n' >> \"$log\"\nexit $rc\n";
   const auto path = dir.write("compute-sanitizer", script);
   std::filesystem::permissions(path, std::filesystem::perms::owner_all);
   return path;
@@ -159,9 +169,13 @@ std::string fake_sanitizer(const TempDir& dir, int errors) {
 CliRun tune_with_memcheck(const TempDir& dir, int errors) {
   const std::string env = "KERNELEVO_WORKER_WRAPPER='" + std::string(KERNELEVO_FAKE_WORKER) +
                           "' KERNELEVO_FAKE_RUN_MS=1 KERNELEVO_COMPUTE_SANITIZER='" +
-                          fake_sanitizer(dir, errors) + "' KERNELEVO_CACHE_DIR='" + dir.file("cache") + "'";
-  std::filesystem::copy_file(testing::source_dir_file("templates/softmax.cu"), dir.file("softmax.cu"));
-  return kernelevo(dir, env, "tune softmax.cu --memcheck --strategy random --budget 2 --format json --lockfile lock.json");
+                          fake_sanitizer(dir, errors) + "' KERNELEVO_CACHE_DIR='" +
+                          dir.file("cache") + "'";
+  std::filesystem::copy_file(testing::source_dir_file("templates/softmax.cu"),
+                             dir.file("softmax.cu"));
+  return kernelevo(
+      dir, env,
+      "tune softmax.cu --memcheck --strategy random --budget 2 --format json --lockfile lock.json");
 }
 
 TEST(TuneMemcheck, ACleanWinnerIsLocked) {
@@ -179,7 +193,8 @@ TEST(TuneMemcheck, AWinnerWithMemcheckErrorsIsNotLocked) {
   EXPECT_EQ(run.exit_code, 1) << run.err;
   const auto report = nlohmann::json::parse(run.out);
   const auto& k = report["kernels"][0];
-  EXPECT_THAT(k["failure"].get<std::string>(), ::testing::HasSubstr("fails memcheck: 2 memcheck errors"));
+  EXPECT_THAT(k["failure"].get<std::string>(),
+              ::testing::HasSubstr("fails memcheck: 2 memcheck errors"));
   EXPECT_THAT(k["memcheck"].get<std::string>(), ::testing::HasSubstr("Invalid __global__ read"));
   EXPECT_EQ(k["lock"], "not locked");
   EXPECT_FALSE(std::filesystem::exists(dir.file("lock.json")));
@@ -187,14 +202,55 @@ TEST(TuneMemcheck, AWinnerWithMemcheckErrorsIsNotLocked) {
 
 TEST(TuneMemcheck, NoSanitizerIsAnEnvironmentError) {
   TempDir dir;
-  const std::string env = "KERNELEVO_WORKER_WRAPPER='" + std::string(KERNELEVO_FAKE_WORKER) +
-                          "' KERNELEVO_FAKE_RUN_MS=1 KERNELEVO_COMPUTE_SANITIZER=/nonexistent/compute-sanitizer" +
-                          " KERNELEVO_CACHE_DIR='" + dir.file("cache") + "'";
-  std::filesystem::copy_file(testing::source_dir_file("templates/softmax.cu"), dir.file("softmax.cu"));
-  const CliRun run =
-      kernelevo(dir, env, "tune softmax.cu --memcheck --strategy random --budget 1 --format json --lockfile lock.json");
+  const std::string env =
+      "KERNELEVO_WORKER_WRAPPER='" + std::string(KERNELEVO_FAKE_WORKER) +
+      "' KERNELEVO_FAKE_RUN_MS=1 KERNELEVO_COMPUTE_SANITIZER=/nonexistent/compute-sanitizer" +
+      " KERNELEVO_CACHE_DIR='" + dir.file("cache") + "'";
+  std::filesystem::copy_file(testing::source_dir_file("templates/softmax.cu"),
+                             dir.file("softmax.cu"));
+  const CliRun run = kernelevo(
+      dir, env,
+      "tune softmax.cu --memcheck --strategy random --budget 1 --format json --lockfile lock.json");
   EXPECT_EQ(run.exit_code, 3) << run.err;
   EXPECT_FALSE(std::filesystem::exists(dir.file("lock.json")));
+}
+
+}  // namespace
+}  // namespace kev::cuda
+
+namespace kev::cuda {
+namespace {
+using testing::TempDir;
+
+std::size_t lines_in(const std::string& path) {
+  std::ifstream in(path);
+  std::size_t n = 0;
+  for (std::string line; std::getline(in, line);) n += line.empty() ? 0 : 1;
+  return n;
+}
+
+TEST(TuneTraces, SeveralKernelsResumeFromTheirOwnTraces) {
+  TempDir dir;
+  for (const char* name : {"softmax.cu", "rmsnorm.cu"})
+    std::filesystem::copy_file(testing::source_dir_file(std::string("templates/") + name),
+                               dir.file(name));
+  const std::string env = "KERNELEVO_WORKER_WRAPPER='" + std::string(KERNELEVO_FAKE_WORKER) +
+                          "' KERNELEVO_FAKE_RUN_MS=1 KERNELEVO_CACHE_DIR='" + dir.file("cache") +
+                          "'";
+  const std::string common =
+      "tune softmax.cu rmsnorm.cu --strategy random --format json --lockfile lock.json ";
+  const CliRun first = kernelevo(dir, env, common + "--budget 2 --trace t.jsonl");
+  ASSERT_EQ(first.exit_code, 0) << first.err;
+  ASSERT_EQ(lines_in(dir.file("t.softmax_rows.jsonl")), 3u);  // header + 2 evaluations
+  ASSERT_EQ(lines_in(dir.file("t.rmsnorm_rows.jsonl")), 3u);
+  std::filesystem::remove(dir.file("t.rmsnorm_rows.jsonl"));  // as if the first run stopped early
+
+  const CliRun second = kernelevo(dir, env, common + "--budget 5 --resume t.jsonl");
+  ASSERT_EQ(second.exit_code, 0) << second.err;
+  EXPECT_EQ(lines_in(dir.file("t.softmax_rows.jsonl")), 6u);  // 2 resumed + 3 new
+  EXPECT_EQ(lines_in(dir.file("t.rmsnorm_rows.jsonl")), 6u);  // 5 new, from the start
+  const auto report = nlohmann::json::parse(second.out);
+  for (const auto& k : report["kernels"]) EXPECT_EQ(k["evaluations"], 5) << k.dump();
 }
 
 }  // namespace
