@@ -9,6 +9,9 @@
 #include <fstream>
 #include <sstream>
 
+#include "support/cli_run.h"
+
+namespace kev {
 namespace {
 
 namespace fs = std::filesystem;
@@ -16,25 +19,10 @@ namespace fs = std::filesystem;
 const fs::path kFixtureTemplates = fs::path(KERNELEVO_FIXTURES) / "init_templates";
 const fs::path kSourceTemplates = fs::path(KERNELEVO_SOURCE_DIR) / "templates";
 
-std::string read_text(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
-void write_text(const fs::path& p, const std::string& text) {
-  std::ofstream out(p, std::ios::binary);
-  out << text;
-}
-
-std::string quoted(const std::string& s) { return "'" + s + "'"; }
-
-struct InitRun {
-  int exit_code = -1;
-  std::string out;
-  std::string err;
-};
+using test_support::quoted;
+using test_support::read_text;
+using test_support::write_text;
+using InitRun = test_support::CommandRun;
 
 class Init : public ::testing::Test {
  protected:
@@ -50,24 +38,9 @@ class Init : public ::testing::Test {
   // Runs `kernelevo init ARGS` in the scratch directory; `templates` sets
   // KERNELEVO_TEMPLATES_DIR, empty unsets it.
   InitRun init(const std::string& args, const std::string& templates = "") const {
-    const fs::path err_file = dir_ / ".stderr";
-    const std::string env = templates.empty()
-                                ? "env -u KERNELEVO_TEMPLATES_DIR "
-                                : "env KERNELEVO_TEMPLATES_DIR=" + quoted(templates) + " ";
-    const std::string cmd = "cd " + quoted(dir_.string()) + " && " + env +
-                            quoted(KERNELEVO_BINARY) + " init " + args + " 2>" +
-                            quoted(err_file.string());
-    InitRun r;
-    FILE* pipe = ::popen(cmd.c_str(), "r");
-    if (pipe == nullptr) return r;
-    char buf[4096];
-    std::size_t n = 0;
-    while ((n = std::fread(buf, 1, sizeof buf, pipe)) > 0) r.out.append(buf, n);
-    const int status = ::pclose(pipe);
-    r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-    r.err = read_text(err_file);
-    fs::remove(err_file);
-    return r;
+    const std::string env = templates.empty() ? "env -u KERNELEVO_TEMPLATES_DIR"
+                                              : "env KERNELEVO_TEMPLATES_DIR=" + quoted(templates);
+    return test_support::run_kernelevo("init " + args, dir_, env);
   }
 
   fs::path dir_;
@@ -146,3 +119,4 @@ TEST_F(Init, ABadTemplatesDirectoryIsAnEnvironmentError) {
 }
 
 }  // namespace
+}  // namespace kev

@@ -12,6 +12,7 @@
 #include <sstream>
 
 #include "io/lockfile_json.h"
+#include "support/cli_run.h"
 
 namespace kev {
 namespace {
@@ -21,43 +22,11 @@ namespace fs = std::filesystem;
 const fs::path kLockfiles = fs::path(KERNELEVO_FIXTURES) / "lockfiles";
 const fs::path kGolden = fs::path(KERNELEVO_FIXTURES) / "golden";
 
-std::string read_text(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
-void write_text(const fs::path& p, const std::string& text) {
-  std::ofstream out(p, std::ios::binary);
-  out << text;
-}
-
-std::string quoted(const std::string& s) { return "'" + s + "'"; }
-
-struct CommandRun {
-  int exit_code = -1;
-  std::string out;
-  std::string err;
-};
-
-// Runs the binary with `args` (already shell-quoted) in directory `cwd`.
-CommandRun run_kernelevo(const std::string& args, const fs::path& cwd) {
-  const fs::path err_file = cwd / ".stderr";
-  const std::string cmd = "cd " + quoted(cwd.string()) + " && " + quoted(KERNELEVO_BINARY) + " " +
-                          args + " 2>" + quoted(err_file.string());
-  CommandRun r;
-  FILE* pipe = ::popen(cmd.c_str(), "r");
-  if (!pipe) return r;
-  char buf[4096];
-  std::size_t n = 0;
-  while ((n = std::fread(buf, 1, sizeof buf, pipe)) > 0) r.out.append(buf, n);
-  const int status = ::pclose(pipe);
-  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  r.err = read_text(err_file);
-  fs::remove(err_file);
-  return r;
-}
+using test_support::CommandRun;
+using test_support::quoted;
+using test_support::read_text;
+using test_support::run_kernelevo;
+using test_support::write_text;
 
 void expect_golden(const std::string& actual, const std::string& golden_name) {
   const fs::path golden = kGolden / golden_name;

@@ -3,10 +3,8 @@
 // resume, and where sources may lie. The tuner's side is real, compiles included.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
-#include <sys/wait.h>
 
 #include <algorithm>
-#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -15,34 +13,16 @@
 #include <sstream>
 
 #include "compile_test_support.h"
+#include "support/cli_run.h"
 
 namespace kev::cuda {
 namespace {
 using testing::TempDir;
 
-struct CliRun {
-  int exit_code = -1;
-  std::string out;
-  std::string err;
-};
+using CliRun = test_support::CommandRun;
 
 CliRun kernelevo(const TempDir& dir, const std::string& env, const std::string& args) {
-  const std::string err_file = dir.file("stderr.txt");
-  const std::string command = "cd '" + dir.path() + "' && " + env + " '" + KERNELEVO_BINARY + "' " +
-                              args + " 2>'" + err_file + "'";
-  CliRun run;
-  FILE* pipe = ::popen(command.c_str(), "r");
-  if (pipe == nullptr) return run;
-  char buffer[4096];
-  for (std::size_t n = 0; (n = std::fread(buffer, 1, sizeof buffer, pipe)) > 0;)
-    run.out.append(buffer, n);
-  const int status = ::pclose(pipe);
-  run.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  std::ifstream in(err_file);
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  run.err = ss.str();
-  return run;
+  return test_support::run_kernelevo(args, dir.path(), env);
 }
 
 struct Interval {
