@@ -12,8 +12,8 @@ kev::Expr parse(const char* text) { return kev::Expr::parse(text, {"bench", 1, 1
 
 void BM_ExprParse(benchmark::State& state) {
   for (auto _ : state) {
-    auto e = kev::Expr::parse("ceil_div(rows, BLOCK / THREADS) * THREADS <= 65536 && cols % VEC == 0",
-                              {"bench", 1, 1});
+    auto e = kev::Expr::parse(
+        "ceil_div(rows, BLOCK / THREADS) * THREADS <= 65536 && cols % VEC == 0", {"bench", 1, 1});
     benchmark::DoNotOptimize(e);
   }
 }

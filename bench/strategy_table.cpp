@@ -78,7 +78,8 @@ std::vector<double> run_one(const Space& s, const std::string& strategy, std::ui
   };
   kev::run_tuner(std::move(req));
   // A space exhausted before a budget keeps the quality it had at exhaustion.
-  for (std::size_t b = 1; b < budgets.size(); ++b) quality[b] = std::max(quality[b], quality[b - 1]);
+  for (std::size_t b = 1; b < budgets.size(); ++b)
+    quality[b] = std::max(quality[b], quality[b - 1]);
   return quality;
 }
 
@@ -99,12 +100,15 @@ int main(int argc, char** argv) {
       }
       return argv[++i];
     };
-    if (a == "--seeds") seeds = std::stoull(next());
-    else if (a == "--strategies") strategies = split(next(), ',');
+    if (a == "--seeds")
+      seeds = std::stoull(next());
+    else if (a == "--strategies")
+      strategies = split(next(), ',');
     else if (a == "--budgets") {
       budgets.clear();
       for (const auto& b : split(next(), ',')) budgets.push_back(std::stoull(b));
-    } else if (a == "--csv") csv_path = next();
+    } else if (a == "--csv")
+      csv_path = next();
     else {
       const auto eq = a.find('=');
       if (eq == std::string::npos) {
@@ -134,8 +138,8 @@ int main(int argc, char** argv) {
 
   // results[strategy][space][seed][budget]
   std::vector<std::vector<std::vector<std::vector<double>>>> results(
-      strategies.size(), std::vector<std::vector<std::vector<double>>>(spaces.size(),
-                                                                       std::vector<std::vector<double>>(seeds)));
+      strategies.size(), std::vector<std::vector<std::vector<double>>>(
+                             spaces.size(), std::vector<std::vector<double>>(seeds)));
   const unsigned threads = std::max(1u, std::min(8u, std::thread::hardware_concurrency()));
   std::vector<std::thread> pool;
   for (unsigned t = 0; t < threads; ++t)
@@ -144,7 +148,8 @@ int main(int argc, char** argv) {
       for (std::size_t st = 0; st < strategies.size(); ++st)
         for (std::size_t sp = 0; sp < spaces.size(); ++sp)
           for (std::uint64_t seed = 0; seed < seeds; ++seed, ++job)
-            if (job % threads == t) results[st][sp][seed] = run_one(spaces[sp], strategies[st], seed + 1, budgets);
+            if (job % threads == t)
+              results[st][sp][seed] = run_one(spaces[sp], strategies[st], seed + 1, budgets);
     });
   for (auto& th : pool) th.join();
 

@@ -1,13 +1,13 @@
 // `kernelevo evolve` as users run it: --dry-run prints the prompts and sends nothing (no
 // GPU, no endpoint needed); without an endpoint it is a usage error; the key never shows.
 #include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <array>
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
-#include <unistd.h>
-#include <cstdio>
-#include <sys/wait.h>
 #include <string>
 
 namespace {
@@ -35,23 +35,25 @@ const std::string kBinary = KERNELEVO_BINARY;
 
 TEST(EvolveCli, DryRunPrintsBothPromptsAndSendsNothing) {
   // An endpoint that refuses connections: any request would fail with exit code 3.
-  const CliRun r = run_cli("env KERNELEVO_LLM_URL=http://127.0.0.1:1/v1 KERNELEVO_LLM_MODEL=m "
-                    "KERNELEVO_LLM_API_KEY=sk-cli-SECRET-42 " +
-                    kBinary + " evolve " + kFixture + " --dry-run --candidates 3");
+  const CliRun r = run_cli(
+      "env KERNELEVO_LLM_URL=http://127.0.0.1:1/v1 KERNELEVO_LLM_MODEL=m "
+      "KERNELEVO_LLM_API_KEY=sk-cli-SECRET-42 " +
+      kBinary + " evolve " + kFixture + " --dry-run --candidates 3");
   ASSERT_EQ(r.rc, 0) << r.out;
   EXPECT_NE(r.out.find("=== saxpy: generation 1, ideas prompt: user ==="), std::string::npos);
   EXPECT_NE(r.out.find("=== saxpy: generation 1, implementation prompt: user ==="),
             std::string::npos);
   EXPECT_NE(r.out.find("Propose 3 distinct ideas"), std::string::npos);
-  EXPECT_NE(r.out.find("SAXPY_BLOCK: [128, 256, 512]"), std::string::npos);  // the spec
+  EXPECT_NE(r.out.find("SAXPY_BLOCK: [128, 256, 512]"), std::string::npos);         // the spec
   EXPECT_NE(r.out.find("extern \"C\" __global__ void saxpy("), std::string::npos);  // the source
   EXPECT_NE(r.out.find("dry run: nothing was sent"), std::string::npos);
   EXPECT_EQ(r.out.find("sk-cli-SECRET-42"), std::string::npos);
 }
 
 TEST(EvolveCli, NoEndpointIsAUsageError) {
-  const CliRun r = run_cli("env -u KERNELEVO_LLM_URL -u OPENAI_API_KEY KERNELEVO_LLM_API_KEY=sk-cli-SECRET-42 " +
-                    kBinary + " evolve " + kFixture);
+  const CliRun r =
+      run_cli("env -u KERNELEVO_LLM_URL -u OPENAI_API_KEY KERNELEVO_LLM_API_KEY=sk-cli-SECRET-42 " +
+              kBinary + " evolve " + kFixture);
   EXPECT_EQ(r.rc, 2) << r.out;
   EXPECT_NE(r.out.find("no LLM endpoint configured: set KERNELEVO_LLM_URL"), std::string::npos);
   EXPECT_EQ(r.out.find("sk-cli-SECRET-42"), std::string::npos);

@@ -28,10 +28,11 @@ std::string read(const std::string& path) {
 
 // Runs the binary in `dir` (relative to the fixtures) so that paths in the output are stable.
 ScanRun scan(const std::string& dir, const std::string& args) {
-  const std::string err_file =
-      (std::filesystem::temp_directory_path() / ("kernelevo_scan_" + std::to_string(::getpid()) + ".err")).string();
-  const std::string command = "cd '" + kFixtures + "/" + dir + "' && '" + KERNELEVO_BINARY + "' scan " + args +
-                              " 2>'" + err_file + "'";
+  const std::string err_file = (std::filesystem::temp_directory_path() /
+                                ("kernelevo_scan_" + std::to_string(::getpid()) + ".err"))
+                                   .string();
+  const std::string command = "cd '" + kFixtures + "/" + dir + "' && '" + KERNELEVO_BINARY +
+                              "' scan " + args + " 2>'" + err_file + "'";
   ScanRun run;
   FILE* pipe = ::popen(command.c_str(), "r");
   if (pipe == nullptr) return run;
@@ -82,7 +83,9 @@ TEST(Scan, RejectsAnUnknownFormat) {
 TEST(Scan, MissingPathExitsTwo) {
   const ScanRun run = scan(".", "no/such/dir");
   EXPECT_EQ(run.exit_code, 2);
-  EXPECT_EQ(run.err, "kernelevo: error: no such file or directory: 'no/such/dir'\nkernelevo: 1 error in kernel specs\n");
+  EXPECT_EQ(run.err,
+            "kernelevo: error: no such file or directory: 'no/such/dir'\nkernelevo: 1 error in "
+            "kernel specs\n");
 }
 
 }  // namespace

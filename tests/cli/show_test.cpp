@@ -39,7 +39,8 @@ class CliLockfile : public ::testing::Test {
  protected:
   void SetUp() override {
     const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-    dir_ = fs::temp_directory_path() / ("kev_cli_lock_" + std::to_string(::getpid()) + "_" + info->name());
+    dir_ = fs::temp_directory_path() /
+           ("kev_cli_lock_" + std::to_string(::getpid()) + "_" + info->name());
     fs::remove_all(dir_);
     fs::create_directories(dir_);
   }
@@ -48,7 +49,8 @@ class CliLockfile : public ::testing::Test {
 };
 
 TEST_F(CliLockfile, ShowPrintsTheTable) {
-  const CommandRun r = run_kernelevo("show --lockfile " + quoted((kLockfiles / "basic.lock.json").string()), dir_);
+  const CommandRun r =
+      run_kernelevo("show --lockfile " + quoted((kLockfiles / "basic.lock.json").string()), dir_);
   EXPECT_EQ(r.exit_code, 0) << r.err;
   expect_golden(r.out, "show_basic.txt");
 }
@@ -71,21 +73,24 @@ TEST_F(CliLockfile, ShowWithoutLockfileExits2WithAClearMessage) {
   const CommandRun r = run_kernelevo("show", dir_);
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_EQ(r.out, "");
-  EXPECT_EQ(r.err,
-            "kernelevo: error: no lockfile at kernelevo.lock.json (run `kernelevo tune` to create one, "
-            "or pass --lockfile FILE)\n");
+  EXPECT_EQ(
+      r.err,
+      "kernelevo: error: no lockfile at kernelevo.lock.json (run `kernelevo tune` to create one, "
+      "or pass --lockfile FILE)\n");
 }
 
 TEST_F(CliLockfile, ShowOfCorruptOrNewerLockfileExits2NamingTheFile) {
   write_text(dir_ / "kernelevo.lock.json", "{\n  \"schema_version\": 1,\n  \"kernels\": {,\n");
   CommandRun r = run_kernelevo("show", dir_);
   EXPECT_EQ(r.exit_code, 2);
-  EXPECT_EQ(r.err.rfind("kernelevo: kernelevo.lock.json:3:15: error: not valid JSON: ", 0), 0u) << r.err;
+  EXPECT_EQ(r.err.rfind("kernelevo: kernelevo.lock.json:3:15: error: not valid JSON: ", 0), 0u)
+      << r.err;
   write_text(dir_ / "kernelevo.lock.json", R"({"schema_version": 3, "kernels": {}})");
   r = run_kernelevo("show", dir_);
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_EQ(r.err,
-            "kernelevo: kernelevo.lock.json:1:2: error: schema_version 3 is newer than this kernelevo reads "
+            "kernelevo: kernelevo.lock.json:1:2: error: schema_version 3 is newer than this "
+            "kernelevo reads "
             "(2); upgrade kernelevo\n");
 }
 
@@ -98,9 +103,10 @@ TEST_F(CliLockfile, ShowOfEmptyLockfileSaysSo) {
 }
 
 TEST_F(CliLockfile, MergeReportsConflictsAndWritesTheMergedLockfile) {
-  const CommandRun r = run_kernelevo("merge kernelevo.lock.json " + quoted((kLockfiles / "shard_a.lock.json").string()) +
-                                  " " + quoted((kLockfiles / "shard_b.lock.json").string()),
-                              dir_);
+  const CommandRun r = run_kernelevo("merge kernelevo.lock.json " +
+                                         quoted((kLockfiles / "shard_a.lock.json").string()) + " " +
+                                         quoted((kLockfiles / "shard_b.lock.json").string()),
+                                     dir_);
   EXPECT_EQ(r.exit_code, 0) << r.err;
   expect_golden(r.out, "merge_shards.txt");
   const std::string merged = read_text(dir_ / "kernelevo.lock.json");
@@ -115,9 +121,10 @@ TEST_F(CliLockfile, MergeKeepsTheSideMatchingTheCurrentSource) {
   // The project's src/scan.cu is the old version: shard a's entries stay even though b is newer.
   fs::create_directories(dir_ / "src");
   write_text(dir_ / "src/scan.cu", "scan-old");
-  const CommandRun r = run_kernelevo("merge kernelevo.lock.json " + quoted((kLockfiles / "shard_a.lock.json").string()) +
-                                  " " + quoted((kLockfiles / "shard_b.lock.json").string()),
-                              dir_);
+  const CommandRun r = run_kernelevo("merge kernelevo.lock.json " +
+                                         quoted((kLockfiles / "shard_a.lock.json").string()) + " " +
+                                         quoted((kLockfiles / "shard_b.lock.json").string()),
+                                     dir_);
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find("scan_blocks: different sources: kept base"), std::string::npos) << r.out;
   auto lock = read_lockfile(dir_ / "kernelevo.lock.json");
@@ -128,19 +135,22 @@ TEST_F(CliLockfile, MergeKeepsTheSideMatchingTheCurrentSource) {
 TEST_F(CliLockfile, MergeFailOnConflictWritesNothing) {
   const std::string original = read_text(kLockfiles / "shard_a.lock.json");
   write_text(dir_ / "kernelevo.lock.json", original);
-  const CommandRun r = run_kernelevo(
-      "merge --fail-on-conflict kernelevo.lock.json " + quoted((kLockfiles / "shard_b.lock.json").string()), dir_);
+  const CommandRun r = run_kernelevo("merge --fail-on-conflict kernelevo.lock.json " +
+                                         quoted((kLockfiles / "shard_b.lock.json").string()),
+                                     dir_);
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_NE(r.out.find("conflict: softmax_rows sm_90 NVIDIA H200"), std::string::npos) << r.out;
-  EXPECT_EQ(r.err,
-            "kernelevo: error: 2 conflicts; kernelevo.lock.json left unchanged (--fail-on-conflict)\n");
+  EXPECT_EQ(
+      r.err,
+      "kernelevo: error: 2 conflicts; kernelevo.lock.json left unchanged (--fail-on-conflict)\n");
   EXPECT_EQ(read_text(dir_ / "kernelevo.lock.json"), original);
 }
 
 TEST_F(CliLockfile, MergeNeverOverwritesACorruptOutputOrReadsACorruptInput) {
   const std::string corrupt = "{\"schema_version\": 1, \"kernels\": ";
   write_text(dir_ / "kernelevo.lock.json", corrupt);
-  CommandRun r = run_kernelevo("merge kernelevo.lock.json " + quoted((kLockfiles / "shard_a.lock.json").string()), dir_);
+  CommandRun r = run_kernelevo(
+      "merge kernelevo.lock.json " + quoted((kLockfiles / "shard_a.lock.json").string()), dir_);
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_EQ(r.err.rfind("kernelevo: kernelevo.lock.json:1:", 0), 0u) << r.err;
   EXPECT_EQ(read_text(dir_ / "kernelevo.lock.json"), corrupt);

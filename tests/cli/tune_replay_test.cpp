@@ -1,11 +1,10 @@
 #include <gtest/gtest.h>
 
-#include <nlohmann/json.hpp>
-
 #include <array>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <set>
 #include <string>
 
@@ -38,7 +37,8 @@ class TuneReplayCli : public ::testing::Test {
  protected:
   void SetUp() override {
     dir_ = std::filesystem::temp_directory_path() /
-           ("kernelevo_tune_cli_" + std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()));
+           ("kernelevo_tune_cli_" +
+            std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()));
     std::filesystem::create_directories(dir_);
   }
   void TearDown() override { std::filesystem::remove_all(dir_); }
@@ -46,7 +46,8 @@ class TuneReplayCli : public ::testing::Test {
 };
 
 TEST_F(TuneReplayCli, PrintsOneJsonObject) {
-  const CliRun run = kernelevo("tune --replay " + kSynthetic + " --strategy auto --budget 40 --seed 3 --format json");
+  const CliRun run = kernelevo("tune --replay " + kSynthetic +
+                               " --strategy auto --budget 40 --seed 3 --format json");
   ASSERT_EQ(run.exit_code, 0) << run.out;
   const auto j = nlohmann::json::parse(run.out);
   EXPECT_EQ(j.at("strategy"), "auto");
@@ -62,12 +63,14 @@ TEST_F(TuneReplayCli, PrintsOneJsonObject) {
   for (const auto& [k, v] : j.at("counts").items()) counted += v.get<int>();
   EXPECT_EQ(counted, 40);
   // Same seed, same answer.
-  const CliRun again = kernelevo("tune --replay " + kSynthetic + " --strategy auto --budget 40 --seed 3 --format json");
+  const CliRun again = kernelevo("tune --replay " + kSynthetic +
+                                 " --strategy auto --budget 40 --seed 3 --format json");
   EXPECT_EQ(nlohmann::json::parse(again.out).at("best"), j.at("best"));
 }
 
 TEST_F(TuneReplayCli, ExhaustiveFindsTheRecordedOptimum) {
-  const CliRun run = kernelevo("tune --replay " + kSynthetic + " --strategy exhaustive --format json");
+  const CliRun run =
+      kernelevo("tune --replay " + kSynthetic + " --strategy exhaustive --format json");
   ASSERT_EQ(run.exit_code, 0);
   const auto j = nlohmann::json::parse(run.out);
   EXPECT_EQ(j.at("evaluations"), 144);
@@ -77,7 +80,9 @@ TEST_F(TuneReplayCli, ExhaustiveFindsTheRecordedOptimum) {
 
 TEST_F(TuneReplayCli, ResumeContinuesATraceWithoutRepeats) {
   const std::string trace = (dir_ / "t.jsonl").string();
-  CliRun run = kernelevo("tune --replay " + kSynthetic + " --strategy random --budget 20 --seed 5 --trace " + trace + " --format json");
+  CliRun run =
+      kernelevo("tune --replay " + kSynthetic + " --strategy random --budget 20 --seed 5 --trace " +
+                trace + " --format json");
   ASSERT_EQ(run.exit_code, 0);
   // Simulate a killed run: keep the header and 12 records, plus half a line.
   std::ifstream in(trace);
@@ -87,7 +92,8 @@ TEST_F(TuneReplayCli, ResumeContinuesATraceWithoutRepeats) {
   kept += line.substr(0, line.size() / 2);
   in.close();
   std::ofstream(trace) << kept;
-  run = kernelevo("tune --replay " + kSynthetic + " --strategy random --budget 30 --seed 5 --resume " + trace + " --format json");
+  run = kernelevo("tune --replay " + kSynthetic +
+                  " --strategy random --budget 30 --seed 5 --resume " + trace + " --format json");
   ASSERT_EQ(run.exit_code, 0) << run.out;
   const auto j = nlohmann::json::parse(run.out);
   EXPECT_EQ(j.at("evaluations"), 30);
@@ -118,7 +124,7 @@ TEST_F(TuneReplayCli, TextOutputAndUsageErrors) {
 
 TEST_F(TuneReplayCli, AllFailedSpaceExitsWithFailure) {
   const CliRun run = kernelevo("tune --replay " + std::string(KERNELEVO_FIXTURES) +
-                            "/spaces/all_failed_kt.json --format json");
+                               "/spaces/all_failed_kt.json --format json");
   EXPECT_EQ(run.exit_code, 1);
   const auto j = nlohmann::json::parse(run.out);
   EXPECT_TRUE(j.at("best").is_null());

@@ -1,9 +1,10 @@
+#include "core/arg_layout.h"
+
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <cstring>
 
-#include "core/arg_layout.h"
 #include "core/input_fill.h"
 #include "core/source_defaults.h"
 

@@ -1,10 +1,11 @@
 // Response parsing, frozen regions and include safety for model-written kernel variants.
+#include "core/candidate_builder.h"
+
 #include <gtest/gtest.h>
 
 #include <fstream>
 #include <sstream>
 
-#include "core/candidate_builder.h"
 #include "core/kernel_regions.h"
 #include "core/response_parser.h"
 #include "core/source_safety.h"
@@ -64,9 +65,10 @@ TEST(KernelRegions, LocatesSpecReferenceSignatureAndBody) {
   ASSERT_TRUE(r->reference.has_value());
   EXPECT_EQ(src.substr(r->reference->begin, 10), "extern \"C\"");
   EXPECT_LT(r->reference->end, r->spec_block->begin);
-  EXPECT_EQ(normalize_whitespace(src.substr(r->signature.begin, r->signature.end - r->signature.begin)),
-            "extern \"C\" __global__ void saxpy(const float* x, const float* y, float* out, "
-            "float a, int n)");
+  EXPECT_EQ(
+      normalize_whitespace(src.substr(r->signature.begin, r->signature.end - r->signature.begin)),
+      "extern \"C\" __global__ void saxpy(const float* x, const float* y, float* out, "
+      "float a, int n)");
   EXPECT_EQ(src[r->body.begin], '{');
   EXPECT_EQ(src[r->body.end - 1], '}');
   EXPECT_EQ(r->editable.begin, r->spec_block->end);
@@ -85,7 +87,8 @@ TEST(KernelRegions, IgnoresNamesInCommentsStringsAndCalls) {
 
 TEST_F(CandidateTest, SearchReplaceInsideTheBodyIsApplied) {
   auto c = build(
-      "```cuda\n<<<<<<< SEARCH\n  const int i = blockIdx.x * blockDim.x + threadIdx.x;\n  if (i < n) "
+      "```cuda\n<<<<<<< SEARCH\n  const int i = blockIdx.x * blockDim.x + threadIdx.x;\n  if (i < "
+      "n) "
       "out[i] = a * x[i] + y[i];\n=======\n  const int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
       "  if (i < n) out[i] = __fmaf_rn(a, x[i], y[i]);\n>>>>>>> REPLACE\n```\n");
   ASSERT_TRUE(c.ok()) << c.error().to_string();
@@ -105,8 +108,9 @@ TEST_F(CandidateTest, EditReachingPastTheKernelIsRefused) {
 
 TEST_F(CandidateTest, EditMatchingTwoPlacesIsRefused) {
   // The reference kernel has the same body line.
-  auto c = build("<<<<<<< SEARCH\n  if (i < n) out[i] = a * x[i] + y[i];\n=======\n  if (i < n) "
-                 "out[i] = 0;\n>>>>>>> REPLACE\n");
+  auto c = build(
+      "<<<<<<< SEARCH\n  if (i < n) out[i] = a * x[i] + y[i];\n=======\n  if (i < n) "
+      "out[i] = 0;\n>>>>>>> REPLACE\n");
   ASSERT_FALSE(c.ok());
   EXPECT_NE(c.error().message.find("matches 2 places"), std::string::npos) << c.error().message;
 }
@@ -120,24 +124,27 @@ TEST_F(CandidateTest, EditsOfTheSignatureAreRefusedAndIndentationDriftIsTolerate
   EXPECT_NE(c.error().message.find("frozen signature"), std::string::npos) << c.error().message;
 
   // Indentation drift: matched line by line, applied to whole lines.
-  c = build("<<<<<<< SEARCH\n    const int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
-            "=======\n  const int i = (blockIdx.x * blockDim.x + threadIdx.x);\n>>>>>>> REPLACE\n");
+  c = build(
+      "<<<<<<< SEARCH\n    const int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+      "=======\n  const int i = (blockIdx.x * blockDim.x + threadIdx.x);\n>>>>>>> REPLACE\n");
   ASSERT_TRUE(c.ok()) << c.error().to_string();
   EXPECT_NE(c->source.find("{\n  const int i = (blockIdx.x"), std::string::npos);
 }
 
 TEST_F(CandidateTest, EditOfTheSpecBlockIsRefused) {
-  auto c = build("<<<<<<< SEARCH\n  SAXPY_BLOCK: [128, 256, 512]\n=======\n  SAXPY_BLOCK: [1024]\n"
-                 ">>>>>>> REPLACE\n");
+  auto c = build(
+      "<<<<<<< SEARCH\n  SAXPY_BLOCK: [128, 256, 512]\n=======\n  SAXPY_BLOCK: [1024]\n"
+      ">>>>>>> REPLACE\n");
   ASSERT_FALSE(c.ok());
   EXPECT_NE(c.error().message.find("frozen spec comment block"), std::string::npos);
 }
 
 TEST_F(CandidateTest, EditOfTheReferenceIsRefused) {
-  auto c = build("<<<<<<< SEARCH\nextern \"C\" __global__ void saxpy_naive(const float* x, const "
-                 "float* y, float* out, float a, int n) {\n  int i = blockIdx.x * blockDim.x + "
-                 "threadIdx.x;\n=======\nextern \"C\" __global__ void saxpy_naive(const float* x, "
-                 "const float* y, float* out, float a, int n) {\n  int i = 0;\n>>>>>>> REPLACE\n");
+  auto c = build(
+      "<<<<<<< SEARCH\nextern \"C\" __global__ void saxpy_naive(const float* x, const "
+      "float* y, float* out, float a, int n) {\n  int i = blockIdx.x * blockDim.x + "
+      "threadIdx.x;\n=======\nextern \"C\" __global__ void saxpy_naive(const float* x, "
+      "const float* y, float* out, float a, int n) {\n  int i = 0;\n>>>>>>> REPLACE\n");
   ASSERT_FALSE(c.ok());
   EXPECT_NE(c.error().message.find("frozen reference kernel `saxpy_naive`"), std::string::npos)
       << c.error().message;
@@ -177,16 +184,18 @@ TEST_F(CandidateTest, RewriteReplacesOnlyTheKernelRegion) {
 }
 
 TEST_F(CandidateTest, RewriteChangingTheSignatureIsRefused) {
-  auto c = build("```cuda\nextern \"C\" __global__ void saxpy(const float* x, float* y, float* "
-                 "out, float a, int n) { }\n```\n");
+  auto c = build(
+      "```cuda\nextern \"C\" __global__ void saxpy(const float* x, float* y, float* "
+      "out, float a, int n) { }\n```\n");
   ASSERT_FALSE(c.ok());
   EXPECT_NE(c.error().message.find("signature of kernel `saxpy`"), std::string::npos)
       << c.error().message;
 }
 
 TEST_F(CandidateTest, RewriteRenamingTheEntryIsRefused) {
-  auto c = build("```cuda\nextern \"C\" __global__ void saxpy_fast(const float* x, const float* "
-                 "y, float* out, float a, int n) { }\n```\n");
+  auto c = build(
+      "```cuda\nextern \"C\" __global__ void saxpy_fast(const float* x, const float* "
+      "y, float* out, float a, int n) { }\n```\n");
   ASSERT_FALSE(c.ok());
   EXPECT_NE(c.error().message.find("does not define kernel `saxpy`"), std::string::npos);
 }
@@ -212,8 +221,7 @@ TEST_F(CandidateTest, WholeFileRewriteKeepingFrozenPartsIsAccepted) {
 }
 
 TEST_F(CandidateTest, RewriteIncludingProcSelfEnvironIsRefused) {
-  auto c = build("```cuda\n#include \"/proc/self/environ\"\n" +
-                 std::string(kVectorised).substr(8));
+  auto c = build("```cuda\n#include \"/proc/self/environ\"\n" + std::string(kVectorised).substr(8));
   ASSERT_FALSE(c.ok());
   EXPECT_NE(c.error().message.find("refused #include of \"/proc/self/environ\": an absolute path"),
             std::string::npos)

@@ -1,11 +1,11 @@
 // The evolution loop with a fake model, fake prompts and a fake GPU.
+#include "core/evolve.h"
+
 #include <gtest/gtest.h>
 
 #include <deque>
 #include <fstream>
 #include <sstream>
-
-#include "core/evolve.h"
 
 namespace kev {
 namespace {
@@ -187,8 +187,8 @@ TEST_F(EvolveTest, ACheatingVariantNeverWins) {
 
 TEST_F(EvolveTest, TokenBudgetStopsBeforeTheNextRequest) {
   options.budget.token_budget = 50;
-  model.say("ideas", 20);       // 40 tokens
-  model.say(kBroken, 20);       // 80 tokens: over budget after this one
+  model.say("ideas", 20);  // 40 tokens
+  model.say(kBroken, 20);  // 80 tokens: over budget after this one
   model.say(kFast);
   auto r = evolve(target, model, prompts, gpu, options);
   ASSERT_TRUE(r.ok());

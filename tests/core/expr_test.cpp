@@ -9,7 +9,8 @@ namespace {
 
 const SourceLocation kOrigin{"k.cu", 7, 10};
 
-Result<std::int64_t> eval(std::string_view text, const std::map<std::string, std::int64_t>& names = {}) {
+Result<std::int64_t> eval(std::string_view text,
+                          const std::map<std::string, std::int64_t>& names = {}) {
   auto e = Expr::parse(text, kOrigin);
   if (!e) return e.error();
   return e->eval([&](std::string_view n) -> std::optional<std::int64_t> {
@@ -19,7 +20,8 @@ Result<std::int64_t> eval(std::string_view text, const std::map<std::string, std
   });
 }
 
-std::int64_t value_of(std::string_view text, const std::map<std::string, std::int64_t>& names = {}) {
+std::int64_t value_of(std::string_view text,
+                      const std::map<std::string, std::int64_t>& names = {}) {
   auto r = eval(text, names);
   EXPECT_TRUE(r.ok()) << text << ": " << (r.ok() ? "" : r.error().to_string());
   return r.ok() ? *r : -999999;
@@ -103,13 +105,15 @@ TEST(Expr, SlotEvaluationMatchesLookup) {
   auto checked = e->eval_slots_checked(zero_slots, slot_of_name);
   ASSERT_FALSE(checked.ok());
   EXPECT_EQ(checked.error().to_string(),
-            "k.cu:7:10: error: division by zero at 'ceil_div' in expression \"ceil_div(n, B) * B - n % 3\"");
+            "k.cu:7:10: error: division by zero at 'ceil_div' in expression \"ceil_div(n, B) * B - "
+            "n % 3\"");
 }
 
 TEST(Expr, EvaluationErrorsNameLocationAndToken) {
   EXPECT_EQ(error_of("rows / x", {{"rows", 4}, {"x", 0}}),
             "k.cu:7:15: error: division by zero at '/' in expression \"rows / x\"");
-  EXPECT_EQ(error_of("1 + 5 % 0"), "k.cu:7:16: error: modulo by zero at '%' in expression \"1 + 5 % 0\"");
+  EXPECT_EQ(error_of("1 + 5 % 0"),
+            "k.cu:7:16: error: modulo by zero at '%' in expression \"1 + 5 % 0\"");
   EXPECT_EQ(error_of("9223372036854775807 + 1"),
             "k.cu:7:30: error: integer overflow at '+' in expression \"9223372036854775807 + 1\"");
   EXPECT_EQ(error_of("a * a", {{"a", 4294967296}}),
@@ -129,35 +133,45 @@ TEST(Expr, ParseErrorsNameTokenAndExpectation) {
   EXPECT_EQ(error_of(""),
             "k.cu:7:10: error: unexpected end of expression in expression \"\"; expected a number, "
             "a name, '(', '-' or '!'");
-  EXPECT_EQ(error_of("1 +"),
-            "k.cu:7:13: error: unexpected end of expression in expression \"1 +\"; expected a number, "
-            "a name, '(', '-' or '!'");
-  EXPECT_EQ(error_of("(1 + 2"),
-            "k.cu:7:16: error: unexpected end of expression in expression \"(1 + 2\"; expected ')'");
-  EXPECT_EQ(error_of("1 2"),
-            "k.cu:7:12: error: unexpected '2' in expression \"1 2\"; expected an operator or end of "
-            "expression");
-  EXPECT_EQ(error_of("a $ b"), "k.cu:7:12: error: unexpected character '$' in expression \"a $ b\"");
-  EXPECT_EQ(error_of("a = b"),
-            "k.cu:7:12: error: unexpected '=' in expression \"a = b\"; expected '==' for comparison");
-  EXPECT_EQ(error_of("a & b"), "k.cu:7:12: error: unexpected '&' in expression \"a & b\"; expected '&&'");
-  EXPECT_EQ(error_of("a | b"), "k.cu:7:12: error: unexpected '|' in expression \"a | b\"; expected '||'");
+  EXPECT_EQ(
+      error_of("1 +"),
+      "k.cu:7:13: error: unexpected end of expression in expression \"1 +\"; expected a number, "
+      "a name, '(', '-' or '!'");
+  EXPECT_EQ(
+      error_of("(1 + 2"),
+      "k.cu:7:16: error: unexpected end of expression in expression \"(1 + 2\"; expected ')'");
+  EXPECT_EQ(
+      error_of("1 2"),
+      "k.cu:7:12: error: unexpected '2' in expression \"1 2\"; expected an operator or end of "
+      "expression");
+  EXPECT_EQ(error_of("a $ b"),
+            "k.cu:7:12: error: unexpected character '$' in expression \"a $ b\"");
+  EXPECT_EQ(
+      error_of("a = b"),
+      "k.cu:7:12: error: unexpected '=' in expression \"a = b\"; expected '==' for comparison");
+  EXPECT_EQ(error_of("a & b"),
+            "k.cu:7:12: error: unexpected '&' in expression \"a & b\"; expected '&&'");
+  EXPECT_EQ(error_of("a | b"),
+            "k.cu:7:12: error: unexpected '|' in expression \"a | b\"; expected '||'");
   EXPECT_EQ(error_of("1e-5"),
             "k.cu:7:10: error: invalid number '1e' in expression \"1e-5\"; expected an integer");
-  EXPECT_EQ(error_of("2.5 * x"),
-            "k.cu:7:10: error: invalid number '2.5' in expression \"2.5 * x\"; expected an integer");
+  EXPECT_EQ(
+      error_of("2.5 * x"),
+      "k.cu:7:10: error: invalid number '2.5' in expression \"2.5 * x\"; expected an integer");
   EXPECT_EQ(error_of("99999999999999999999"),
             "k.cu:7:10: error: integer literal '99999999999999999999' does not fit in 64 bits in "
             "expression \"99999999999999999999\"");
-  EXPECT_EQ(error_of("pow(2, 3)"),
-            "k.cu:7:10: error: unknown function 'pow' in expression \"pow(2, 3)\"; expected min, max "
-            "or ceil_div");
+  EXPECT_EQ(
+      error_of("pow(2, 3)"),
+      "k.cu:7:10: error: unknown function 'pow' in expression \"pow(2, 3)\"; expected min, max "
+      "or ceil_div");
   EXPECT_EQ(error_of("min(1)"),
             "k.cu:7:15: error: unexpected ')' in expression \"min(1)\"; expected ',' (min takes 2 "
             "arguments)");
-  EXPECT_EQ(error_of("max(1, 2, 3)"),
-            "k.cu:7:18: error: unexpected ',' in expression \"max(1, 2, 3)\"; expected ')' (max takes "
-            "2 arguments)");
+  EXPECT_EQ(
+      error_of("max(1, 2, 3)"),
+      "k.cu:7:18: error: unexpected ',' in expression \"max(1, 2, 3)\"; expected ')' (max takes "
+      "2 arguments)");
   EXPECT_EQ(error_of(")"),
             "k.cu:7:10: error: unexpected ')' in expression \")\"; expected a number, a name, '(', "
             "'-' or '!'");

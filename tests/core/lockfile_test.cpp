@@ -37,7 +37,8 @@ TEST(Arch, ParsesVersionsAndSuffixes) {
   EXPECT_EQ(b->suffix, "f");
   EXPECT_EQ(parse_arch("sm_86")->to_string(), "sm_86");
   EXPECT_EQ(parse_arch("sm_90a")->to_string(), "sm_90a");
-  for (const char* bad : {"sm90", "sm_", "sm_9", "sm_09", "compute_90", "sm_9x", "sm_1000", "sm_90b"})
+  for (const char* bad :
+       {"sm90", "sm_", "sm_9", "sm_09", "compute_90", "sm_9x", "sm_1000", "sm_90b"})
     EXPECT_FALSE(parse_arch(bad)) << bad;
 }
 
@@ -107,7 +108,8 @@ KernelSpec spec_with_block() {
   spec.where = {"src/k.cu", 12, 1};
   spec.params.push_back({"BLOCK", {Value(128), Value(256), Value(512)}, {"src/k.cu", 16, 3}});
   spec.params.push_back({"VEC", {Value(1), Value(2), Value(4)}, {"src/k.cu", 17, 3}});
-  spec.params.push_back({"LOAD", {Value(std::string("float4")), Value(std::string("float2"))}, {"src/k.cu", 18, 3}});
+  spec.params.push_back(
+      {"LOAD", {Value(std::string("float4")), Value(std::string("float2"))}, {"src/k.cu", 18, 3}});
   return spec;
 }
 
@@ -130,7 +132,8 @@ TEST(CheckParams, RefusesValuesOutsideTheSpec) {
   };
   const std::vector<Case> cases = {
       {{{"BLOCK", Value(384)}},
-       "error: lock: k: BLOCK = '384' is not one of the values [128, 256, 512] listed at src/k.cu:16:3"},
+       "error: lock: k: BLOCK = '384' is not one of the values [128, 256, 512] listed at "
+       "src/k.cu:16:3"},
       {{{"BLOCK", Value(std::string("256); system(\"rm -rf /\"); //"))}},
        "error: lock: k: BLOCK = '256); system(\"rm -rf /\"); //' is not one of the values "
        "[128, 256, 512] listed at src/k.cu:16:3"},
@@ -138,7 +141,8 @@ TEST(CheckParams, RefusesValuesOutsideTheSpec) {
        "error: lock: k: LOAD = 'float4 __attribute__((x))' is not one of the values "
        "[float4, float2] listed at src/k.cu:18:3"},
       {{{"LOAD", Value(4)}},
-       "error: lock: k: LOAD = '4' is not one of the values [float4, float2] listed at src/k.cu:18:3"},
+       "error: lock: k: LOAD = '4' is not one of the values [float4, float2] listed at "
+       "src/k.cu:18:3"},
       {{{"GRID", Value(1)}},
        "error: lock: k: 'GRID' is not a parameter of kernel 'k' (src/k.cu:12:1)"},
       {{{"BLOCK", Value(std::string(100000, 'x'))}},
@@ -165,8 +169,8 @@ TEST(SetEntry, FirstDeviceIsDefaultAndReplacementKeepsTheMark) {
 TEST(ShouldReplace, NeedsTwoPercentAndSeparateIntervals) {
   const Measured locked{100.0, 99.0, 101.0};
   EXPECT_TRUE(should_replace(locked, {97.0, 96.5, 97.5}));
-  EXPECT_FALSE(should_replace(locked, {98.5, 98.0, 98.9}));   // only 1.5% faster
-  EXPECT_FALSE(should_replace(locked, {97.0, 95.0, 99.5}));   // intervals overlap
+  EXPECT_FALSE(should_replace(locked, {98.5, 98.0, 98.9}));  // only 1.5% faster
+  EXPECT_FALSE(should_replace(locked, {97.0, 95.0, 99.5}));  // intervals overlap
   EXPECT_FALSE(should_replace(locked, {103.0, 102.0, 104.0}));
   EXPECT_TRUE(should_replace(locked, {98.5, 98.0, 98.9}, ReplaceRule{0.01}));
   Outcome o;
@@ -208,7 +212,8 @@ TEST(Merge, SameSlotDifferentParamsFasterWinsAndIsReported) {
   EXPECT_TRUE(kept.is_default);  // the slot's default mark survives the replacement
 
   MergeResult reverse = merge(b, a);
-  EXPECT_EQ(reverse.merged.kernels["k"].targets["sm_90"]["NVIDIA H200"].params.at("BLOCK"), Value(256));
+  EXPECT_EQ(reverse.merged.kernels["k"].targets["sm_90"]["NVIDIA H200"].params.at("BLOCK"),
+            Value(256));
   EXPECT_EQ(reverse.conflicts.size(), 1u);
   // A tie keeps base's entry.
   Lockfile c = lock_with("sm_90", "NVIDIA H200", entry(128, 70));
@@ -235,7 +240,8 @@ TEST(Merge, DifferentSourcesKeepOneSideWhole) {
   EXPECT_EQ(m.merged.kernels["k"], new_src.kernels["k"]);
   ASSERT_EQ(m.conflicts.size(), 1u);
   EXPECT_EQ(m.conflicts[0].arch, "");
-  EXPECT_NE(m.conflicts[0].resolution.find("dropped 2 entries measured on sha256:aaaaaaaaaaaa"), std::string::npos)
+  EXPECT_NE(m.conflicts[0].resolution.find("dropped 2 entries measured on sha256:aaaaaaaaaaaa"),
+            std::string::npos)
       << m.conflicts[0].resolution;
 
   // The side matching the current source wins, whichever order.

@@ -1,6 +1,7 @@
+#include "core/replay_evaluator.h"
+
 #include <gtest/gtest.h>
 
-#include "core/replay_evaluator.h"
 #include "search_fixture.h"
 
 namespace kev {

@@ -18,7 +18,8 @@ TEST(Shard, ParsesOneBasedIndexOverCount) {
 }
 
 TEST(Shard, RejectsMalformedOrOutOfRange) {
-  for (const char* bad : {"", "2", "0/4", "5/4", "1/0", "a/4", "1/b", "-1/4", "1/4/2", " 1/4", "1/4 "}) {
+  for (const char* bad :
+       {"", "2", "0/4", "5/4", "1/0", "a/4", "1/b", "-1/4", "1/4/2", " 1/4", "1/4 "}) {
     auto s = parse_shard(bad);
     EXPECT_FALSE(s) << bad;
     if (!s) {

@@ -10,7 +10,8 @@
 namespace kev::stats {
 namespace {
 
-std::vector<double> normal_samples(std::mt19937_64& rng, std::size_t n, double mean, double rel_sd) {
+std::vector<double> normal_samples(std::mt19937_64& rng, std::size_t n, double mean,
+                                   double rel_sd) {
   std::normal_distribution<double> dist(mean, mean * rel_sd);
   std::vector<double> v(n);
   for (double& x : v) x = dist(rng);
@@ -30,7 +31,7 @@ TEST(Stats, QuantileInterpolatesLikeNumpy) {
   EXPECT_DOUBLE_EQ(quantile(v, 0.0), 10.0);
   EXPECT_DOUBLE_EQ(quantile(v, 1.0), 50.0);
   EXPECT_DOUBLE_EQ(quantile(v, 0.5), 30.0);
-  EXPECT_DOUBLE_EQ(quantile(v, 0.1), 14.0);   // numpy.quantile([10..50], 0.1) == 14
+  EXPECT_DOUBLE_EQ(quantile(v, 0.1), 14.0);  // numpy.quantile([10..50], 0.1) == 14
   EXPECT_DOUBLE_EQ(quantile(v, 0.75), 40.0);
 }
 
@@ -102,20 +103,30 @@ Tally run_trials(double head_factor, double noise, std::uint64_t seed, double ba
     const auto head = normal_samples(rng, 40, base_us * head_factor, noise);
     options.bootstrap.seed = static_cast<std::uint64_t>(trial);
     switch (compare(base, head, options).verdict) {
-      case Verdict::same: ++t.same; break;
-      case Verdict::slower: ++t.slower; break;
-      case Verdict::faster: ++t.faster; break;
-      case Verdict::unsure: ++t.unsure; break;
+      case Verdict::same:
+        ++t.same;
+        break;
+      case Verdict::slower:
+        ++t.slower;
+        break;
+      case Verdict::faster:
+        ++t.faster;
+        break;
+      case Verdict::unsure:
+        ++t.unsure;
+        break;
     }
   }
-  std::cout << "  head/base " << head_factor << ", noise " << noise << ": SAME " << t.same << ", SLOWER "
-            << t.slower << ", FASTER " << t.faster << ", UNSURE " << t.unsure << " of 1000\n";
+  std::cout << "  head/base " << head_factor << ", noise " << noise << ": SAME " << t.same
+            << ", SLOWER " << t.slower << ", FASTER " << t.faster << ", UNSURE " << t.unsure
+            << " of 1000\n";
   return t;
 }
 
 TEST(StatsCompare, IdenticalDistributionsAreSameAtLeast999Of1000) {
   const Tally t = run_trials(1.0, 0.02, 11);
-  EXPECT_GE(t.same, 999) << "slower " << t.slower << " faster " << t.faster << " unsure " << t.unsure;
+  EXPECT_GE(t.same, 999) << "slower " << t.slower << " faster " << t.faster << " unsure "
+                         << t.unsure;
 }
 
 TEST(StatsCompare, TenPercentSlowdownUnderTwoPercentNoiseIsSlowerAtLeast990Of1000) {

@@ -1,10 +1,11 @@
+#include "core/strategy.h"
+
 #include <gtest/gtest.h>
 
 #include <set>
 
 #include "core/recorded_space.h"
 #include "core/replay_evaluator.h"
-#include "core/strategy.h"
 #include "core/tuner.h"
 #include "search_fixture.h"
 
@@ -132,8 +133,7 @@ TEST_P(StrategyContract, NeverProposesPointsItWasToldAbout) {
   for (const auto& p : points) EXPECT_EQ(told.count(p), 0u);
 }
 
-INSTANTIATE_TEST_SUITE_P(AllStrategies, StrategyContract,
-                         ::testing::ValuesIn(strategy_names()),
+INSTANTIATE_TEST_SUITE_P(AllStrategies, StrategyContract, ::testing::ValuesIn(strategy_names()),
                          [](const auto& param_info) { return param_info.param; });
 
 TEST(StrategyFactoryTest, RejectsUnknownNames) {

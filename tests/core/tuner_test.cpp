@@ -1,3 +1,5 @@
+#include "core/tuner.h"
+
 #include <gtest/gtest.h>
 
 #include <set>
@@ -5,7 +7,6 @@
 #include "core/recorded_space.h"
 #include "core/replay_evaluator.h"
 #include "core/strategy.h"
-#include "core/tuner.h"
 #include "search_fixture.h"
 
 namespace kev {

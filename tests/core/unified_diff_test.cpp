@@ -1,4 +1,6 @@
 // The unified diff written beside a winning variant must apply with `patch`.
+#include "core/unified_diff.h"
+
 #include <gtest/gtest.h>
 
 #include <cstdlib>
@@ -6,12 +8,12 @@
 #include <fstream>
 #include <sstream>
 
-#include "core/unified_diff.h"
-
 namespace kev {
 namespace {
 
-TEST(UnifiedDiff, EqualTextsGiveNothing) { EXPECT_EQ(unified_diff("a\nb\n", "a\nb\n", "x", "y"), ""); }
+TEST(UnifiedDiff, EqualTextsGiveNothing) {
+  EXPECT_EQ(unified_diff("a\nb\n", "a\nb\n", "x", "y"), "");
+}
 
 TEST(UnifiedDiff, MatchesDiffUFormat) {
   const std::string before = "1\n2\n3\n4\n5\n6\n7\n8\n9\n10\n";
@@ -50,9 +52,10 @@ TEST(UnifiedDiff, AgreesWithDiffU) {
 }
 
 TEST(UnifiedDiff, MissingFinalNewlineIsMarked) {
-  EXPECT_EQ(unified_diff("a\nb", "a\nc", "x", "y"),
-            "--- x\n+++ y\n@@ -1,2 +1,2 @@\n a\n-b\n\\ No newline at end of file\n+c\n\\ No newline "
-            "at end of file\n");
+  EXPECT_EQ(
+      unified_diff("a\nb", "a\nc", "x", "y"),
+      "--- x\n+++ y\n@@ -1,2 +1,2 @@\n a\n-b\n\\ No newline at end of file\n+c\n\\ No newline "
+      "at end of file\n");
 }
 
 TEST(UnifiedDiff, PatchAppliesIt) {

@@ -1,4 +1,6 @@
 // Verification on host arrays: the semantics the device-side compare kernel mirrors.
+#include "core/verify.h"
+
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -8,7 +10,6 @@
 
 #include "core/poison.h"
 #include "core/scalar_codec.h"
-#include "core/verify.h"
 
 namespace kev {
 namespace {
@@ -74,7 +75,8 @@ TEST(Verify, PoisonPatternsAreNaNInEveryFloatFormat) {
   }
   // Guards read as NaN too, so reading past the end poisons a result.
   std::vector<unsigned char> g(8);
-  for (std::size_t i = 0; i < 8; ++i) g[i] = static_cast<unsigned char>(kGuardWord >> (8 * (i % 4)));
+  for (std::size_t i = 0; i < 8; ++i)
+    g[i] = static_cast<unsigned char>(kGuardWord >> (8 * (i % 4)));
   for (ScalarType t : {ScalarType::f16, ScalarType::bf16, ScalarType::f32, ScalarType::f64})
     EXPECT_TRUE(std::isnan(load_element(t, g.data(), 0))) << cuda_name(t);
 }
@@ -92,7 +94,8 @@ TEST(Verify, IntegersMustMatchExactlyAndHalfFormatsGetTheirOwnPrecision) {
 
 TEST(Verify, FirstChangeFindsAGuardWrite) {
   std::vector<unsigned char> g(64);
-  for (std::size_t i = 0; i < g.size(); ++i) g[i] = static_cast<unsigned char>(kGuardWord >> (8 * (i % 4)));
+  for (std::size_t i = 0; i < g.size(); ++i)
+    g[i] = static_cast<unsigned char>(kGuardWord >> (8 * (i % 4)));
   EXPECT_FALSE(first_change(g.data(), g.size(), kGuardWord).has_value());
   g[37] ^= 1;
   EXPECT_EQ(first_change(g.data(), g.size(), kGuardWord).value_or(0), 37u);

@@ -1,11 +1,11 @@
 #include "cuda/compile_cache.h"
 
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
 #include <atomic>
 #include <filesystem>
 #include <fstream>
-
-#include <gmock/gmock.h>
-#include <gtest/gtest.h>
 
 #include "compile_test_support.h"
 #include "cuda/files.h"
@@ -184,8 +184,9 @@ TEST(CompileCacheDefaults, FollowTheEnvironment) {
 TEST(CompileCacheNvrtc, HeaderChangeIsAMissWithARealCompiler) {
   TempDir dir;
   dir.write("inc/value.cuh", "#define VALUE 1.0f\n");
-  const auto source =
-      dir.write("k.cu", "#include \"value.cuh\"\nextern \"C\" __global__ void k(float* x) { x[0] = VALUE; }\n");
+  const auto source = dir.write(
+      "k.cu",
+      "#include \"value.cuh\"\nextern \"C\" __global__ void k(float* x) { x[0] = VALUE; }\n");
   CompileRequest request;
   request.source_path = source;
   request.kernel_names = {"k"};

@@ -1,10 +1,10 @@
 #include "cuda/compile_pool.h"
 
+#include <gtest/gtest.h>
+
 #include <atomic>
 #include <chrono>
 #include <thread>
-
-#include <gtest/gtest.h>
 
 namespace kev::cuda {
 namespace {
@@ -76,7 +76,8 @@ TEST(CompilePool, ShuttingDownCancelsQueuedRequestsButKeepsEveryPromise) {
     for (int i = 0; i < 20; ++i) futures.push_back(pool.submit(named("k" + std::to_string(i))));
     std::this_thread::sleep_for(std::chrono::milliseconds(20));  // the first one is running
   }
-  const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  const double elapsed =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   EXPECT_LT(elapsed, 1.0);  // not 20 x 100 ms
   int compiled = 0;
   int cancelled = 0;

@@ -1,10 +1,10 @@
 #pragma once
 // Shared helpers of the compile-only tests: temporary directories and small sources.
+#include <gtest/gtest.h>
+
 #include <filesystem>
 #include <fstream>
 #include <string>
-
-#include <gtest/gtest.h>
 
 namespace kev::cuda::testing {
 
@@ -13,8 +13,8 @@ class TempDir {
  public:
   TempDir() {
     const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-    std::string name = std::string("kernelevo-test-") + info->test_suite_name() + "-" +
-                       info->name() + "-XXXXXX";
+    std::string name =
+        std::string("kernelevo-test-") + info->test_suite_name() + "-" + info->name() + "-XXXXXX";
     std::string tmpl = (std::filesystem::temp_directory_path() / name).string();
     path_ = ::mkdtemp(tmpl.data()) != nullptr ? tmpl : std::string{};
   }

@@ -8,7 +8,9 @@ namespace {
 TEST(Cubin, RejectsWhatIsNotAnElfFile) {
   EXPECT_FALSE(read_cubin("").has_value());
   EXPECT_FALSE(read_cubin(std::string(200, 'x')).has_value());
-  std::string truncated = "\x7f" "ELF";
+  std::string truncated =
+      "\x7f"
+      "ELF";
   truncated += std::string{'\x02', '\x01'};
   truncated.resize(80, '\xff');  // section table offset far past the end
   EXPECT_FALSE(read_cubin(truncated).has_value());

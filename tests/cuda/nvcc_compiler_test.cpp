@@ -32,7 +32,8 @@ std::uint64_t shared_bytes(const CompileOutput& out, const std::string& symbol) 
 
 TEST(NvccCompiler, CompilesTheKernelOfAFileWithHostCode) {
   NvccCompiler nvcc;
-  const auto out = nvcc.compile(mixed_request({{"LIB_SOFTMAX_BLOCK", "512"}, {"LIB_SOFTMAX_ITEMS", "2"}}));
+  const auto out =
+      nvcc.compile(mixed_request({{"LIB_SOFTMAX_BLOCK", "512"}, {"LIB_SOFTMAX_ITEMS", "2"}}));
   ASSERT_TRUE(out.ok) << out.log;
   // The template instance the launcher uses, found by demangling the CUBIN's symbols.
   EXPECT_EQ(out.lowered_names.at("softmax_block<LIB_SOFTMAX_BLOCK>"),
@@ -44,8 +45,10 @@ TEST(NvccCompiler, CompilesTheKernelOfAFileWithHostCode) {
 
 TEST(NvccCompiler, DifferentDefinesGiveDifferentImages) {
   NvccCompiler nvcc;
-  const auto a = nvcc.compile(mixed_request({{"LIB_SOFTMAX_BLOCK", "128"}, {"LIB_SOFTMAX_ITEMS", "8"}}));
-  const auto b = nvcc.compile(mixed_request({{"LIB_SOFTMAX_BLOCK", "128"}, {"LIB_SOFTMAX_ITEMS", "1"}}));
+  const auto a =
+      nvcc.compile(mixed_request({{"LIB_SOFTMAX_BLOCK", "128"}, {"LIB_SOFTMAX_ITEMS", "8"}}));
+  const auto b =
+      nvcc.compile(mixed_request({{"LIB_SOFTMAX_BLOCK", "128"}, {"LIB_SOFTMAX_ITEMS", "1"}}));
   ASSERT_TRUE(a.ok && b.ok) << a.log << b.log;
   EXPECT_NE(a.image, b.image);
   const std::string symbol = "_Z13softmax_blockILi128EEvPKfPfii";

@@ -1,9 +1,9 @@
 #include "cuda/nvrtc_compiler.h"
 
-#include <filesystem>
-
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+
+#include <filesystem>
 
 #include "compile_test_support.h"
 #include "cuda/cubin.h"
@@ -82,7 +82,8 @@ TEST(NvrtcCompiler, ResolvesTemplateInstancesThroughNameExpressions) {
 TEST(NvrtcCompiler, ReportsCompileErrorsWithFileAndLine) {
   NvrtcCompiler nvrtc;
   auto request = scale_request();
-  request.source_text = "extern \"C\" __global__ void broken(float* x) {\n  x[0] = undefined_name;\n}\n";
+  request.source_text =
+      "extern \"C\" __global__ void broken(float* x) {\n  x[0] = undefined_name;\n}\n";
   request.kernel_names = {"broken"};
   const auto out = nvrtc.compile(request);
   EXPECT_FALSE(out.ok);
@@ -115,7 +116,8 @@ TEST(NvrtcCompiler, FindsHeadersThroughIncludeDirsAndReportsThem) {
   const auto header = dir.write("inc/factor.cuh", "#pragma once\n#define FACTOR 3.0f\n");
   const auto local = dir.write("src/local.cuh", "#include <factor.cuh>\n");
   const auto source = dir.write(
-      "src/k.cu", "#include \"local.cuh\"\nextern \"C\" __global__ void k(float* x) { x[0] = FACTOR; }\n");
+      "src/k.cu",
+      "#include \"local.cuh\"\nextern \"C\" __global__ void k(float* x) { x[0] = FACTOR; }\n");
   CompileRequest request;
   request.source_path = source;  // read from disk: source_text is empty
   request.kernel_names = {"k"};
@@ -132,7 +134,8 @@ TEST(NvrtcCompiler, FindsTheToolkitsDeviceHeaders) {
   request.source_path = "headers.cu";
   request.source_text =
       "#include <cuda_runtime.h>\n#include <cuda_fp16.h>\n#include <cuda/std/cstdint>\n"
-      "extern \"C\" __global__ void k(__half* x, cuda::std::int64_t n) { x[0] = __float2half(1.f); }\n";
+      "extern \"C\" __global__ void k(__half* x, cuda::std::int64_t n) { x[0] = __float2half(1.f); "
+      "}\n";
   request.kernel_names = {"k"};
   const auto out = nvrtc.compile(request);
   EXPECT_TRUE(out.ok) << out.log;
@@ -147,14 +150,16 @@ TEST(NvrtcCompiler, ToolkitHeadersReachedThroughLinksAreNotProjectHeaders) {
   if (!std::filesystem::exists(real + "/cuda_runtime.h")) GTEST_SKIP() << "no toolkit headers";
   std::filesystem::create_directories(dir.file("include"));
   for (const auto& entry : std::filesystem::directory_iterator(real)) {
-    std::filesystem::create_symlink(entry.path(), dir.file("include/" + entry.path().filename().string()));
+    std::filesystem::create_symlink(entry.path(),
+                                    dir.file("include/" + entry.path().filename().string()));
   }
   NvrtcCompiler nvrtc(NvrtcOptions{.toolkit_include = dir.file("include")});
   CompileRequest request;
   request.source_path = "headers.cu";
   request.source_text =
       "#include <cuda_runtime.h>\n#include <cuda_fp16.h>\n#include <cuda/std/cstdint>\n"
-      "extern \"C\" __global__ void k(__half* x, cuda::std::int64_t n) { x[0] = __float2half(1.f); }\n";
+      "extern \"C\" __global__ void k(__half* x, cuda::std::int64_t n) { x[0] = __float2half(1.f); "
+      "}\n";
   request.kernel_names = {"k"};
   const auto out = nvrtc.compile(request);
   EXPECT_TRUE(out.ok) << out.log;

@@ -9,8 +9,9 @@ namespace kev::cuda {
 namespace {
 
 TEST(SourceKind, DeviceOnlySourcesGoToNvrtc) {
-  EXPECT_EQ(choose_compiler("#include <cuda_runtime.h>\n#include <cuda_fp16.h>\n#include <cuda/std/cstdint>\n"
-                            "extern \"C\" __global__ void k(float* x) { x[0] = 1; }\n"),
+  EXPECT_EQ(choose_compiler(
+                "#include <cuda_runtime.h>\n#include <cuda_fp16.h>\n#include <cuda/std/cstdint>\n"
+                "extern \"C\" __global__ void k(float* x) { x[0] = 1; }\n"),
             CompilerKind::nvrtc);
 }
 
@@ -26,14 +27,16 @@ TEST(SourceKind, HostHeadersLaunchesAndMainNeedNvcc) {
 }
 
 TEST(SourceKind, CommentsAndStringsDoNotCount) {
-  EXPECT_FALSE(holds_host_code("// launch with k<<<grid, block>>>(x)\n"
-                               "/* #include <vector>\n int main() */\n"
-                               "__device__ const char* s = \"<<<\";\n"));
+  EXPECT_FALSE(
+      holds_host_code("// launch with k<<<grid, block>>>(x)\n"
+                      "/* #include <vector>\n int main() */\n"
+                      "__device__ const char* s = \"<<<\";\n"));
   EXPECT_FALSE(holds_host_code("__device__ int maintain(int x) { return x; }\n"));
 }
 
 TEST(SourceKind, HostCodeGuardedFromNvrtcDoesNotCount) {
-  EXPECT_FALSE(holds_host_code("#ifndef __CUDACC_RTC__\n#include <vector>\nint main() {}\n#endif\n"));
+  EXPECT_FALSE(
+      holds_host_code("#ifndef __CUDACC_RTC__\n#include <vector>\nint main() {}\n#endif\n"));
   EXPECT_FALSE(holds_host_code("#if !defined(__CUDACC_RTC__)\n#include <vector>\n#endif\n"));
   // ...but the #else branch is what NVRTC sees.
   EXPECT_TRUE(holds_host_code("#ifndef __CUDACC_RTC__\n#else\n#include <vector>\n#endif\n"));

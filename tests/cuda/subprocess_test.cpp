@@ -1,10 +1,10 @@
 #include "cuda/subprocess.h"
 
-#include <chrono>
-#include <cstdlib>
-
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+
+#include <chrono>
+#include <cstdlib>
 
 namespace kev::cuda {
 namespace {

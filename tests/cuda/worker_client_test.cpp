@@ -1,9 +1,10 @@
 // The worker's watchdog and restart logic, with fake workers (shell scripts): no GPU needed.
+#include "cuda/worker_client.h"
+
 #include <gtest/gtest.h>
 
 #include <chrono>
 
-#include "cuda/worker_client.h"
 #include "cuda/worker_protocol.h"
 
 namespace kev::cuda {
@@ -21,7 +22,8 @@ TEST(WorkerClient, HungWorkerIsKilledByTheWatchdogAndRecordedAsTimeout) {
   WorkerRunner worker({"/bin/sh", "-c", "sleep 30"}, 0.5);
   const auto start = std::chrono::steady_clock::now();
   RunReport report = worker.run(small_request(0.5));
-  const double waited = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  const double waited =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   EXPECT_EQ(report.outcome.disposition, Disposition::timeout);
   EXPECT_NE(report.outcome.detail.find("watchdog"), std::string::npos) << report.outcome.detail;
   EXPECT_LT(waited, 5.0);
@@ -50,7 +52,8 @@ TEST(WorkerClient, AnswersAreDecoded) {
   answer.device.copy_gbps = 1000.0;
   const std::string line = encode_response(answer);
   // A worker that answers every request line with the same response.
-  WorkerRunner worker({"/bin/sh", "-c", "while read l; do printf '%s\\n' '" + line + "'; done"}, 5.0);
+  WorkerRunner worker({"/bin/sh", "-c", "while read l; do printf '%s\\n' '" + line + "'; done"},
+                      5.0);
   RunReport report = worker.run(small_request(5.0));
   ASSERT_EQ(report.outcome.disposition, Disposition::passed) << report.outcome.detail;
   EXPECT_DOUBLE_EQ(report.outcome.time_us.value_or(0.0), 12.5);

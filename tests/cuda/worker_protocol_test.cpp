@@ -1,6 +1,6 @@
-#include <gtest/gtest.h>
-
 #include "cuda/worker_protocol.h"
+
+#include <gtest/gtest.h>
 
 namespace kev::cuda {
 namespace {
@@ -52,7 +52,10 @@ TEST(WorkerProtocol, RunRequestRoundTrips) {
   p.dims = {{"rows", 4096}, {"cols", 8192}};
   r.spec.problems = {p};
   r.params = {{"BLOCK", Value(256)}, {"NAME", Value(std::string("float4"))}, {"F", Value(0.5)}};
-  r.candidate = {std::string("\x7f" "ELF\0\1\2", 7), "softmax_rows"};
+  r.candidate = {std::string("\x7f"
+                             "ELF\0\1\2",
+                             7),
+                 "softmax_rows"};
   r.reference = {"ref-image", "softmax_naive"};
   r.timing.incumbent_us = 70.5;
   r.timing.seed = 42;

@@ -21,10 +21,10 @@ inline std::string gpu_unavailable_reason() {
   return why;
 }
 
-#define KEV_REQUIRE_GPU()                                                              \
-  do {                                                                                 \
+#define KEV_REQUIRE_GPU()                                                                \
+  do {                                                                                   \
     if (const std::string why = ::kev::gpu_test::gpu_unavailable_reason(); !why.empty()) \
-      GTEST_SKIP() << "no GPU: " << why;                                               \
+      GTEST_SKIP() << "no GPU: " << why;                                                 \
   } while (0)
 
 inline Expr expr(const std::string& text) {

@@ -28,12 +28,14 @@ const std::map<std::string, std::string>& variants() {
       {"b_partial", "IDX; if (i < n / 2) y[i] = 2.0f * x[i] + 1.0f;"},
       {"c_constant", "IDX; if (i < n) y[i] = 1.0f;"},
       {"d_first_launch_only",
-       "IDX; if (i >= n) return; if (atomicAdd(&kev_tickets, 1ull) >= (unsigned long long)n) return;"
+       "IDX; if (i >= n) return; if (atomicAdd(&kev_tickets, 1ull) >= (unsigned long long)n) "
+       "return;"
        " y[i] = 2.0f * x[i] + 1.0f;"},
       {"e_writes_const_input",
        "IDX; if (i < n) { y[i] = 2.0f * x[i] + 1.0f; const_cast<float*>(x)[i] = 0.0f; }"},
       {"f_fp16_math",
-       "IDX; if (i < n) { __half h = __float2half(x[i]); y[i] = __half2float(__hadd(__hmul(__float2half(2.0f), h), __float2half(1.0f))); }"},
+       "IDX; if (i < n) { __half h = __float2half(x[i]); y[i] = "
+       "__half2float(__hadd(__hmul(__float2half(2.0f), h), __float2half(1.0f))); }"},
       {"g_reads_out_of_bounds", "IDX; if (i < n) y[i] = 2.0f * x[i] + 1.0f + 0.0f * x[i + 1];"},
       {"h_illegal_address", "IDX; if (i < n) y[i + (1ll << 40)] = 1.0f;"},
       {"i_never_terminates", "IDX; volatile float* v = y; if (i < n) while (v[0] != 12345.0f) {}"},
@@ -87,22 +89,25 @@ TEST_F(RedTeam, EveryCheatIsRejectedAndTheWorkerCarriesOn) {
   for (const auto& [name, want] : expected) {
     SCOPED_TRACE(name);
     RunReport report = worker.run(request_for(name));
-    std::printf("[red-team] %-24s -> %-14s %s\n", name.c_str(), to_string(report.outcome.disposition),
-                report.outcome.detail.c_str());
+    std::printf("[red-team] %-24s -> %-14s %s\n", name.c_str(),
+                to_string(report.outcome.disposition), report.outcome.detail.c_str());
     EXPECT_EQ(to_string(report.outcome.disposition), std::string(to_string(want)))
         << report.outcome.detail;
     EXPECT_FALSE(report.outcome.detail.empty());
     // The next variant in the same run: an honest kernel still passes.
     RunReport honest = worker.run(request_for("reference"));
-    EXPECT_EQ(to_string(honest.outcome.disposition), std::string("passed")) << honest.outcome.detail;
+    EXPECT_EQ(to_string(honest.outcome.disposition), std::string("passed"))
+        << honest.outcome.detail;
   }
   EXPECT_GE(worker.restarts(), 2);  // after the fault and after the hang
 }
 
 TEST_F(RedTeam, SpecificMessages) {
   cuda::WorkerRunner worker({KERNELEVO_BINARY, "worker", "--device", "0"}, 30.0);
-  EXPECT_NE(worker.run(request_for("a_nothing")).outcome.detail.find("never written"), std::string::npos);
-  EXPECT_NE(worker.run(request_for("e_writes_const_input")).outcome.detail.find("const input 'x' was modified"),
+  EXPECT_NE(worker.run(request_for("a_nothing")).outcome.detail.find("never written"),
+            std::string::npos);
+  EXPECT_NE(worker.run(request_for("e_writes_const_input"))
+                .outcome.detail.find("const input 'x' was modified"),
             std::string::npos);
   EXPECT_NE(worker.run(request_for("k_writes_past_end")).outcome.detail.find("past the end"),
             std::string::npos);

@@ -96,7 +96,8 @@ TEST(AtomicFile, MissingDirectoryIsAnError) {
 TEST(AtomicFile, WriterKilledMidWriteLeavesTheOldFileIntact) {
   TempDir dir;
   const fs::path file = dir.path() / "kernelevo.lock.json";
-  const std::string original = read_text(fs::path(KERNELEVO_FIXTURES) / "lockfiles/basic.lock.json");
+  const std::string original =
+      read_text(fs::path(KERNELEVO_FIXTURES) / "lockfiles/basic.lock.json");
   ASSERT_TRUE(write_file_atomically(file, original).ok());
 
   int ready[2];
@@ -147,7 +148,8 @@ TEST(AtomicFile, WriterKilledAtAnyMomentLeavesOldOrNewFile) {
     ::kill(child, SIGKILL);
     wait_for(child);
     const std::string now = read_text(file);
-    EXPECT_TRUE(now == old_text || now == new_text) << "delay " << delay_us << ": " << now.size() << " bytes";
+    EXPECT_TRUE(now == old_text || now == new_text)
+        << "delay " << delay_us << ": " << now.size() << " bytes";
   }
 }
 
@@ -219,8 +221,10 @@ TEST(FileLock, ConcurrentLockfileUpdatesLoseNothing) {
 }
 
 TEST(Hash, Sha256OfBytesAndFiles) {
-  EXPECT_EQ(sha256_of("abc"), "sha256:ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
-  EXPECT_EQ(sha256_of(""), "sha256:e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
+  EXPECT_EQ(sha256_of("abc"),
+            "sha256:ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+  EXPECT_EQ(sha256_of(""),
+            "sha256:e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
   TempDir dir;
   const fs::path file = dir.path() / "k.cu";
   const std::string big(200000, 'q');

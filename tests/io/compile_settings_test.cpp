@@ -15,7 +15,8 @@ TEST(CompileSettings, LinesFromCMakeBecomeJsonAndBack) {
   ASSERT_TRUE(parsed.ok()) << parsed.error().to_string();
   EXPECT_EQ(parsed->include_dirs, (std::vector<std::string>{"/p/src", "/p/with space"}));
   EXPECT_EQ(parsed->defines, (std::vector<std::string>{"Q=\"s\"", "FAST"}));
-  EXPECT_EQ(parsed->options, (std::vector<std::string>{"--use_fast_math", "-Xcompiler=-Wall,-Wextra"}));
+  EXPECT_EQ(parsed->options,
+            (std::vector<std::string>{"--use_fast_math", "-Xcompiler=-Wall,-Wextra"}));
   const std::string json = compile_settings_json(*parsed);
   EXPECT_NE(json.find("\"Q=\\\"s\\\"\""), std::string::npos) << json;
   auto back = parse_compile_settings_json(json, "settings.json");
@@ -34,7 +35,8 @@ TEST(CompileSettings, EmptyListsAndUnknownKeys) {
   ASSERT_FALSE(bad.ok());
   EXPECT_EQ(bad.error().to_string(), "s.txt:2:1: error: unknown key 'linker'");
   EXPECT_FALSE(parse_compile_settings_lines("no tab here\n", "s.txt").ok());
-  EXPECT_FALSE(parse_compile_settings_json("{\"schema_version\": 2, \"source\": \"a\"}", "s.json").ok());
+  EXPECT_FALSE(
+      parse_compile_settings_json("{\"schema_version\": 2, \"source\": \"a\"}", "s.json").ok());
   EXPECT_FALSE(parse_compile_settings_json("[", "s.json").ok());
 }
 

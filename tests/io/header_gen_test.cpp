@@ -47,13 +47,17 @@ std::string host_part(const std::string& text) { return text.substr(text.find("\
 std::string device_part(const std::string& text) { return text.substr(0, text.find("\n#else\n")); }
 
 TEST(HeaderGen, SingleArchitectureGivesPlainConstantsToDeviceAndHost) {
-  const Lockfile lock = lock_with("sm_90", "NVIDIA H200", {{"SOFTMAX_BLOCK", 512}, {"SOFTMAX_VEC", 4}});
+  const Lockfile lock =
+      lock_with("sm_90", "NVIDIA H200", {{"SOFTMAX_BLOCK", 512}, {"SOFTMAX_VEC", 4}});
   auto h = generate_params_header({softmax_spec()}, &lock, options({"sm_90"}));
   ASSERT_TRUE(h.ok()) << h.error().to_string();
   const std::string& text = h->text;
-  EXPECT_NE(device_part(text).find("#if __CUDA_ARCH__ >= 900 && __CUDA_ARCH__ < 1000"), std::string::npos);
-  EXPECT_NE(device_part(text).find("#define SOFTMAX_BLOCK 512  // softmax_rows / sm_90 / \"NVIDIA H200\" (only device)"),
-            std::string::npos)
+  EXPECT_NE(device_part(text).find("#if __CUDA_ARCH__ >= 900 && __CUDA_ARCH__ < 1000"),
+            std::string::npos);
+  EXPECT_NE(
+      device_part(text).find(
+          "#define SOFTMAX_BLOCK 512  // softmax_rows / sm_90 / \"NVIDIA H200\" (only device)"),
+      std::string::npos)
       << text;
   EXPECT_NE(host_part(text).find("#define SOFTMAX_BLOCK 512"), std::string::npos) << text;
   EXPECT_NE(host_part(text).find("#define SOFTMAX_VEC 4"), std::string::npos);
@@ -80,13 +84,16 @@ TEST(HeaderGen, DisagreeingArchitecturesGetARunTimeLookupOnTheHost) {
   const std::string& text = h->text;
   EXPECT_NE(device_part(text).find("#define SOFTMAX_BLOCK 128"), std::string::npos);
   EXPECT_NE(device_part(text).find("#define SOFTMAX_BLOCK 512"), std::string::npos);
-  EXPECT_NE(host_part(text).find("#define SOFTMAX_BLOCK (::kernelevo_params::SOFTMAX_BLOCK_value())"),
-            std::string::npos)
+  EXPECT_NE(
+      host_part(text).find("#define SOFTMAX_BLOCK (::kernelevo_params::SOFTMAX_BLOCK_value())"),
+      std::string::npos)
       << text;
-  EXPECT_NE(host_part(text).find("if (arch >= 900 && arch < 1000) return 512;"), std::string::npos) << text;
+  EXPECT_NE(host_part(text).find("if (arch >= 900 && arch < 1000) return 512;"), std::string::npos)
+      << text;
   EXPECT_NE(host_part(text).find("if (arch >= 800 && arch < 900) return 128;"), std::string::npos);
   EXPECT_NE(host_part(text).find("return (256);  // source default"), std::string::npos);
-  EXPECT_NE(host_part(text).find("#define SOFTMAX_VEC 4  // every built architecture"), std::string::npos)
+  EXPECT_NE(host_part(text).find("#define SOFTMAX_VEC 4  // every built architecture"),
+            std::string::npos)
       << "agreeing values stay plain constants";
   EXPECT_NE(text.find("cudaFuncGetAttributes(&attr, probe)"), std::string::npos);
   EXPECT_NE(text.find("attr.ptxVersion * 10"), std::string::npos);
@@ -96,8 +103,10 @@ TEST(HeaderGen, ArchitectureWithoutEntryUsesTheSourceDefaultOnTheHost) {
   const Lockfile lock = lock_with("sm_90", "NVIDIA H200", {{"SOFTMAX_BLOCK", 512}});
   auto h = generate_params_header({softmax_spec()}, &lock, options({"sm_80", "sm_90"}));
   ASSERT_TRUE(h.ok()) << h.error().to_string();
-  EXPECT_NE(h->text.find("if (arch >= 800 && arch < 900) return (256);"), std::string::npos) << h->text;
-  EXPECT_NE(h->text.find("sm_80: softmax_rows: nothing locked for sm_80; source defaults"), std::string::npos);
+  EXPECT_NE(h->text.find("if (arch >= 800 && arch < 900) return (256);"), std::string::npos)
+      << h->text;
+  EXPECT_NE(h->text.find("sm_80: softmax_rows: nothing locked for sm_80; source defaults"),
+            std::string::npos);
 }
 
 TEST(HeaderGen, TemplateArgumentThatDiffersFailsTheHostCompile) {
@@ -105,9 +114,10 @@ TEST(HeaderGen, TemplateArgumentThatDiffersFailsTheHostCompile) {
   auto h = generate_params_header({softmax_spec("softmax<SOFTMAX_BLOCK>")}, &lock,
                                   options({"sm_80", "sm_90"}));
   ASSERT_TRUE(h.ok()) << h.error().to_string();
-  EXPECT_NE(h->text.find("static_assert(SOFTMAX_BLOCK_agrees(), \"kernelevo: SOFTMAX_BLOCK is a template "
-                         "argument of softmax<SOFTMAX_BLOCK>"),
-            std::string::npos)
+  EXPECT_NE(
+      h->text.find("static_assert(SOFTMAX_BLOCK_agrees(), \"kernelevo: SOFTMAX_BLOCK is a template "
+                   "argument of softmax<SOFTMAX_BLOCK>"),
+      std::string::npos)
       << h->text;
   EXPECT_NE(h->text.find("(sm_80: 256, sm_90: 512)"), std::string::npos);
 }
@@ -129,19 +139,23 @@ TEST(HeaderGen, NamedDeviceIsChosenAndSaidSo) {
   o.device = "NVIDIA H200";
   auto h = generate_params_header({softmax_spec()}, &lock, o);
   ASSERT_TRUE(h.ok()) << h.error().to_string();
-  EXPECT_NE(h->text.find("#define SOFTMAX_BLOCK 1024  // softmax_rows / sm_90 / \"NVIDIA H200\" (named device)"),
-            std::string::npos)
+  EXPECT_NE(
+      h->text.find(
+          "#define SOFTMAX_BLOCK 1024  // softmax_rows / sm_90 / \"NVIDIA H200\" (named device)"),
+      std::string::npos)
       << h->text;
 }
 
 TEST(HeaderGen, CodeInAValueIsRefusedNamingTheEntry) {
-  const Lockfile lock =
-      lock_with("sm_90", "NVIDIA H200", {{"SOFTMAX_BLOCK", std::string("512\n#include \"/etc/passwd\"")}});
+  const Lockfile lock = lock_with(
+      "sm_90", "NVIDIA H200", {{"SOFTMAX_BLOCK", std::string("512\n#include \"/etc/passwd\"")}});
   auto h = generate_params_header({softmax_spec()}, &lock, options({"sm_90"}));
   ASSERT_FALSE(h.ok());
   const std::string message = h.error().to_string();
-  EXPECT_NE(message.find("kernelevo.lock.json: kernel softmax_rows, sm_90, device 'NVIDIA H200': SOFTMAX_BLOCK"),
-            std::string::npos)
+  EXPECT_NE(
+      message.find(
+          "kernelevo.lock.json: kernel softmax_rows, sm_90, device 'NVIDIA H200': SOFTMAX_BLOCK"),
+      std::string::npos)
       << message;
   EXPECT_EQ(message.find('\n'), std::string::npos);
 }
@@ -150,7 +164,8 @@ TEST(HeaderGen, ValueOutsideTheSpecIsRefused) {
   const Lockfile lock = lock_with("sm_90", "NVIDIA H200", {{"SOFTMAX_BLOCK", 2048}});
   auto h = generate_params_header({softmax_spec()}, &lock, options({"sm_90"}));
   ASSERT_FALSE(h.ok());
-  EXPECT_NE(h.error().message.find("SOFTMAX_BLOCK = '2048' is not one of the values [128, 256, 512, 1024]"),
+  EXPECT_NE(h.error().message.find(
+                "SOFTMAX_BLOCK = '2048' is not one of the values [128, 256, 512, 1024]"),
             std::string::npos)
       << h.error().message;
 }
@@ -158,7 +173,8 @@ TEST(HeaderGen, ValueOutsideTheSpecIsRefused) {
 TEST(HeaderGen, UnknownParameterAndHugeStringAreRefusedWithShortMessages) {
   const Lockfile unknown = lock_with("sm_90", "NVIDIA H200", {{"EVIL", 1}});
   EXPECT_FALSE(generate_params_header({softmax_spec()}, &unknown, options({"sm_90"})).ok());
-  const Lockfile huge = lock_with("sm_90", "NVIDIA H200", {{"SOFTMAX_VEC", std::string(1 << 20, 'x')}});
+  const Lockfile huge =
+      lock_with("sm_90", "NVIDIA H200", {{"SOFTMAX_VEC", std::string(1 << 20, 'x')}});
   auto h = generate_params_header({softmax_spec()}, &huge, options({"sm_90"}));
   ASSERT_FALSE(h.ok());
   EXPECT_LT(h.error().message.size(), 400u);
@@ -183,19 +199,19 @@ TEST(HeaderGen, DeviceNameCannotBreakOutOfItsComment) {
 }
 
 TEST(HeaderGen, StaleEntryWarnsAndKeepsAllowedValues) {
-  const Lockfile lock =
-      lock_with("sm_90", "NVIDIA H200", {{"SOFTMAX_BLOCK", 512}}, "sha256:old");
+  const Lockfile lock = lock_with("sm_90", "NVIDIA H200", {{"SOFTMAX_BLOCK", 512}}, "sha256:old");
   auto h = generate_params_header({softmax_spec()}, &lock, options({"sm_90"}));
   ASSERT_TRUE(h.ok()) << h.error().to_string();
   ASSERT_EQ(h->warnings.size(), 1u);
   EXPECT_NE(h->warnings[0].find("kernel softmax_rows"), std::string::npos) << h->warnings[0];
-  EXPECT_NE(h->warnings[0].find("kernelevo tune src/softmax.cu --kernel softmax_rows"), std::string::npos);
+  EXPECT_NE(h->warnings[0].find("kernelevo tune src/softmax.cu --kernel softmax_rows"),
+            std::string::npos);
   EXPECT_NE(h->text.find("#define SOFTMAX_BLOCK 512"), std::string::npos);
 }
 
 TEST(HeaderGen, StaleEntryDropsValuesTheSpecNoLongerLists) {
-  const Lockfile lock =
-      lock_with("sm_90", "NVIDIA H200", {{"SOFTMAX_BLOCK", 2048}, {"SOFTMAX_VEC", 4}}, "sha256:old");
+  const Lockfile lock = lock_with("sm_90", "NVIDIA H200",
+                                  {{"SOFTMAX_BLOCK", 2048}, {"SOFTMAX_VEC", 4}}, "sha256:old");
   auto h = generate_params_header({softmax_spec()}, &lock, options({"sm_90"}));
   ASSERT_TRUE(h.ok()) << h.error().to_string();
   EXPECT_EQ(h->warnings.size(), 2u);
@@ -209,15 +225,18 @@ TEST(HeaderGen, StaleEntryIsAnErrorWhenStrict) {
   o.strict = true;
   auto h = generate_params_header({softmax_spec()}, &lock, o);
   ASSERT_FALSE(h.ok());
-  EXPECT_NE(h.error().message.find("kernel softmax_rows was tuned on another version"), std::string::npos);
-  EXPECT_NE(h.error().message.find("kernelevo tune src/softmax.cu --kernel softmax_rows"), std::string::npos);
+  EXPECT_NE(h.error().message.find("kernel softmax_rows was tuned on another version"),
+            std::string::npos);
+  EXPECT_NE(h.error().message.find("kernelevo tune src/softmax.cu --kernel softmax_rows"),
+            std::string::npos);
 }
 
 TEST(HeaderGen, NoLockfileDefinesNothing) {
   auto h = generate_params_header({softmax_spec()}, nullptr, options({"sm_80", "sm_90"}));
   ASSERT_TRUE(h.ok()) << h.error().to_string();
   EXPECT_EQ(h->text.find("#define SOFTMAX"), std::string::npos) << h->text;
-  EXPECT_NE(h->text.find("absent: every kernel builds with its source defaults"), std::string::npos);
+  EXPECT_NE(h->text.find("absent: every kernel builds with its source defaults"),
+            std::string::npos);
 }
 
 TEST(HeaderGen, TwoKernelsOfOneSourceMayNotShareAParameter) {
@@ -225,7 +244,8 @@ TEST(HeaderGen, TwoKernelsOfOneSourceMayNotShareAParameter) {
   other.id = "softmax_other";
   auto h = generate_params_header({softmax_spec(), other}, nullptr, options({"sm_90"}));
   ASSERT_FALSE(h.ok());
-  EXPECT_NE(h.error().to_string().find("src/softmax.cu:16:3"), std::string::npos) << h.error().to_string();
+  EXPECT_NE(h.error().to_string().find("src/softmax.cu:16:3"), std::string::npos)
+      << h.error().to_string();
 }
 
 TEST(CudaArchitectures, ParsesCMakeLists) {

@@ -46,8 +46,8 @@ class TempDir {
 
 // A one-entry lockfile text with `entry` as the H200 entry's body.
 std::string with_entry(const std::string& entry) {
-  return R"({"schema_version": 1, "kernels": {"k": {"source": "src/k.cu", "source_hash": ")" + kHash +
-         R"(", "targets": {"sm_90": {"NVIDIA H200": )" + entry + "}}}}}";
+  return R"({"schema_version": 1, "kernels": {"k": {"source": "src/k.cu", "source_hash": ")" +
+         kHash + R"(", "targets": {"sm_90": {"NVIDIA H200": )" + entry + "}}}}}";
 }
 
 TEST(LockfileJson, RoundTripOfTheFixtureIsByteIdentical) {
@@ -86,44 +86,50 @@ TEST(LockfileJson, ReadsEveryField) {
 TEST(LockfileJson, FormatsCanonicallyAndReadsBackTheSameModel) {
   Lockfile lock;
   LockEntry e;
-  e.params = {{"Z", Value(-3)}, {"A", Value(2.0)}, {"M", Value(1e-7)}, {"T", Value(std::string("cub::X"))}};
+  e.params = {
+      {"Z", Value(-3)}, {"A", Value(2.0)}, {"M", Value(1e-7)}, {"T", Value(std::string("cub::X"))}};
   e.time_us = 70.14999;
   e.baseline_us = 9.996;
   set_entry(lock, "b", "src/b.cu", kHash, "sm_90", "NVIDIA H200", e);
   set_entry(lock, "a", "src/a.cu", kHash, "sm_80", "NVIDIA A100", LockEntry{});
   const std::string text = format_lockfile(lock);
-  EXPECT_EQ(text,
-            "{\n"
-            "  \"kernels\": {\n"
-            "    \"a\": {\n"
-            "      \"source\": \"src/a.cu\",\n"
-            "      \"source_hash\": \"" + kHash + "\",\n"
-            "      \"targets\": {\n"
-            "        \"sm_80\": {\n"
-            "          \"NVIDIA A100\": {\n"
-            "            \"default\": true,\n"
-            "            \"params\": {}\n"
-            "          }\n"
-            "        }\n"
-            "      }\n"
-            "    },\n"
-            "    \"b\": {\n"
-            "      \"source\": \"src/b.cu\",\n"
-            "      \"source_hash\": \"" + kHash + "\",\n"
-            "      \"targets\": {\n"
-            "        \"sm_90\": {\n"
-            "          \"NVIDIA H200\": {\n"
-            "            \"baseline_us\": 10.0,\n"
-            "            \"default\": true,\n"
-            "            \"params\": {\"A\": 2.0, \"M\": 1e-07, \"T\": \"cub::X\", \"Z\": -3},\n"
-            "            \"time_us\": 70.1\n"
-            "          }\n"
-            "        }\n"
-            "      }\n"
-            "    }\n"
-            "  },\n"
-            "  \"schema_version\": 1\n"
-            "}\n");
+  EXPECT_EQ(
+      text,
+      "{\n"
+      "  \"kernels\": {\n"
+      "    \"a\": {\n"
+      "      \"source\": \"src/a.cu\",\n"
+      "      \"source_hash\": \"" +
+          kHash +
+          "\",\n"
+          "      \"targets\": {\n"
+          "        \"sm_80\": {\n"
+          "          \"NVIDIA A100\": {\n"
+          "            \"default\": true,\n"
+          "            \"params\": {}\n"
+          "          }\n"
+          "        }\n"
+          "      }\n"
+          "    },\n"
+          "    \"b\": {\n"
+          "      \"source\": \"src/b.cu\",\n"
+          "      \"source_hash\": \"" +
+          kHash +
+          "\",\n"
+          "      \"targets\": {\n"
+          "        \"sm_90\": {\n"
+          "          \"NVIDIA H200\": {\n"
+          "            \"baseline_us\": 10.0,\n"
+          "            \"default\": true,\n"
+          "            \"params\": {\"A\": 2.0, \"M\": 1e-07, \"T\": \"cub::X\", \"Z\": -3},\n"
+          "            \"time_us\": 70.1\n"
+          "          }\n"
+          "        }\n"
+          "      }\n"
+          "    }\n"
+          "  },\n"
+          "  \"schema_version\": 1\n"
+          "}\n");
   auto back = parse_lockfile(text, "x");
   ASSERT_TRUE(back.ok()) << back.error().to_string();
   EXPECT_EQ(back->kernels.at("b").targets.at("sm_90").at("NVIDIA H200").params, e.params);
@@ -155,18 +161,24 @@ TEST(LockfileJson, RefusesBadFilesWithExactMessages) {
   const std::vector<BadCase> cases = {
       {"truncated", "{\n  \"kernels\": {\n    \"k\": {\n",
        "lock.json:4:1: error: not valid JSON: syntax error while parsing object key - unexpected "
-       "end of input; expected string literal (the lockfile is corrupt; restore it from version control)"},
+       "end of input; expected string literal (the lockfile is corrupt; restore it from version "
+       "control)"},
       {"garbage", "{\n  \"kernels\": {},\n  oops\n}\n",
        "lock.json:3:3: error: not valid JSON: syntax error while parsing object key - invalid "
-       "literal; last read: '\"kernels\": {},<U+000A>  o'; expected string literal (the lockfile is corrupt; "
+       "literal; last read: '\"kernels\": {},<U+000A>  o'; expected string literal (the lockfile "
+       "is corrupt; "
        "restore it from version control)"},
       {"empty", "",
        "lock.json:1:1: error: not valid JSON: syntax error while parsing value - unexpected end of "
-       "input; expected '[', '{', or a literal (the lockfile is corrupt; restore it from version control)"},
+       "input; expected '[', '{', or a literal (the lockfile is corrupt; restore it from version "
+       "control)"},
       {"newer schema", R"({"schema_version": 3, "kernels": {}})",
-       "lock.json:1:2: error: schema_version 3 is newer than this kernelevo reads (2); upgrade kernelevo"},
-      {"newer schema with new fields", R"({"schema_version": 7, "kernels": {"k": {"shiny": 1}}, "x": 1})",
-       "lock.json:1:2: error: schema_version 7 is newer than this kernelevo reads (2); upgrade kernelevo"},
+       "lock.json:1:2: error: schema_version 3 is newer than this kernelevo reads (2); upgrade "
+       "kernelevo"},
+      {"newer schema with new fields",
+       R"({"schema_version": 7, "kernels": {"k": {"shiny": 1}}, "x": 1})",
+       "lock.json:1:2: error: schema_version 7 is newer than this kernelevo reads (2); upgrade "
+       "kernelevo"},
       {"unknown top-level key", R"({"schema_version": 1, "kernels": {}, "x": 1})",
        "lock.json:1:38: error: unknown key 'x' (expected kernels, schema_version)"},
       {"schema missing", R"({"kernels": {}})", "lock.json: error: missing \"schema_version\""},
@@ -179,41 +191,52 @@ TEST(LockfileJson, RefusesBadFilesWithExactMessages) {
        "lock.json:1:23: error: kernels: expected an object, found an array"},
       {"duplicate key", R"({"schema_version": 1, "kernels": {}, "kernels": {}})",
        "lock.json:1:38: error: duplicate key 'kernels'"},
-      {"duplicate param",
-       with_entry(R"({"params": {"BLOCK": 128, "BLOCK": 256}})"),
-       "lock.json:1:216: error: duplicate key 'BLOCK' in kernels.k.targets.sm_90.NVIDIA H200.params"},
+      {"duplicate param", with_entry(R"({"params": {"BLOCK": 128, "BLOCK": 256}})"),
+       "lock.json:1:216: error: duplicate key 'BLOCK' in kernels.k.targets.sm_90.NVIDIA "
+       "H200.params"},
       {"C code in a value", with_entry(R"({"params": {"BLOCK": "256); system(\"id\"); //"}})"),
-       "lock.json:1:202: error: k sm_90 NVIDIA H200: params.BLOCK: string value '256); system(\"id\"); //' "
+       "lock.json:1:202: error: k sm_90 NVIDIA H200: params.BLOCK: string value '256); "
+       "system(\"id\"); //' "
        "refused: only identifiers (like float4) are allowed"},
       {"macro injection", with_entry(R"({"params": {"BLOCK": "128\n#include </etc/passwd>"}})"),
-       "lock.json:1:202: error: k sm_90 NVIDIA H200: params.BLOCK: string value '128?#include </etc/passwd>' "
+       "lock.json:1:202: error: k sm_90 NVIDIA H200: params.BLOCK: string value '128?#include "
+       "</etc/passwd>' "
        "refused: only identifiers (like float4) are allowed"},
-      {"huge string", with_entry(R"({"params": {"BLOCK": ")" + std::string(1 << 20, 'A') + R"("}})"),
-       "lock.json:1:202: error: k sm_90 NVIDIA H200: params.BLOCK: string value of 1048576 characters "
+      {"huge string",
+       with_entry(R"({"params": {"BLOCK": ")" + std::string(1 << 20, 'A') + R"("}})"),
+       "lock.json:1:202: error: k sm_90 NVIDIA H200: params.BLOCK: string value of 1048576 "
+       "characters "
        "refused (at most 64)"},
       {"boolean value", with_entry(R"({"params": {"BLOCK": true}})"),
-       "lock.json:1:202: error: k sm_90 NVIDIA H200: params.BLOCK: expected an integer, a number or an "
+       "lock.json:1:202: error: k sm_90 NVIDIA H200: params.BLOCK: expected an integer, a number "
+       "or an "
        "identifier, found a boolean"},
       {"object value", with_entry(R"({"params": {"BLOCK": {"a": 1}}})"),
-       "lock.json:1:202: error: k sm_90 NVIDIA H200: params.BLOCK: expected an integer, a number or an "
+       "lock.json:1:202: error: k sm_90 NVIDIA H200: params.BLOCK: expected an integer, a number "
+       "or an "
        "identifier, found an object"},
       {"huge integer", with_entry(R"({"params": {"BLOCK": 18446744073709551615}})"),
        "lock.json:1:202: error: k sm_90 NVIDIA H200: params.BLOCK: integer out of range"},
       {"bad param name", with_entry(R"({"params": {"BLOCK=1 -DX": 1}})"),
-       "lock.json:1:202: error: k sm_90 NVIDIA H200: params: parameter name 'BLOCK=1 -DX' is not an identifier"},
+       "lock.json:1:202: error: k sm_90 NVIDIA H200: params: parameter name 'BLOCK=1 -DX' is not "
+       "an identifier"},
       {"missing params", with_entry(R"({"time_us": 3.0})"),
        "lock.json:1:175: error: k sm_90 NVIDIA H200: missing \"params\""},
       {"unknown entry key", with_entry(R"({"params": {}, "flags": "-O0"})"),
-       "lock.json:1:205: error: k sm_90 NVIDIA H200: unknown key 'flags' (expected baseline_us, default, "
+       "lock.json:1:205: error: k sm_90 NVIDIA H200: unknown key 'flags' (expected baseline_us, "
+       "default, "
        "params, time_us, tuned_with)"},
       {"negative time", with_entry(R"({"params": {}, "time_us": -1})"),
-       "lock.json:1:205: error: k sm_90 NVIDIA H200: time_us: expected a positive number of microseconds"},
+       "lock.json:1:205: error: k sm_90 NVIDIA H200: time_us: expected a positive number of "
+       "microseconds"},
       {"time as string", with_entry(R"({"params": {}, "time_us": "fast"})"),
-       "lock.json:1:205: error: k sm_90 NVIDIA H200: time_us: expected a number of microseconds, found a string"},
+       "lock.json:1:205: error: k sm_90 NVIDIA H200: time_us: expected a number of microseconds, "
+       "found a string"},
       {"default not bool", with_entry(R"({"params": {}, "default": 1})"),
        "lock.json:1:205: error: k sm_90 NVIDIA H200: default: expected true or false"},
       {"multi-line tuned_with", with_entry(R"({"params": {}, "tuned_with": "a\nb"})"),
-       "lock.json:1:205: error: k sm_90 NVIDIA H200: tuned_with: expected one line of at most 512 printable characters"},
+       "lock.json:1:205: error: k sm_90 NVIDIA H200: tuned_with: expected one line of at most 512 "
+       "printable characters"},
       {"bad arch",
        R"({"schema_version": 1, "kernels": {"k": {"source": "k.cu", "source_hash": ")" + kHash +
            R"(", "targets": {"hopper": {}}}}})",
@@ -221,26 +244,29 @@ TEST(LockfileJson, RefusesBadFilesWithExactMessages) {
       {"bad device",
        R"({"schema_version": 1, "kernels": {"k": {"source": "k.cu", "source_hash": ")" + kHash +
            R"(", "targets": {"sm_90": {"*/ evil": {"params": {}}}}}}})",
-       "lock.json:1:171: error: k sm_90: device name '*/ evil' refused (letters, digits, spaces, _.-()+, only)"},
+       "lock.json:1:171: error: k sm_90: device name '*/ evil' refused (letters, digits, spaces, "
+       "_.-()+, only)"},
       {"two defaults",
        R"({"schema_version": 1, "kernels": {"k": {"source": "k.cu", "source_hash": ")" + kHash +
            R"(", "targets": {"sm_90": {"A": {"params": {}, "default": true}, "B": {"params": {}, "default": true}}}}}})",
        "lock.json:1:161: error: k sm_90: more than one device is marked default"},
       {"absolute source",
-       R"({"schema_version": 1, "kernels": {"k": {"source": "/etc/passwd", "source_hash": ")" + kHash +
-           R"(", "targets": {}}}})",
+       R"({"schema_version": 1, "kernels": {"k": {"source": "/etc/passwd", "source_hash": ")" +
+           kHash + R"(", "targets": {}}}})",
        "lock.json:1:41: error: k: source: '/etc/passwd' is not a relative path inside the project"},
       {"escaping source",
-       R"({"schema_version": 1, "kernels": {"k": {"source": "src/../../x.cu", "source_hash": ")" + kHash +
-           R"(", "targets": {}}}})",
-       "lock.json:1:41: error: k: source: 'src/../../x.cu' is not a relative path inside the project"},
+       R"({"schema_version": 1, "kernels": {"k": {"source": "src/../../x.cu", "source_hash": ")" +
+           kHash + R"(", "targets": {}}}})",
+       "lock.json:1:41: error: k: source: 'src/../../x.cu' is not a relative path inside the "
+       "project"},
       {"bad hash",
        R"({"schema_version": 1, "kernels": {"k": {"source": "k.cu", "source_hash": "md5:abc", "targets": {}}}})",
        "lock.json:1:59: error: k: source_hash: 'md5:abc' is not \"sha256:\" and 64 hex digits"},
       {"bad kernel id", R"({"schema_version": 1, "kernels": {"a b": {}}})",
        "lock.json:1:35: error: kernels: kernel id 'a b' refused"},
       {"missing targets",
-       R"({"schema_version": 1, "kernels": {"k": {"source": "k.cu", "source_hash": ")" + kHash + R"("}}})",
+       R"({"schema_version": 1, "kernels": {"k": {"source": "k.cu", "source_hash": ")" + kHash +
+           R"("}}})",
        "lock.json:1:35: error: k: missing \"targets\""},
   };
   for (const BadCase& c : cases) {
@@ -258,14 +284,16 @@ TEST(LockfileJson, ErrorsPointAtTheLineOfTheEntry) {
   auto r = parse_lockfile(bad, "kernelevo.lock.json");
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.error().to_string(),
-            "kernelevo.lock.json:40:46: error: softmax_rows sm_90 NVIDIA H200: params.SOFTMAX_VEC: string "
+            "kernelevo.lock.json:40:46: error: softmax_rows sm_90 NVIDIA H200: params.SOFTMAX_VEC: "
+            "string "
             "value '4 + x' refused: only identifiers (like float4) are allowed");
   bad = text;
   bad.replace(bad.find("\"time_us\": 0.815"), 16, "\"time_us\": 0");
   r = parse_lockfile(bad, "kernelevo.lock.json");
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.error().to_string(),
-            "kernelevo.lock.json:55:13: error: tiny_scale sm_90 NVIDIA H200: time_us: expected a positive "
+            "kernelevo.lock.json:55:13: error: tiny_scale sm_90 NVIDIA H200: time_us: expected a "
+            "positive "
             "number of microseconds");
 }
 
@@ -327,7 +355,8 @@ TEST(LockfileJson, CorruptOrNewerFileIsNeverOverwritten) {
     });
     EXPECT_FALSE(s.ok());
     EXPECT_FALSE(changed);
-    EXPECT_NE(s.error().to_string().find(file.string()), std::string::npos) << s.error().to_string();
+    EXPECT_NE(s.error().to_string().find(file.string()), std::string::npos)
+        << s.error().to_string();
     EXPECT_EQ(read_text(file), original);
     EXPECT_FALSE(write_lockfile(file, Lockfile{}).ok());
     EXPECT_EQ(read_text(file), original);
@@ -337,7 +366,8 @@ TEST(LockfileJson, CorruptOrNewerFileIsNeverOverwritten) {
 TEST(LockfileJson, FailedChangeLeavesTheFileAlone) {
   TempDir dir;
   const fs::path file = dir.path() / "kernelevo.lock.json";
-  const std::string original = read_text(fs::path(KERNELEVO_FIXTURES) / "lockfiles/basic.lock.json");
+  const std::string original =
+      read_text(fs::path(KERNELEVO_FIXTURES) / "lockfiles/basic.lock.json");
   write_text(file, original);
   const Status s = update_lockfile(file, [](Lockfile& lock) -> Status {
     lock.kernels.clear();
@@ -349,8 +379,8 @@ TEST(LockfileJson, FailedChangeLeavesTheFileAlone) {
 
 // A kernel with `variant` (the JSON text of its value).
 std::string with_variant(const std::string& variant) {
-  return R"({"schema_version": 2, "kernels": {"k": {"source": "src/k.cu", "source_hash": ")" + kHash +
-         R"(", "targets": {}, "variant": )" + variant + "}}}";
+  return R"({"schema_version": 2, "kernels": {"k": {"source": "src/k.cu", "source_hash": ")" +
+         kHash + R"(", "targets": {}, "variant": )" + variant + "}}}";
 }
 
 TEST(LockfileJson, VariantRecordsItsFileAndBothHashesAndNeedsSchema2) {
@@ -368,17 +398,23 @@ TEST(LockfileJson, VariantRecordsItsFileAndBothHashesAndNeedsSchema2) {
             "  \"kernels\": {\n"
             "    \"k\": {\n"
             "      \"source\": \"src/k.cu\",\n"
-            "      \"source_hash\": \"" + kHash + "\",\n"
-            "      \"targets\": {},\n"
-            "      \"variant\": {\n"
-            "        \"base_source_hash\": \"" + kHash + "\",\n"
-            "        \"file\": \"kernelevo-variants/k.cu\",\n"
-            "        \"hash\": \"" + variant_hash + "\"\n"
-            "      }\n"
-            "    }\n"
-            "  },\n"
-            "  \"schema_version\": 2\n"
-            "}\n");
+            "      \"source_hash\": \"" +
+                kHash +
+                "\",\n"
+                "      \"targets\": {},\n"
+                "      \"variant\": {\n"
+                "        \"base_source_hash\": \"" +
+                kHash +
+                "\",\n"
+                "        \"file\": \"kernelevo-variants/k.cu\",\n"
+                "        \"hash\": \"" +
+                variant_hash +
+                "\"\n"
+                "      }\n"
+                "    }\n"
+                "  },\n"
+                "  \"schema_version\": 2\n"
+                "}\n");
   auto back = parse_lockfile(text, "lock.json");
   ASSERT_TRUE(back.ok()) << back.error().to_string();
   EXPECT_EQ(*back, lock);
@@ -418,15 +454,16 @@ TEST(LockfileJson, VariantIsCheckedAsUntrustedInput) {
       {R"({"file": "v.cu", "hash": )" + good + R"(, "base_source_hash": "abc"})",
        "k: variant: base_source_hash: 'abc' is not \"sha256:\" and 64 hex digits"},
       {R"({"file": "v.cu", "hash": )" + good + "}", "k: variant: missing \"base_source_hash\""},
-      {R"({"file": "v.cu", "hash": )" + good + R"(, "base_source_hash": )" + good + R"(, "run": "rm"})",
+      {R"({"file": "v.cu", "hash": )" + good + R"(, "base_source_hash": )" + good +
+           R"(, "run": "rm"})",
        "unknown key 'run' (expected base_source_hash, file, hash)"},
       {"42", "k: variant: expected an object, found an integer"},
   };
   for (const auto& [variant, expected] : cases) {
     auto r = parse_lockfile(with_variant(variant), "lock.json");
     ASSERT_FALSE(r.ok()) << variant;
-    EXPECT_NE(r.error().to_string().find(expected), std::string::npos)
-        << variant << "\n" << r.error().to_string();
+    EXPECT_NE(r.error().to_string().find(expected), std::string::npos) << variant << "\n"
+                                                                       << r.error().to_string();
     EXPECT_EQ(r.error().where.file, "lock.json");
     EXPECT_GT(r.error().where.line, 0) << variant;
   }

@@ -1,3 +1,5 @@
+#include "io/replay_reader.h"
+
 #include <gtest/gtest.h>
 
 #include <chrono>
@@ -5,7 +7,6 @@
 #include <fstream>
 
 #include "core/recorded_space.h"
-#include "io/replay_reader.h"
 
 namespace kev {
 namespace {
@@ -94,11 +95,12 @@ TEST(SharedSpacesTest, ConvolutionA100LoadsFastAndMatchesItsT4Twin) {
   if (!std::filesystem::exists(dir + "/convolution_A100.json.gz")) GTEST_SKIP() << dir << " absent";
   const auto start = std::chrono::steady_clock::now();
   auto kt = io::read_recording(dir + "/convolution_A100.json.gz");
-  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   ASSERT_TRUE(kt.ok()) << kt.error().to_string();
   EXPECT_EQ(kt->points().size(), 4362u);
   EXPECT_NEAR(*kt->optimum_us(), 553.6, 0.1);  // the README's 0.5536 ms
-  EXPECT_LT(seconds, 10.0);  // generous: Debug builds and a loaded machine
+  EXPECT_LT(seconds, 10.0);                    // generous: Debug builds and a loaded machine
   auto t4 = io::read_recording(dir + "/convolution_A100_T4.json.gz");
   ASSERT_TRUE(t4.ok()) << t4.error().to_string();
   EXPECT_EQ(t4->points().size(), 4362u);

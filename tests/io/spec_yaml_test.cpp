@@ -69,7 +69,7 @@ TEST(SpecYaml, FindsOnlyRealMarks) {
   const std::string src =
       "const char* s = \"/* @kernelevo\\nkernel: nope */\";\n"  // in a string literal
       "// /* @kernelevo in a line comment */\n"
-      "/* This file uses @kernelevo blocks. */\n"               // mentioned, not a mark
+      "/* This file uses @kernelevo blocks. */\n"  // mentioned, not a mark
       "/** @kernelevo\n"
       "kernel: real\n"
       "*/\n"
@@ -113,7 +113,8 @@ TEST(SpecYaml, DefaultsAndInference) {
   EXPECT_EQ(s.id, "inferred");
   EXPECT_EQ(s.reference, "default");
   EXPECT_EQ(s.kernel_line, 12);
-  EXPECT_EQ(s.params[0].values, (std::vector<Value>{Value(std::string("float")), Value(std::string("half"))}));
+  EXPECT_EQ(s.params[0].values,
+            (std::vector<Value>{Value(std::string("float")), Value(std::string("half"))}));
   EXPECT_EQ(s.args[0].init, InitKind::randint);  // integer buffers default to small integers
   EXPECT_EQ(s.args[0].init_low, -8.0);
   EXPECT_EQ(s.args[1].type, ScalarType::bf16);
@@ -139,7 +140,9 @@ TEST(SpecYaml, TemplateKernelGetsItsBaseNameAsId) {
   b.mark = {"t.cu", 1, 4};
   b.yaml_first_line = 2;
   b.guarded = true;
-  b.yaml = "kernel: \"scan<SCAN_BLOCK>\"\nparams: {SCAN_BLOCK: [128]}\nargs: [{name: n, type: int, value: 1}]\nlaunch: {grid: 1, block: SCAN_BLOCK}\n";
+  b.yaml =
+      "kernel: \"scan<SCAN_BLOCK>\"\nparams: {SCAN_BLOCK: [128]}\nargs: [{name: n, type: int, "
+      "value: 1}]\nlaunch: {grid: 1, block: SCAN_BLOCK}\n";
   const SpecParse p = parse_marked_block(b, "t.cu");
   ASSERT_EQ(p.specs.size(), 1u);
   EXPECT_EQ(p.specs[0].kernel, "scan<SCAN_BLOCK>");

@@ -1,3 +1,5 @@
+#include "io/trace.h"
+
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -5,7 +7,6 @@
 
 #include "core/recorded_space.h"
 #include "io/replay_reader.h"
-#include "io/trace.h"
 
 namespace kev {
 namespace {
@@ -14,13 +15,16 @@ class TraceTest : public ::testing::Test {
  protected:
   void SetUp() override {
     dir_ = std::filesystem::temp_directory_path() /
-           ("kernelevo_trace_test_" + std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()));
+           ("kernelevo_trace_test_" +
+            std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()));
     std::filesystem::create_directories(dir_);
     header_.kernel = "softmax";
     header_.device = "Test GPU";
     header_.strategy = "auto";
     header_.seed = 3;
-    header_.dims = {{"BLOCK", {128, 256}}, {"VEC", {1, 2}}, {"MODE", {std::string("fast"), std::string("safe")}}};
+    header_.dims = {{"BLOCK", {128, 256}},
+                    {"VEC", {1, 2}},
+                    {"MODE", {std::string("fast"), std::string("safe")}}};
     Problem problem;
     problem.dims = {{"rows", 4}, {"cols", 8}};
     header_.problems = {problem};
@@ -114,11 +118,13 @@ TEST_F(TraceTest, AnInvalidLineInTheMiddleIsAnErrorWithItsLine) {
 }
 
 TEST_F(TraceTest, RejectsOtherVersionsAndFormats) {
-  std::ofstream(path("v2.jsonl")) << R"({"format":"kernelevo-trace","version":2,"dims":[]})" << "\n";
+  std::ofstream(path("v2.jsonl")) << R"({"format":"kernelevo-trace","version":2,"dims":[]})"
+                                  << "\n";
   auto trace = io::read_trace(path("v2.jsonl"));
   ASSERT_FALSE(trace.ok());
   EXPECT_NE(trace.error().message.find("unsupported trace version"), std::string::npos);
-  std::ofstream(path("other.jsonl")) << R"({"hello":1})" << "\n";
+  std::ofstream(path("other.jsonl")) << R"({"hello":1})"
+                                     << "\n";
   EXPECT_FALSE(io::read_trace(path("other.jsonl")).ok());
 }
 

@@ -1,10 +1,11 @@
 // The chat-completions client against the scripted server: real HTTP on loopback.
+#include "llm/chat_client.h"
+
 #include <arpa/inet.h>
 #include <gtest/gtest.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
 
-#include "llm/chat_client.h"
 #include "scripted_server.h"
 
 namespace kev::test {
@@ -51,10 +52,9 @@ std::unique_ptr<ChatClient> client_for(const std::string& url, double timeout_s 
   return std::move(client.value());
 }
 
-#define START_SERVER(var, steps)                                          \
-  ScriptedServer var(steps, test::fresh_dir(::testing::UnitTest::GetInstance() \
-                                                ->current_test_info()     \
-                                                ->name()));               \
+#define START_SERVER(var, steps)                                                                \
+  ScriptedServer var(                                                                           \
+      steps, test::fresh_dir(::testing::UnitTest::GetInstance()->current_test_info()->name())); \
   if (!var.ok()) GTEST_SKIP() << "python3 not available to run the scripted server"
 
 TEST(ChatClient, SendsTheProtocolAndTotalsUsage) {
@@ -142,11 +142,13 @@ TEST(ChatClient, AnUnreachablePortIsAnEnvironmentError) {
 }
 
 TEST(ChatClient, AnswersThatAreNotTheProtocolAreClearErrors) {
-  START_SERVER(server, json::array({{{"raw", "<html>hello</html>"}},
-                                    {{"json", {{"object", "list"}}}},
-                                    {{"json", {{"choices", json::array()}}}},
-                                    {{"json", {{"choices", {{{"message", {{"content", nullptr}}}}}}}}},
-                                    {{"status", 404}, {"body", {{"error", {{"message", "model not found"}}}}}}}));
+  START_SERVER(
+      server,
+      json::array({{{"raw", "<html>hello</html>"}},
+                   {{"json", {{"object", "list"}}}},
+                   {{"json", {{"choices", json::array()}}}},
+                   {{"json", {{"choices", {{{"message", {{"content", nullptr}}}}}}}}},
+                   {{"status", 404}, {"body", {{"error", {{"message", "model not found"}}}}}}}));
   auto client = client_for(server.base_url());
   auto a = client->propose({"s", "u"});
   ASSERT_FALSE(a.ok());
@@ -170,8 +172,12 @@ TEST(ChatClient, AnswersThatAreNotTheProtocolAreClearErrors) {
 }
 
 TEST(ChatClient, TheKeyNeverAppearsInErrorsEvenWhenTheServerEchoesIt) {
-  START_SERVER(server, json::array({{{"status", 401},
-                                     {"body", {{"error", {{"message", std::string("Incorrect API key provided: ") + kKey}}}}}}}));
+  START_SERVER(
+      server,
+      json::array(
+          {{{"status", 401},
+            {"body",
+             {{"error", {{"message", std::string("Incorrect API key provided: ") + kKey}}}}}}}));
   auto client = client_for(server.base_url());
   auto a = client->propose({"s", "u"});
   ASSERT_FALSE(a.ok());

@@ -12,9 +12,9 @@
 #include "core/candidate_builder.h"
 #include "core/evolve.h"
 #include "core/response_parser.h"
-#include "io/spec_loader.h"
 #include "io/hash.h"
 #include "io/lockfile_json.h"
+#include "io/spec_loader.h"
 #include "llm/chat_client.h"
 #include "llm/evolve_output.h"
 #include "llm/prompts.h"
@@ -51,8 +51,9 @@ extern "C" __global__ void saxpy(const float* x, const float* y, float* out, flo
 }
 ```
 )";
-const std::string kBroken = "```cuda\nextern \"C\" __global__ void saxpy(const float* x, const "
-                            "float* y, float* out, float a, int n) {\n  float4 v = ;\n}\n```\n";
+const std::string kBroken =
+    "```cuda\nextern \"C\" __global__ void saxpy(const float* x, const "
+    "float* y, float* out, float a, int n) {\n  float4 v = ;\n}\n```\n";
 const std::string kCheat = R"(```cuda
 extern "C" __global__ void saxpy(const float* x, const float* y, float* out, float a, int n) {
   __shared__ int skip;
@@ -64,9 +65,11 @@ extern "C" __global__ void saxpy(const float* x, const float* y, float* out, flo
   if (i < n) out[i] = a * x[i] + y[i];
 }
 ```)";
-const std::string kProse = "You should vectorise the loads with float4 and use a grid-stride "
-                           "loop. This will improve memory throughput considerably.";
-const std::string kEnviron = "```cuda\n#include \"/proc/self/environ\"\n" + kFast.substr(kFast.find("extern"));
+const std::string kProse =
+    "You should vectorise the loads with float4 and use a grid-stride "
+    "loop. This will improve memory throughput considerably.";
+const std::string kEnviron =
+    "```cuda\n#include \"/proc/self/environ\"\n" + kFast.substr(kFast.find("extern"));
 const std::string kFma = R"(```cuda
 extern "C" __global__ void saxpy(const float* x, const float* y, float* out, float a, int n) {
   const int i = blockIdx.x * blockDim.x + threadIdx.x;
@@ -108,10 +111,14 @@ std::string all_text_under(const std::filesystem::path& dir) {
 TEST(EvolveScripted, EachAnswerMeetsItsFateAndOnlyTheVerifiedFasterVariantLands) {
   const json script = json::array({
       say("1. float4 loads\n2. fused multiply-add\n3. grid-stride loop\n4. streaming stores"),
-      say(kFast), say(kBroken), say(kCheat), say(kProse),
+      say(kFast),
+      say(kBroken),
+      say(kCheat),
+      say(kProse),
       say("1. keep float4 and add __ldg\n2. two elements per thread\n3. fmaf\n4. unroll"),
       say(kEnviron),
-      {{"status", 429}, {"headers", {{"Retry-After", "1"}}}}, say(kFma),
+      {{"status", 429}, {"headers", {{"Retry-After", "1"}}}},
+      say(kFma),
       {{"delay", 4}, {"content", "too late"}},
       say(kProse),
   });
@@ -208,7 +215,8 @@ TEST(EvolveScripted, EachAnswerMeetsItsFateAndOnlyTheVerifiedFasterVariantLands)
   // The diff turns the original into the variant.
   { std::ofstream(project / "src/saxpy.cu") << target.source; }
   if (std::system("patch --version > /dev/null 2>&1") == 0) {
-    const std::string cmd = "cd " + project.string() + " && patch -s -p1 < kernelevo-variants/saxpy.cu.diff";
+    const std::string cmd =
+        "cd " + project.string() + " && patch -s -p1 < kernelevo-variants/saxpy.cu.diff";
     ASSERT_EQ(std::system(cmd.c_str()), 0);
     EXPECT_EQ(test::read_text(project / "src/saxpy.cu"), variant);
   }

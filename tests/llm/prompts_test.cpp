@@ -1,9 +1,10 @@
 // The two-stage prompts: what they hold, and that no secret reaches them.
+#include "llm/prompts.h"
+
 #include <gtest/gtest.h>
 
 #include <cstdlib>
 
-#include "llm/prompts.h"
 #include "scripted_server.h"
 
 namespace kev::llm {
@@ -51,9 +52,8 @@ TEST_F(PromptsTest, ImplementationPromptAsksForOneIdeaInAParsableForm) {
   context.ideas = "1. float4\n2. fmaf\n";
   context.candidate = 2;
   const Prompt p = prompts.implementation_prompt(context);
-  for (const char* needle : {"## Ideas\n1. float4\n2. fmaf\n", "Implement idea 2",
-                             "<<<<<<< SEARCH", "=======", ">>>>>>> REPLACE", "```cuda",
-                             "definition of `saxpy`"})
+  for (const char* needle : {"## Ideas\n1. float4\n2. fmaf\n", "Implement idea 2", "<<<<<<< SEARCH",
+                             "=======", ">>>>>>> REPLACE", "```cuda", "definition of `saxpy`"})
     EXPECT_NE(p.user.find(needle), std::string::npos) << needle;
 }
 

@@ -36,7 +36,8 @@ class ScriptedServer {
       dup2(out[1], 1);
       close(out[0]);
       close(out[1]);
-      const std::string script = std::string(KERNELEVO_SOURCE_DIR) + "/tests/llm/scripted_server.py";
+      const std::string script =
+          std::string(KERNELEVO_SOURCE_DIR) + "/tests/llm/scripted_server.py";
       const std::string steps_file = (dir_ / "script.json").string();
       const std::string record = (dir_ / "requests").string();
       execlp("python3", "python3", script.c_str(), steps_file.c_str(), record.c_str(),

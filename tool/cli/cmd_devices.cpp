@@ -1,10 +1,9 @@
 // `kernelevo devices`: the GPUs this machine has, with measured bandwidth ceilings.
 #if KERNELEVO_HAVE_CUDA
 #include <CLI/CLI.hpp>
-#include <nlohmann/json.hpp>
-
 #include <cstdio>
 #include <iostream>
+#include <nlohmann/json.hpp>
 
 #include "cli/command.h"
 #include "cuda/worker_client.h"
@@ -35,16 +34,23 @@ int run_devices(const DevicesArgs& args) {
   if (args.format == "json") {
     nlohmann::ordered_json arr = nlohmann::ordered_json::array();
     for (const auto& d : found)
-      arr.push_back({{"index", d.index}, {"name", d.name}, {"arch", d.arch}, {"sms", d.sms},
-                     {"l2_bytes", d.l2_bytes}, {"memory_bytes", d.memory_bytes},
-                     {"driver_version", d.driver_version}, {"cuda_version", d.cuda_version},
-                     {"copy_gbps", d.copy_gbps}, {"read_gbps", d.read_gbps},
-                     {"sm_clock_mhz", d.sm_clock_mhz}, {"clock_source", d.clock_source}});
+      arr.push_back({{"index", d.index},
+                     {"name", d.name},
+                     {"arch", d.arch},
+                     {"sms", d.sms},
+                     {"l2_bytes", d.l2_bytes},
+                     {"memory_bytes", d.memory_bytes},
+                     {"driver_version", d.driver_version},
+                     {"cuda_version", d.cuda_version},
+                     {"copy_gbps", d.copy_gbps},
+                     {"read_gbps", d.read_gbps},
+                     {"sm_clock_mhz", d.sm_clock_mhz},
+                     {"clock_source", d.clock_source}});
     std::cout << arr.dump(2) << '\n';
     return 0;
   }
-  std::printf("%-3s %-22s %-7s %5s %8s %10s %10s %10s %9s  %s\n", "gpu", "name", "arch", "SMs", "L2",
-              "memory", "copy GB/s", "read GB/s", "SM clock", "driver");
+  std::printf("%-3s %-22s %-7s %5s %8s %10s %10s %10s %9s  %s\n", "gpu", "name", "arch", "SMs",
+              "L2", "memory", "copy GB/s", "read GB/s", "SM clock", "driver");
   for (const auto& d : found) {
     std::printf("%-3d %-22s %-7s %5d %6.0fMB %8.1fGB %10.0f %10.0f %9s  %s (CUDA %s)\n", d.index,
                 d.name.c_str(), d.arch.c_str(), d.sms, static_cast<double>(d.l2_bytes) / 1e6,
@@ -56,13 +62,15 @@ int run_devices(const DevicesArgs& args) {
   return 0;
 }
 
-const CommandRegistrar registrar{"devices", [](CLI::App& app, int& exit_code) {
-  static DevicesArgs args;
-  auto* sub = app.add_subcommand("devices", "List GPUs with their measured bandwidth ceilings");
-  sub->add_option("--device", args.devices, "Only these GPU indices");
-  sub->add_option("--format", args.format, "Output format")->check(CLI::IsMember({"text", "json"}));
-  sub->callback([&exit_code] { exit_code = run_devices(args); });
-}};
+const CommandRegistrar registrar{
+    "devices", [](CLI::App& app, int& exit_code) {
+      static DevicesArgs args;
+      auto* sub = app.add_subcommand("devices", "List GPUs with their measured bandwidth ceilings");
+      sub->add_option("--device", args.devices, "Only these GPU indices");
+      sub->add_option("--format", args.format, "Output format")
+          ->check(CLI::IsMember({"text", "json"}));
+      sub->callback([&exit_code] { exit_code = run_devices(args); });
+    }};
 
 }  // namespace
 }  // namespace kev::cli

@@ -2,7 +2,6 @@
 // model (any OpenAI-compatible endpoint), keeping only variants that compile, verify and
 // measure faster. `--dry-run` prints the prompts it would send and sends nothing.
 #include <CLI/CLI.hpp>
-
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -52,8 +51,8 @@ std::string read_text(const std::string& path) {
 std::string spec_text(const KernelSpec& spec, const std::string& source) {
   const KernelNames names{spec.source, spec.kernel, spec.reference};
   if (auto regions = locate_kernel_regions(source, names); regions && regions->spec_block) {
-    const std::string block = source.substr(
-        regions->spec_block->begin, regions->spec_block->end - regions->spec_block->begin);
+    const std::string block = source.substr(regions->spec_block->begin,
+                                            regions->spec_block->end - regions->spec_block->begin);
     const auto start = block.find('\n', block.find("@kernelevo"));
     const auto end = block.rfind("*/");
     if (start != std::string::npos && end != std::string::npos && end > start)
@@ -188,10 +187,14 @@ int run_evolve(const EvolveArgs& args) {
       auto written = llm::write_variant(lockfile, spec->id, source, target->source, w.source);
       if (!written) return report(written.error());
       files = *written;
-      const llm::VariantLockEntry entry{spec->id,          source,
-                                        target->source,    target->device.arch,
-                                        target->device.name, w.measurement,
-                                        *result->baseline.outcome.time_us, w.label};
+      const llm::VariantLockEntry entry{spec->id,
+                                        source,
+                                        target->source,
+                                        target->device.arch,
+                                        target->device.name,
+                                        w.measurement,
+                                        *result->baseline.outcome.time_us,
+                                        w.label};
       if (auto st = llm::record_variant(lockfile, entry, *files); !st) return report(st.error());
       std::cerr << "kernelevo: " << spec->id << ": wrote " << files->source_path.string()
                 << " and its .diff; " << lockfile.string() << " records " << files->sha256 << '\n';
@@ -207,58 +210,64 @@ int run_evolve(const EvolveArgs& args) {
   return rc;
 }
 
-CommandRegistrar reg{"evolve", [](CLI::App& app, int& exit_code) {
-  static EvolveArgs args;
-  auto* sub = app.add_subcommand(
-      "evolve", "Grow faster source variants of marked kernels with an LLM (OpenAI-compatible)");
-  sub->add_option("paths", args.paths, "Marked .cu files or directories (default: .)");
-  sub->add_option("--kernel", args.kernel, "Only the kernel with this id");
-  sub->add_option("--generations", args.generations, "Generations (default 3)")
-      ->check(CLI::PositiveNumber);
-  sub->add_option("--candidates", args.candidates, "Implementations asked per generation (default 4)")
-      ->check(CLI::PositiveNumber);
-  sub->add_option("--token-budget", args.token_budget, "Stop once this many tokens were used (0: no limit)")
-      ->check(CLI::NonNegativeNumber);
-  sub->add_option("--time", args.time, "Wall-time budget: 90s, 20m, 1h");
-  sub->add_flag("--dry-run", args.dry_run, "Print the prompts it would send; send nothing");
-  sub->add_option("--lockfile", args.lockfile, "Lockfile (default kernelevo.lock.json)");
-  sub->add_option("--report", args.report, "Write the run's JSON report to this file");
-  // Given flags override $KERNELEVO_LLM_URL / $KERNELEVO_LLM_MODEL, which override
-  // kernelevo.yaml's `llm:` section, which overrides the defaults.
-  static std::string url;
-  static std::string model;
-  static double request_timeout_s = 0.0;
-  static int max_tokens = 0;
-  static double temperature = 0.0;
-  auto* url_opt = sub->add_option("--url", url,
-                                  "Endpoint base URL (default: $KERNELEVO_LLM_URL, else llm.base_url)");
-  auto* model_opt = sub->add_option("--model", model,
-                                    "Model name (default: $KERNELEVO_LLM_MODEL, else llm.model)");
-  auto* timeout_opt = sub->add_option("--request-timeout", request_timeout_s,
-                                      "Seconds to wait for one answer (default: llm.request_timeout, "
-                                      "else 300)")
-                          ->check(CLI::PositiveNumber);
-  auto* max_tokens_opt = sub->add_option("--max-tokens", max_tokens,
-                                         "Completion tokens per answer at most (default: "
-                                         "llm.max_tokens, else not sent)")
-                             ->check(CLI::PositiveNumber);
-  auto* temperature_opt = sub->add_option("--temperature", temperature,
-                                          "Sampling temperature (default: llm.temperature, else 0.7)")
-                              ->check(CLI::Range(0.0, 2.0));
-  sub->add_option("--seed", args.seed, "Seed of parent selection and parameter searches");
-  sub->add_option("--variant-budget", args.variant_evaluations,
-                  "Parameter points measured per variant (default 12)")
-      ->check(CLI::PositiveNumber);
-  sub->add_option("--device", args.device, "GPU index (default 0)");
-  sub->callback([&exit_code, url_opt, model_opt, timeout_opt, max_tokens_opt, temperature_opt] {
-    if (url_opt->count() > 0) args.llm.base_url = url;
-    if (model_opt->count() > 0) args.llm.model = model;
-    if (timeout_opt->count() > 0) args.llm.request_timeout_s = request_timeout_s;
-    if (max_tokens_opt->count() > 0) args.llm.max_tokens = max_tokens;
-    if (temperature_opt->count() > 0) args.llm.temperature = temperature;
-    exit_code = run_evolve(args);
-  });
-}};
+CommandRegistrar reg{
+    "evolve", [](CLI::App& app, int& exit_code) {
+      static EvolveArgs args;
+      auto* sub = app.add_subcommand(
+          "evolve",
+          "Grow faster source variants of marked kernels with an LLM (OpenAI-compatible)");
+      sub->add_option("paths", args.paths, "Marked .cu files or directories (default: .)");
+      sub->add_option("--kernel", args.kernel, "Only the kernel with this id");
+      sub->add_option("--generations", args.generations, "Generations (default 3)")
+          ->check(CLI::PositiveNumber);
+      sub->add_option("--candidates", args.candidates,
+                      "Implementations asked per generation (default 4)")
+          ->check(CLI::PositiveNumber);
+      sub->add_option("--token-budget", args.token_budget,
+                      "Stop once this many tokens were used (0: no limit)")
+          ->check(CLI::NonNegativeNumber);
+      sub->add_option("--time", args.time, "Wall-time budget: 90s, 20m, 1h");
+      sub->add_flag("--dry-run", args.dry_run, "Print the prompts it would send; send nothing");
+      sub->add_option("--lockfile", args.lockfile, "Lockfile (default kernelevo.lock.json)");
+      sub->add_option("--report", args.report, "Write the run's JSON report to this file");
+      // Given flags override $KERNELEVO_LLM_URL / $KERNELEVO_LLM_MODEL, which override
+      // kernelevo.yaml's `llm:` section, which overrides the defaults.
+      static std::string url;
+      static std::string model;
+      static double request_timeout_s = 0.0;
+      static int max_tokens = 0;
+      static double temperature = 0.0;
+      auto* url_opt = sub->add_option(
+          "--url", url, "Endpoint base URL (default: $KERNELEVO_LLM_URL, else llm.base_url)");
+      auto* model_opt = sub->add_option(
+          "--model", model, "Model name (default: $KERNELEVO_LLM_MODEL, else llm.model)");
+      auto* timeout_opt =
+          sub->add_option("--request-timeout", request_timeout_s,
+                          "Seconds to wait for one answer (default: llm.request_timeout, "
+                          "else 300)")
+              ->check(CLI::PositiveNumber);
+      auto* max_tokens_opt = sub->add_option("--max-tokens", max_tokens,
+                                             "Completion tokens per answer at most (default: "
+                                             "llm.max_tokens, else not sent)")
+                                 ->check(CLI::PositiveNumber);
+      auto* temperature_opt =
+          sub->add_option("--temperature", temperature,
+                          "Sampling temperature (default: llm.temperature, else 0.7)")
+              ->check(CLI::Range(0.0, 2.0));
+      sub->add_option("--seed", args.seed, "Seed of parent selection and parameter searches");
+      sub->add_option("--variant-budget", args.variant_evaluations,
+                      "Parameter points measured per variant (default 12)")
+          ->check(CLI::PositiveNumber);
+      sub->add_option("--device", args.device, "GPU index (default 0)");
+      sub->callback([&exit_code, url_opt, model_opt, timeout_opt, max_tokens_opt, temperature_opt] {
+        if (url_opt->count() > 0) args.llm.base_url = url;
+        if (model_opt->count() > 0) args.llm.model = model;
+        if (timeout_opt->count() > 0) args.llm.request_timeout_s = request_timeout_s;
+        if (max_tokens_opt->count() > 0) args.llm.max_tokens = max_tokens;
+        if (temperature_opt->count() > 0) args.llm.temperature = temperature;
+        exit_code = run_evolve(args);
+      });
+    }};
 
 }  // namespace
 }  // namespace kev::cli

@@ -4,7 +4,6 @@
 // section 8), only when its content changes; with --settings, also the source's compile
 // settings as JSON for the tuner (io/compile_settings.h).
 #include <CLI/CLI.hpp>
-
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -106,22 +105,30 @@ int run_header(const HeaderArgs& args) {
   return 0;
 }
 
-kev::cli::CommandRegistrar reg{"header", [](CLI::App& app, int& exit_code) {
-  static HeaderArgs args;
-  auto* sub = app.add_subcommand("header", "Write a marked source's kernelevo/params.h from the lockfile");
-  sub->add_option("--source", args.source, "The marked .cu source")->required();
-  sub->add_option("--out", args.out, "Directory to write kernelevo/params.h under")->required();
-  sub->add_option("--lockfile", args.lockfile, "Lockfile (default: kernelevo.lock.json)");
-  sub->add_option("--archs", args.archs,
-                  "The build's CMAKE_CUDA_ARCHITECTURES (\"80;90\"); empty: decided at compile time");
-  sub->add_option("--device", args.device, "Use this device's entries where an architecture has several");
-  sub->add_option("--spec", args.spec_files, "A project kernelevo.yaml that may mark kernels of the source");
-  sub->add_option("--settings", args.settings, "Compile settings as written by cmake/KernelEvo.cmake");
-  sub->add_option("--settings-json", args.settings_json, "Where to write them as JSON for the tuner")
-      ->needs(sub->get_option("--settings"));
-  sub->get_option("--settings")->needs(sub->get_option("--settings-json"));
-  sub->add_flag("--strict", args.strict, "An entry tuned on another version of the source is an error");
-  sub->callback([&exit_code] { exit_code = run_header(args); });
-}};
+kev::cli::CommandRegistrar reg{
+    "header", [](CLI::App& app, int& exit_code) {
+      static HeaderArgs args;
+      auto* sub = app.add_subcommand(
+          "header", "Write a marked source's kernelevo/params.h from the lockfile");
+      sub->add_option("--source", args.source, "The marked .cu source")->required();
+      sub->add_option("--out", args.out, "Directory to write kernelevo/params.h under")->required();
+      sub->add_option("--lockfile", args.lockfile, "Lockfile (default: kernelevo.lock.json)");
+      sub->add_option(
+          "--archs", args.archs,
+          "The build's CMAKE_CUDA_ARCHITECTURES (\"80;90\"); empty: decided at compile time");
+      sub->add_option("--device", args.device,
+                      "Use this device's entries where an architecture has several");
+      sub->add_option("--spec", args.spec_files,
+                      "A project kernelevo.yaml that may mark kernels of the source");
+      sub->add_option("--settings", args.settings,
+                      "Compile settings as written by cmake/KernelEvo.cmake");
+      sub->add_option("--settings-json", args.settings_json,
+                      "Where to write them as JSON for the tuner")
+          ->needs(sub->get_option("--settings"));
+      sub->get_option("--settings")->needs(sub->get_option("--settings-json"));
+      sub->add_flag("--strict", args.strict,
+                    "An entry tuned on another version of the source is an error");
+      sub->callback([&exit_code] { exit_code = run_header(args); });
+    }};
 
 }  // namespace

@@ -2,7 +2,6 @@
 // which is created when absent and otherwise merged into as well. Inputs are applied in
 // order, each as the newer side; conflicts are resolved by kev::merge's rule and reported.
 #include <CLI/CLI.hpp>
-
 #include <filesystem>
 #include <iostream>
 #include <map>
@@ -55,20 +54,21 @@ int run_merge(const MergeArgs& args) {
 
   std::vector<kev::MergeConflict> conflicts;
   kev::Lockfile merged;
-  const kev::Status written = kev::update_lockfile(args.output, [&](kev::Lockfile& lock) -> kev::Status {
-    conflicts.clear();
-    for (const kev::Lockfile& in : inputs) {
-      kev::MergeResult r = kev::merge(lock, in, options);
-      lock = std::move(r.merged);
-      conflicts.insert(conflicts.end(), r.conflicts.begin(), r.conflicts.end());
-    }
-    merged = lock;
-    if (args.fail_on_conflict && !conflicts.empty())
-      return kev::make_error(plural(conflicts.size(), "conflict", "conflicts") + "; " + args.output +
-                                 " left unchanged (--fail-on-conflict)",
-                             {}, kev::ExitCode::failure);
-    return kev::ok_status();
-  });
+  const kev::Status written =
+      kev::update_lockfile(args.output, [&](kev::Lockfile& lock) -> kev::Status {
+        conflicts.clear();
+        for (const kev::Lockfile& in : inputs) {
+          kev::MergeResult r = kev::merge(lock, in, options);
+          lock = std::move(r.merged);
+          conflicts.insert(conflicts.end(), r.conflicts.begin(), r.conflicts.end());
+        }
+        merged = lock;
+        if (args.fail_on_conflict && !conflicts.empty())
+          return kev::make_error(plural(conflicts.size(), "conflict", "conflicts") + "; " +
+                                     args.output + " left unchanged (--fail-on-conflict)",
+                                 {}, kev::ExitCode::failure);
+        return kev::ok_status();
+      });
 
   for (const kev::MergeConflict& c : conflicts) {
     std::string slot = c.kernel_id;
@@ -76,25 +76,28 @@ int run_merge(const MergeArgs& args) {
     std::cout << "conflict: " << slot << ": " << c.resolution << '\n';
   }
   if (!written) return kev::cli::report(written.error());
-  std::cout << "merged " << plural(args.inputs.size(), "file", "files") << " into " << args.output << ": "
-            << plural(merged.kernels.size(), "kernel", "kernels") << ", "
+  std::cout << "merged " << plural(args.inputs.size(), "file", "files") << " into " << args.output
+            << ": " << plural(merged.kernels.size(), "kernel", "kernels") << ", "
             << plural(count_entries(merged), "entry", "entries") << ", "
             << plural(conflicts.size(), "conflict", "conflicts") << " resolved\n";
   return 0;
 }
 
-kev::cli::CommandRegistrar reg{"merge", [](CLI::App& app, int& exit_code) {
-  auto args = std::make_shared<MergeArgs>();
-  auto* sub = app.add_subcommand(
-      "merge",
-      "Merge lockfiles into OUT (created if absent). For the same kernel, architecture and device "
-      "the faster entry wins; for a changed source, the side matching the current source (else the "
-      "later file) wins");
-  sub->add_option("OUT", args->output, "Lockfile to write (its entries are kept and merged)")->required();
-  sub->add_option("IN", args->inputs, "Lockfiles to merge in, oldest first")->required();
-  sub->add_flag("--fail-on-conflict", args->fail_on_conflict,
-                "Exit 1 and write nothing when any entry conflicts");
-  sub->callback([&exit_code, args] { exit_code = run_merge(*args); });
-}};
+kev::cli::CommandRegistrar reg{
+    "merge", [](CLI::App& app, int& exit_code) {
+      auto args = std::make_shared<MergeArgs>();
+      auto* sub = app.add_subcommand("merge",
+                                     "Merge lockfiles into OUT (created if absent). For the same "
+                                     "kernel, architecture and device "
+                                     "the faster entry wins; for a changed source, the side "
+                                     "matching the current source (else the "
+                                     "later file) wins");
+      sub->add_option("OUT", args->output, "Lockfile to write (its entries are kept and merged)")
+          ->required();
+      sub->add_option("IN", args->inputs, "Lockfiles to merge in, oldest first")->required();
+      sub->add_flag("--fail-on-conflict", args->fail_on_conflict,
+                    "Exit 1 and write nothing when any entry conflicts");
+      sub->callback([&exit_code, args] { exit_code = run_merge(*args); });
+    }};
 
 }  // namespace

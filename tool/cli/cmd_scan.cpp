@@ -2,9 +2,8 @@
 // error found (exit 2). `--format json` also gives each spec's problems, arguments, launch
 // geometry, metrics and source defaults, so scripts can launch a kernel the way the tuner does.
 #include <CLI/CLI.hpp>
-#include <nlohmann/json.hpp>
-
 #include <iostream>
+#include <nlohmann/json.hpp>
 
 #include "cli/command.h"
 #include "cli/spec_json.h"
@@ -19,7 +18,8 @@ struct ScanArgs {
 };
 
 std::string location(const kev::KernelSpec& spec) {
-  return spec.source + ":" + std::to_string(spec.kernel_line > 0 ? spec.kernel_line : spec.where.line);
+  return spec.source + ":" +
+         std::to_string(spec.kernel_line > 0 ? spec.kernel_line : spec.where.line);
 }
 
 void print_text(const std::vector<kev::KernelSpec>& specs) {
@@ -27,7 +27,8 @@ void print_text(const std::vector<kev::KernelSpec>& specs) {
     const kev::SpaceSummary s = kev::summarize_space(spec);
     std::cout << spec.id << "  " << location(spec) << "  kernel " << spec.kernel << "  params "
               << spec.params.size() << "  space " << s.total << "  valid " << s.valid << '\n';
-    for (const auto& p : s.per_problem) std::cout << "  problem " << p.problem.to_string() << "  valid " << p.valid << '\n';
+    for (const auto& p : s.per_problem)
+      std::cout << "  problem " << p.problem.to_string() << "  valid " << p.valid << '\n';
   }
 }
 
@@ -68,16 +69,18 @@ void print_json(const std::vector<kev::KernelSpec>& specs) {
 }
 
 int run_scan(const ScanArgs& args) {
-  const std::vector<std::string> paths = args.paths.empty() ? std::vector<std::string>{"."} : args.paths;
+  const std::vector<std::string> paths =
+      args.paths.empty() ? std::vector<std::string>{"."} : args.paths;
   const kev::SpecLoad load = kev::load_specs(paths);
   for (const auto& w : load.warnings) {
     const std::string where = w.where.to_string();
-    std::cerr << "kernelevo: " << (where.empty() ? "" : where + ": ") << "warning: " << w.message << '\n';
+    std::cerr << "kernelevo: " << (where.empty() ? "" : where + ": ") << "warning: " << w.message
+              << '\n';
   }
   if (!load.errors.empty()) {
     for (const auto& e : load.errors) kev::cli::report(e);
-    std::cerr << "kernelevo: " << load.errors.size() << (load.errors.size() == 1 ? " error" : " errors")
-              << " in kernel specs\n";
+    std::cerr << "kernelevo: " << load.errors.size()
+              << (load.errors.size() == 1 ? " error" : " errors") << " in kernel specs\n";
     return static_cast<int>(kev::ExitCode::usage);
   }
   if (args.format == "json") {
@@ -89,12 +92,16 @@ int run_scan(const ScanArgs& args) {
   return 0;
 }
 
-kev::cli::CommandRegistrar reg{"scan", [](CLI::App& app, int& exit_code) {
-  static ScanArgs args;
-  auto* sub = app.add_subcommand("scan", "List marked kernels and their space sizes, or every spec error");
-  sub->add_option("paths", args.paths, ".cu files, kernelevo.yaml files or directories (default: .)");
-  sub->add_option("--format", args.format, "text or json")->check(CLI::IsMember({"text", "json"}));
-  sub->callback([&exit_code] { exit_code = run_scan(args); });
-}};
+kev::cli::CommandRegistrar reg{
+    "scan", [](CLI::App& app, int& exit_code) {
+      static ScanArgs args;
+      auto* sub = app.add_subcommand(
+          "scan", "List marked kernels and their space sizes, or every spec error");
+      sub->add_option("paths", args.paths,
+                      ".cu files, kernelevo.yaml files or directories (default: .)");
+      sub->add_option("--format", args.format, "text or json")
+          ->check(CLI::IsMember({"text", "json"}));
+      sub->callback([&exit_code] { exit_code = run_scan(args); });
+    }};
 
 }  // namespace

@@ -1,13 +1,12 @@
 // `kernelevo show [--lockfile FILE] [--format text|json]`: the lockfile's entries as a table
 // (kernel, arch, device, params, time, baseline, speedup, tuned_with) or as JSON rows.
 #include <CLI/CLI.hpp>
-#include <nlohmann/json.hpp>
-
 #include <charconv>
 #include <cmath>
 #include <cstdio>
 #include <iostream>
 #include <memory>
+#include <nlohmann/json.hpp>
 
 #include "cli/command.h"
 #include "io/lockfile_json.h"
@@ -30,7 +29,8 @@ std::string value_text(const kev::Value& v) {
 
 std::string params_text(const kev::ParamSet& params) {
   std::string s;
-  for (const auto& [name, value] : params) s += (s.empty() ? "" : " ") + name + "=" + value_text(value);
+  for (const auto& [name, value] : params)
+    s += (s.empty() ? "" : " ") + name + "=" + value_text(value);
   return s.empty() ? "(source defaults)" : s;
 }
 
@@ -66,13 +66,15 @@ void print_table(const std::vector<Row>& rows, const std::vector<bool>& numeric)
 }
 
 void print_text(const kev::Lockfile& lock) {
-  std::vector<Row> rows{{"kernel", "arch", "device", "params", "time_us", "baseline_us", "speedup", "tuned_with"}};
+  std::vector<Row> rows{
+      {"kernel", "arch", "device", "params", "time_us", "baseline_us", "speedup", "tuned_with"}};
   for (const auto& [id, kernel] : lock.kernels)
     for (const auto& [arch, devices] : kernel.targets)
       for (const auto& [device, e] : devices)
         rows.push_back({id, arch, device + (e.is_default && devices.size() > 1 ? " (default)" : ""),
-                        params_text(e.params), optional_time(e.time_us), optional_time(e.baseline_us),
-                        speedup_text(e), e.tuned_with.empty() ? "-" : e.tuned_with});
+                        params_text(e.params), optional_time(e.time_us),
+                        optional_time(e.baseline_us), speedup_text(e),
+                        e.tuned_with.empty() ? "-" : e.tuned_with});
   print_table(rows, {false, false, false, false, true, true, true, false});
 }
 
@@ -95,19 +97,20 @@ void print_json(const kev::Lockfile& lock) {
         nlohmann::ordered_json params = nlohmann::ordered_json::object();
         for (const auto& [name, value] : e.params) params[name] = value_json(value);
         const auto speedup = e.speedup();
-        entries.push_back({{"kernel", id},
-                           {"source", kernel.source},
-                           {"source_hash", kernel.source_hash},
-                           {"variant", kernel.variant ? nlohmann::ordered_json(kernel.variant->file) : nullptr},
-                           {"arch", arch},
-                           {"device", device},
-                           {"default", e.is_default},
-                           {"params", std::move(params)},
-                           {"time_us", optional_json(e.time_us)},
-                           {"baseline_us", optional_json(e.baseline_us)},
-                           {"speedup", speedup ? nlohmann::ordered_json(std::round(*speedup * 1000.0) / 1000.0)
-                                               : nlohmann::ordered_json(nullptr)},
-                           {"tuned_with", e.tuned_with}});
+        entries.push_back(
+            {{"kernel", id},
+             {"source", kernel.source},
+             {"source_hash", kernel.source_hash},
+             {"variant", kernel.variant ? nlohmann::ordered_json(kernel.variant->file) : nullptr},
+             {"arch", arch},
+             {"device", device},
+             {"default", e.is_default},
+             {"params", std::move(params)},
+             {"time_us", optional_json(e.time_us)},
+             {"baseline_us", optional_json(e.baseline_us)},
+             {"speedup", speedup ? nlohmann::ordered_json(std::round(*speedup * 1000.0) / 1000.0)
+                                 : nlohmann::ordered_json(nullptr)},
+             {"tuned_with", e.tuned_with}});
       }
     }
   }
@@ -128,14 +131,15 @@ int run_show(const ShowArgs& args) {
   return 0;
 }
 
-kev::cli::CommandRegistrar reg{"show", [](CLI::App& app, int& exit_code) {
-  auto args = std::make_shared<ShowArgs>();
-  auto* sub = app.add_subcommand("show", "Print the lockfile's tuned entries");
-  sub->add_option("--lockfile", args->lockfile, "Lockfile to read")->capture_default_str();
-  sub->add_option("--format", args->format, "Output format")
-      ->check(CLI::IsMember({"text", "json"}))
-      ->capture_default_str();
-  sub->callback([&exit_code, args] { exit_code = run_show(*args); });
-}};
+kev::cli::CommandRegistrar reg{
+    "show", [](CLI::App& app, int& exit_code) {
+      auto args = std::make_shared<ShowArgs>();
+      auto* sub = app.add_subcommand("show", "Print the lockfile's tuned entries");
+      sub->add_option("--lockfile", args->lockfile, "Lockfile to read")->capture_default_str();
+      sub->add_option("--format", args->format, "Output format")
+          ->check(CLI::IsMember({"text", "json"}))
+          ->capture_default_str();
+      sub->callback([&exit_code, args] { exit_code = run_show(*args); });
+    }};
 
 }  // namespace

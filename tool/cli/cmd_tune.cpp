@@ -15,12 +15,14 @@ int run_tune(const TuneOptions& options) {
   if (options.replay.empty() && options.paths.empty())
     return report(make_error("tune needs kernel sources (PATH...) or --replay FILE"));
   if (!options.replay.empty() && !options.paths.empty())
-    return report(make_error("--replay tunes a recorded space: give either PATHs or --replay, not both"));
+    return report(
+        make_error("--replay tunes a recorded space: give either PATHs or --replay, not both"));
   if (options.noise && options.replay.empty())
     return report(make_error("--noise only applies to --replay"));
   if (!options.shard.empty()) {
     if (!options.replay.empty())
-      return report(make_error("--shard splits the kernels of PATHs across runners; not with --replay"));
+      return report(
+          make_error("--shard splits the kernels of PATHs across runners; not with --replay"));
     if (auto shard = parse_shard(options.shard); !shard) return report(shard.error());
   }
   if (!options.gpus.empty()) {
@@ -31,43 +33,50 @@ int run_tune(const TuneOptions& options) {
   return tune_specs(options);
 }
 
-const CommandRegistrar registrar{"tune", [](CLI::App& app, int& exit_code) {
-  static TuneOptions options;
-  auto* sub = app.add_subcommand("tune", "Search kernels' parameter spaces and lock the winners");
-  sub->add_option("paths", options.paths, ".cu sources, directories or kernelevo.yaml files");
-  sub->add_option("--kernel", options.kernel, "Tune only the kernel with this id");
-  std::string names;
-  for (const auto& n : strategy_names()) names += (names.empty() ? "" : ", ") + n;
-  sub->add_option("--strategy", options.strategy, "Search strategy: " + names)
-      ->check(CLI::IsMember(strategy_names()))
-      ->capture_default_str();
-  sub->add_option("--budget", options.budget,
-                  "Evaluations in total, a resumed trace's included (default " +
-                      std::to_string(kDefaultBudget) + " unless --time is given)");
-  sub->add_option("--time", options.time, "Wall-time budget: 90s, 5m, 1h");
-  sub->add_option("--seed", options.seed, "Seed of the strategy (and of --noise)")->capture_default_str();
-  sub->add_option("--trace", options.trace, "Record every evaluation to this JSON Lines file");
-  sub->add_option("--resume", options.resume, "Continue from this trace without repeating evaluations");
-  sub->add_option("--lockfile", options.lockfile, "Lockfile (default: kernelevo.lock.json)");
-  sub->add_option("--replay", options.replay,
-                  "Evaluate from a recording (kernelevo trace, Kernel Tuner cachefile, T4 results)");
-  sub->add_option("--shard", options.shard,
-                  "I/N: tune only this runner's share of the kernels (sorted by id, the k-th from 0 "
-                  "goes to shard k % N + 1)");
-  sub->add_option("--gpus", options.gpus,
-                  "GPUs to tune on: all, one index, or a list such as 0,1 (one worker per GPU; "
-                  "kernels are shared out, each kernel is tuned on one GPU)");
-  sub->add_flag("--memcheck", options.memcheck,
-                "Run each winner once more under compute-sanitizer memcheck before locking it");
-  sub->add_flag("--noise", options.noise, "With --replay: sample recorded repeats, not their mean");
-  sub->add_option("--format", options.format, "Output format")
-      ->check(CLI::IsMember({"text", "json"}))
-      ->capture_default_str();
-  sub->add_option("--compile-settings", options.compile_settings,
-                  "The build's compile settings (a JSON file, or a directory of them); default "
-                  "$KERNELEVO_COMPILE_SETTINGS");
-  sub->callback([&exit_code] { exit_code = run_tune(options); });
-}};
+const CommandRegistrar registrar{
+    "tune", [](CLI::App& app, int& exit_code) {
+      static TuneOptions options;
+      auto* sub =
+          app.add_subcommand("tune", "Search kernels' parameter spaces and lock the winners");
+      sub->add_option("paths", options.paths, ".cu sources, directories or kernelevo.yaml files");
+      sub->add_option("--kernel", options.kernel, "Tune only the kernel with this id");
+      std::string names;
+      for (const auto& n : strategy_names()) names += (names.empty() ? "" : ", ") + n;
+      sub->add_option("--strategy", options.strategy, "Search strategy: " + names)
+          ->check(CLI::IsMember(strategy_names()))
+          ->capture_default_str();
+      sub->add_option("--budget", options.budget,
+                      "Evaluations in total, a resumed trace's included (default " +
+                          std::to_string(kDefaultBudget) + " unless --time is given)");
+      sub->add_option("--time", options.time, "Wall-time budget: 90s, 5m, 1h");
+      sub->add_option("--seed", options.seed, "Seed of the strategy (and of --noise)")
+          ->capture_default_str();
+      sub->add_option("--trace", options.trace, "Record every evaluation to this JSON Lines file");
+      sub->add_option("--resume", options.resume,
+                      "Continue from this trace without repeating evaluations");
+      sub->add_option("--lockfile", options.lockfile, "Lockfile (default: kernelevo.lock.json)");
+      sub->add_option(
+          "--replay", options.replay,
+          "Evaluate from a recording (kernelevo trace, Kernel Tuner cachefile, T4 results)");
+      sub->add_option(
+          "--shard", options.shard,
+          "I/N: tune only this runner's share of the kernels (sorted by id, the k-th from 0 "
+          "goes to shard k % N + 1)");
+      sub->add_option("--gpus", options.gpus,
+                      "GPUs to tune on: all, one index, or a list such as 0,1 (one worker per GPU; "
+                      "kernels are shared out, each kernel is tuned on one GPU)");
+      sub->add_flag("--memcheck", options.memcheck,
+                    "Run each winner once more under compute-sanitizer memcheck before locking it");
+      sub->add_flag("--noise", options.noise,
+                    "With --replay: sample recorded repeats, not their mean");
+      sub->add_option("--format", options.format, "Output format")
+          ->check(CLI::IsMember({"text", "json"}))
+          ->capture_default_str();
+      sub->add_option("--compile-settings", options.compile_settings,
+                      "The build's compile settings (a JSON file, or a directory of them); default "
+                      "$KERNELEVO_COMPILE_SETTINGS");
+      sub->callback([&exit_code] { exit_code = run_tune(options); });
+    }};
 
 }  // namespace
 }  // namespace kev::cli

@@ -12,13 +12,14 @@ struct WorkerArgs {
   int device = 0;
 };
 
-kev::cli::CommandRegistrar reg{"worker", [](CLI::App& app, int& exit_code) {
-  static WorkerArgs args;
-  auto* sub = app.add_subcommand("worker", "GPU worker process (internal)");
-  sub->group("");  // hidden from --help
-  sub->add_option("--device", args.device, "GPU index");
-  sub->callback([&exit_code] { exit_code = kev::cuda::serve_worker(args.device); });
-}};
+kev::cli::CommandRegistrar reg{
+    "worker", [](CLI::App& app, int& exit_code) {
+      static WorkerArgs args;
+      auto* sub = app.add_subcommand("worker", "GPU worker process (internal)");
+      sub->group("");  // hidden from --help
+      sub->add_option("--device", args.device, "GPU index");
+      sub->callback([&exit_code] { exit_code = kev::cuda::serve_worker(args.device); });
+    }};
 
 }  // namespace
 #endif  // KERNELEVO_HAVE_CUDA

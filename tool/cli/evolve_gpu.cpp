@@ -21,9 +21,10 @@ namespace kev::cli {
 #if !KERNELEVO_HAVE_CUDA
 
 Result<std::unique_ptr<EvolveGpu>> open_evolve_gpu(const EvolveGpuOptions&) {
-  return make_error("this kernelevo was built without CUDA: evolve needs a GPU (--dry-run "
-                    "prints the prompts without one)",
-                    {}, ExitCode::environment);
+  return make_error(
+      "this kernelevo was built without CUDA: evolve needs a GPU (--dry-run "
+      "prints the prompts without one)",
+      {}, ExitCode::environment);
 }
 
 #else
@@ -60,7 +61,11 @@ class GpuVariantEvaluator : public VariantEvaluator {
  public:
   GpuVariantEvaluator(const KernelSpec& spec, Compiler& nvrtc, Compiler& nvcc, Runner& runner,
                       std::string arch, EvolveGpuOptions options)
-      : spec_(spec), nvrtc_(nvrtc), nvcc_(nvcc), runner_(runner), arch_(std::move(arch)),
+      : spec_(spec),
+        nvrtc_(nvrtc),
+        nvcc_(nvcc),
+        runner_(runner),
+        arch_(std::move(arch)),
         options_(options) {}
 
   VariantMeasurement evaluate(const std::string& text) override {
@@ -131,8 +136,8 @@ class CudaEvolveGpu : public EvolveGpu {
     return ok_status();
   }
   DeviceFacts facts() const override {
-    return {device_.name, device_.arch, device_.sms, device_.l2_bytes, device_.copy_gbps,
-            device_.read_gbps};
+    return {device_.name,     device_.arch,      device_.sms,
+            device_.l2_bytes, device_.copy_gbps, device_.read_gbps};
   }
   std::unique_ptr<VariantEvaluator> evaluator_for(const KernelSpec& spec) override {
     return std::make_unique<GpuVariantEvaluator>(spec, cached_nvrtc_, cached_nvcc_, worker_,

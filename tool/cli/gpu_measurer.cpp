@@ -21,8 +21,8 @@ Result<std::unique_ptr<Measurer>> make_gpu_measurer(const GpuMeasurerOptions& op
   (void)options;
   return make_error(
       "this kernelevo was built without CUDA: check and compare run only from recorded "
-      "traces (check --replay, compare --replay-base/--replay-head)", {},
-      ExitCode::environment);
+      "traces (check --replay, compare --replay-base/--replay-head)",
+      {}, ExitCode::environment);
 #endif
 }
 

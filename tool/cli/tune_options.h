@@ -12,22 +12,22 @@
 namespace kev::cli {
 
 struct TuneOptions {
-  std::vector<std::string> paths;     // .cu files, directories or kernelevo.yaml
-  std::string kernel;                 // --kernel ID: only this kernel
+  std::vector<std::string> paths;  // .cu files, directories or kernelevo.yaml
+  std::string kernel;              // --kernel ID: only this kernel
   std::string strategy = "auto";
   std::optional<std::uint64_t> budget;  // --budget N evaluations (prior ones included)
-  std::string time;                   // --time 90s|5m|1h
+  std::string time;                     // --time 90s|5m|1h
   std::uint64_t seed = 1;
-  std::string trace;                  // --trace FILE: write every evaluation
-  std::string resume;                 // --resume FILE: continue from a trace
-  std::string lockfile;               // --lockfile FILE
-  std::string replay;                 // --replay FILE: evaluate from a recording, no GPU
-  bool noise = false;                 // --noise: replay samples recorded repeats
-  std::string format = "text";        // text | json
-  std::string compile_settings;       // --compile-settings FILE|DIR (else $KERNELEVO_COMPILE_SETTINGS)
-  std::string shard;                  // --shard I/N: this runner's share of the kernels
-  std::string gpus;                   // --gpus all|0,1: the GPUs to tune on
-  bool memcheck = false;              // --memcheck: run each winner under compute-sanitizer
+  std::string trace;             // --trace FILE: write every evaluation
+  std::string resume;            // --resume FILE: continue from a trace
+  std::string lockfile;          // --lockfile FILE
+  std::string replay;            // --replay FILE: evaluate from a recording, no GPU
+  bool noise = false;            // --noise: replay samples recorded repeats
+  std::string format = "text";   // text | json
+  std::string compile_settings;  // --compile-settings FILE|DIR (else $KERNELEVO_COMPILE_SETTINGS)
+  std::string shard;             // --shard I/N: this runner's share of the kernels
+  std::string gpus;              // --gpus all|0,1: the GPUs to tune on
+  bool memcheck = false;         // --memcheck: run each winner under compute-sanitizer
 };
 
 // Evaluations used when neither --budget nor --time is given (exhaustive: no limit).

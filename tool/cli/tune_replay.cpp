@@ -1,9 +1,8 @@
 #include "cli/tune_replay.h"
 
-#include <nlohmann/json.hpp>
-
 #include <cstdio>
 #include <iostream>
+#include <nlohmann/json.hpp>
 
 #include "cli/command.h"
 #include "cli/progress.h"
@@ -61,7 +60,8 @@ void print_json(const TuneOptions& options, const Recording& rec, const SearchSp
 void print_text(const TuneOptions& options, const Recording& rec, const SearchSpace& space,
                 const TuneResult& result) {
   std::cout << "replay of " << options.replay;
-  if (!rec.kernel.empty()) std::cout << " (" << rec.kernel << (rec.device.empty() ? "" : " on " + rec.device) << ")";
+  if (!rec.kernel.empty())
+    std::cout << " (" << rec.kernel << (rec.device.empty() ? "" : " on " + rec.device) << ")";
   std::cout << "\nstrategy " << options.strategy << ", seed " << options.seed << ", "
             << result.evaluations << " evaluations of " << space.size() << " points";
   if (result.exhausted) std::cout << " (space exhausted)";
@@ -90,7 +90,8 @@ int tune_replay(const TuneOptions& options) {
   auto rec = io::read_recording(options.replay);
   if (!rec) return report(rec.error());
   const RecordedSpace space(*rec);
-  if (space.size() == 0) return report(make_error("the recording holds no configuration", {options.replay}));
+  if (space.size() == 0)
+    return report(make_error("the recording holds no configuration", {options.replay}));
   auto strategy = make_strategy(options.strategy, space, options.seed);
   if (!strategy) return report(strategy.error());
 
@@ -103,7 +104,8 @@ int tune_replay(const TuneOptions& options) {
   auto trace = setup_trace(options, header, space);
   if (!trace) return report(trace.error());
 
-  ReplayEvaluator evaluator(*rec, options.noise ? std::optional<std::uint64_t>(options.seed) : std::nullopt);
+  ReplayEvaluator evaluator(
+      *rec, options.noise ? std::optional<std::uint64_t>(options.seed) : std::nullopt);
   Progress progress("tune " + options.strategy, budget->evaluations);
   std::optional<Error> write_error;
   TuneRequest request;

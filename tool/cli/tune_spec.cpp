@@ -2,8 +2,6 @@
 // search its space through the worker process, lock the winner, print the table.
 #include "cli/tune_spec.h"
 
-#include <nlohmann/json.hpp>
-
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -12,14 +10,15 @@
 #include <iostream>
 #include <memory>
 #include <mutex>
+#include <nlohmann/json.hpp>
 #include <sstream>
 #include <thread>
 
 #include "cli/command.h"
 #include "cli/progress.h"
 #include "cli/tune_trace.h"
-#include "core/runner.h"
 #include "core/lockfile.h"
+#include "core/runner.h"
 #include "core/shard.h"
 #include "core/spec_space.h"
 #include "core/strategy.h"
@@ -95,22 +94,26 @@ void print_text(const std::vector<TuneGpu>& gpus, const std::vector<KernelRow>& 
                 gpus.size() > 1 ? (" " + std::to_string(g.index)).c_str() : "", dev.name.c_str(),
                 dev.arch.c_str(), dev.sms, dev.copy_gbps, dev.read_gbps);
   }
-  std::printf("%-20s %12s %12s %8s %8s %7s %6s %7s  %s\n", "kernel", "baseline", "winner", "speedup",
-              "GB/s", "%copy", "evals", "evals/s", "outcomes");
+  std::printf("%-20s %12s %12s %8s %8s %7s %6s %7s  %s\n", "kernel", "baseline", "winner",
+              "speedup", "GB/s", "%copy", "evals", "evals/s", "outcomes");
   for (const auto& r : rows) {
     std::string counts;
-    for (const auto& [d, n] : r.counts) counts += (counts.empty() ? "" : ", ") + std::to_string(n) + " " + to_string(d);
+    for (const auto& [d, n] : r.counts)
+      counts += (counts.empty() ? "" : ", ") + std::to_string(n) + " " + to_string(d);
     const ProblemRow* first = r.problems.empty() ? nullptr : &r.problems.front();
-    std::printf("%-20s %12s %12s %8s %8s %7s %6llu %7s  %s\n", r.id.c_str(),
-                r.baseline_us ? format_time_us(*r.baseline_us).c_str() : "-",
-                r.winner_us ? format_time_us(*r.winner_us).c_str() : "-",
-                r.baseline_us && r.winner_us ? fmt("%.2fx", *r.baseline_us / *r.winner_us).c_str() : "-",
-                first && first->gbps ? fmt("%.0f", *first->gbps).c_str() : "-",
-                first && first->copy_fraction ? fmt("%.1f%%", 100.0 * *first->copy_fraction).c_str() : "-",
-                static_cast<unsigned long long>(r.evaluations),
-                r.elapsed_s > 0 ? fmt("%.1f", static_cast<double>(r.evaluations) / r.elapsed_s).c_str() : "-",
-                counts.c_str());
-    if (r.winner) std::printf("  winner: %s (%s)\n", params_text(*r.winner).c_str(), r.lock_action.c_str());
+    std::printf(
+        "%-20s %12s %12s %8s %8s %7s %6llu %7s  %s\n", r.id.c_str(),
+        r.baseline_us ? format_time_us(*r.baseline_us).c_str() : "-",
+        r.winner_us ? format_time_us(*r.winner_us).c_str() : "-",
+        r.baseline_us && r.winner_us ? fmt("%.2fx", *r.baseline_us / *r.winner_us).c_str() : "-",
+        first && first->gbps ? fmt("%.0f", *first->gbps).c_str() : "-",
+        first && first->copy_fraction ? fmt("%.1f%%", 100.0 * *first->copy_fraction).c_str() : "-",
+        static_cast<unsigned long long>(r.evaluations),
+        r.elapsed_s > 0 ? fmt("%.1f", static_cast<double>(r.evaluations) / r.elapsed_s).c_str()
+                        : "-",
+        counts.c_str());
+    if (r.winner)
+      std::printf("  winner: %s (%s)\n", params_text(*r.winner).c_str(), r.lock_action.c_str());
     if (gpus.size() > 1) std::printf("  tuned on GPU %d\n", r.gpu);
     if (!r.memcheck.empty()) std::printf("  memcheck: %s\n", r.memcheck.c_str());
     for (std::size_t i = 0; r.problems.size() > 1 && i < r.problems.size(); ++i) {
@@ -125,10 +128,15 @@ void print_text(const std::vector<TuneGpu>& gpus, const std::vector<KernelRow>& 
 }
 
 json device_json(const DeviceInfo& dev) {
-  return {{"name", dev.name}, {"arch", dev.arch}, {"sms", dev.sms},
-          {"l2_bytes", dev.l2_bytes}, {"memory_bytes", dev.memory_bytes},
-          {"driver_version", dev.driver_version}, {"cuda_version", dev.cuda_version},
-          {"copy_gbps", dev.copy_gbps}, {"read_gbps", dev.read_gbps}};
+  return {{"name", dev.name},
+          {"arch", dev.arch},
+          {"sms", dev.sms},
+          {"l2_bytes", dev.l2_bytes},
+          {"memory_bytes", dev.memory_bytes},
+          {"driver_version", dev.driver_version},
+          {"cuda_version", dev.cuda_version},
+          {"copy_gbps", dev.copy_gbps},
+          {"read_gbps", dev.read_gbps}};
 }
 
 void print_json(const std::vector<TuneGpu>& gpus, const TuneOptions& options,
@@ -151,19 +159,23 @@ void print_json(const std::vector<TuneGpu>& gpus, const TuneOptions& options,
     k["id"] = r.id;
     k["baseline_us"] = opt(r.baseline_us);
     k["winner_us"] = opt(r.winner_us);
-    k["speedup"] = r.baseline_us && r.winner_us ? json(*r.baseline_us / *r.winner_us) : json(nullptr);
+    k["speedup"] =
+        r.baseline_us && r.winner_us ? json(*r.baseline_us / *r.winner_us) : json(nullptr);
     json params = json::object();
     if (r.winner)
       for (const auto& [name, v] : *r.winner) params[name] = io::value_to_json<json>(v);
     k["winner"] = r.winner ? params : json(nullptr);
     json problems = json::array();
     for (const auto& p : r.problems)
-      problems.push_back({{"problem", p.problem}, {"time_us", opt(p.time_us)}, {"gbps", opt(p.gbps)},
+      problems.push_back({{"problem", p.problem},
+                          {"time_us", opt(p.time_us)},
+                          {"gbps", opt(p.gbps)},
                           {"copy_fraction", opt(p.copy_fraction)}});
     k["problems"] = problems;
     k["evaluations"] = r.evaluations;
     k["elapsed_s"] = r.elapsed_s;
-    k["evaluations_per_s"] = r.elapsed_s > 0 ? json(static_cast<double>(r.evaluations) / r.elapsed_s) : json(nullptr);
+    k["evaluations_per_s"] =
+        r.elapsed_s > 0 ? json(static_cast<double>(r.evaluations) / r.elapsed_s) : json(nullptr);
     json counts = json::object();
     for (const auto& [d, n] : r.counts) counts[to_string(d)] = n;
     k["counts"] = counts;
@@ -178,7 +190,8 @@ void print_json(const std::vector<TuneGpu>& gpus, const TuneOptions& options,
 }
 
 // The specs of `selected` in `shard`, sorted by id.
-std::vector<const KernelSpec*> shard_of(const std::vector<const KernelSpec*>& selected, const Shard& shard) {
+std::vector<const KernelSpec*> shard_of(const std::vector<const KernelSpec*>& selected,
+                                        const Shard& shard) {
   std::vector<std::string> ids;
   for (const auto* s : selected) ids.push_back(s->id);
   std::vector<const KernelSpec*> mine;
@@ -217,8 +230,8 @@ Result<bool> apply_build_settings(const TuneOptions& options, std::vector<Kernel
       continue;
     }
     const auto text = cuda::read_whole_file(spec.source);
-    const auto compiler = text && cuda::holds_host_code(*text) ? SettingsCompiler::nvcc
-                                                               : SettingsCompiler::nvrtc;
+    const auto compiler =
+        text && cuda::holds_host_code(*text) ? SettingsCompiler::nvcc : SettingsCompiler::nvrtc;
     for (const auto& note : apply_compile_settings(spec, *settings, compiler))
       warn(spec.id + ": " + note);
   }
@@ -232,18 +245,21 @@ Result<std::string> lock_source_path(const std::string& source) {
   std::error_code ec;
   const fs::path given(source);
   const fs::path cwd = fs::weakly_canonical(fs::current_path(ec), ec);
-  const fs::path relative =
-      given.is_absolute() ? fs::weakly_canonical(given, ec).lexically_relative(cwd) : given.lexically_normal();
+  const fs::path relative = given.is_absolute()
+                                ? fs::weakly_canonical(given, ec).lexically_relative(cwd)
+                                : given.lexically_normal();
   if (relative.empty() || *relative.begin() == ".." || relative.is_absolute())
-    return make_error(source + ": a tuned source must lie inside the project (the current directory), so "
-                               "the lockfile can name it; run kernelevo from the project's root");
+    return make_error(source +
+                      ": a tuned source must lie inside the project (the current directory), so "
+                      "the lockfile can name it; run kernelevo from the project's root");
   return relative.generic_string();
 }
 
 std::string per_kernel_trace(const std::string& path, const std::string& id) {
   if (path.empty()) return path;
   const auto dot = path.rfind(".jsonl");
-  return dot == std::string::npos ? path + "." + id : path.substr(0, dot) + "." + id + path.substr(dot);
+  return dot == std::string::npos ? path + "." + id
+                                  : path.substr(0, dot) + "." + id + path.substr(dot);
 }
 
 // What every kernel of one `tune` run shares.
@@ -274,7 +290,8 @@ Result<KernelRow> tune_kernel(const KernelSpec& spec, TuneGpu& gpu, const TuneRu
   eo.arch = dev.arch;
   eo.timing.seed = options.seed;
   cuda::GpuEvaluator evaluator(spec, space, run.nvrtc, run.nvcc, *gpu.worker, eo);
-  std::cerr << "kernelevo: " << spec.id << ": " << space.size() << " configurations; measuring the baseline"
+  std::cerr << "kernelevo: " << spec.id << ": " << space.size()
+            << " configurations; measuring the baseline"
             << (run.options.gpus.empty() ? "" : " on GPU " + std::to_string(gpu.index)) << "\n";
   auto baseline = evaluator.measure_baseline();
   if (!baseline) {
@@ -283,8 +300,8 @@ Result<KernelRow> tune_kernel(const KernelSpec& spec, TuneGpu& gpu, const TuneRu
     return row;
   }
   if (!baseline->passed()) {
-    row.failure = std::string("the baseline (source defaults) is ") + to_string(baseline->disposition) +
-                  ": " + baseline->detail;
+    row.failure = std::string("the baseline (source defaults) is ") +
+                  to_string(baseline->disposition) + ": " + baseline->detail;
     warn(spec.id + ": " + row.failure);
     row.exit_code = static_cast<int>(ExitCode::failure);
     return row;
@@ -316,8 +333,9 @@ Result<KernelRow> tune_kernel(const KernelSpec& spec, TuneGpu& gpu, const TuneRu
   if (!trace) return trace.error();
 
   std::map<std::string, std::vector<ProblemRow>> problems_by_key;
-  Progress progress("tune " + spec.id, run.budget.evaluations ? run.budget.evaluations
-                                                              : std::optional<std::uint64_t>(space.size()));
+  Progress progress("tune " + spec.id, run.budget.evaluations
+                                           ? run.budget.evaluations
+                                           : std::optional<std::uint64_t>(space.size()));
   std::optional<Error> write_error;
   TuneRequest request;
   request.space = &space;
@@ -327,10 +345,12 @@ Result<KernelRow> tune_kernel(const KernelSpec& spec, TuneGpu& gpu, const TuneRu
   request.prior = std::move(trace->prior);
   request.lookahead = 16;
   request.observer = [&](const Evaluation& e, std::size_t index, const Evaluation* best) {
-    if (e.outcome.passed()) problems_by_key[space.key(e.point)] = problem_rows(evaluator.last_report());
+    if (e.outcome.passed())
+      problems_by_key[space.key(e.point)] = problem_rows(evaluator.last_report());
     if (!e.outcome.passed() && e.outcome.disposition != Disposition::compile_failed)
       std::cerr << "kernelevo: " << spec.id << ": " << space.key(e.point) << ": "
-                << to_string(e.outcome.disposition) << ": " << e.outcome.detail.substr(0, 300) << '\n';
+                << to_string(e.outcome.disposition) << ": " << e.outcome.detail.substr(0, 300)
+                << '\n';
     if (trace->writer && !write_error)
       if (auto st = trace->writer->write(io::trace_record(e, space)); !st) write_error = st.error();
     const bool improved = best != nullptr && best->point == e.point;
@@ -354,7 +374,8 @@ Result<KernelRow> tune_kernel(const KernelSpec& spec, TuneGpu& gpu, const TuneRu
     row.problems = it->second;
 
   if (options.memcheck) {
-    std::cerr << "kernelevo: " << spec.id << ": running the winner under compute-sanitizer memcheck\n";
+    std::cerr << "kernelevo: " << spec.id
+              << ": running the winner under compute-sanitizer memcheck\n";
     const auto check = cuda::memcheck_params(evaluator, winner, gpu.index, dev);
     row.memcheck = check.summary;
     if (!check.clean) {
@@ -373,7 +394,8 @@ Result<KernelRow> tune_kernel(const KernelSpec& spec, TuneGpu& gpu, const TuneRu
   auto current = read_lockfile_or_empty(run.lock_path);
   if (!current) return current.error();
   const LockEntry* locked = nullptr;
-  if (auto k = current->kernels.find(spec.id); k != current->kernels.end() && k->second.source_hash == hash)
+  if (auto k = current->kernels.find(spec.id);
+      k != current->kernels.end() && k->second.source_hash == hash)
     if (auto a = k->second.targets.find(dev.arch); a != k->second.targets.end())
       if (auto d = a->second.find(dev.name); d != a->second.end()) locked = &d->second;
   bool replace = true;
@@ -396,10 +418,11 @@ Result<KernelRow> tune_kernel(const KernelSpec& spec, TuneGpu& gpu, const TuneRu
     entry.params = winner;
     entry.time_us = row.winner_us;
     entry.baseline_us = row.baseline_us;
-    entry.tuned_with = std::string("kernelevo ") + KERNELEVO_VERSION + ", CUDA " + dev.cuda_version +
-                       (dev.driver_version.empty() ? "" : ", driver " + dev.driver_version) + ", strategy " +
-                       options.strategy + ", " + std::to_string(result.evaluations) + " evaluations" +
-                       (options.memcheck ? ", memcheck clean" : "");
+    entry.tuned_with =
+        std::string("kernelevo ") + KERNELEVO_VERSION + ", CUDA " + dev.cuda_version +
+        (dev.driver_version.empty() ? "" : ", driver " + dev.driver_version) + ", strategy " +
+        options.strategy + ", " + std::to_string(result.evaluations) + " evaluations" +
+        (options.memcheck ? ", memcheck clean" : "");
     auto st = update_lockfile(run.lock_path, [&](Lockfile& lock) -> Status {
       set_entry(lock, spec.id, *lock_source, hash, dev.arch, dev.name, entry);
       return ok_status();
@@ -423,16 +446,18 @@ Result<std::vector<TuneGpu>> start_gpus(const TuneOptions& options) {
     auto info = gpu.worker->device_info();
     if (!info) {
       if (probe && !gpus.empty()) break;  // past the last GPU
-      return make_error("no GPU " + std::to_string(gpu.index) + " to tune on (" + info.error().message +
-                            "); to tune without one, replay a recording: kernelevo tune --replay FILE",
-                        {}, ExitCode::environment);
+      return make_error(
+          "no GPU " + std::to_string(gpu.index) + " to tune on (" + info.error().message +
+              "); to tune without one, replay a recording: kernelevo tune --replay FILE",
+          {}, ExitCode::environment);
     }
     gpu.info = *info;
-    std::cerr << "kernelevo: GPU " << gpu.index << ": " << gpu.info.name << " (" << gpu.info.arch << ", "
-              << gpu.info.sms << " SMs), copy " << static_cast<long>(gpu.info.copy_gbps) << " GB/s, read "
-              << static_cast<long>(gpu.info.read_gbps) << " GB/s"
-              << (gpu.info.clock_source == "nvml" ? ", SM clock " + std::to_string(gpu.info.sm_clock_mhz) + " MHz"
-                                                  : ", " + gpu.info.clock_source)
+    std::cerr << "kernelevo: GPU " << gpu.index << ": " << gpu.info.name << " (" << gpu.info.arch
+              << ", " << gpu.info.sms << " SMs), copy " << static_cast<long>(gpu.info.copy_gbps)
+              << " GB/s, read " << static_cast<long>(gpu.info.read_gbps) << " GB/s"
+              << (gpu.info.clock_source == "nvml"
+                      ? ", SM clock " + std::to_string(gpu.info.sm_clock_mhz) + " MHz"
+                      : ", " + gpu.info.clock_source)
               << '\n';
     gpus.push_back(std::move(gpu));
     if (probe) wanted->push_back(gpus.back().index + 1);
@@ -462,8 +487,9 @@ int tune_specs(const TuneOptions& options) {
   for (const auto& s : load.specs)
     if (options.kernel.empty() || s.id == options.kernel) selected.push_back(&s);
   if (selected.empty()) {
-    return report(make_error(options.kernel.empty() ? "no marked kernels found"
-                                                    : "no kernel with id '" + options.kernel + "'"));
+    return report(make_error(options.kernel.empty()
+                                 ? "no marked kernels found"
+                                 : "no kernel with id '" + options.kernel + "'"));
   }
   if (!options.shard.empty()) {
     auto shard = parse_shard(options.shard);
@@ -471,8 +497,8 @@ int tune_specs(const TuneOptions& options) {
     auto mine = shard_of(selected, *shard);
     std::string ids;
     for (const auto* s : mine) ids += (ids.empty() ? "" : ", ") + s->id;
-    std::cerr << "kernelevo: shard " << options.shard << ": " << mine.size() << " of " << selected.size()
-              << " kernels" << (ids.empty() ? "" : ": " + ids) << '\n';
+    std::cerr << "kernelevo: shard " << options.shard << ": " << mine.size() << " of "
+              << selected.size() << " kernels" << (ids.empty() ? "" : ": " + ids) << '\n';
     if (mine.empty()) return 0;  // more shards than kernels: nothing to tune here
     selected = std::move(mine);
   }
@@ -485,8 +511,9 @@ int tune_specs(const TuneOptions& options) {
   cuda::NvccCompiler nvcc;
   cuda::CachingCompiler cached_nvrtc(nvrtc, cuda::CompileCache());
   cuda::CachingCompiler cached_nvcc(nvcc, cuda::CompileCache());
-  const TuneRun run{options, *budget, selected.size(),
-                    options.lockfile.empty() ? kLockfileName : options.lockfile, cached_nvrtc, cached_nvcc};
+  const TuneRun run{options,         *budget,
+                    selected.size(), options.lockfile.empty() ? kLockfileName : options.lockfile,
+                    cached_nvrtc,    cached_nvcc};
 
   // Each GPU takes the next kernel not yet started; rows keep the kernels' order.
   std::vector<std::optional<KernelRow>> rows(selected.size());

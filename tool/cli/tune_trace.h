@@ -10,8 +10,8 @@
 namespace kev::cli {
 
 struct TraceSetup {
-  std::vector<Evaluation> prior;           // from --resume
-  std::optional<io::TraceWriter> writer;   // where new evaluations go, if anywhere
+  std::vector<Evaluation> prior;          // from --resume
+  std::optional<io::TraceWriter> writer;  // where new evaluations go, if anywhere
 };
 
 // --resume FILE reads FILE's evaluations of `space`; new ones are appended to FILE unless

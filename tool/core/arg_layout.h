@@ -13,9 +13,9 @@
 namespace kev {
 
 struct ResolvedArg {
-  std::size_t index = 0;          // into KernelSpec::args
-  std::int64_t count = 0;         // pointers: elements
-  std::size_t bytes = 0;          // pointers: count * element size
+  std::size_t index = 0;              // into KernelSpec::args
+  std::int64_t count = 0;             // pointers: elements
+  std::size_t bytes = 0;              // pointers: count * element size
   std::vector<unsigned char> scalar;  // scalars: the value as the kernel receives it
 };
 
@@ -28,8 +28,8 @@ struct ResolvedLaunch {
 struct ResolvedProblem {
   std::vector<ResolvedArg> args;  // one per spec argument, in order
   ResolvedLaunch launch;
-  std::optional<std::int64_t> bytes;  // metrics.bytes
-  std::optional<std::int64_t> flops;  // metrics.flops
+  std::optional<std::int64_t> bytes;               // metrics.bytes
+  std::optional<std::int64_t> flops;               // metrics.flops
   [[nodiscard]] std::size_t buffer_bytes() const;  // all pointer arguments together
 };
 

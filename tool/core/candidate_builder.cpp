@@ -34,7 +34,9 @@ std::vector<Line> lines_of(std::string_view text) {
   while (start < text.size()) {
     auto nl = text.find('\n', start);
     const std::size_t end = nl == std::string_view::npos ? text.size() : nl + 1;
-    lines.push_back({start, end, trim_line(text.substr(start, end - start - (nl == std::string_view::npos ? 0 : 1)))});
+    lines.push_back(
+        {start, end,
+         trim_line(text.substr(start, end - start - (nl == std::string_view::npos ? 0 : 1)))});
     start = end;
   }
   return lines;
@@ -71,10 +73,9 @@ Result<std::string> apply_edits(std::string_view parent, const ParsedResponse& p
   int n = 0;
   for (const auto& edit : parsed.edits) {
     ++n;
-    const std::string which = "edit " + std::to_string(n) + " (answer line " +
-                              std::to_string(edit.line) + ")";
-    if (trim_line(edit.search).empty())
-      return rejected(which + " has an empty SEARCH part", names);
+    const std::string which =
+        "edit " + std::to_string(n) + " (answer line " + std::to_string(edit.line) + ")";
+    if (trim_line(edit.search).empty()) return rejected(which + " has an empty SEARCH part", names);
     auto regions = locate_kernel_regions(current, names);
     if (!regions) return regions.error();
     const auto [count, span] = find_search_text(current, edit.search);
@@ -91,9 +92,9 @@ Result<std::string> apply_edits(std::string_view parent, const ParsedResponse& p
       return rejected(which + " touches the frozen reference kernel `" + names.reference + "`",
                       names, line);
     if (span.overlaps(r.signature))
-      return rejected(which + " touches the frozen signature of kernel `" +
-                          entry_base_name(names.entry) + "`",
-                      names, line);
+      return rejected(
+          which + " touches the frozen signature of kernel `" + entry_base_name(names.entry) + "`",
+          names, line);
     if (!r.editable.contains(span))
       return rejected(which + " lies outside the kernel's own code", names, line);
     std::string replacement = edit.replace;
@@ -143,9 +144,12 @@ Result<Candidate> apply_rewrite(std::string_view parent, const ParsedResponse& p
 
 const char* to_string(CandidateKind kind) {
   switch (kind) {
-    case CandidateKind::edits: return "edits";
-    case CandidateKind::rewrite: return "rewrite";
-    case CandidateKind::whole_file: return "whole_file";
+    case CandidateKind::edits:
+      return "edits";
+    case CandidateKind::rewrite:
+      return "rewrite";
+    case CandidateKind::whole_file:
+      return "whole_file";
   }
   return "edits";
 }

@@ -7,9 +7,9 @@ namespace kev {
 
 struct DeviceInfo {
   int index = 0;
-  std::string name;           // "NVIDIA H200"
-  std::string arch;           // "sm_90"
-  int sms = 0;                // multiprocessors
+  std::string name;  // "NVIDIA H200"
+  std::string arch;  // "sm_90"
+  int sms = 0;       // multiprocessors
   std::int64_t l2_bytes = 0;
   std::int64_t memory_bytes = 0;
   std::string driver_version;  // "580.159.04" where known, else the CUDA driver API version

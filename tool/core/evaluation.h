@@ -16,10 +16,10 @@ enum class Disposition {
   passed,          // compiled, verified, timed
   compile_failed,  // the compiler rejected it
   launch_failed,   // the launch was refused (too many threads, too much shared memory...)
-  incorrect,       // verification failed (wrong values, unwritten outputs, guard or const violation)
-  timeout,         // the watchdog killed it
-  crashed,         // it faulted (illegal address...) and took the worker down
-  invalid,         // rejected before running (constraint, or a suspicious time)
+  incorrect,  // verification failed (wrong values, unwritten outputs, guard or const violation)
+  timeout,    // the watchdog killed it
+  crashed,    // it faulted (illegal address...) and took the worker down
+  invalid,    // rejected before running (constraint, or a suspicious time)
 };
 [[nodiscard]] const char* to_string(Disposition d);
 [[nodiscard]] std::optional<Disposition> parse_disposition(std::string_view s);
@@ -32,10 +32,10 @@ struct Outcome {
   // Median time in microseconds (passed only). For several problems: the geometric mean
   // over problems of time relative to the baseline, times the baseline's geometric mean.
   std::optional<double> time_us;
-  std::optional<double> ci_low_us;   // confidence interval of the median
+  std::optional<double> ci_low_us;  // confidence interval of the median
   std::optional<double> ci_high_us;
-  std::vector<double> samples_us;    // raw samples where the backend has them
-  std::string detail;                // compiler log excerpt, mismatch description...
+  std::vector<double> samples_us;  // raw samples where the backend has them
+  std::string detail;              // compiler log excerpt, mismatch description...
   [[nodiscard]] bool passed() const { return disposition == Disposition::passed; }
 };
 

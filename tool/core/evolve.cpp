@@ -48,10 +48,14 @@ bool beats(const Outcome& challenger, const Outcome& baseline, double min_speedu
 
 std::string CandidateRecord::status() const {
   switch (fate) {
-    case CandidateFate::evaluated: return to_string(measurement.outcome.disposition);
-    case CandidateFate::no_code: return "no_code";
-    case CandidateFate::rejected: return "rejected";
-    case CandidateFate::no_response: return "no_response";
+    case CandidateFate::evaluated:
+      return to_string(measurement.outcome.disposition);
+    case CandidateFate::no_code:
+      return "no_code";
+    case CandidateFate::rejected:
+      return "rejected";
+    case CandidateFate::no_response:
+      return "no_response";
   }
   return "no_response";
 }
@@ -217,8 +221,8 @@ Result<EvolveResult> evolve(const EvolveTarget& target, Proposer& proposer,
       for (const auto& [status, n] : generation_counts)
         outcome += (outcome.empty() ? "" : ", ") + std::to_string(n) + " " + status;
       ideas_tried.push_back("generation " + std::to_string(g) + " ideas:\n" +
-                            truncate(ideas->text, 800) + "\noutcome: " +
-                            (outcome.empty() ? "nothing tried" : outcome));
+                            truncate(ideas->text, 800) +
+                            "\noutcome: " + (outcome.empty() ? "nothing tried" : outcome));
     }
     failures = std::move(new_failures);
     summary.generations_run = g;
@@ -234,7 +238,8 @@ Result<EvolveResult> evolve(const EvolveTarget& target, Proposer& proposer,
 
   for (std::size_t i = 0; i < result.candidates.size(); ++i) {
     const Outcome& o = result.candidates[i].measurement.outcome;
-    if (result.candidates[i].fate != CandidateFate::evaluated || !beats(o, base, options.min_speedup))
+    if (result.candidates[i].fate != CandidateFate::evaluated ||
+        !beats(o, base, options.min_speedup))
       continue;
     if (!result.winner ||
         *o.time_us < *result.candidates[*result.winner].measurement.outcome.time_us)

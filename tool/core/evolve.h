@@ -46,8 +46,8 @@ class VariantEvaluator {
 // The kernel being evolved.
 struct EvolveTarget {
   std::string kernel_id;
-  KernelNames names;    // file, entry, reference
-  std::string source;   // the original file's text
+  KernelNames names;      // file, entry, reference
+  std::string source;     // the original file's text
   std::string spec_text;  // the @kernelevo block (or the spec as YAML), shown to the model
   DeviceFacts device;
 };
@@ -59,13 +59,13 @@ struct EvolveContext {
   std::string parent_label;   // "original" or "g1c2"
   std::optional<double> baseline_us;
   std::optional<double> parent_us;
-  std::vector<std::string> best_results;     // "g1c2: 81.2 us (1.23x), rewrite"
-  std::vector<std::string> ideas_tried;      // earlier ideas answers, with what came of them
-  std::vector<std::string> last_failures;    // compile errors, verification failures, refusals
-  int generation = 1;                        // 1-based
+  std::vector<std::string> best_results;   // "g1c2: 81.2 us (1.23x), rewrite"
+  std::vector<std::string> ideas_tried;    // earlier ideas answers, with what came of them
+  std::vector<std::string> last_failures;  // compile errors, verification failures, refusals
+  int generation = 1;                      // 1-based
   int generations = 1;
-  std::string ideas;    // stage-1 answer (implementation prompts only)
-  int candidate = 1;    // 1-based index within the generation (implementation prompts only)
+  std::string ideas;  // stage-1 answer (implementation prompts only)
+  int candidate = 1;  // 1-based index within the generation (implementation prompts only)
   int candidates = 1;
 };
 
@@ -78,9 +78,9 @@ class PromptBuilder {
 
 struct EvolveBudget {
   int generations = 3;
-  int candidates = 4;              // implementations per generation
-  std::int64_t token_budget = 0;   // 0 = unlimited; checked before every request
-  double wall_seconds = 0.0;       // 0 = unlimited; checked before every request
+  int candidates = 4;             // implementations per generation
+  std::int64_t token_budget = 0;  // 0 = unlimited; checked before every request
+  double wall_seconds = 0.0;      // 0 = unlimited; checked before every request
 };
 
 struct EvolveOptions {
@@ -104,12 +104,12 @@ enum class CandidateFate {
 
 struct CandidateRecord {
   int generation = 0;
-  int index = 0;  // within the generation, 1-based
+  int index = 0;      // within the generation, 1-based
   std::string label;  // "g1c2"
   std::string parent_label;
   CandidateFate fate = CandidateFate::no_response;
-  std::string kind;    // "edits", "rewrite", "whole_file" (built candidates)
-  std::string reason;  // why rejected / no response
+  std::string kind;                // "edits", "rewrite", "whole_file" (built candidates)
+  std::string reason;              // why rejected / no response
   VariantMeasurement measurement;  // evaluated only
   std::string source;              // built candidates only
   TokenUsage usage;
@@ -137,8 +137,7 @@ struct EvolveResult {
 // Errors: the original fails to evaluate (nothing to compare with), or the endpoint failed
 // repeatedly before any answer came. Budgets end the loop normally.
 [[nodiscard]] Result<EvolveResult> evolve(const EvolveTarget& target, Proposer& proposer,
-                                          const PromptBuilder& prompts,
-                                          VariantEvaluator& evaluator,
+                                          const PromptBuilder& prompts, VariantEvaluator& evaluator,
                                           const EvolveOptions& options);
 
 // The prompts of generation 1 for --dry-run: the ideas prompt and the first implementation

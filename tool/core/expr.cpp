@@ -87,9 +87,15 @@ Failure run(const ExprNode& prog, const Fetch& fetch, std::int64_t& out,
     std::int64_t& a = stack[sp - 1];
     bool overflow = false;
     switch (in.op) {
-      case ExprOp::add: overflow = __builtin_add_overflow(a, b, &a); break;
-      case ExprOp::sub: overflow = __builtin_sub_overflow(a, b, &a); break;
-      case ExprOp::mul: overflow = __builtin_mul_overflow(a, b, &a); break;
+      case ExprOp::add:
+        overflow = __builtin_add_overflow(a, b, &a);
+        break;
+      case ExprOp::sub:
+        overflow = __builtin_sub_overflow(a, b, &a);
+        break;
+      case ExprOp::mul:
+        overflow = __builtin_mul_overflow(a, b, &a);
+        break;
       case ExprOp::div:
       case ExprOp::mod:
       case ExprOp::ceil_div: {
@@ -115,15 +121,32 @@ Failure run(const ExprNode& prog, const Fetch& fetch, std::int64_t& out,
         }
         break;
       }
-      case ExprOp::lt: a = a < b ? 1 : 0; break;
-      case ExprOp::le: a = a <= b ? 1 : 0; break;
-      case ExprOp::gt: a = a > b ? 1 : 0; break;
-      case ExprOp::ge: a = a >= b ? 1 : 0; break;
-      case ExprOp::eq: a = a == b ? 1 : 0; break;
-      case ExprOp::ne: a = a != b ? 1 : 0; break;
-      case ExprOp::min: a = std::min(a, b); break;
-      case ExprOp::max: a = std::max(a, b); break;
-      default: break;
+      case ExprOp::lt:
+        a = a < b ? 1 : 0;
+        break;
+      case ExprOp::le:
+        a = a <= b ? 1 : 0;
+        break;
+      case ExprOp::gt:
+        a = a > b ? 1 : 0;
+        break;
+      case ExprOp::ge:
+        a = a >= b ? 1 : 0;
+        break;
+      case ExprOp::eq:
+        a = a == b ? 1 : 0;
+        break;
+      case ExprOp::ne:
+        a = a != b ? 1 : 0;
+        break;
+      case ExprOp::min:
+        a = std::min(a, b);
+        break;
+      case ExprOp::max:
+        a = std::max(a, b);
+        break;
+      default:
+        break;
     }
     if (overflow) {
       failed_at = ip;
@@ -177,8 +200,8 @@ struct ExprParser {
 
   bool unexpected(const char* expected) {
     const Token& t = tokens[pos];
-    return fail_at(t.offset, "unexpected " + describe(t) + " " + quoted() + "; expected " +
-                                 expected);
+    return fail_at(t.offset,
+                   "unexpected " + describe(t) + " " + quoted() + "; expected " + expected);
   }
 
   bool lex() {
@@ -203,8 +226,8 @@ struct ExprParser {
         }
         const auto [ptr, ec] = std::from_chars(word.data(), word.data() + word.size(), t.number);
         if (ec != std::errc{}) {
-          return fail_at(i, "integer literal '" + std::string(word) + "' does not fit in 64 bits " +
-                                quoted());
+          return fail_at(
+              i, "integer literal '" + std::string(word) + "' does not fit in 64 bits " + quoted());
         }
         t.kind = TokenKind::number;
         t.length = j - i;
@@ -219,13 +242,26 @@ struct ExprParser {
         t.length = 1;
         const char next = i + 1 < n ? text[i + 1] : '\0';
         switch (c) {
-          case '(': t.kind = TokenKind::lparen; break;
-          case ')': t.kind = TokenKind::rparen; break;
-          case ',': t.kind = TokenKind::comma; break;
-          case '+': case '-': case '*': case '/': case '%':
+          case '(':
+            t.kind = TokenKind::lparen;
+            break;
+          case ')':
+            t.kind = TokenKind::rparen;
+            break;
+          case ',':
+            t.kind = TokenKind::comma;
+            break;
+          case '+':
+          case '-':
+          case '*':
+          case '/':
+          case '%':
             t.kind = TokenKind::op;
             break;
-          case '<': case '>': case '=': case '!':
+          case '<':
+          case '>':
+          case '=':
+          case '!':
             t.kind = TokenKind::op;
             if (next == '=') {
               t.length = 2;
@@ -233,7 +269,8 @@ struct ExprParser {
               return fail_at(i, "unexpected '=' " + quoted() + "; expected '==' for comparison");
             }
             break;
-          case '&': case '|':
+          case '&':
+          case '|':
             if (next != c) {
               return fail_at(i, std::string("unexpected '") + c + "' " + quoted() + "; expected '" +
                                     c + c + "'");
@@ -289,8 +326,8 @@ struct ExprParser {
   bool binary(Level operand, std::initializer_list<std::pair<std::string_view, ExprOp>> ops) {
     if (!(this->*operand)()) return false;
     for (;;) {
-      const auto it = std::find_if(ops.begin(), ops.end(),
-                                   [&](const auto& o) { return at_op(o.first); });
+      const auto it =
+          std::find_if(ops.begin(), ops.end(), [&](const auto& o) { return at_op(o.first); });
       if (it == ops.end()) return true;
       const Token op_token = tokens[pos++];
       if (!(this->*operand)()) return false;
@@ -317,10 +354,8 @@ struct ExprParser {
     return binary(&ExprParser::parse_relational, {{"==", ExprOp::eq}, {"!=", ExprOp::ne}});
   }
   bool parse_relational() {
-    return binary(&ExprParser::parse_additive, {{"<=", ExprOp::le},
-                                                 {">=", ExprOp::ge},
-                                                 {"<", ExprOp::lt},
-                                                 {">", ExprOp::gt}});
+    return binary(&ExprParser::parse_additive,
+                  {{"<=", ExprOp::le}, {">=", ExprOp::ge}, {"<", ExprOp::lt}, {">", ExprOp::gt}});
   }
   bool parse_additive() {
     return binary(&ExprParser::parse_multiplicative, {{"+", ExprOp::add}, {"-", ExprOp::sub}});
@@ -333,7 +368,8 @@ struct ExprParser {
   bool parse_unary() {
     if (at_op("-") || at_op("!")) {
       const Token op_token = tokens[pos++];
-      if (++nesting > kMaxNesting) return fail_at(op_token.offset, "expression nested too deeply " + quoted());
+      if (++nesting > kMaxNesting)
+        return fail_at(op_token.offset, "expression nested too deeply " + quoted());
       const bool ok = parse_unary();
       --nesting;
       if (!ok) return false;
@@ -359,7 +395,8 @@ struct ExprParser {
         return true;
       case TokenKind::lparen: {
         ++pos;
-        if (++nesting > kMaxNesting) return fail_at(t.offset, "expression nested too deeply " + quoted());
+        if (++nesting > kMaxNesting)
+          return fail_at(t.offset, "expression nested too deeply " + quoted());
         if (!parse_or()) return false;
         --nesting;
         if (tokens[pos].kind != TokenKind::rparen) return unexpected("')'");
@@ -393,7 +430,8 @@ struct ExprParser {
                                     "; expected min, max or ceil_div");
     }
     ++pos;  // '('
-    if (++nesting > kMaxNesting) return fail_at(fn.offset, "expression nested too deeply " + quoted());
+    if (++nesting > kMaxNesting)
+      return fail_at(fn.offset, "expression nested too deeply " + quoted());
     if (!parse_or()) return false;
     if (tokens[pos].kind != TokenKind::comma) {
       return unexpected(("',' (" + name + " takes 2 arguments)").c_str());
@@ -447,7 +485,8 @@ Error failure_error(const Expr& e, const ExprNode& prog, Failure f, std::size_t 
   std::string message;
   switch (f) {
     case Failure::undefined_name:
-      message = "undefined name '" + token + "'" + where + "; expected a parameter or problem dimension";
+      message =
+          "undefined name '" + token + "'" + where + "; expected a parameter or problem dimension";
       break;
     case Failure::division_by_zero:
       message = "division by zero at '" + token + "'" + where;

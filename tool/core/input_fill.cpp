@@ -44,15 +44,21 @@ std::vector<unsigned char> make_input(const ArgSpec& arg, std::int64_t count, st
         if (!floating) v = std::floor(v);
         break;
       }
-      case InitKind::constant: v = arg.init_value; break;
-      case InitKind::iota: v = static_cast<double>(i); break;
+      case InitKind::constant:
+        v = arg.init_value;
+        break;
+      case InitKind::iota:
+        v = static_cast<double>(i);
+        break;
       case InitKind::randint: {
         const double lo = arg.init_low;
         const double hi = (arg.init_value == 0.0 && lo == 0.0) ? 100.0 : arg.init_value;
         v = lo + std::floor((hi - lo) * rng.uniform01());
         break;
       }
-      case InitKind::zeros: v = 0.0; break;
+      case InitKind::zeros:
+        v = 0.0;
+        break;
     }
     store_element(arg.type, data.data(), i, v);
   }

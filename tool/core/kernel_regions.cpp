@@ -11,8 +11,8 @@ namespace {
 
 struct Definition {
   std::size_t signature_begin = 0;
-  std::size_t lbrace = 0;      // offset of '{'
-  std::size_t body_end = 0;    // one past '}'
+  std::size_t lbrace = 0;    // offset of '{'
+  std::size_t body_end = 0;  // one past '}'
 };
 
 bool is_punct(const Token& t, std::string_view source, char c) {
@@ -68,8 +68,7 @@ std::optional<Definition> find_definition_tokens(std::string_view source,
     while (i > 0) {
       const Token& prev = all[i - 1];
       if (prev.kind == TokenKind::comment || prev.kind == TokenKind::directive ||
-          is_punct(prev, source, ';') || is_punct(prev, source, '}') ||
-          is_punct(prev, source, '{'))
+          is_punct(prev, source, ';') || is_punct(prev, source, '}') || is_punct(prev, source, '{'))
         break;
       --i;
     }

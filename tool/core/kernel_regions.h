@@ -44,7 +44,7 @@ struct KernelRegions {
 
 // Errors name the file (and line) and say what was not found.
 [[nodiscard]] Result<KernelRegions> locate_kernel_regions(std::string_view source,
-                                                         const KernelNames& names);
+                                                          const KernelNames& names);
 
 // The span of the first definition of `function_name` (signature start to closing brace).
 [[nodiscard]] std::optional<TextSpan> find_definition(std::string_view source,

@@ -75,7 +75,8 @@ std::optional<Point> LocalSearch::restart_point() {
 
 std::optional<Point> LocalSearch::perturbed_elite() {
   auto elites = state_.passed();
-  const auto k = std::min<std::size_t>(elites.size(), static_cast<std::size_t>(options_.elite_count));
+  const auto k =
+      std::min<std::size_t>(elites.size(), static_cast<std::size_t>(options_.elite_count));
   std::partial_sort(elites.begin(), elites.begin() + static_cast<std::ptrdiff_t>(k), elites.end(),
                     [](const auto& a, const auto& b) { return a.second < b.second; });
   const auto& dims = state_.space().dims();
@@ -89,7 +90,8 @@ std::optional<Point> LocalSearch::perturbed_elite() {
     std::size_t e = 0;
     while (e + 1 < k && std::uniform_int_distribution<int>(0, 1)(rng) == 1) ++e;
     Point p = elites[e].first;
-    const int changes = std::uniform_int_distribution<int>(options_.perturb_min, options_.perturb_max)(rng);
+    const int changes =
+        std::uniform_int_distribution<int>(options_.perturb_min, options_.perturb_max)(rng);
     std::shuffle(free_dims.begin(), free_dims.end(), rng);
     for (int c = 0; c < changes && c < static_cast<int>(free_dims.size()); ++c) {
       const std::size_t d = free_dims[static_cast<std::size_t>(c)];

@@ -12,12 +12,12 @@ namespace kev {
 
 struct LocalSearchOptions {
   std::string name = "local";
-  int initial_samples = 0;         // random points before the first descent
-  bool adjacent_first = false;     // try next-lower/next-higher values before full sweeps
-  bool resume_from_best = false;   // descend from the best point when it was not yet a centre
-  double random_restart = 1.0;     // probability a restart is random (else perturb an elite)
-  int elite_count = 4;             // restarts perturb one of the best `elite_count` points
-  int perturb_min = 2;             // dimensions changed by a perturbation
+  int initial_samples = 0;        // random points before the first descent
+  bool adjacent_first = false;    // try next-lower/next-higher values before full sweeps
+  bool resume_from_best = false;  // descend from the best point when it was not yet a centre
+  double random_restart = 1.0;    // probability a restart is random (else perturb an elite)
+  int elite_count = 4;            // restarts perturb one of the best `elite_count` points
+  int perturb_min = 2;            // dimensions changed by a perturbation
   int perturb_max = 3;
 };
 

@@ -41,10 +41,14 @@ std::optional<Arch> parse_arch(std::string_view text) {
 
 const char* to_string(LockMatch m) {
   switch (m) {
-    case LockMatch::named_device: return "named device";
-    case LockMatch::only_device: return "only device";
-    case LockMatch::default_device: return "default device";
-    case LockMatch::none: return "none";
+    case LockMatch::named_device:
+      return "named device";
+    case LockMatch::only_device:
+      return "only device";
+    case LockMatch::default_device:
+      return "default device";
+    case LockMatch::none:
+      return "none";
   }
   return "none";
 }
@@ -103,8 +107,8 @@ LockChoice lookup(const Lockfile& lock, const std::string& kernel_id, const std:
     choice.match = picked->second;
     choice.lower_arch = candidate != arch;
     choice.why = kernel_id + ": " + candidate + " / " + picked->first + " (" +
-                 to_string(picked->second) + (choice.lower_arch ? ", nearest locked below " + arch : "") +
-                 ")";
+                 to_string(picked->second) +
+                 (choice.lower_arch ? ", nearest locked below " + arch : "") + ")";
     break;
   }
   if (!choice.entry) choice.why = kernel_id + ": nothing locked for " + arch + "; source defaults";
@@ -198,7 +202,8 @@ std::optional<Measured> measured(const Outcome& outcome) {
 }
 
 bool should_replace(const Measured& locked, const Measured& challenger, const ReplaceRule& rule) {
-  const bool faster_enough = challenger.median_us <= locked.median_us * (1.0 - rule.min_improvement);
+  const bool faster_enough =
+      challenger.median_us <= locked.median_us * (1.0 - rule.min_improvement);
   const bool intervals_apart = challenger.ci_high_us < locked.ci_low_us;
   return faster_enough && intervals_apart;
 }
@@ -224,7 +229,8 @@ std::string short_value(const Value& v) {
 
 std::string describe_params(const ParamSet& params) {
   std::string s;
-  for (const auto& [name, value] : params) s += (s.empty() ? "" : ",") + name + "=" + short_value(value);
+  for (const auto& [name, value] : params)
+    s += (s.empty() ? "" : ",") + name + "=" + short_value(value);
   return "{" + s + "}";
 }
 
@@ -314,7 +320,8 @@ MergeResult merge(const Lockfile& base, const Lockfile& incoming, const MergeOpt
          std::string("different sources: kept ") + (keep_base ? "base" : "incoming") + " (" +
              short_hash(keep_base ? ours.source_hash : theirs.source_hash) + ") because " + why +
              "; dropped " + std::to_string(dropped_entries) + " entr" +
-             (dropped_entries == 1 ? "y" : "ies") + " measured on " + short_hash(dropped.source_hash)});
+             (dropped_entries == 1 ? "y" : "ies") + " measured on " +
+             short_hash(dropped.source_hash)});
     if (!keep_base) ours = theirs;
   }
   return result;

@@ -87,8 +87,8 @@ struct LockChoice {
   std::string arch;                  // the architecture the entry is locked under
   std::string device;
   LockMatch match = LockMatch::none;
-  bool lower_arch = false;           // taken from a lower minor of the same major
-  std::string why;                   // one line for reports and generated headers
+  bool lower_arch = false;  // taken from a lower minor of the same major
+  std::string why;          // one line for reports and generated headers
 };
 
 // The entry a build for `arch` (optionally on `device`) uses: the named device, else the
@@ -146,7 +146,7 @@ struct ReplaceRule {
 
 struct MergeConflict {
   std::string kernel_id;
-  std::string arch;    // empty when the whole kernel conflicted (different sources)
+  std::string arch;  // empty when the whole kernel conflicted (different sources)
   std::string device;
   std::string resolution;  // what was kept and why, one line
 };

@@ -14,11 +14,15 @@ namespace kev {
 // arithmetic on an unwritten element cannot look right), a sentinel for integers.
 [[nodiscard]] constexpr std::uint32_t poison_word(ScalarType t) {
   switch (t) {
-    case ScalarType::f16: return 0x7EAD7EADu;
-    case ScalarType::bf16: return 0x7FAD7FADu;
+    case ScalarType::f16:
+      return 0x7EAD7EADu;
+    case ScalarType::bf16:
+      return 0x7FAD7FADu;
     case ScalarType::f32:
-    case ScalarType::f64: return 0x7FFBADBDu;
-    default: return 0xA5A5A5A5u;
+    case ScalarType::f64:
+      return 0x7FFBADBDu;
+    default:
+      return 0xA5A5A5A5u;
   }
 }
 

@@ -26,12 +26,12 @@ struct TimingOptions {
   int max_runs = 400;
   double min_seconds = 0.015;  // keep timing until both min_runs and min_seconds are reached
   double max_seconds = 1.0;
-  int verify_rounds = 2;       // verification rounds before timing, each with fresh inputs
-  bool flush_l2 = true;        // cold L2 before every timed launch
+  int verify_rounds = 2;  // verification rounds before timing, each with fresh inputs
+  bool flush_l2 = true;   // cold L2 before every timed launch
   // Reserved for timing launches shorter than this in batches over rotating buffer sets
   // larger than 4x L2; the driver runner does not apply it yet (every launch is timed alone).
   double batch_below_us = 20.0;
-  double incumbent_us = 0.0;   // best time so far (0 = none): lets timing stop early
+  double incumbent_us = 0.0;  // best time so far (0 = none): lets timing stop early
   double early_stop_ratio = 1.3;
   double ceiling_margin = 1.10;  // faster than ceiling * margin: rejected as suspicious
   std::uint64_t seed = 1;
@@ -39,14 +39,14 @@ struct TimingOptions {
 };
 
 struct RunRequest {
-  KernelSpec spec;         // args, launch, tolerance, metrics, problems, validate
-  ParamSet params;         // the candidate's parameter values (empty for the baseline)
+  KernelSpec spec;  // args, launch, tolerance, metrics, problems, validate
+  ParamSet params;  // the candidate's parameter values (empty for the baseline)
   KernelImage candidate;
-  KernelImage reference;   // run on the same inputs; its outputs are the truth
+  KernelImage reference;  // run on the same inputs; its outputs are the truth
   // The reference's parameter values (launch geometry): the source's defaults.
   ParamSet reference_params;
   TimingOptions timing;
-  bool time_it = true;     // false: verify only
+  bool time_it = true;  // false: verify only
 };
 
 struct ProblemResult {
@@ -57,9 +57,9 @@ struct ProblemResult {
   std::optional<double> ci_low_us;
   std::optional<double> ci_high_us;
   std::vector<double> samples_us;
-  std::optional<double> gbps;            // metrics.bytes / time
-  std::optional<double> copy_fraction;   // gbps / measured copy bandwidth
-  bool stopped_early = false;            // clearly slower than the incumbent
+  std::optional<double> gbps;           // metrics.bytes / time
+  std::optional<double> copy_fraction;  // gbps / measured copy bandwidth
+  bool stopped_early = false;           // clearly slower than the incumbent
   std::string detail;
 };
 
@@ -68,8 +68,8 @@ struct RunReport {
   std::vector<ProblemResult> problems;
   int sm_clock_mhz_before = 0;  // 0 = no live clock source
   int sm_clock_mhz_after = 0;
-  std::string warnings;         // throttling and the like
-  bool context_lost = false;    // the device context is unusable: the worker must restart
+  std::string warnings;       // throttling and the like
+  bool context_lost = false;  // the device context is unusable: the worker must restart
 };
 
 class Runner {

@@ -83,36 +83,72 @@ T saturate(double v) {
 
 double load_element(ScalarType t, const unsigned char* data, std::size_t i) {
   switch (t) {
-    case ScalarType::f16: return half_bits_to_float(load<std::uint16_t>(data, i));
-    case ScalarType::bf16: return bfloat16_bits_to_float(load<std::uint16_t>(data, i));
-    case ScalarType::f32: return load<float>(data, i);
-    case ScalarType::f64: return load<double>(data, i);
-    case ScalarType::i8: return load<std::int8_t>(data, i);
-    case ScalarType::i16: return load<std::int16_t>(data, i);
-    case ScalarType::i32: return load<std::int32_t>(data, i);
-    case ScalarType::i64: return static_cast<double>(load<std::int64_t>(data, i));
-    case ScalarType::u8: return load<std::uint8_t>(data, i);
-    case ScalarType::u16: return load<std::uint16_t>(data, i);
-    case ScalarType::u32: return load<std::uint32_t>(data, i);
-    case ScalarType::u64: return static_cast<double>(load<std::uint64_t>(data, i));
+    case ScalarType::f16:
+      return half_bits_to_float(load<std::uint16_t>(data, i));
+    case ScalarType::bf16:
+      return bfloat16_bits_to_float(load<std::uint16_t>(data, i));
+    case ScalarType::f32:
+      return load<float>(data, i);
+    case ScalarType::f64:
+      return load<double>(data, i);
+    case ScalarType::i8:
+      return load<std::int8_t>(data, i);
+    case ScalarType::i16:
+      return load<std::int16_t>(data, i);
+    case ScalarType::i32:
+      return load<std::int32_t>(data, i);
+    case ScalarType::i64:
+      return static_cast<double>(load<std::int64_t>(data, i));
+    case ScalarType::u8:
+      return load<std::uint8_t>(data, i);
+    case ScalarType::u16:
+      return load<std::uint16_t>(data, i);
+    case ScalarType::u32:
+      return load<std::uint32_t>(data, i);
+    case ScalarType::u64:
+      return static_cast<double>(load<std::uint64_t>(data, i));
   }
   return 0.0;
 }
 
 void store_element(ScalarType t, unsigned char* data, std::size_t i, double v) {
   switch (t) {
-    case ScalarType::f16: store(data, i, float_to_half_bits(static_cast<float>(v))); return;
-    case ScalarType::bf16: store(data, i, float_to_bfloat16_bits(static_cast<float>(v))); return;
-    case ScalarType::f32: store(data, i, static_cast<float>(v)); return;
-    case ScalarType::f64: store(data, i, v); return;
-    case ScalarType::i8: store(data, i, saturate<std::int8_t>(v)); return;
-    case ScalarType::i16: store(data, i, saturate<std::int16_t>(v)); return;
-    case ScalarType::i32: store(data, i, saturate<std::int32_t>(v)); return;
-    case ScalarType::i64: store(data, i, saturate<std::int64_t>(v)); return;
-    case ScalarType::u8: store(data, i, saturate<std::uint8_t>(v)); return;
-    case ScalarType::u16: store(data, i, saturate<std::uint16_t>(v)); return;
-    case ScalarType::u32: store(data, i, saturate<std::uint32_t>(v)); return;
-    case ScalarType::u64: store(data, i, saturate<std::uint64_t>(v)); return;
+    case ScalarType::f16:
+      store(data, i, float_to_half_bits(static_cast<float>(v)));
+      return;
+    case ScalarType::bf16:
+      store(data, i, float_to_bfloat16_bits(static_cast<float>(v)));
+      return;
+    case ScalarType::f32:
+      store(data, i, static_cast<float>(v));
+      return;
+    case ScalarType::f64:
+      store(data, i, v);
+      return;
+    case ScalarType::i8:
+      store(data, i, saturate<std::int8_t>(v));
+      return;
+    case ScalarType::i16:
+      store(data, i, saturate<std::int16_t>(v));
+      return;
+    case ScalarType::i32:
+      store(data, i, saturate<std::int32_t>(v));
+      return;
+    case ScalarType::i64:
+      store(data, i, saturate<std::int64_t>(v));
+      return;
+    case ScalarType::u8:
+      store(data, i, saturate<std::uint8_t>(v));
+      return;
+    case ScalarType::u16:
+      store(data, i, saturate<std::uint16_t>(v));
+      return;
+    case ScalarType::u32:
+      store(data, i, saturate<std::uint32_t>(v));
+      return;
+    case ScalarType::u64:
+      store(data, i, saturate<std::uint64_t>(v));
+      return;
   }
 }
 

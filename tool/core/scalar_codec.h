@@ -8,7 +8,7 @@
 
 namespace kev {
 
-[[nodiscard]] std::uint16_t float_to_half_bits(float f);      // round to nearest even
+[[nodiscard]] std::uint16_t float_to_half_bits(float f);  // round to nearest even
 [[nodiscard]] float half_bits_to_float(std::uint16_t h);
 [[nodiscard]] std::uint16_t float_to_bfloat16_bits(float f);  // round to nearest even
 [[nodiscard]] float bfloat16_bits_to_float(std::uint16_t b);

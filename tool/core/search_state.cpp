@@ -4,7 +4,8 @@
 
 namespace kev {
 
-SearchState::SearchState(const SearchSpace& space, std::uint64_t seed) : space_(space), rng_(seed) {}
+SearchState::SearchState(const SearchSpace& space, std::uint64_t seed)
+    : space_(space), rng_(seed) {}
 
 bool SearchState::mark_seen(const Point& p) {
   if (!seen_.insert(p).second) return false;

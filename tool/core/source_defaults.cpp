@@ -10,9 +10,11 @@ namespace {
 Value parse_literal(const std::string& text) {
   std::int64_t i = 0;
   const char* end = text.data() + text.size();
-  if (auto [p, ec] = std::from_chars(text.data(), end, i); ec == std::errc() && p == end) return Value(i);
+  if (auto [p, ec] = std::from_chars(text.data(), end, i); ec == std::errc() && p == end)
+    return Value(i);
   double d = 0.0;
-  if (auto [p, ec] = std::from_chars(text.data(), end, d); ec == std::errc() && p == end) return Value(d);
+  if (auto [p, ec] = std::from_chars(text.data(), end, d); ec == std::errc() && p == end)
+    return Value(d);
   return Value(text);
 }
 
@@ -39,9 +41,12 @@ Result<ParamSet> source_defaults(std::string_view source_text, const KernelSpec&
   for (const auto& p : spec.params) {
     auto it = found.find(p.name);
     if (it == found.end())
-      return make_error("parameter " + p.name + " has no default in the source: add "
-                        "`#ifndef " + p.name + "` / `#define " + p.name + " <value>` so the "
-                        "source builds without kernelevo",
+      return make_error("parameter " + p.name +
+                            " has no default in the source: add "
+                            "`#ifndef " +
+                            p.name + "` / `#define " + p.name +
+                            " <value>` so the "
+                            "source builds without kernelevo",
                         p.where);
     out[p.name] = parse_literal(it->second);
   }

@@ -13,6 +13,7 @@ namespace kev {
 
 // Every spec parameter needs a `#define` in the source; the first one found is used.
 // A value that is an integer or float literal becomes that number, anything else a string.
-[[nodiscard]] Result<ParamSet> source_defaults(std::string_view source_text, const KernelSpec& spec);
+[[nodiscard]] Result<ParamSet> source_defaults(std::string_view source_text,
+                                               const KernelSpec& spec);
 
 }  // namespace kev

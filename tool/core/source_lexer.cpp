@@ -7,12 +7,12 @@ namespace kev {
 
 namespace {
 
-bool is_ident_start(char c) {
-  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
-}
+bool is_ident_start(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_'; }
 bool is_ident_char(char c) { return is_ident_start(c) || (c >= '0' && c <= '9'); }
 bool is_digit(char c) { return c >= '0' && c <= '9'; }
-bool is_space(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v'; }
+bool is_space(char c) {
+  return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v';
+}
 
 // End of a quoted literal starting at `i` (the opening quote), honouring backslashes.
 std::size_t literal_end(std::string_view s, std::size_t i) {
@@ -102,10 +102,10 @@ std::vector<Token> lex_cuda(std::string_view s) {
       t.end = j;
     } else if (is_digit(c) || (c == '.' && i + 1 < s.size() && is_digit(s[i + 1]))) {
       std::size_t j = i + 1;
-      while (j < s.size() && (is_ident_char(s[j]) || s[j] == '.' || s[j] == '\'' ||
-                              ((s[j] == '+' || s[j] == '-') &&
-                               (s[j - 1] == 'e' || s[j - 1] == 'E' || s[j - 1] == 'p' ||
-                                s[j - 1] == 'P'))))
+      while (j < s.size() &&
+             (is_ident_char(s[j]) || s[j] == '.' || s[j] == '\'' ||
+              ((s[j] == '+' || s[j] == '-') &&
+               (s[j - 1] == 'e' || s[j - 1] == 'E' || s[j - 1] == 'p' || s[j - 1] == 'P'))))
         ++j;
       t.kind = TokenKind::number;
       t.end = j;
@@ -122,8 +122,8 @@ std::vector<Token> lex_cuda(std::string_view s) {
 
 int line_of(std::string_view source, std::size_t offset) {
   offset = std::min(offset, source.size());
-  return 1 + static_cast<int>(std::count(source.begin(),
-                                         source.begin() + static_cast<std::ptrdiff_t>(offset), '\n'));
+  return 1 + static_cast<int>(std::count(
+                 source.begin(), source.begin() + static_cast<std::ptrdiff_t>(offset), '\n'));
 }
 
 }  // namespace kev

@@ -94,16 +94,16 @@ Status check_includes(std::string_view candidate, std::string_view original,
       if (open == std::string::npos) continue;
       const char close_c = rest[open] == '<' ? '>' : '"';
       const auto close = rest.find(close_c, open + 1);
-      const auto path = rest.substr(open + 1, close == std::string::npos ? std::string::npos
-                                                                         : close - open - 1);
+      const auto path =
+          rest.substr(open + 1, close == std::string::npos ? std::string::npos : close - open - 1);
       if (const auto why = path_problem(path); !why.empty())
         return make_error("refused __has_include of \"" + path + "\": " + why, where,
                           ExitCode::failure);
       continue;
     }
     if (rest.size() < 2 || (rest.front() != '<' && rest.front() != '"'))
-      return make_error("refused computed #include `" + rest + "` (only <path> or \"path\")",
-                        where, ExitCode::failure);
+      return make_error("refused computed #include `" + rest + "` (only <path> or \"path\")", where,
+                        ExitCode::failure);
     const char close_c = rest.front() == '<' ? '>' : '"';
     const auto close = rest.find(close_c, 1);
     if (close == std::string::npos)

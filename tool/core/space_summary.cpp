@@ -10,7 +10,8 @@ SpaceSummary summarize_space(const KernelSpec& spec) {
   s.total = all.points();
   s.valid = all.size();
   if (all.depends_on_problems()) {
-    for (const auto& problem : spec.problems) s.per_problem.push_back({problem, SpecSpace(spec, {problem}).size()});
+    for (const auto& problem : spec.problems)
+      s.per_problem.push_back({problem, SpecSpace(spec, {problem}).size()});
   }
   return s;
 }

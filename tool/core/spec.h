@@ -12,9 +12,7 @@
 
 namespace kev {
 
-enum class ScalarType {
-  f16, bf16, f32, f64, i8, i16, i32, i64, u8, u16, u32, u64
-};
+enum class ScalarType { f16, bf16, f32, f64, i8, i16, i32, i64, u8, u16, u32, u64 };
 [[nodiscard]] std::size_t size_of(ScalarType t);
 [[nodiscard]] const char* cuda_name(ScalarType t);  // "float", "__half", "int32_t"...
 // Parses "float", "half", "bfloat16", "int32", "int", "uint8", ... (no pointer).
@@ -67,10 +65,10 @@ struct Tolerance {
 
 struct KernelSpec {
   std::string id;
-  std::string kernel;     // entry point, possibly a template instance "f<BLOCK>"
-  std::string source;     // path of the .cu file as given (relative to the project root)
-  SourceLocation where;   // the line of the @kernelevo mark (or the yaml entry)
-  int kernel_line = 0;    // line of the kernel definition in the source, 0 if unknown
+  std::string kernel;    // entry point, possibly a template instance "f<BLOCK>"
+  std::string source;    // path of the .cu file as given (relative to the project root)
+  SourceLocation where;  // the line of the @kernelevo mark (or the yaml entry)
+  int kernel_line = 0;   // line of the kernel definition in the source, 0 if unknown
   std::vector<ParamSpec> params;
   std::vector<Expr> constraints;
   std::vector<Problem> problems;
@@ -81,11 +79,11 @@ struct KernelSpec {
   Tolerance tolerance;
   std::optional<Expr> metric_bytes;
   std::optional<Expr> metric_flops;
-  std::string arch;       // optional: "sm_90a" when the kernel needs arch-specific features
+  std::string arch;  // optional: "sm_90a" when the kernel needs arch-specific features
   std::vector<std::string> include_dirs;
-  std::vector<std::string> defines;   // "NAME=VALUE" or "NAME"
-  std::vector<std::string> flags;     // extra compiler flags
-  bool has_format_guard = true;       // clang-format off/on around the block
+  std::vector<std::string> defines;  // "NAME=VALUE" or "NAME"
+  std::vector<std::string> flags;    // extra compiler flags
+  bool has_format_guard = true;      // clang-format off/on around the block
 
   [[nodiscard]] const ParamSpec* param(std::string_view name) const;
 };

@@ -15,7 +15,8 @@ bool is_name_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) |
 SourceLocation name_location(const Expr& e, const std::string& name) {
   SourceLocation where = e.origin();
   const std::string& text = e.text();
-  for (std::size_t pos = text.find(name); pos != std::string::npos; pos = text.find(name, pos + 1)) {
+  for (std::size_t pos = text.find(name); pos != std::string::npos;
+       pos = text.find(name, pos + 1)) {
     const bool starts = pos == 0 || !is_name_char(text[pos - 1]);
     const bool ends = pos + name.size() >= text.size() || !is_name_char(text[pos + name.size()]);
     if (starts && ends && where.column > 0 && text.find('\n') == std::string::npos) {
@@ -34,7 +35,8 @@ std::string list_names(const std::set<std::string>& names) {
 
 }  // namespace
 
-std::vector<Error> check_spec(const KernelSpec& spec, bool names_only, std::uint64_t max_points_checked) {
+std::vector<Error> check_spec(const KernelSpec& spec, bool names_only,
+                              std::uint64_t max_points_checked) {
   std::vector<Error> errors;
   std::set<std::string> params;
   for (const auto& p : spec.params) params.insert(p.name);
@@ -67,24 +69,28 @@ std::vector<Error> check_spec(const KernelSpec& spec, bool names_only, std::uint
     for (const auto& name : e.names()) {
       if (params.count(name)) {
         const ParamSpec* p = spec.param(name);
-        const bool all_int = std::all_of(p->values.begin(), p->values.end(), [](const Value& v) { return v.is_int(); });
+        const bool all_int = std::all_of(p->values.begin(), p->values.end(),
+                                         [](const Value& v) { return v.is_int(); });
         if (!all_int) {
-          errors.push_back(make_error("parameter '" + name + "' has non-integer values and cannot be used in expression \"" +
-                                          e.text() + "\"",
-                                      name_location(e, name)));
+          errors.push_back(make_error(
+              "parameter '" + name +
+                  "' has non-integer values and cannot be used in expression \"" + e.text() + "\"",
+              name_location(e, name)));
         }
         continue;
       }
       if (common_dims.count(name)) continue;
       std::string expected = "; expected a parameter";
       if (!shapes.empty()) {
-        expected += common_dims.empty() ? " (the problems share no dimension)"
-                                        : " or a dimension of every problem (" + list_names(common_dims) + ")";
+        expected += common_dims.empty()
+                        ? " (the problems share no dimension)"
+                        : " or a dimension of every problem (" + list_names(common_dims) + ")";
       } else {
         expected += " (no problems are listed)";
       }
-      errors.push_back(make_error("undefined name '" + name + "' in expression \"" + e.text() + "\"" + expected,
-                                  name_location(e, name)));
+      errors.push_back(
+          make_error("undefined name '" + name + "' in expression \"" + e.text() + "\"" + expected,
+                     name_location(e, name)));
     }
   };
   for (const auto& c : spec.constraints) check_names(c);
@@ -103,9 +109,11 @@ std::vector<Error> check_spec(const KernelSpec& spec, bool names_only, std::uint
   const SpecSpace unconstrained_by_problems(spec, {});
   if (unconstrained_by_problems.points() > max_points_checked) return errors;
   if (unconstrained_by_problems.empty()) {
-    const SourceLocation where = spec.constraints.empty() ? spec.where : spec.constraints.front().origin();
+    const SourceLocation where =
+        spec.constraints.empty() ? spec.where : spec.constraints.front().origin();
     errors.push_back(make_error("no valid configuration: the constraints exclude all " +
-                                    std::to_string(unconstrained_by_problems.points()) + " points of the space",
+                                    std::to_string(unconstrained_by_problems.points()) +
+                                    " points of the space",
                                 where));
     return errors;
   }
@@ -114,15 +122,16 @@ std::vector<Error> check_spec(const KernelSpec& spec, bool names_only, std::uint
     const SpecSpace space(spec, {problem});
     if (space.empty()) {
       errors.push_back(make_error("no valid configuration for problem " + problem.to_string() +
-                                      ": the constraints exclude all " + std::to_string(space.points()) +
-                                      " points of the space",
+                                      ": the constraints exclude all " +
+                                      std::to_string(space.points()) + " points of the space",
                                   problem.where));
     }
   }
   if (errors.empty() && spec.problems.size() > 1 && SpecSpace(spec, spec.problems).empty()) {
-    errors.push_back(make_error("no configuration is valid for every problem at once; tune the problems "
-                                "with separate kernel specs",
-                                spec.problems.front().where));
+    errors.push_back(
+        make_error("no configuration is valid for every problem at once; tune the problems "
+                   "with separate kernel specs",
+                   spec.problems.front().where));
   }
   return errors;
 }

@@ -80,7 +80,8 @@ SpecSpace::SpecSpace(const KernelSpec& spec, std::vector<Problem> problems)
       c.slot_of_name.push_back(
           dim == dim_names.end()
               ? kUndefined
-              : static_cast<std::uint32_t>(dims_.size() + static_cast<std::size_t>(dim - dim_names.begin())));
+              : static_cast<std::uint32_t>(dims_.size() +
+                                           static_cast<std::size_t>(dim - dim_names.begin())));
     }
     if (c.per_problem) {
       depends_on_problems_ = true;
@@ -91,7 +92,8 @@ SpecSpace::SpecSpace(const KernelSpec& spec, std::vector<Problem> problems)
 }
 
 SpecSpace::Slots SpecSpace::make_slots() const {
-  Slots slots(std::max<std::size_t>(problems_.size(), 1), std::vector<std::int64_t>(slot_count_ + 1, 0));
+  Slots slots(std::max<std::size_t>(problems_.size(), 1),
+              std::vector<std::int64_t>(slot_count_ + 1, 0));
   for (std::size_t k = 0; k < problems_.size(); ++k)
     std::copy(problem_slots_[k].begin(), problem_slots_[k].end(),
               slots[k].begin() + static_cast<std::ptrdiff_t>(dims_.size()));
@@ -238,7 +240,8 @@ std::optional<Point> SpecSpace::sample(Rng& rng) const {
       // recomputed from the point itself.
       for_each([&](const Point& p) {
         index = 0;
-        for (std::size_t d = 0; d < dims_.size(); ++d) index = index * dims_[d].values.size() + p[d];
+        for (std::size_t d = 0; d < dims_.size(); ++d)
+          index = index * dims_[d].values.size() + p[d];
         indices.push_back(index);
         return true;
       });

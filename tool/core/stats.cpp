@@ -27,8 +27,8 @@ double median_in_place(std::vector<double>& buf) {
 // library (std::uniform_int_distribution's algorithm is implementation-defined).
 std::size_t draw_index(std::mt19937_64& rng, std::size_t n) {
   const std::uint64_t range = n;
-  const std::uint64_t limit = std::numeric_limits<std::uint64_t>::max() -
-                              std::numeric_limits<std::uint64_t>::max() % range;
+  const std::uint64_t limit =
+      std::numeric_limits<std::uint64_t>::max() - std::numeric_limits<std::uint64_t>::max() % range;
   std::uint64_t x = rng();
   while (x >= limit) x = rng();
   return static_cast<std::size_t>(x % range);
@@ -166,7 +166,8 @@ RankTest mann_whitney_u(std::span<const double> a, std::span<const double> b) {
   pooled.reserve(m + n);
   for (double x : a) pooled.push_back({x, true});
   for (double x : b) pooled.push_back({x, false});
-  std::sort(pooled.begin(), pooled.end(), [](const Tagged& l, const Tagged& r) { return l.x < r.x; });
+  std::sort(pooled.begin(), pooled.end(),
+            [](const Tagged& l, const Tagged& r) { return l.x < r.x; });
   double rank_sum_a = 0.0;
   double tie_term = 0.0;  // sum over tie groups of t^3 - t
   for (std::size_t i = 0; i < pooled.size();) {
@@ -185,8 +186,8 @@ RankTest mann_whitney_u(std::span<const double> a, std::span<const double> b) {
 
   constexpr std::size_t kExactLimit = 400;  // m * n: the exact table stays small
   if (tie_term == 0.0 && m * n <= kExactLimit) {
-    const double lower = exact_u_cdf(m, n, result.u);                 // P(U <= u)
-    const double upper = 1.0 - exact_u_cdf(m, n, result.u - 1.0);     // P(U >= u)
+    const double lower = exact_u_cdf(m, n, result.u);              // P(U <= u)
+    const double upper = 1.0 - exact_u_cdf(m, n, result.u - 1.0);  // P(U >= u)
     result.p_value = std::min(1.0, 2.0 * std::min(lower, upper));
     result.exact = true;
     return result;
@@ -205,10 +206,14 @@ RankTest mann_whitney_u(std::span<const double> a, std::span<const double> b) {
 
 const char* to_string(Verdict v) {
   switch (v) {
-    case Verdict::same: return "SAME";
-    case Verdict::slower: return "SLOWER";
-    case Verdict::faster: return "FASTER";
-    case Verdict::unsure: return "UNSURE";
+    case Verdict::same:
+      return "SAME";
+    case Verdict::slower:
+      return "SLOWER";
+    case Verdict::faster:
+      return "FASTER";
+    case Verdict::unsure:
+      return "UNSURE";
   }
   return "UNSURE";
 }

@@ -33,7 +33,8 @@ struct BootstrapOptions {
                                            const BootstrapOptions& options = {});
 // Percentile bootstrap interval of median(head) / median(base), resampling each side
 // independently.
-[[nodiscard]] Interval bootstrap_ratio_ci(std::span<const double> base, std::span<const double> head,
+[[nodiscard]] Interval bootstrap_ratio_ci(std::span<const double> base,
+                                          std::span<const double> head,
                                           const BootstrapOptions& options = {});
 
 struct RankTest {
@@ -61,11 +62,11 @@ struct Comparison {
   Verdict verdict = Verdict::unsure;
   double base_median_us = 0.0;
   double head_median_us = 0.0;
-  double ratio = 1.0;        // head / base medians; > 1 is slower
-  Interval ratio_ci;         // bootstrap interval of the ratio
-  double p_value = 1.0;      // Mann-Whitney U, two-sided
-  double threshold = 0.0;    // relative change that counts as material for this kernel
-  std::string reason;        // one line of evidence, for reports
+  double ratio = 1.0;      // head / base medians; > 1 is slower
+  Interval ratio_ci;       // bootstrap interval of the ratio
+  double p_value = 1.0;    // Mann-Whitney U, two-sided
+  double threshold = 0.0;  // relative change that counts as material for this kernel
+  std::string reason;      // one line of evidence, for reports
 };
 
 // Judges head against base. SLOWER (or FASTER) needs all of: the rank test significant at

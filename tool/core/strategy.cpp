@@ -20,7 +20,8 @@ Result<std::unique_ptr<Strategy>> make_strategy(std::string_view name, const Sea
   if (name == "local") return make_local(space, seed);
   std::string known;
   for (const auto& n : strategy_names()) known += (known.empty() ? "" : ", ") + n;
-  return make_error("unknown strategy '" + std::string(name) + "' (expected one of: " + known + ")");
+  return make_error("unknown strategy '" + std::string(name) + "' (expected one of: " + known +
+                    ")");
 }
 
 }  // namespace kev

@@ -32,7 +32,8 @@ class EvolveStrategy : public Strategy {
     auto population = state_.passed();
     const auto k = std::min(population.size(), kPopulation);
     std::partial_sort(population.begin(), population.begin() + static_cast<std::ptrdiff_t>(k),
-                      population.end(), [](const auto& a, const auto& b) { return a.second < b.second; });
+                      population.end(),
+                      [](const auto& a, const auto& b) { return a.second < b.second; });
     population.resize(k);
     auto& rng = state_.rng();
     std::uniform_int_distribution<std::size_t> pick(0, k - 1);
@@ -52,9 +53,12 @@ class EvolveStrategy : public Strategy {
         const auto n = static_cast<std::uint32_t>(dims[d].values.size());
         if (n > 1 && coin(rng) < mutation * 1.5) {
           if (coin(rng) < 0.5) {
-            if (c[d] == 0) c[d] = 1;
-            else if (c[d] + 1 == n) c[d] = n - 2;
-            else c[d] = coin(rng) < 0.5 ? c[d] - 1 : c[d] + 1;
+            if (c[d] == 0)
+              c[d] = 1;
+            else if (c[d] + 1 == n)
+              c[d] = n - 2;
+            else
+              c[d] = coin(rng) < 0.5 ? c[d] - 1 : c[d] + 1;
           } else {
             c[d] = std::uniform_int_distribution<std::uint32_t>(0, n - 1)(rng);
           }

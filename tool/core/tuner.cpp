@@ -31,7 +31,8 @@ TuneResult run_tuner(TuneRequest request) {
     request.evaluator->set_incumbent_us(*result.best->outcome.time_us);
 
   auto budget_left = [&] {
-    if (request.budget.evaluations && result.evaluations >= *request.budget.evaluations) return false;
+    if (request.budget.evaluations && result.evaluations >= *request.budget.evaluations)
+      return false;
     if (request.budget.wall && elapsed() >= request.budget.wall->count()) {
       result.out_of_time = true;
       return false;
@@ -90,12 +91,17 @@ Result<std::chrono::duration<double>> parse_duration(std::string_view text) {
     return make_error("invalid duration '" + std::string(text) + "' (expected e.g. 90s, 5m, 1h)");
   const std::string_view unit(ptr, static_cast<std::size_t>(end - ptr));
   double scale = 0;
-  if (unit.empty() || unit == "s") scale = 1;
-  else if (unit == "ms") scale = 1e-3;
-  else if (unit == "m" || unit == "min") scale = 60;
-  else if (unit == "h") scale = 3600;
+  if (unit.empty() || unit == "s")
+    scale = 1;
+  else if (unit == "ms")
+    scale = 1e-3;
+  else if (unit == "m" || unit == "min")
+    scale = 60;
+  else if (unit == "h")
+    scale = 3600;
   else
-    return make_error("invalid duration unit in '" + std::string(text) + "' (expected ms, s, m or h)");
+    return make_error("invalid duration unit in '" + std::string(text) +
+                      "' (expected ms, s, m or h)");
   return std::chrono::duration<double>(value * scale);
 }
 

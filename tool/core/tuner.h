@@ -39,12 +39,12 @@ struct TuneRequest {
 };
 
 struct TuneResult {
-  std::optional<Evaluation> best;          // fastest passed evaluation
-  std::uint64_t evaluations = 0;           // prior + new
+  std::optional<Evaluation> best;  // fastest passed evaluation
+  std::uint64_t evaluations = 0;   // prior + new
   std::uint64_t new_evaluations = 0;
   std::map<Disposition, std::uint64_t> counts;
-  std::vector<Evaluation> history;         // prior then new, in completion order
-  bool exhausted = false;                  // the strategy ran out of points
+  std::vector<Evaluation> history;  // prior then new, in completion order
+  bool exhausted = false;           // the strategy ran out of points
   bool out_of_time = false;
   double elapsed_s = 0;
 };

@@ -52,8 +52,8 @@ std::vector<Step> edit_script(const std::vector<std::string_view>& a,
   auto at = [&](std::size_t i, std::size_t j) -> std::uint32_t& { return lcs[i * (m + 1) + j]; };
   for (std::size_t i = n; i-- > 0;)
     for (std::size_t j = m; j-- > 0;)
-      at(i, j) = a[pre + i] == b[pre + j] ? at(i + 1, j + 1) + 1
-                                          : std::max(at(i + 1, j), at(i, j + 1));
+      at(i, j) =
+          a[pre + i] == b[pre + j] ? at(i + 1, j + 1) + 1 : std::max(at(i + 1, j), at(i, j + 1));
   std::vector<Step> steps;
   for (std::size_t k = 0; k < pre; ++k) steps.push_back({Op::keep, k, k});
   std::size_t i = 0;
@@ -82,8 +82,7 @@ std::string range(std::size_t start, std::size_t count) {
 }  // namespace
 
 std::string unified_diff(std::string_view before, std::string_view after,
-                         std::string_view before_label, std::string_view after_label,
-                         int context) {
+                         std::string_view before_label, std::string_view after_label, int context) {
   if (before == after) return {};
   const Lines a = split(before);
   const Lines b = split(after);
@@ -123,12 +122,19 @@ std::string unified_diff(std::string_view before, std::string_view after,
       if (steps[k].op != Op::add) ++a_count;
       if (steps[k].op != Op::remove) ++b_count;
     }
-    out += "@@ -" + range(steps[begin].a, a_count) + " +" + range(steps[begin].b, b_count) + " @@\n";
+    out +=
+        "@@ -" + range(steps[begin].a, a_count) + " +" + range(steps[begin].b, b_count) + " @@\n";
     for (std::size_t k = begin; k < hunk_end; ++k) {
       switch (steps[k].op) {
-        case Op::keep: line_out(' ', a, steps[k].a); break;
-        case Op::remove: line_out('-', a, steps[k].a); break;
-        case Op::add: line_out('+', b, steps[k].b); break;
+        case Op::keep:
+          line_out(' ', a, steps[k].a);
+          break;
+        case Op::remove:
+          line_out('-', a, steps[k].a);
+          break;
+        case Op::add:
+          line_out('+', b, steps[k].b);
+          break;
       }
     }
     s = hunk_end;

@@ -8,7 +8,7 @@ namespace kev {
 
 // Empty when the texts are equal. `context` lines around each change, as diff -u.
 [[nodiscard]] std::string unified_diff(std::string_view before, std::string_view after,
-                                       std::string_view before_label,
-                                       std::string_view after_label, int context = 3);
+                                       std::string_view before_label, std::string_view after_label,
+                                       int context = 3);
 
 }  // namespace kev

@@ -10,10 +10,10 @@ namespace kev {
 class Value {
  public:
   Value() = default;
-  Value(std::int64_t i) : v_(i) {}              // NOLINT(google-explicit-constructor)
-  Value(int i) : v_(std::int64_t{i}) {}         // NOLINT(google-explicit-constructor)
-  Value(double d) : v_(d) {}                    // NOLINT(google-explicit-constructor)
-  Value(std::string s) : v_(std::move(s)) {}    // NOLINT(google-explicit-constructor)
+  Value(std::int64_t i) : v_(i) {}            // NOLINT(google-explicit-constructor)
+  Value(int i) : v_(std::int64_t{i}) {}       // NOLINT(google-explicit-constructor)
+  Value(double d) : v_(d) {}                  // NOLINT(google-explicit-constructor)
+  Value(std::string s) : v_(std::move(s)) {}  // NOLINT(google-explicit-constructor)
 
   [[nodiscard]] bool is_int() const { return v_.index() == 0; }
   [[nodiscard]] bool is_double() const { return v_.index() == 1; }
@@ -28,7 +28,9 @@ class Value {
   [[nodiscard]] std::string to_string() const;
 
   friend bool operator==(const Value&, const Value&) = default;
-  friend auto operator<=>(const Value& a, const Value& b) { return a.to_string() <=> b.to_string(); }
+  friend auto operator<=>(const Value& a, const Value& b) {
+    return a.to_string() <=> b.to_string();
+  }
 
  private:
   std::variant<std::int64_t, double, std::string> v_{std::int64_t{0}};

@@ -8,16 +8,25 @@ namespace kev {
 
 std::string VariantArchive::feature_of(std::string_view code) {
   static constexpr std::array<std::pair<std::string_view, std::string_view>, 10> kVectors{{
-      {"float4", "vec4"}, {"int4", "vec4"}, {"uint4", "vec4"}, {"double2", "vec4"},
-      {"float2", "vec2"}, {"int2", "vec2"}, {"__half2", "vec2"}, {"half2", "vec2"},
-      {"__nv_bfloat162", "vec2"}, {"uint2", "vec2"},
+      {"float4", "vec4"},
+      {"int4", "vec4"},
+      {"uint4", "vec4"},
+      {"double2", "vec4"},
+      {"float2", "vec2"},
+      {"int2", "vec2"},
+      {"__half2", "vec2"},
+      {"half2", "vec2"},
+      {"__nv_bfloat162", "vec2"},
+      {"uint2", "vec2"},
   }};
   std::string_view width = "scalar";
   for (const auto& [type, name] : kVectors) {
     if (code.find(type) == std::string_view::npos) continue;
     if (name == "vec4" || width == "scalar") width = name;
   }
-  const std::string_view band = code.size() < 1500 ? "short" : code.size() < 4000 ? "medium" : "long";
+  const std::string_view band = code.size() < 1500   ? "short"
+                                : code.size() < 4000 ? "medium"
+                                                     : "long";
   return std::string(width) + "/" + std::string(band);
 }
 

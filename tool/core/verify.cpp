@@ -11,17 +11,21 @@ namespace kev {
 
 Tolerance tolerance_for(ScalarType t, const Tolerance& spec) {
   switch (t) {
-    case ScalarType::f16: return {std::max(spec.rtol, 1e-3), std::max(spec.atol, 1e-3)};
-    case ScalarType::bf16: return {std::max(spec.rtol, 8e-3), std::max(spec.atol, 8e-3)};
+    case ScalarType::f16:
+      return {std::max(spec.rtol, 1e-3), std::max(spec.atol, 1e-3)};
+    case ScalarType::bf16:
+      return {std::max(spec.rtol, 8e-3), std::max(spec.atol, 8e-3)};
     case ScalarType::f32:
-    case ScalarType::f64: return spec;
-    default: return {0.0, 0.0};
+    case ScalarType::f64:
+      return spec;
+    default:
+      return {0.0, 0.0};
   }
 }
 
 OutputComparison compare_outputs(ScalarType t, const unsigned char* reference,
-                            const unsigned char* candidate, std::size_t count,
-                            const Tolerance& tolerance, bool check_poison) {
+                                 const unsigned char* candidate, std::size_t count,
+                                 const Tolerance& tolerance, bool check_poison) {
   OutputComparison c;
   const Tolerance tol = tolerance_for(t, tolerance);
   const bool floating = is_floating(t);

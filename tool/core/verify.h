@@ -12,12 +12,12 @@ namespace kev {
 
 struct OutputComparison {
   bool ok = true;
-  std::size_t mismatches = 0;     // elements out of tolerance (unwritten ones included)
-  std::size_t unwritten = 0;      // elements still holding the poison pattern
-  std::size_t non_finite = 0;     // NaN/Inf where the reference is finite
-  std::size_t first_bad = 0;      // index of the first bad element
+  std::size_t mismatches = 0;  // elements out of tolerance (unwritten ones included)
+  std::size_t unwritten = 0;   // elements still holding the poison pattern
+  std::size_t non_finite = 0;  // NaN/Inf where the reference is finite
+  std::size_t first_bad = 0;   // index of the first bad element
   double max_abs_error = 0.0;
-  std::string message;            // empty when ok
+  std::string message;  // empty when ok
 };
 
 // The tolerance for a type: the spec's for float/double, at least the format's own precision
@@ -27,7 +27,8 @@ struct OutputComparison {
 // `check_poison`: count elements holding the poison pattern as unwritten (off when the
 // output was filled with something else before the run).
 [[nodiscard]] OutputComparison compare_outputs(ScalarType t, const unsigned char* reference,
-                                          const unsigned char* candidate, std::size_t count,
-                                          const Tolerance& tolerance, bool check_poison = true);
+                                               const unsigned char* candidate, std::size_t count,
+                                               const Tolerance& tolerance,
+                                               bool check_poison = true);
 
 }  // namespace kev

@@ -29,15 +29,16 @@ std::future<CompileOutput> CompilePool::submit(CompileRequest request) {
 void CompilePool::submit(CompileRequest request, std::function<void(CompileOutput)> done) {
   {
     std::lock_guard lock(mutex_);
-    jobs_.emplace_back([this, request = std::move(request), done = std::move(done)](bool cancelled) {
-      if (!cancelled) {
-        done(compiler_.compile(request));
-        return;
-      }
-      CompileOutput out;
-      out.log = request.source_path + ": not compiled: the compile pool shut down first";
-      done(std::move(out));
-    });
+    jobs_.emplace_back(
+        [this, request = std::move(request), done = std::move(done)](bool cancelled) {
+          if (!cancelled) {
+            done(compiler_.compile(request));
+            return;
+          }
+          CompileOutput out;
+          out.log = request.source_path + ": not compiled: the compile pool shut down first";
+          done(std::move(out));
+        });
   }
   wake_.notify_one();
 }

@@ -60,7 +60,8 @@ std::string normalize(const std::string& name) {
         std::isdigit(static_cast<unsigned char>(out.back())) != 0) {
       std::size_t j = out.size();
       while (j > 0 && std::isdigit(static_cast<unsigned char>(out[j - 1])) != 0) --j;
-      if (j == 0 || (std::isalnum(static_cast<unsigned char>(out[j - 1])) == 0 && out[j - 1] != '_')) {
+      if (j == 0 ||
+          (std::isalnum(static_cast<unsigned char>(out[j - 1])) == 0 && out[j - 1] != '_')) {
         continue;
       }
     }
@@ -88,8 +89,11 @@ std::string template_base(const std::string& name) { return name.substr(0, name.
 }  // namespace
 
 std::optional<CubinInfo> read_cubin(const std::string& image) {
-  if (image.size() < 64 || image.compare(0, 4, "\x7f" "ELF") != 0 || image[4] != 2 ||
-      image[5] != 1) {
+  if (image.size() < 64 ||
+      image.compare(0, 4,
+                    "\x7f"
+                    "ELF") != 0 ||
+      image[4] != 2 || image[5] != 1) {
     return std::nullopt;
   }
   const auto shoff = load<std::uint64_t>(image, 0x28);

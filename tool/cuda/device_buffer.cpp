@@ -85,8 +85,7 @@ CUresult fill_word(CUdeviceptr dst, std::size_t bytes, std::uint32_t word, std::
     return cuMemsetD32Async(dst, word, bytes / 4, stream);
   if (bytes % 2 == 0 && element_size == 2)
     return cuMemsetD16Async(dst, static_cast<unsigned short>(word & 0xFFFFu), bytes / 2, stream);
-  if (bytes % 4 == 0 && element_size == 2)
-    return cuMemsetD32Async(dst, word, bytes / 4, stream);
+  if (bytes % 4 == 0 && element_size == 2) return cuMemsetD32Async(dst, word, bytes / 4, stream);
   return cuMemsetD8Async(dst, static_cast<unsigned char>(word & 0xFFu), bytes, stream);
 }
 

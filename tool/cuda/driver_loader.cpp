@@ -37,12 +37,12 @@ bool driver_library_found() { return driver_library() != nullptr; }
 #define KEV_STR(x) KEV_STR2(x)
 // `name` is expanded first, so cuda.h's renames (cuMemAlloc -> cuMemAlloc_v2) apply both to
 // the function defined and to the symbol looked up.
-#define KEV_FORWARD(name, params, args)                                                 \
-  extern "C" CUresult CUDAAPI name params {                                             \
-    using Fn = CUresult(CUDAAPI*) params;                                               \
-    static const Fn fn = reinterpret_cast<Fn>(driver_symbol(KEV_STR(name)));            \
-    if (!fn) return CUDA_ERROR_NO_DEVICE;                                               \
-    return fn args;                                                                     \
+#define KEV_FORWARD(name, params, args)                                      \
+  extern "C" CUresult CUDAAPI name params {                                  \
+    using Fn = CUresult(CUDAAPI*) params;                                    \
+    static const Fn fn = reinterpret_cast<Fn>(driver_symbol(KEV_STR(name))); \
+    if (!fn) return CUDA_ERROR_NO_DEVICE;                                    \
+    return fn args;                                                          \
   }
 
 KEV_FORWARD(cuInit, (unsigned int flags), (flags))
@@ -77,8 +77,10 @@ KEV_FORWARD(cuMemGetInfo, (size_t * free_bytes, size_t* total), (free_bytes, tot
 KEV_FORWARD(cuMemsetD8Async, (CUdeviceptr d, unsigned char v, size_t n, CUstream s), (d, v, n, s))
 KEV_FORWARD(cuMemsetD16Async, (CUdeviceptr d, unsigned short v, size_t n, CUstream s), (d, v, n, s))
 KEV_FORWARD(cuMemsetD32Async, (CUdeviceptr d, unsigned int v, size_t n, CUstream s), (d, v, n, s))
-KEV_FORWARD(cuMemcpyDtoDAsync, (CUdeviceptr dst, CUdeviceptr src, size_t n, CUstream s), (dst, src, n, s))
-KEV_FORWARD(cuMemcpyHtoDAsync, (CUdeviceptr dst, const void* src, size_t n, CUstream s), (dst, src, n, s))
+KEV_FORWARD(cuMemcpyDtoDAsync, (CUdeviceptr dst, CUdeviceptr src, size_t n, CUstream s),
+            (dst, src, n, s))
+KEV_FORWARD(cuMemcpyHtoDAsync, (CUdeviceptr dst, const void* src, size_t n, CUstream s),
+            (dst, src, n, s))
 KEV_FORWARD(cuMemcpyDtoHAsync, (void* dst, CUdeviceptr src, size_t n, CUstream s), (dst, src, n, s))
 KEV_FORWARD(cuMemcpyDtoH, (void* dst, CUdeviceptr src, size_t n), (dst, src, n))
 KEV_FORWARD(cuMemcpyHtoD, (CUdeviceptr dst, const void* src, size_t n), (dst, src, n))

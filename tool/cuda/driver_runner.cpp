@@ -105,8 +105,13 @@ class ShapeRun {
   ShapeRun(DriverRunner& runner, const RunRequest& request, CUfunction candidate,
            CUfunction reference, const Problem& problem, std::size_t shape_index,
            Clock::time_point deadline)
-      : r_(runner), req_(request), candidate_(candidate), reference_(reference),
-        problem_(problem), shape_index_(shape_index), deadline_(deadline) {}
+      : r_(runner),
+        req_(request),
+        candidate_(candidate),
+        reference_(reference),
+        problem_(problem),
+        shape_index_(shape_index),
+        deadline_(deadline) {}
 
   ProblemResult run(bool timed);
   ~ShapeRun() {
@@ -199,7 +204,8 @@ Failure ShapeRun::setup() {
   data_ = &it->second;
   if (fresh) {
     auto ref_layout = resolve_problem(req_.spec, req_.reference_params, problem_);
-    if (!ref_layout) return fail(Disposition::invalid, "reference: " + ref_layout.error().to_string());
+    if (!ref_layout)
+      return fail(Disposition::invalid, "reference: " + ref_layout.error().to_string());
     data_->reference_layout = std::move(ref_layout).value();
   }
   for (std::size_t i = 0; i < req_.spec.args.size(); ++i) {
@@ -214,8 +220,8 @@ Failure ShapeRun::setup() {
     if (!req_.spec.args[i].pointer) continue;
     if (CUresult e = work_[i].allocate(layout_.args[i].bytes); e != CUDA_SUCCESS)
       return fail(Disposition::invalid, "cannot allocate '" + req_.spec.args[i].name + "' (" +
-                                            std::to_string(layout_.args[i].bytes) + " bytes): " +
-                                            driver_error(e));
+                                            std::to_string(layout_.args[i].bytes) +
+                                            " bytes): " + driver_error(e));
   }
   return {};
 }
@@ -241,7 +247,8 @@ Failure ShapeRun::ensure_round(std::size_t round) {
       double value = a.init_value;
       std::uint64_t seed = mix(mix(req_.timing.seed, shape_index_ * 1000 + index), i);
       void* params[] = {&dst, const_cast<std::uint64_t*>(&n), &type, &kind, &low, &value, &seed};
-      const unsigned blocks = static_cast<unsigned>(std::clamp<std::uint64_t>((n + 255) / 256, 1, 4096));
+      const unsigned blocks =
+          static_cast<unsigned>(std::clamp<std::uint64_t>((n + 255) / 256, 1, 4096));
       if (CUresult e = cuLaunchKernel(r_.helpers_->fill, blocks, 1, 1, 256, 1, 1, 0, r_.stream_,
                                       params, nullptr);
           e != CUDA_SUCCESS)
@@ -262,7 +269,8 @@ Failure ShapeRun::ensure_round(std::size_t round) {
         if (!is_compared(role_of(req_.spec.args[i]))) continue;
         auto& e = rounds.back().expected[i];
         if (CUresult c = e.allocate(ref.args[i].bytes); c != CUDA_SUCCESS)
-          return fail(Disposition::invalid, "cannot allocate reference outputs: " + driver_error(c));
+          return fail(Disposition::invalid,
+                      "cannot allocate reference outputs: " + driver_error(c));
         if (CUresult c = cuMemcpyDtoDAsync(e.get(), work_[i].data(), ref.args[i].bytes, r_.stream_);
             c != CUDA_SUCCESS)
           return after_launch(c, "copy of reference outputs");
@@ -288,7 +296,8 @@ Failure ShapeRun::ensure_round(std::size_t round) {
       double zero = 0.0;
       std::uint64_t seed = mix(req_.timing.seed ^ 0xdec0ull, shape_index_ * 131 + i);
       void* params[] = {&dst, const_cast<std::uint64_t*>(&n), &type, &kind, &zero, &zero, &seed};
-      const unsigned blocks = static_cast<unsigned>(std::clamp<std::uint64_t>((n + 255) / 256, 1, 4096));
+      const unsigned blocks =
+          static_cast<unsigned>(std::clamp<std::uint64_t>((n + 255) / 256, 1, 4096));
       if (CUresult e = cuLaunchKernel(r_.helpers_->fill, blocks, 1, 1, 256, 1, 1, 0, r_.stream_,
                                       params, nullptr);
           e != CUDA_SUCCESS)
@@ -314,15 +323,16 @@ Failure ShapeRun::prepare(std::size_t round, Fill fill) {
       else
         e = fill_word(work_[i].data(), bytes, poison_word(a.type), size_of(a.type), r_.stream_);
     }
-    if (e == CUDA_SUCCESS && role == Role::scratch) e = cuMemsetD8Async(work_[i].data(), 0, bytes, r_.stream_);
+    if (e == CUDA_SUCCESS && role == Role::scratch)
+      e = cuMemsetD8Async(work_[i].data(), 0, bytes, r_.stream_);
     if (e != CUDA_SUCCESS) return after_launch(e, "preparing arguments");
   }
   return {};
 }
 
-Result<CompareCounters> ShapeRun::compare(CUdeviceptr expected, CUdeviceptr got,
-                                          std::size_t count, ScalarType type,
-                                          const Tolerance& tol, bool check_poison) {
+Result<CompareCounters> ShapeRun::compare(CUdeviceptr expected, CUdeviceptr got, std::size_t count,
+                                          ScalarType type, const Tolerance& tol,
+                                          bool check_poison) {
   CompareCounters init;
   CUdeviceptr counters = r_.counters_.get();
   if (CUresult e = cuMemcpyHtoDAsync(counters, &init, sizeof init, r_.stream_); e != CUDA_SUCCESS)
@@ -334,7 +344,8 @@ Result<CompareCounters> ShapeRun::compare(CUdeviceptr expected, CUdeviceptr got,
   unsigned poison = poison_word(type);
   int check = check_poison ? 1 : 0;
   void* params[] = {&expected, &got, &n, &t, &rtol, &atol, &poison, &check, &counters};
-  const unsigned blocks = static_cast<unsigned>(std::clamp<std::uint64_t>((n + 255) / 256, 1, 2048));
+  const unsigned blocks =
+      static_cast<unsigned>(std::clamp<std::uint64_t>((n + 255) / 256, 1, 2048));
   if (CUresult e = cuLaunchKernel(r_.helpers_->compare, blocks, 1, 1, 256, 1, 1, 0, r_.stream_,
                                   params, nullptr);
       e != CUDA_SUCCESS)
@@ -362,8 +373,9 @@ Failure ShapeRun::check_outputs(std::size_t round, Fill fill, const std::string&
     const Tolerance tol = tolerance_for(a.type, req_.spec.tolerance);
     auto c = compare(rd.expected[i].get(), work_[i].data(), count, a.type, tol,
                      fill == Fill::poison && role == Role::output);
-    if (!c) return fail(context_lost ? Disposition::crashed : Disposition::invalid,
-                        when + ": comparison failed: " + c.error().message, context_lost);
+    if (!c)
+      return fail(context_lost ? Disposition::crashed : Disposition::invalid,
+                  when + ": comparison failed: " + c.error().message, context_lost);
     if (c->mismatches == 0) continue;
     // The first wrong element, read back for the message.
     const std::size_t size = size_of(a.type);
@@ -394,13 +406,14 @@ Failure ShapeRun::check_const(std::size_t round, const std::string& when) {
     if (role_of(a) != Role::const_input) continue;
     auto c = compare(rd.inputs[i].get(), work_[i].data(), work_[i].bytes(), ScalarType::u8,
                      Tolerance{0.0, 0.0}, false);
-    if (!c) return fail(context_lost ? Disposition::crashed : Disposition::invalid,
-                        when + ": comparison failed: " + c.error().message, context_lost);
+    if (!c)
+      return fail(context_lost ? Disposition::crashed : Disposition::invalid,
+                  when + ": comparison failed: " + c.error().message, context_lost);
     if (c->mismatches > 0)
-      return fail(Disposition::incorrect,
-                  when + ": const input '" + a.name + "' was modified (" +
-                      std::to_string(c->mismatches) + " bytes changed, first at byte " +
-                      std::to_string(c->first_bad) + ")");
+      return fail(Disposition::incorrect, when + ": const input '" + a.name + "' was modified (" +
+                                              std::to_string(c->mismatches) +
+                                              " bytes changed, first at byte " +
+                                              std::to_string(c->first_bad) + ")");
   }
   return {};
 }
@@ -433,8 +446,8 @@ Failure ShapeRun::time(ProblemResult& out, std::size_t round) {
     CUdeviceptr sink = r_.counters_.get();
     std::uint64_t n4 = r_.flush_.bytes() / 16;
     void* params[] = {&src, &n4, &sink};
-    return cuLaunchKernel(r_.helpers_->read, static_cast<unsigned>(r_.info_.sms * 8), 1, 1, 256, 1, 1, 0,
-                          r_.stream_, params, nullptr);
+    return cuLaunchKernel(r_.helpers_->read, static_cast<unsigned>(r_.info_.sms * 8), 1, 1, 256, 1,
+                          1, 0, r_.stream_, params, nullptr);
   };
   auto reset = [&]() -> CUresult {
     CUresult e = CUDA_SUCCESS;
@@ -442,7 +455,8 @@ Failure ShapeRun::time(ProblemResult& out, std::size_t round) {
       const ArgSpec& a = req_.spec.args[i];
       const Role role = role_of(a);
       if (role == Role::output)
-        e = fill_word(work_[i].data(), work_[i].bytes(), poison_word(a.type), size_of(a.type), r_.stream_);
+        e = fill_word(work_[i].data(), work_[i].bytes(), poison_word(a.type), size_of(a.type),
+                      r_.stream_);
       else if (role == Role::inout)
         e = cuMemcpyDtoDAsync(work_[i].data(), rd.inputs[i].get(), work_[i].bytes(), r_.stream_);
       else if (role == Role::scratch)
@@ -477,7 +491,8 @@ Failure ShapeRun::time(ProblemResult& out, std::size_t round) {
     if (Failure f = wait("timed run")) return f;
     for (int b = 0; b < kBatch; ++b) {
       float ms = 0.0f;
-      if (CUresult e = cuEventElapsedTime(&ms, r_.events_[2 * b], r_.events_[2 * b + 1]); e != CUDA_SUCCESS)
+      if (CUresult e = cuEventElapsedTime(&ms, r_.events_[2 * b], r_.events_[2 * b + 1]);
+          e != CUDA_SUCCESS)
         return after_launch(e, "event timing");
       samples.push_back(static_cast<double>(ms) * 1000.0);
     }
@@ -488,7 +503,8 @@ Failure ShapeRun::time(ProblemResult& out, std::size_t round) {
       out.stopped_early = true;
       break;
     }
-    if ((n >= t.min_runs && elapsed >= t.min_seconds) || n >= t.max_runs || elapsed >= t.max_seconds)
+    if ((n >= t.min_runs && elapsed >= t.min_seconds) || n >= t.max_runs ||
+        elapsed >= t.max_seconds)
       break;
   }
   out.time_us = stats::median(samples);
@@ -561,9 +577,11 @@ Result<std::unique_ptr<DriverRunner>> DriverRunner::open(int device_index) {
     return make_error(std::string(what) + ": " + driver_error(e), {}, ExitCode::environment);
   };
   if (auto s = check(cuDeviceGet(&r->device_, device_index), "cuDeviceGet"); !s) return s.error();
-  if (auto s = check(cuDevicePrimaryCtxRetain(&r->context_, r->device_), "context"); !s) return s.error();
+  if (auto s = check(cuDevicePrimaryCtxRetain(&r->context_, r->device_), "context"); !s)
+    return s.error();
   if (auto s = check(cuCtxSetCurrent(r->context_), "context"); !s) return s.error();
-  if (auto s = check(cuStreamCreate(&r->stream_, CU_STREAM_NON_BLOCKING), "stream"); !s) return s.error();
+  if (auto s = check(cuStreamCreate(&r->stream_, CU_STREAM_NON_BLOCKING), "stream"); !s)
+    return s.error();
 
   DeviceInfo& info = r->info_;
   info.index = device_index;
@@ -589,9 +607,12 @@ Result<std::unique_ptr<DriverRunner>> DriverRunner::open(int device_index) {
   auto helpers = HelperKernels::load(info.arch);
   if (!helpers) return helpers.error();
   r->helpers_ = std::make_unique<HelperKernels>(std::move(helpers).value());
-  if (auto s = check(r->counters_.allocate(sizeof(CompareCounters)), "allocation"); !s) return s.error();
+  if (auto s = check(r->counters_.allocate(sizeof(CompareCounters)), "allocation"); !s)
+    return s.error();
   // Writing twice the L2's size between timed launches evicts whatever a kernel left there.
-  if (auto s = check(r->flush_.allocate(static_cast<std::size_t>(std::max(l2, 1 << 20)) * 2), "allocation"); !s)
+  if (auto s = check(r->flush_.allocate(static_cast<std::size_t>(std::max(l2, 1 << 20)) * 2),
+                     "allocation");
+      !s)
     return s.error();
   return r;
 }
@@ -617,8 +638,8 @@ void DriverRunner::set_ceilings(double copy_gbps, double read_gbps) {
 int DriverRunner::live_sm_clock_mhz() { return nvml_sm_clock_mhz(info_.index).value_or(0); }
 
 Status DriverRunner::measure_ceilings() {
-  const std::size_t bytes = std::min<std::size_t>(std::size_t{1} << 30,
-                                                  static_cast<std::size_t>(info_.memory_bytes / 8));
+  const std::size_t bytes =
+      std::min<std::size_t>(std::size_t{1} << 30, static_cast<std::size_t>(info_.memory_bytes / 8));
   DeviceMemory a, b;
   CUevent start = nullptr, stop = nullptr;
   auto fail_with = [](CUresult e, const char* what) {
@@ -651,8 +672,11 @@ Status DriverRunner::measure_ceilings() {
     std::uint64_t n4 = bytes / 16;
     void* params[] = {&x, &n4, &sink};
     const auto grid = static_cast<unsigned>(info_.sms * 8);
-    e = timed([&] { return cuLaunchKernel(helpers_->read, grid, 1, 1, 256, 1, 1, 0, stream_, params, nullptr); },
-              read_ms);
+    e = timed(
+        [&] {
+          return cuLaunchKernel(helpers_->read, grid, 1, 1, 256, 1, 1, 0, stream_, params, nullptr);
+        },
+        read_ms);
   }
   cuEventDestroy(start);
   cuEventDestroy(stop);
@@ -686,8 +710,9 @@ RunReport DriverRunner::run(const RunRequest& request) {
   if (!ceilings_measured_) {
     if (auto s = measure_ceilings(); !s) return finish(Disposition::invalid, s.error().message);
   }
-  const auto deadline = Clock::now() + std::chrono::duration_cast<Clock::duration>(
-                                           std::chrono::duration<double>(request.timing.timeout_seconds));
+  const auto deadline =
+      Clock::now() + std::chrono::duration_cast<Clock::duration>(
+                         std::chrono::duration<double>(request.timing.timeout_seconds));
   // The cache of inputs and reference outputs holds for one reference on one spec.
   const std::string key = request.spec.id + "|" + request.reference.function + "|" +
                           std::to_string(fnv1a(request.reference.image)) + "|" +
@@ -703,12 +728,14 @@ RunReport DriverRunner::run(const RunRequest& request) {
     context_lost_ = is_context_fatal(e);
     return finish(Disposition::launch_failed, "cannot load the compiled image: " + driver_error(e));
   }
-  if (CUresult e = candidate_module.function(request.candidate.function, &candidate); e != CUDA_SUCCESS)
-    return finish(Disposition::launch_failed,
-                  "kernel '" + request.candidate.function + "' not in the image: " + driver_error(e));
+  if (CUresult e = candidate_module.function(request.candidate.function, &candidate);
+      e != CUDA_SUCCESS)
+    return finish(Disposition::launch_failed, "kernel '" + request.candidate.function +
+                                                  "' not in the image: " + driver_error(e));
   if (CUresult e = reference_module.load(request.reference.image); e != CUDA_SUCCESS)
     return finish(Disposition::invalid, "cannot load the reference image: " + driver_error(e));
-  if (CUresult e = reference_module.function(request.reference.function, &reference); e != CUDA_SUCCESS)
+  if (CUresult e = reference_module.function(request.reference.function, &reference);
+      e != CUDA_SUCCESS)
     return finish(Disposition::invalid, "reference kernel '" + request.reference.function +
                                             "' not in its image: " + driver_error(e));
 

@@ -35,13 +35,13 @@ class DriverRunner final : public Runner {
   // Per-shape cache of seeded inputs and the reference's outputs for each round; public
   // only so the implementation's helpers can name it.
   struct RoundData {
-    std::vector<DeviceMemory> inputs;   // per argument: pristine input (input, const, inout)
-    std::vector<DeviceMemory> expected; // per argument: the reference's output (output, inout)
+    std::vector<DeviceMemory> inputs;    // per argument: pristine input (input, const, inout)
+    std::vector<DeviceMemory> expected;  // per argument: the reference's output (output, inout)
   };
   struct ShapeData {
     ResolvedProblem reference_layout;
-    std::vector<RoundData> rounds;       // built lazily, one per verification round
-    std::vector<DeviceMemory> decoys;    // per output argument: finite random fill
+    std::vector<RoundData> rounds;     // built lazily, one per verification round
+    std::vector<DeviceMemory> decoys;  // per output argument: finite random fill
   };
 
  private:

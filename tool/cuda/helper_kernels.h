@@ -27,8 +27,10 @@ class HelperKernels {
   // Compiles and loads them into the current context.
   static Result<HelperKernels> load(const std::string& arch);
   CUmodule module = nullptr;
-  CUfunction fill = nullptr;     // (u8* dst, u64 n, int type, int kind, double low, double value, u64 seed)
-  CUfunction compare = nullptr;  // (ref, got, u64 n, int type, double rtol, double atol, unsigned poison, int check_poison, CompareCounters*)
+  CUfunction fill =
+      nullptr;  // (u8* dst, u64 n, int type, int kind, double low, double value, u64 seed)
+  CUfunction compare = nullptr;  // (ref, got, u64 n, int type, double rtol, double atol, unsigned
+                                 // poison, int check_poison, CompareCounters*)
   CUfunction read = nullptr;     // (const float4* x, u64 n4, float* sink)
 };
 

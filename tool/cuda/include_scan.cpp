@@ -71,8 +71,8 @@ struct ExcludedDir {
   fs::path real;
 
   [[nodiscard]] bool holds(const FoundHeader& h) const {
-    return is_under(h.spelled, spelled) || is_under(h.real, spelled) ||
-           is_under(h.spelled, real) || is_under(h.real, real);
+    return is_under(h.spelled, spelled) || is_under(h.real, spelled) || is_under(h.spelled, real) ||
+           is_under(h.real, real);
   }
 };
 
@@ -83,15 +83,15 @@ std::vector<std::string> scan_includes(const std::string& source_text,
                                        const std::vector<std::string>& include_dirs,
                                        const std::string& excluded_dir) {
   std::error_code ec;
-  const ExcludedDir excluded =
-      excluded_dir.empty()
-          ? ExcludedDir{}
-          : ExcludedDir{fs::absolute(excluded_dir, ec).lexically_normal(),
-                        fs::weakly_canonical(excluded_dir, ec)};
+  const ExcludedDir excluded = excluded_dir.empty()
+                                   ? ExcludedDir{}
+                                   : ExcludedDir{fs::absolute(excluded_dir, ec).lexically_normal(),
+                                                 fs::weakly_canonical(excluded_dir, ec)};
   std::set<std::string> found;
   std::vector<std::pair<std::string, fs::path>> pending;  // text, directory of the file
-  pending.emplace_back(source_text,
-                       fs::absolute(fs::path(source_path.empty() ? "." : source_path), ec).parent_path());
+  pending.emplace_back(
+      source_text,
+      fs::absolute(fs::path(source_path.empty() ? "." : source_path), ec).parent_path());
   while (!pending.empty()) {
     auto [text, dir] = std::move(pending.back());
     pending.pop_back();

@@ -12,9 +12,9 @@
 
 #include "cuda/cubin.h"
 #include "cuda/files.h"
-#include "io/atomic_file.h"
 #include "cuda/subprocess.h"
 #include "cuda/toolkit.h"
+#include "io/atomic_file.h"
 
 namespace kev::cuda {
 namespace fs = std::filesystem;
@@ -32,8 +32,8 @@ class ScratchDir {
  public:
   ScratchDir() {
     const char* tmp = std::getenv("TMPDIR");
-    std::string tmpl = std::string(tmp != nullptr && *tmp != '\0' ? tmp : "/tmp") +
-                       "/kernelevo-nvcc-XXXXXX";
+    std::string tmpl =
+        std::string(tmp != nullptr && *tmp != '\0' ? tmp : "/tmp") + "/kernelevo-nvcc-XXXXXX";
     if (::mkdtemp(tmpl.data()) != nullptr) path_ = tmpl;
   }
   ~ScratchDir() {
@@ -104,7 +104,9 @@ std::string expand_macros(const std::string& text,
                           const std::vector<std::pair<std::string, std::string>>& defines) {
   std::string out;
   std::size_t i = 0;
-  auto ident_char = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '_'; };
+  auto ident_char = [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '_';
+  };
   while (i < text.size()) {
     if (!ident_char(text[i]) || std::isdigit(static_cast<unsigned char>(text[i])) != 0) {
       // numbers are copied whole, so "2u" is not split into "2" and the macro "u"
@@ -232,9 +234,9 @@ CompileOutput NvccCompiler::compile(const CompileRequest& request) {
   std::vector<fs::path> roots;
   roots.push_back(fs::absolute(request.source_path, ec).parent_path());
   for (const auto& dir : request.include_dirs) roots.push_back(fs::weakly_canonical(dir, ec));
-  out.dependencies = project_dependencies(parse_depfile(read_whole_file(depfile).value_or("")),
-                                          roots, fs::weakly_canonical(input, ec),
-                                          fs::path(scratch.path()));
+  out.dependencies =
+      project_dependencies(parse_depfile(read_whole_file(depfile).value_or("")), roots,
+                           fs::weakly_canonical(input, ec), fs::path(scratch.path()));
   out.image = std::move(*image);
   out.ok = true;
   return finish();

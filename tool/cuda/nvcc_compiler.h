@@ -35,7 +35,7 @@ class NvccCompiler final : public Compiler {
 };
 
 // "softmax<BLOCK>" with {BLOCK: 256} -> "softmax<256>" (whole identifiers only).
-[[nodiscard]] std::string expand_macros(const std::string& text,
-                                        const std::vector<std::pair<std::string, std::string>>& defines);
+[[nodiscard]] std::string expand_macros(
+    const std::string& text, const std::vector<std::pair<std::string, std::string>>& defines);
 
 }  // namespace kev::cuda

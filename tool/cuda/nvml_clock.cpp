@@ -37,7 +37,8 @@ const Nvml& nvml() {
     auto init = reinterpret_cast<InitFn>(dlsym(h, "nvmlInit_v2"));
     lib.by_bus = reinterpret_cast<ByBusFn>(dlsym(h, "nvmlDeviceGetHandleByPciBusId_v2"));
     lib.clock = reinterpret_cast<ClockFn>(dlsym(h, "nvmlDeviceGetClockInfo"));
-    lib.reasons = reinterpret_cast<ReasonsFn>(dlsym(h, "nvmlDeviceGetCurrentClocksThrottleReasons"));
+    lib.reasons =
+        reinterpret_cast<ReasonsFn>(dlsym(h, "nvmlDeviceGetCurrentClocksThrottleReasons"));
     lib.version = reinterpret_cast<VersionFn>(dlsym(h, "nvmlSystemGetDriverVersion"));
     if (!init || !lib.by_bus || !lib.clock) {
       lib.why = "no live clock source: NVML lacks the functions needed";

@@ -107,8 +107,7 @@ CompileOutput NvrtcCompiler::compile(const CompileRequest& request) {
   std::vector<const char*> argv;
   argv.reserve(opts.size());
   for (const auto& o : opts) argv.push_back(o.c_str());
-  const nvrtcResult rc =
-      nvrtcCompileProgram(*program, static_cast<int>(argv.size()), argv.data());
+  const nvrtcResult rc = nvrtcCompileProgram(*program, static_cast<int>(argv.size()), argv.data());
   out.log = program_log(*program);
   if (rc != NVRTC_SUCCESS) {
     if (out.log.empty()) out.log = name + ": error: " + nvrtcGetErrorString(rc);

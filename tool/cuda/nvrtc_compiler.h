@@ -9,7 +9,7 @@ namespace kev::cuda {
 struct NvrtcOptions {
   std::string std_flag = "-std=c++17";  // unless the request's flags name a -std
   // Searched after the request's include dirs, for <cuda_runtime.h>, <cuda_fp16.h>...
-  std::string toolkit_include;           // empty: toolkit_include_dir()
+  std::string toolkit_include;  // empty: toolkit_include_dir()
 };
 
 class NvrtcCompiler final : public Compiler {

@@ -82,8 +82,8 @@ Measurement SpecMeasurer::measure(const MeasureTarget& target) {
   Measurement m;
   if (target.spec == nullptr) {
     m.disposition = Disposition::invalid;
-    m.detail = "no marked kernel with id '" + target.kernel_id + "' in the " + target.side +
-               " sources";
+    m.detail =
+        "no marked kernel with id '" + target.kernel_id + "' in the " + target.side + " sources";
     return m;
   }
   std::string error;

@@ -62,8 +62,8 @@ std::string resolve_program(const std::string& program, const std::vector<std::s
 
 }  // namespace
 
-ProcessResult run_process(const std::vector<std::string>& argv,
-                          const std::vector<std::string>& env, double timeout_seconds) {
+ProcessResult run_process(const std::vector<std::string>& argv, const std::vector<std::string>& env,
+                          double timeout_seconds) {
   ProcessResult result;
   if (argv.empty()) {
     result.output = "no program to run";

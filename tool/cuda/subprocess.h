@@ -12,7 +12,7 @@ struct ProcessResult {
   bool timed_out = false;  // killed after the time limit
   int exit_code = -1;      // valid when started && !timed_out && !signalled
   bool signalled = false;
-  std::string output;      // stdout and stderr, interleaved
+  std::string output;  // stdout and stderr, interleaved
 };
 
 // `argv[0]` is the program path (looked up in PATH of `env` when it holds no '/').

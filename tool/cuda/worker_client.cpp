@@ -163,10 +163,12 @@ WorkerRunner::Exchange WorkerRunner::exchange(const std::string& request, double
       pending_.erase(0, nl + 1);
       return Exchange::ok;
     }
-    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()).count();
+    const auto left =
+        std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()).count();
     if (left <= 0) {
       stop(true);
-      why = "killed by the watchdog after " + std::to_string(static_cast<int>(timeout_seconds)) + " s";
+      why = "killed by the watchdog after " + std::to_string(static_cast<int>(timeout_seconds)) +
+            " s";
       return Exchange::timeout;
     }
     pollfd p{from_child_, POLLIN, 0};
@@ -220,10 +222,14 @@ RunReport WorkerRunner::run(const RunRequest& request) {
     return report;
   };
   switch (e) {
-    case Exchange::timeout: return finish(Disposition::timeout, "GPU worker " + why);
-    case Exchange::died: return finish(Disposition::crashed, "GPU worker crashed: " + why);
-    case Exchange::start_failed: return finish(Disposition::invalid, "cannot start the GPU worker: " + why);
-    case Exchange::ok: break;
+    case Exchange::timeout:
+      return finish(Disposition::timeout, "GPU worker " + why);
+    case Exchange::died:
+      return finish(Disposition::crashed, "GPU worker crashed: " + why);
+    case Exchange::start_failed:
+      return finish(Disposition::invalid, "cannot start the GPU worker: " + why);
+    case Exchange::ok:
+      break;
   }
   auto resp = decode_response(line);
   if (!resp) {

@@ -10,7 +10,9 @@ namespace {
 
 constexpr char kAlphabet[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
 
-json loc_json(const SourceLocation& l) { return json{{"file", l.file}, {"line", l.line}, {"column", l.column}}; }
+json loc_json(const SourceLocation& l) {
+  return json{{"file", l.file}, {"line", l.line}, {"column", l.column}};
+}
 SourceLocation loc_from(const json& j) {
   SourceLocation l;
   if (!j.is_object()) return l;
@@ -21,7 +23,9 @@ SourceLocation loc_from(const json& j) {
 }
 
 json expr_json(const Expr& e) { return json{{"text", e.text()}, {"at", loc_json(e.origin())}}; }
-Result<Expr> expr_from(const json& j) { return Expr::parse(j.at("text").get<std::string>(), loc_from(j.at("at"))); }
+Result<Expr> expr_from(const json& j) {
+  return Expr::parse(j.at("text").get<std::string>(), loc_from(j.at("at")));
+}
 
 json value_json(const Value& v) {
   if (v.is_int()) return *v.as_int();
@@ -64,10 +68,17 @@ std::vector<Problem> problems_from(const json& a) {
 json spec_json(const KernelSpec& s) {
   json args = json::array();
   for (const auto& a : s.args) {
-    json ja{{"name", a.name}, {"type", static_cast<int>(a.type)}, {"pointer", a.pointer},
-            {"const", a.is_const}, {"init", static_cast<int>(a.init)}, {"init_value", a.init_value},
-            {"init_low", a.init_low}, {"output", a.output}, {"inout", a.inout},
-            {"scratch", a.scratch}, {"at", loc_json(a.where)}};
+    json ja{{"name", a.name},
+            {"type", static_cast<int>(a.type)},
+            {"pointer", a.pointer},
+            {"const", a.is_const},
+            {"init", static_cast<int>(a.init)},
+            {"init_value", a.init_value},
+            {"init_low", a.init_low},
+            {"output", a.output},
+            {"inout", a.inout},
+            {"scratch", a.scratch},
+            {"at", loc_json(a.where)}};
     if (a.count) ja["count"] = expr_json(*a.count);
     if (a.value_expr) ja["value"] = expr_json(*a.value_expr);
     if (a.float_value) ja["float_value"] = *a.float_value;
@@ -76,10 +87,17 @@ json spec_json(const KernelSpec& s) {
   json grid = json::array(), block = json::array();
   for (const auto& e : s.launch.grid) grid.push_back(expr_json(e));
   for (const auto& e : s.launch.block) block.push_back(expr_json(e));
-  json j{{"id", s.id}, {"kernel", s.kernel}, {"source", s.source}, {"at", loc_json(s.where)},
-         {"args", args}, {"grid", grid}, {"block", block},
-         {"rtol", s.tolerance.rtol}, {"atol", s.tolerance.atol},
-         {"problems", problems_json(s.problems)}, {"validate", problems_json(s.validate)}};
+  json j{{"id", s.id},
+         {"kernel", s.kernel},
+         {"source", s.source},
+         {"at", loc_json(s.where)},
+         {"args", args},
+         {"grid", grid},
+         {"block", block},
+         {"rtol", s.tolerance.rtol},
+         {"atol", s.tolerance.atol},
+         {"problems", problems_json(s.problems)},
+         {"validate", problems_json(s.validate)}};
   if (s.launch.shared_bytes) j["shared_bytes"] = expr_json(*s.launch.shared_bytes);
   if (s.metric_bytes) j["bytes"] = expr_json(*s.metric_bytes);
   if (s.metric_flops) j["flops"] = expr_json(*s.metric_flops);
@@ -132,9 +150,12 @@ Result<KernelSpec> spec_from(const json& j) {
     if (!j.contains(key)) continue;
     auto x = expr_from(j[key]);
     if (!x) return x.error();
-    if (std::string(key) == "shared_bytes") s.launch.shared_bytes = std::move(x).value();
-    else if (std::string(key) == "bytes") s.metric_bytes = std::move(x).value();
-    else s.metric_flops = std::move(x).value();
+    if (std::string(key) == "shared_bytes")
+      s.launch.shared_bytes = std::move(x).value();
+    else if (std::string(key) == "bytes")
+      s.metric_bytes = std::move(x).value();
+    else
+      s.metric_flops = std::move(x).value();
   }
   s.tolerance.rtol = j.at("rtol").get<double>();
   s.tolerance.atol = j.at("atol").get<double>();
@@ -144,12 +165,19 @@ Result<KernelSpec> spec_from(const json& j) {
 }
 
 json timing_json(const TimingOptions& t) {
-  return json{{"warmup_runs", t.warmup_runs}, {"min_runs", t.min_runs}, {"max_runs", t.max_runs},
-              {"min_seconds", t.min_seconds}, {"max_seconds", t.max_seconds},
-              {"verify_rounds", t.verify_rounds}, {"flush_l2", t.flush_l2},
-              {"batch_below_us", t.batch_below_us}, {"incumbent_us", t.incumbent_us},
-              {"early_stop_ratio", t.early_stop_ratio}, {"ceiling_margin", t.ceiling_margin},
-              {"seed", t.seed}, {"timeout_seconds", t.timeout_seconds}};
+  return json{{"warmup_runs", t.warmup_runs},
+              {"min_runs", t.min_runs},
+              {"max_runs", t.max_runs},
+              {"min_seconds", t.min_seconds},
+              {"max_seconds", t.max_seconds},
+              {"verify_rounds", t.verify_rounds},
+              {"flush_l2", t.flush_l2},
+              {"batch_below_us", t.batch_below_us},
+              {"incumbent_us", t.incumbent_us},
+              {"early_stop_ratio", t.early_stop_ratio},
+              {"ceiling_margin", t.ceiling_margin},
+              {"seed", t.seed},
+              {"timeout_seconds", t.timeout_seconds}};
 }
 TimingOptions timing_from(const json& j) {
   TimingOptions t;
@@ -180,11 +208,18 @@ std::optional<T> get_opt(const json& j, const char* key) {
 }
 
 json device_json(const DeviceInfo& d) {
-  return json{{"index", d.index}, {"name", d.name}, {"arch", d.arch}, {"sms", d.sms},
-              {"l2_bytes", d.l2_bytes}, {"memory_bytes", d.memory_bytes},
-              {"driver_version", d.driver_version}, {"cuda_version", d.cuda_version},
-              {"copy_gbps", d.copy_gbps}, {"read_gbps", d.read_gbps},
-              {"sm_clock_mhz", d.sm_clock_mhz}, {"clock_source", d.clock_source}};
+  return json{{"index", d.index},
+              {"name", d.name},
+              {"arch", d.arch},
+              {"sms", d.sms},
+              {"l2_bytes", d.l2_bytes},
+              {"memory_bytes", d.memory_bytes},
+              {"driver_version", d.driver_version},
+              {"cuda_version", d.cuda_version},
+              {"copy_gbps", d.copy_gbps},
+              {"read_gbps", d.read_gbps},
+              {"sm_clock_mhz", d.sm_clock_mhz},
+              {"clock_source", d.clock_source}};
 }
 DeviceInfo device_from(const json& j) {
   DeviceInfo d;
@@ -204,7 +239,9 @@ DeviceInfo device_from(const json& j) {
 }
 
 json outcome_json(const Outcome& o) {
-  json j{{"disposition", to_string(o.disposition)}, {"samples_us", o.samples_us}, {"detail", o.detail}};
+  json j{{"disposition", to_string(o.disposition)},
+         {"samples_us", o.samples_us},
+         {"detail", o.detail}};
   put_opt(j, "time_us", o.time_us);
   put_opt(j, "ci_low_us", o.ci_low_us);
   put_opt(j, "ci_high_us", o.ci_high_us);
@@ -212,7 +249,8 @@ json outcome_json(const Outcome& o) {
 }
 Outcome outcome_from(const json& j) {
   Outcome o;
-  o.disposition = parse_disposition(j.at("disposition").get<std::string>()).value_or(Disposition::invalid);
+  o.disposition =
+      parse_disposition(j.at("disposition").get<std::string>()).value_or(Disposition::invalid);
   o.samples_us = j.at("samples_us").get<std::vector<double>>();
   o.detail = j.at("detail").get<std::string>();
   o.time_us = get_opt<double>(j, "time_us");
@@ -224,8 +262,12 @@ Outcome outcome_from(const json& j) {
 json report_json(const RunReport& r) {
   json problems = json::array();
   for (const auto& p : r.problems) {
-    json j{{"problem", p.problem}, {"timed", p.timed}, {"disposition", to_string(p.disposition)},
-           {"samples_us", p.samples_us}, {"stopped_early", p.stopped_early}, {"detail", p.detail}};
+    json j{{"problem", p.problem},
+           {"timed", p.timed},
+           {"disposition", to_string(p.disposition)},
+           {"samples_us", p.samples_us},
+           {"stopped_early", p.stopped_early},
+           {"detail", p.detail}};
     put_opt(j, "time_us", p.time_us);
     put_opt(j, "ci_low_us", p.ci_low_us);
     put_opt(j, "ci_high_us", p.ci_high_us);
@@ -233,9 +275,11 @@ json report_json(const RunReport& r) {
     put_opt(j, "copy_fraction", p.copy_fraction);
     problems.push_back(std::move(j));
   }
-  return json{{"outcome", outcome_json(r.outcome)}, {"problems", problems},
+  return json{{"outcome", outcome_json(r.outcome)},
+              {"problems", problems},
               {"sm_clock_mhz_before", r.sm_clock_mhz_before},
-              {"sm_clock_mhz_after", r.sm_clock_mhz_after}, {"warnings", r.warnings},
+              {"sm_clock_mhz_after", r.sm_clock_mhz_after},
+              {"warnings", r.warnings},
               {"context_lost", r.context_lost}};
 }
 RunReport report_from(const json& j) {
@@ -245,7 +289,8 @@ RunReport report_from(const json& j) {
     ProblemResult p;
     p.problem = jp.at("problem").get<std::string>();
     p.timed = jp.at("timed").get<bool>();
-    p.disposition = parse_disposition(jp.at("disposition").get<std::string>()).value_or(Disposition::invalid);
+    p.disposition =
+        parse_disposition(jp.at("disposition").get<std::string>()).value_or(Disposition::invalid);
     p.samples_us = jp.at("samples_us").get<std::vector<double>>();
     p.stopped_early = jp.at("stopped_early").get<bool>();
     p.detail = jp.at("detail").get<std::string>();
@@ -331,16 +376,22 @@ std::optional<std::string> base64_decode(const std::string& text) {
 std::string encode_request(const WorkerRequest& request) {
   json j{{"version", kWorkerProtocolVersion}};
   switch (request.op) {
-    case WorkerRequest::Op::device: j["op"] = "device"; break;
-    case WorkerRequest::Op::quit: j["op"] = "quit"; break;
+    case WorkerRequest::Op::device:
+      j["op"] = "device";
+      break;
+    case WorkerRequest::Op::quit:
+      j["op"] = "quit";
+      break;
     case WorkerRequest::Op::run: {
       const RunRequest& r = request.run;
       j["op"] = "run";
       j["spec"] = spec_json(r.spec);
       j["params"] = params_json(r.params);
       j["reference_params"] = params_json(r.reference_params);
-      j["candidate"] = json{{"image", base64_encode(r.candidate.image)}, {"function", r.candidate.function}};
-      j["reference"] = json{{"image", base64_encode(r.reference.image)}, {"function", r.reference.function}};
+      j["candidate"] =
+          json{{"image", base64_encode(r.candidate.image)}, {"function", r.candidate.function}};
+      j["reference"] =
+          json{{"image", base64_encode(r.reference.image)}, {"function", r.reference.function}};
       j["timing"] = timing_json(r.timing);
       j["time_it"] = r.time_it;
       j["copy_gbps"] = request.copy_gbps;

@@ -14,16 +14,16 @@ inline constexpr int kWorkerProtocolVersion = 1;
 
 struct WorkerRequest {
   enum class Op { device, run, quit } op = Op::device;
-  RunRequest run;             // op == run
-  double copy_gbps = 0.0;     // ceilings already measured by an earlier worker (0 = measure)
+  RunRequest run;          // op == run
+  double copy_gbps = 0.0;  // ceilings already measured by an earlier worker (0 = measure)
   double read_gbps = 0.0;
 };
 
 struct WorkerResponse {
   bool ok = true;
-  Error error;            // !ok: why (no GPU...)
-  DeviceInfo device;      // op == device (and with every run, for the ceilings)
-  RunReport report;       // op == run
+  Error error;        // !ok: why (no GPU...)
+  DeviceInfo device;  // op == device (and with every run, for the ceilings)
+  RunReport report;   // op == run
 };
 
 [[nodiscard]] std::string encode_request(const WorkerRequest& request);

@@ -20,16 +20,26 @@ Result<CompileSettings> parse_compile_settings_lines(std::string_view text,
       return make_error("expected \"key<TAB>value\"", {file_name, line_number, 1});
     const std::string key(line.substr(0, tab));
     std::string value(line.substr(tab + 1));
-    if (key == "source") s.source = std::move(value);
-    else if (key == "target") s.target = std::move(value);
-    else if (key == "compiler") s.compiler = std::move(value);
-    else if (key == "compiler_launcher") s.compiler_launcher = std::move(value);
-    else if (key == "cuda_architectures") s.cuda_architectures = std::move(value);
-    else if (key == "cuda_standard") s.cuda_standard = std::move(value);
-    else if (key == "include") { if (!value.empty()) s.include_dirs.push_back(std::move(value)); }
-    else if (key == "define") { if (!value.empty()) s.defines.push_back(std::move(value)); }
-    else if (key == "option") { if (!value.empty()) s.options.push_back(std::move(value)); }
-    else return make_error("unknown key '" + key + "'", {file_name, line_number, 1});
+    if (key == "source")
+      s.source = std::move(value);
+    else if (key == "target")
+      s.target = std::move(value);
+    else if (key == "compiler")
+      s.compiler = std::move(value);
+    else if (key == "compiler_launcher")
+      s.compiler_launcher = std::move(value);
+    else if (key == "cuda_architectures")
+      s.cuda_architectures = std::move(value);
+    else if (key == "cuda_standard")
+      s.cuda_standard = std::move(value);
+    else if (key == "include") {
+      if (!value.empty()) s.include_dirs.push_back(std::move(value));
+    } else if (key == "define") {
+      if (!value.empty()) s.defines.push_back(std::move(value));
+    } else if (key == "option") {
+      if (!value.empty()) s.options.push_back(std::move(value));
+    } else
+      return make_error("unknown key '" + key + "'", {file_name, line_number, 1});
   }
   return s;
 }
@@ -50,7 +60,8 @@ std::string compile_settings_json(const CompileSettings& s) {
   return j.dump(2) + "\n";
 }
 
-Result<CompileSettings> parse_compile_settings_json(std::string_view text, const std::string& file_name) {
+Result<CompileSettings> parse_compile_settings_json(std::string_view text,
+                                                    const std::string& file_name) {
   try {
     const auto j = nlohmann::json::parse(text);
     if (!j.is_object() || j.value("schema_version", 0) != 1)

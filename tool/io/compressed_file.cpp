@@ -16,7 +16,8 @@ Result<std::string> read_plain(std::FILE* f, const std::string& path) {
   char buffer[1 << 16];
   std::size_t n = 0;
   while ((n = std::fread(buffer, 1, sizeof buffer, f)) > 0) data.append(buffer, n);
-  if (std::ferror(f)) return make_error("cannot read: " + std::string(std::strerror(errno)), {path});
+  if (std::ferror(f))
+    return make_error("cannot read: " + std::string(std::strerror(errno)), {path});
   return data;
 }
 
@@ -27,7 +28,8 @@ Result<std::string> read_gzip(const std::string& path) {
   std::string data;
   char buffer[1 << 17];
   int n = 0;
-  while ((n = gzread(gz, buffer, sizeof buffer)) > 0) data.append(buffer, static_cast<std::size_t>(n));
+  while ((n = gzread(gz, buffer, sizeof buffer)) > 0)
+    data.append(buffer, static_cast<std::size_t>(n));
   int errnum = 0;
   const char* message = gzerror(gz, &errnum);
   const std::string reason = message ? message : "";

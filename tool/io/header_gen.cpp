@@ -69,8 +69,8 @@ std::set<std::string> template_params(const KernelSpec& spec) {
   if (open == std::string::npos) return names;
   static const std::regex ident(R"([A-Za-z_][A-Za-z0-9_]*)");
   const std::string args = spec.kernel.substr(open);
-  for (auto it = std::sregex_iterator(args.begin(), args.end(), ident); it != std::sregex_iterator();
-       ++it) {
+  for (auto it = std::sregex_iterator(args.begin(), args.end(), ident);
+       it != std::sregex_iterator(); ++it) {
     if (spec.param(it->str())) names.insert(it->str());
   }
   return names;
@@ -116,24 +116,26 @@ bool arch_order(const Arch& a, const Arch& b) {  // highest first; "sm_90a" befo
 // entirely valid; a stale entry (another source version) keeps only the values its spec
 // still lists. Returns the lockfile restricted to these kernels and checked values.
 Result<Lockfile> checked_lockfile(const std::vector<KernelSpec>& specs, const Lockfile& lock,
-                                  const HeaderOptions& options, std::vector<std::string>& warnings) {
+                                  const HeaderOptions& options,
+                                  std::vector<std::string>& warnings) {
   Lockfile checked;
   for (const KernelSpec& spec : specs) {
     const auto k = lock.kernels.find(spec.id);
     if (k == lock.kernels.end()) continue;
     const bool stale = is_stale(k->second, options.source_hash);
-    const std::string retune =
-        "kernelevo tune " + options.source_name + " --kernel " + spec.id;
+    const std::string retune = "kernelevo tune " + options.source_name + " --kernel " + spec.id;
     if (stale && options.strict)
-      return make_error(options.lockfile_name + ": kernel " + spec.id + " was tuned on another version of " +
-                            options.source_name + " (source_hash " +
-                            comment_safe(k->second.source_hash) + ", now " + options.source_hash +
-                            "); run `" + retune + "` to re-tune it",
+      return make_error(options.lockfile_name + ": kernel " + spec.id +
+                            " was tuned on another version of " + options.source_name +
+                            " (source_hash " + comment_safe(k->second.source_hash) + ", now " +
+                            options.source_hash + "); run `" + retune + "` to re-tune it",
                         {}, ExitCode::failure);
     if (stale)
-      warnings.push_back(options.source_name + ": kernel " + spec.id + ": " + options.lockfile_name +
-                         " was tuned on another version of this source; keeping the values its spec "
-                         "still allows. Run `" + retune + "` to re-tune it");
+      warnings.push_back(
+          options.source_name + ": kernel " + spec.id + ": " + options.lockfile_name +
+          " was tuned on another version of this source; keeping the values its spec "
+          "still allows. Run `" +
+          retune + "` to re-tune it");
     LockedKernel& out = checked.kernels[spec.id];
     out.source = k->second.source;
     out.source_hash = k->second.source_hash;
@@ -152,7 +154,8 @@ Result<Lockfile> checked_lockfile(const std::vector<KernelSpec>& specs, const Lo
             if (check)
               kept.params.emplace(name, value);
             else
-              warnings.push_back(check.error().message + " (stale entry: the source default applies)");
+              warnings.push_back(check.error().message +
+                                 " (stale entry: the source default applies)");
           }
         }
         out.targets[arch][device] = std::move(kept);
@@ -198,8 +201,8 @@ Result<Plan> make_plan(const std::vector<KernelSpec>& specs, const Lockfile& loc
         if (choice.entry) {
           const auto v = choice.entry->params.find(p.name);
           if (v != choice.entry->params.end()) pick.value = spec_value(p, v->second);
-          pick.why = spec.id + " / " + choice.arch + " / \"" + comment_safe(choice.device) + "\" (" +
-                     to_string(choice.match) +
+          pick.why = spec.id + " / " + choice.arch + " / \"" + comment_safe(choice.device) +
+                     "\" (" + to_string(choice.match) +
                      (choice.lower_arch ? ", nearest locked below " + point.to_string() : "") + ")";
           if (!pick.value) pick.why += ": entry lacks it, source default";
         }
@@ -217,7 +220,8 @@ Result<Plan> make_plan(const std::vector<KernelSpec>& specs, const Lockfile& loc
 std::string device_condition(const Arch& a) {
   const std::string n = std::to_string(cuda_arch_number(a));
   if (a.suffix == "a")
-    return "__CUDA_ARCH__ == " + n + " && defined(__CUDA_ARCH_SPECIFIC__) && __CUDA_ARCH_SPECIFIC__ == " + n;
+    return "__CUDA_ARCH__ == " + n +
+           " && defined(__CUDA_ARCH_SPECIFIC__) && __CUDA_ARCH_SPECIFIC__ == " + n;
   if (a.suffix == "f")
     return "__CUDA_ARCH__ == " + n +
            " && defined(__CUDA_ARCH_FAMILY_SPECIFIC__) && __CUDA_ARCH_FAMILY_SPECIFIC__ == " + n;
@@ -251,7 +255,8 @@ std::vector<std::pair<int, const Pick*>> numbered_picks(const Param& p, const Pl
     const int n = cuda_arch_number(point);
     if (!out.empty() && out.back().first == n) {
       const bool plain_built = std::count(built.begin(), built.end(), point.to_string()) > 0;
-      if (point.suffix.empty() && (plain_built || built.empty())) out.back().second = &p.by_arch.at(point.to_string());
+      if (point.suffix.empty() && (plain_built || built.empty()))
+        out.back().second = &p.by_arch.at(point.to_string());
       continue;
     }
     out.emplace_back(n, &p.by_arch.at(point.to_string()));
@@ -271,7 +276,8 @@ std::string value_type(const Param& p) {
     if (v.is_double()) any_double = true;
     if (v.is_int()) {
       const auto i = *v.as_int();
-      fits_int = fits_int && i >= std::numeric_limits<int>::min() && i <= std::numeric_limits<int>::max();
+      fits_int =
+          fits_int && i >= std::numeric_limits<int>::min() && i <= std::numeric_limits<int>::max();
     }
   }
   if (any_double) return "double";
@@ -294,8 +300,9 @@ std::string arch_values_text(const std::vector<std::pair<int, const Pick*>>& num
                              const std::optional<std::string>& fallback) {
   std::vector<std::string> parts;
   for (auto it = numbered.rbegin(); it != numbered.rend(); ++it)
-    parts.push_back("sm_" + std::to_string(it->first / 10) + ": " +
-                    (it->second->value ? it->second->value->to_string() : fallback.value_or("default")));
+    parts.push_back(
+        "sm_" + std::to_string(it->first / 10) + ": " +
+        (it->second->value ? it->second->value->to_string() : fallback.value_or("default")));
   return join(parts, ", ");
 }
 
@@ -324,7 +331,8 @@ Result<GeneratedHeader> generate_params_header(const std::vector<KernelSpec>& sp
      << "// Lockfile: " << comment_safe(options.lockfile_name)
      << (lock ? "" : " (absent: every kernel builds with its source defaults)") << "\n"
      << "// Build architectures: "
-     << (built.empty() ? std::string("not given (decided from __CUDA_ARCH_LIST__)") : join(built, ";"))
+     << (built.empty() ? std::string("not given (decided from __CUDA_ARCH_LIST__)")
+                       : join(built, ";"))
      << (options.device ? "; device: " + comment_safe(*options.device) : std::string()) << "\n";
   for (const KernelSpec& spec : specs) {
     os << "// Kernel " << spec.id << ":\n";
@@ -391,7 +399,8 @@ Result<GeneratedHeader> generate_params_header(const std::vector<KernelSpec>& sp
           "#else\n  return 0;\n#endif\n}\n\n";
     if (!built.empty()) {
       std::vector<std::string> numbers;
-      for (const auto& a : built) numbers.push_back(std::to_string(cuda_arch_number(*parse_arch(a))));
+      for (const auto& a : built)
+        numbers.push_back(std::to_string(cuda_arch_number(*parse_arch(a))));
       numbers.erase(std::unique(numbers.begin(), numbers.end()), numbers.end());
       os << "// Host values below assume the architectures the header was generated for.\n"
             "constexpr bool built_as_generated() {\n#ifdef __CUDA_ARCH_LIST__\n"
@@ -399,25 +408,32 @@ Result<GeneratedHeader> generate_params_header(const std::vector<KernelSpec>& sp
          << join(numbers, ", ")
          << "};\n  constexpr int list[] = {__CUDA_ARCH_LIST__};\n"
             "  for (int arch : list) {\n    bool found = false;\n"
-            "    for (int e : expected) found = found || e == arch;\n    if (!found) return false;\n  }\n"
+            "    for (int e : expected) found = found || e == arch;\n    if (!found) return "
+            "false;\n  }\n"
             "  for (int e : expected) {\n    bool found = false;\n"
-            "    for (int arch : list) found = found || e == arch;\n    if (!found) return false;\n  }\n"
+            "    for (int arch : list) found = found || e == arch;\n    if (!found) return "
+            "false;\n  }\n"
             "#endif\n  return true;\n}\n"
             "static_assert(built_as_generated(), \"kernelevo: kernelevo/params.h of "
-         << comment_safe(options.source_name) << " was generated for the architectures " << join(built, ";")
+         << comment_safe(options.source_name) << " was generated for the architectures "
+         << join(built, ";")
          << " but this compilation builds others; pass the build's architectures to kernelevo "
             "header --archs\");\n\n";
     }
     if (need_runtime) {
-      os << "// __CUDA_ARCH__ of the image the runtime loads on the current device: it picks a SASS\n"
-            "// image or JIT-compiles a PTX one; ptxVersion names the virtual architecture either way.\n"
+      os << "// __CUDA_ARCH__ of the image the runtime loads on the current device: it picks a "
+            "SASS\n"
+            "// image or JIT-compiles a PTX one; ptxVersion names the virtual architecture either "
+            "way.\n"
             "inline int loaded_arch() {\n  constexpr int max_devices = 64;\n  int device = 0;\n"
-            "  if (cudaGetDevice(&device) != cudaSuccess || device < 0 || device >= max_devices) return 0;\n"
+            "  if (cudaGetDevice(&device) != cudaSuccess || device < 0 || device >= max_devices) "
+            "return 0;\n"
             "  static std::atomic<int> cache[max_devices];\n"
             "  int arch = cache[device].load(std::memory_order_relaxed);\n  if (arch == 0) {\n"
             "    cudaFuncAttributes attr{};\n"
             "    if (cudaFuncGetAttributes(&attr, probe) != cudaSuccess) return 0;\n"
-            "    arch = attr.ptxVersion * 10;\n    cache[device].store(arch, std::memory_order_relaxed);\n"
+            "    arch = attr.ptxVersion * 10;\n    cache[device].store(arch, "
+            "std::memory_order_relaxed);\n"
             "  }\n  return arch;\n}\n\n";
     }
     for (const HostDecision& d : host) {
@@ -427,17 +443,20 @@ Result<GeneratedHeader> generate_params_header(const std::vector<KernelSpec>& sp
       for (const auto& [n, pick] : d.numbered) defaults_used = defaults_used || !pick->value;
       defaults_used = defaults_used || built.empty();
       if (defaults_used && !d.fallback)
-        return make_error("cannot find the source default of " + p.name + " (a `#define " + p.name +
-                              " <value>` line) in " + options.source_name +
-                              "; host code needs it because the built architectures get different values",
-                          p.spec->where);
+        return make_error(
+            "cannot find the source default of " + p.name + " (a `#define " + p.name +
+                " <value>` line) in " + options.source_name +
+                "; host code needs it because the built architectures get different values",
+            p.spec->where);
       os << "constexpr " << d.type << " " << p.name << "_for(int arch) {\n";
       for (const auto& [n, pick] : d.numbered) {
-        const std::string value = pick->value ? literal(*pick->value, d.type) : "(" + *d.fallback + ")";
+        const std::string value =
+            pick->value ? literal(*pick->value, d.type) : "(" + *d.fallback + ")";
         os << "  if (arch >= " << n << " && arch < " << (n / 100 + 1) * 100 << ") return " << value
            << ";\n";
       }
-      os << "  return " << (d.fallback ? "(" + *d.fallback + ")" : std::string("0")) << ";  // source default\n}\n";
+      os << "  return " << (d.fallback ? "(" + *d.fallback + ")" : std::string("0"))
+         << ";  // source default\n}\n";
       if (p.template_arg) {
         os << "constexpr bool " << p.name << "_agrees() {\n#ifdef __CUDA_ARCH_LIST__\n"
            << "  constexpr int list[] = {__CUDA_ARCH_LIST__};\n"
@@ -448,12 +467,15 @@ Result<GeneratedHeader> generate_params_header(const std::vector<KernelSpec>& sp
            << ", so host code needs one compile-time value, but the lockfile gives the built "
               "architectures different values ("
            << arch_values_text(d.numbered, d.fallback)
-           << "). Build for one of these architectures, or lock the same value for all of them.\");\n\n";
+           << "). Build for one of these architectures, or lock the same value for all of "
+              "them.\");\n\n";
       } else {
-        os << "// nvcc checks device bodies in the host pass too: constant evaluation there gets the\n"
+        os << "// nvcc checks device bodies in the host pass too: constant evaluation there gets "
+              "the\n"
               "// lowest built architecture's value, run-time host code the loaded image's.\n"
            << "constexpr " << d.type << " " << p.name << "_value() {\n"
-           << "  if (__builtin_is_constant_evaluated()) return " << p.name << "_for(lowest_built_arch());\n"
+           << "  if (__builtin_is_constant_evaluated()) return " << p.name
+           << "_for(lowest_built_arch());\n"
            << "  return " << p.name << "_for(loaded_arch());\n}\n\n";
       }
     }
@@ -479,7 +501,8 @@ Result<GeneratedHeader> generate_params_header(const std::vector<KernelSpec>& sp
          << "\n#endif\n";
     } else if (p.template_arg) {
       os << "#ifndef " << p.name << "\n#define " << p.name << " (::kernelevo_params::" << p.name
-         << "_for(::kernelevo_params::lowest_built_arch()))  // one value for every built architecture\n#endif\n";
+         << "_for(::kernelevo_params::lowest_built_arch()))  // one value for every built "
+            "architecture\n#endif\n";
     } else {
       os << "#ifndef " << p.name << "\n#define " << p.name << " (::kernelevo_params::" << p.name
          << "_value())  // differs between architectures: "
@@ -529,7 +552,9 @@ Result<bool> write_if_changed(const std::string& path, const std::string& text) 
   std::error_code ec;
   const fs::path target(path);
   if (target.has_parent_path()) fs::create_directories(target.parent_path(), ec);
-  if (ec) return make_error("cannot create " + target.parent_path().string() + ": " + ec.message(), {}, ExitCode::environment);
+  if (ec)
+    return make_error("cannot create " + target.parent_path().string() + ": " + ec.message(), {},
+                      ExitCode::environment);
   const std::string temporary = path + ".tmp";
   {
     std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
@@ -537,7 +562,8 @@ Result<bool> write_if_changed(const std::string& path, const std::string& text) 
     if (!out) return make_error("cannot write " + temporary, {}, ExitCode::environment);
   }
   fs::rename(temporary, target, ec);
-  if (ec) return make_error("cannot write " + path + ": " + ec.message(), {}, ExitCode::environment);
+  if (ec)
+    return make_error("cannot write " + path + ": " + ec.message(), {}, ExitCode::environment);
   return true;
 }
 

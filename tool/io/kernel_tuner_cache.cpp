@@ -63,7 +63,8 @@ Result<Recording> recording_from_kernel_tuner(const nlohmann::ordered_json& doc,
     if (time->is_string()) {
       const auto d = failure_disposition(time->get<std::string>());
       if (!d)
-        return make_error("cache entry '" + config + "': unknown time value " + time->dump(), {path});
+        return make_error("cache entry '" + config + "': unknown time value " + time->dump(),
+                          {path});
       out.disposition = *d;
       out.detail = time->get<std::string>();
     } else if (time->is_number()) {

@@ -1,12 +1,11 @@
 #include "io/lockfile_json.h"
 
-#include <nlohmann/json.hpp>
-
 #include <cctype>
 #include <charconv>
 #include <cmath>
 #include <cstdio>
 #include <limits>
+#include <nlohmann/json.hpp>
 #include <set>
 #include <vector>
 
@@ -19,7 +18,7 @@ namespace {
 using Json = nlohmann::json;
 
 constexpr std::size_t kMaxFileBytes = 16u << 20;
-constexpr std::size_t kMaxIdentifier = 64;    // parameter names and string values
+constexpr std::size_t kMaxIdentifier = 64;  // parameter names and string values
 constexpr std::size_t kMaxKernelId = 128;
 constexpr std::size_t kMaxDeviceName = 128;
 constexpr std::size_t kMaxPath = 1024;
@@ -74,7 +73,8 @@ bool is_symbol_value(std::string_view s) {
   std::size_t start = 0;
   for (;;) {
     const std::size_t sep = s.find("::", start);
-    if (!is_identifier(s.substr(start, sep == std::string_view::npos ? sep : sep - start))) return false;
+    if (!is_identifier(s.substr(start, sep == std::string_view::npos ? sep : sep - start)))
+      return false;
     if (sep == std::string_view::npos) return true;
     start = sep + 2;
   }
@@ -98,11 +98,13 @@ bool is_device_name(std::string_view s) {
 
 // Relative paths inside the project: no absolute paths, no "..", no odd characters.
 bool is_project_path(std::string_view s) {
-  if (s.empty() || s.size() > kMaxPath || s.front() == '/' || !only_chars(s, "/_.-+@")) return false;
+  if (s.empty() || s.size() > kMaxPath || s.front() == '/' || !only_chars(s, "/_.-+@"))
+    return false;
   std::size_t start = 0;
   for (;;) {
     const std::size_t sep = s.find('/', start);
-    const std::string_view part = s.substr(start, sep == std::string_view::npos ? sep : sep - start);
+    const std::string_view part =
+        s.substr(start, sep == std::string_view::npos ? sep : sep - start);
     if (part.empty() || part == "..") return false;
     if (sep == std::string_view::npos) return true;
     start = sep + 1;
@@ -130,7 +132,8 @@ const Json& require_object(const Json& j, const Where& where) {
   return j;
 }
 
-void allow_keys(const Json& object, std::initializer_list<const char*> allowed, const Where& where) {
+void allow_keys(const Json& object, std::initializer_list<const char*> allowed,
+                const Where& where) {
   for (const auto& [key, value] : object.items()) {
     bool known = false;
     for (const char* a : allowed) known = known || key == a;
@@ -154,7 +157,8 @@ std::string require_string(const Json& j, const Where& where) {
 }
 
 double require_time(const Json& j, const Where& where) {
-  if (!j.is_number()) fail(where, std::string("expected a number of microseconds, found ") + type_name(j));
+  if (!j.is_number())
+    fail(where, std::string("expected a number of microseconds, found ") + type_name(j));
   const double d = j.get<double>();
   if (!std::isfinite(d) || d <= 0.0) fail(where, "expected a positive number of microseconds");
   return d;
@@ -179,7 +183,8 @@ Value read_param_value(const Json& j, const Where& where) {
       fail(where, "string value of " + std::to_string(s.size()) + " characters refused (at most " +
                       std::to_string(kMaxIdentifier) + ")");
     if (!is_symbol_value(s))
-      fail(where, "string value " + excerpt(s) + " refused: only identifiers (like float4) are allowed");
+      fail(where,
+           "string value " + excerpt(s) + " refused: only identifiers (like float4) are allowed");
     return Value(s);
   }
   fail(where, std::string("expected an integer, a number or an identifier, found ") + type_name(j));
@@ -195,15 +200,17 @@ LockEntry read_entry(const Json& j, const Where& where) {
     if (name.size() > kMaxIdentifier || !is_identifier(name))
       fail(params_where.at(name, params_where.label),
            "parameter name " + excerpt(name) + " is not an identifier");
-    e.params.emplace(name, read_param_value(value, params_where.at(name, params_where.label + "." + name)));
+    e.params.emplace(
+        name, read_param_value(value, params_where.at(name, params_where.label + "." + name)));
   }
   if (j.contains("time_us")) e.time_us = require_time(j["time_us"], where.field("time_us"));
-  if (j.contains("baseline_us")) e.baseline_us = require_time(j["baseline_us"], where.field("baseline_us"));
+  if (j.contains("baseline_us"))
+    e.baseline_us = require_time(j["baseline_us"], where.field("baseline_us"));
   if (j.contains("tuned_with")) {
     e.tuned_with = require_string(j["tuned_with"], where.field("tuned_with"));
     if (e.tuned_with.size() > kMaxTunedWith || !is_printable_line(e.tuned_with))
-      fail(where.field("tuned_with"), "expected one line of at most " + std::to_string(kMaxTunedWith) +
-                                          " printable characters");
+      fail(where.field("tuned_with"), "expected one line of at most " +
+                                          std::to_string(kMaxTunedWith) + " printable characters");
   }
   if (j.contains("default")) {
     if (!j["default"].is_boolean()) fail(where.field("default"), "expected true or false");
@@ -246,14 +253,16 @@ LockedKernel read_kernel(const Json& j, const Where& where) {
     fail(where.field("source"), excerpt(k.source) + " is not a relative path inside the project");
   k.source_hash = require_string(require_key(j, "source_hash", where), where.field("source_hash"));
   if (!is_sha256_text(k.source_hash))
-    fail(where.field("source_hash"), excerpt(k.source_hash) + " is not \"sha256:\" and 64 hex digits");
+    fail(where.field("source_hash"),
+         excerpt(k.source_hash) + " is not \"sha256:\" and 64 hex digits");
   if (j.contains("variant")) k.variant = read_variant(j["variant"], where.field("variant"));
   const Where targets_where = where.field("targets");
   const Json& targets = require_object(require_key(j, "targets", where), targets_where);
   for (const auto& [arch, devices] : targets.items()) {
     const Where arch_where = targets_where.at(arch, where.label + " " + arch);
     if (!parse_arch(arch))
-      fail(targets_where.at(arch, targets_where.label), excerpt(arch) + " is not an architecture like sm_90");
+      fail(targets_where.at(arch, targets_where.label),
+           excerpt(arch) + " is not an architecture like sm_90");
     require_object(devices, arch_where);
     DeviceEntries& out = k.targets[arch];
     int defaults = 0;
@@ -279,9 +288,9 @@ Lockfile read_root(const Json& root) {
   if (!version.is_number_integer()) fail(version_where, "expected an integer");
   const auto v = version.get<std::int64_t>();
   if (v > Lockfile::kSchemaVersion)
-    fail(top.at("schema_version", ""), "schema_version " + std::to_string(v) +
-                                           " is newer than this kernelevo reads (" +
-                                           std::to_string(Lockfile::kSchemaVersion) + "); upgrade kernelevo");
+    fail(top.at("schema_version", ""),
+         "schema_version " + std::to_string(v) + " is newer than this kernelevo reads (" +
+             std::to_string(Lockfile::kSchemaVersion) + "); upgrade kernelevo");
   if (v < 1) fail(version_where, "unsupported schema_version " + std::to_string(v));
   allow_keys(root, {"kernels", "schema_version"}, top);
   Lockfile lock;
@@ -289,7 +298,8 @@ Lockfile read_root(const Json& root) {
   const Where kernels_where = top.at("kernels", "kernels");
   const Json& kernels = require_object(require_key(root, "kernels", top), kernels_where);
   for (const auto& [id, kernel] : kernels.items()) {
-    if (!is_kernel_id(id)) fail(kernels_where.at(id, "kernels"), "kernel id " + excerpt(id) + " refused");
+    if (!is_kernel_id(id))
+      fail(kernels_where.at(id, "kernels"), "kernel id " + excerpt(id) + " refused");
     lock.kernels.emplace(id, read_kernel(kernel, kernels_where.at(id, id)));
   }
   return lock;
@@ -301,8 +311,12 @@ class DuplicateKeyGuard {
  public:
   bool operator()(int /*depth*/, Json::parse_event_t event, Json& parsed) {
     switch (event) {
-      case Json::parse_event_t::object_start: open_.push_back({}); break;
-      case Json::parse_event_t::object_end: open_.pop_back(); break;
+      case Json::parse_event_t::object_start:
+        open_.push_back({});
+        break;
+      case Json::parse_event_t::object_end:
+        open_.pop_back();
+        break;
       case Json::parse_event_t::key: {
         const auto& key = parsed.get_ref<const std::string&>();
         if (!open_.back().keys.insert(key).second) {
@@ -314,7 +328,8 @@ class DuplicateKeyGuard {
         open_.back().last = key;
         break;
       }
-      default: break;
+      default:
+        break;
     }
     return true;
   }
@@ -333,7 +348,8 @@ class DuplicateKeyGuard {
 };
 
 // Line and column (1-based) of the character at `offset`.
-SourceLocation location_of_offset(std::string_view text, std::size_t offset, const std::string& file) {
+SourceLocation location_of_offset(std::string_view text, std::size_t offset,
+                                  const std::string& file) {
   SourceLocation loc{file, 1, 1};
   const std::size_t end = std::min(offset, text.size());
   for (std::size_t i = 0; i < end; ++i) {
@@ -416,7 +432,8 @@ void write_entry(std::string& out, const LockEntry& e, const std::string& indent
 
 // Writes `items` as the members of an object, each through `write_value`.
 template <class Map, class WriteValue>
-void write_object(std::string& out, const Map& items, const std::string& indent, WriteValue write_value) {
+void write_object(std::string& out, const Map& items, const std::string& indent,
+                  WriteValue write_value) {
   if (items.empty()) {
     out += "{}";
     return;
@@ -481,20 +498,22 @@ std::string format_lockfile(const Lockfile& lock) {
     out += inner + "\"source\": " + quote(k.source) + ",\n";
     out += inner + "\"source_hash\": " + quote(k.source_hash) + ",\n";
     out += inner + "\"targets\": ";
-    write_object(out, k.targets, inner, [&](const DeviceEntries& devices, const std::string& arch_indent) {
-      write_object(out, devices, arch_indent, [&](const LockEntry& e, const std::string& entry_indent) {
-        out += "{\n";
-        write_entry(out, e, entry_indent + "  ");
-        out += entry_indent + "}";
-      });
-    });
+    write_object(out, k.targets, inner,
+                 [&](const DeviceEntries& devices, const std::string& arch_indent) {
+                   write_object(out, devices, arch_indent,
+                                [&](const LockEntry& e, const std::string& entry_indent) {
+                                  out += "{\n";
+                                  write_entry(out, e, entry_indent + "  ");
+                                  out += entry_indent + "}";
+                                });
+                 });
     if (k.variant) {
       const LockedVariant& v = *k.variant;
       out += ",\n" + inner + "\"variant\": ";
       if (v.has_hashes())
-        out += "{\n" + inner + "  \"base_source_hash\": " + quote(v.base_source_hash) + ",\n" + inner +
-               "  \"file\": " + quote(v.file) + ",\n" + inner + "  \"hash\": " + quote(v.hash) + "\n" +
-               inner + "}";
+        out += "{\n" + inner + "  \"base_source_hash\": " + quote(v.base_source_hash) + ",\n" +
+               inner + "  \"file\": " + quote(v.file) + ",\n" + inner +
+               "  \"hash\": " + quote(v.hash) + "\n" + inner + "}";
       else
         out += quote(v.file);
     }
@@ -522,17 +541,18 @@ Result<Lockfile> read_lockfile_or_empty(const std::filesystem::path& path) {
 
 Status update_lockfile(const std::filesystem::path& path,
                        const std::function<Status(Lockfile&)>& change) {
-  return update_file_locked(path, [&](const std::optional<std::string>& old) -> Result<std::string> {
-    Lockfile lock;
-    if (old) {
-      auto parsed = parse_lockfile(*old, path.string());
-      if (!parsed) return parsed.error();
-      lock = std::move(*parsed);
-    }
-    if (auto s = change(lock); !s) return s.error();
-    lock.schema_version = required_schema_version(lock);
-    return format_lockfile(lock);
-  });
+  return update_file_locked(path,
+                            [&](const std::optional<std::string>& old) -> Result<std::string> {
+                              Lockfile lock;
+                              if (old) {
+                                auto parsed = parse_lockfile(*old, path.string());
+                                if (!parsed) return parsed.error();
+                                lock = std::move(*parsed);
+                              }
+                              if (auto s = change(lock); !s) return s.error();
+                              lock.schema_version = required_schema_version(lock);
+                              return format_lockfile(lock);
+                            });
 }
 
 Status write_lockfile(const std::filesystem::path& path, const Lockfile& lock) {

@@ -46,7 +46,8 @@ void collect_directory(const fs::path& dir, Inputs& in, std::vector<Error>& erro
   std::vector<fs::path> files;
   fs::recursive_directory_iterator it(dir, fs::directory_options::skip_permission_denied, ec);
   if (ec) {
-    errors.push_back(make_error("cannot read directory '" + display(dir) + "': " + ec.message(), {}));
+    errors.push_back(
+        make_error("cannot read directory '" + display(dir) + "': " + ec.message(), {}));
     return;
   }
   for (; it != fs::recursive_directory_iterator(); it.increment(ec)) {
@@ -54,23 +55,26 @@ void collect_directory(const fs::path& dir, Inputs& in, std::vector<Error>& erro
     const fs::path& p = it->path();
     if (it->is_directory(ec)) {
       const std::string name = p.filename().string();
-      if ((!name.empty() && name[0] == '.') || fs::exists(p / "CMakeCache.txt", ec)) it.disable_recursion_pending();
+      if ((!name.empty() && name[0] == '.') || fs::exists(p / "CMakeCache.txt", ec))
+        it.disable_recursion_pending();
       continue;
     }
     if (is_source(p) || is_header(p)) files.push_back(p);
   }
   std::sort(files.begin(), files.end());
   for (const auto& f : files) (is_source(f) ? in.sources : in.headers).push_back(display(f));
-  if (fs::is_regular_file(dir / kProjectFile, ec)) in.project_files.push_back(display(dir / kProjectFile));
+  if (fs::is_regular_file(dir / kProjectFile, ec))
+    in.project_files.push_back(display(dir / kProjectFile));
 }
 
 void check_header(const std::string& path, SpecLoad& out) {
   const auto text = read_text(path);
   if (!text || text->find("@kernelevo") == std::string::npos) return;
   for (const auto& block : find_marked_blocks(*text, path)) {
-    out.errors.push_back(make_error("@kernelevo marks belong in .cu sources, not headers; move the mark "
-                                    "and its kernel into a .cu file",
-                                    block.mark));
+    out.errors.push_back(
+        make_error("@kernelevo marks belong in .cu sources, not headers; move the mark "
+                   "and its kernel into a .cu file",
+                   block.mark));
   }
 }
 
@@ -121,7 +125,8 @@ SpecLoad load_specs(const std::vector<std::string>& paths) {
   }
   const auto dedupe = [](std::vector<std::string>& v) {
     std::set<std::string> seen;
-    v.erase(std::remove_if(v.begin(), v.end(), [&](const std::string& s) { return !seen.insert(s).second; }),
+    v.erase(std::remove_if(v.begin(), v.end(),
+                           [&](const std::string& s) { return !seen.insert(s).second; }),
             v.end());
   };
   dedupe(in.sources);
@@ -168,11 +173,13 @@ SpecLoad load_specs(const std::vector<std::string>& paths) {
     for (auto& s : p.specs) {
       std::error_code ec;
       if (!fs::is_regular_file(s.source, ec)) {
-        out.errors.push_back(make_error("source '" + s.source + "' of kernel '" + s.id + "' does not exist", s.where));
+        out.errors.push_back(make_error(
+            "source '" + s.source + "' of kernel '" + s.id + "' does not exist", s.where));
         continue;
       }
       if (!is_source(s.source)) {
-        out.errors.push_back(make_error("source '" + s.source + "' of kernel '" + s.id + "' is not a .cu file", s.where));
+        out.errors.push_back(make_error(
+            "source '" + s.source + "' of kernel '" + s.id + "' is not a .cu file", s.where));
         continue;
       }
       s.kernel_line = find_kernel_line(s.source, s.kernel);
@@ -183,14 +190,16 @@ SpecLoad load_specs(const std::vector<std::string>& paths) {
 
   // Checks across specs: unique ids in the project, unique parameter names per source.
   std::map<std::string, const KernelSpec*> ids;
-  std::map<std::string, std::map<std::string, std::pair<const KernelSpec*, const ParamSpec*>>> params_by_source;
+  std::map<std::string, std::map<std::string, std::pair<const KernelSpec*, const ParamSpec*>>>
+      params_by_source;
   std::vector<bool> keep = complete;
   for (std::size_t i = 0; i < parsed.size(); ++i) {
     const KernelSpec& s = parsed[i];
     const auto [it, inserted] = ids.emplace(s.id, &s);
     if (!inserted) {
       out.errors.push_back(make_error("duplicate kernel id '" + s.id + "' (first defined at " +
-                                          it->second->where.to_string() + "); ids must be unique in the project",
+                                          it->second->where.to_string() +
+                                          "); ids must be unique in the project",
                                       s.where));
       keep[i] = false;
     }
@@ -198,11 +207,11 @@ SpecLoad load_specs(const std::vector<std::string>& paths) {
     for (const auto& p : s.params) {
       const auto [pit, fresh] = used.emplace(p.name, std::make_pair(&s, &p));
       if (!fresh && pit->second.first != &s) {
-        out.errors.push_back(make_error("parameter '" + p.name + "' is already used by kernel '" +
-                                            pit->second.first->id + "' in this file (at " +
-                                            pit->second.second->where.to_string() +
-                                            "); parameter names must be unique within a source file",
-                                        p.where));
+        out.errors.push_back(make_error(
+            "parameter '" + p.name + "' is already used by kernel '" + pit->second.first->id +
+                "' in this file (at " + pit->second.second->where.to_string() +
+                "); parameter names must be unique within a source file",
+            p.where));
         keep[i] = false;
       }
     }
@@ -215,7 +224,8 @@ SpecLoad load_specs(const std::vector<std::string>& paths) {
   for (std::size_t i = 0; i < parsed.size(); ++i)
     if (keep[i]) out.specs.push_back(std::move(parsed[i]));
   const auto by_location = [](const Error& a, const Error& b) {
-    return std::tie(a.where.file, a.where.line, a.where.column) < std::tie(b.where.file, b.where.line, b.where.column);
+    return std::tie(a.where.file, a.where.line, a.where.column) <
+           std::tie(b.where.file, b.where.line, b.where.column);
   };
   std::stable_sort(out.errors.begin(), out.errors.end(), by_location);
   std::stable_sort(out.warnings.begin(), out.warnings.end(), by_location);

@@ -16,10 +16,11 @@ namespace kev {
 namespace {
 
 constexpr std::array<std::string_view, 15> kSpecKeys{
-    "id",     "kernel",    "params",    "constraints", "problems",     "validate", "args",  "launch",
-    "reference", "tolerance", "metrics", "arch",      "include_dirs", "defines",  "flags"};
-constexpr std::array<std::string_view, 9> kArgKeys{"name",   "type",  "count",   "init",  "init_value",
-                                                   "output", "inout", "scratch", "value"};
+    "id",       "kernel", "params",       "constraints", "problems",
+    "validate", "args",   "launch",       "reference",   "tolerance",
+    "metrics",  "arch",   "include_dirs", "defines",     "flags"};
+constexpr std::array<std::string_view, 9> kArgKeys{
+    "name", "type", "count", "init", "init_value", "output", "inout", "scratch", "value"};
 constexpr std::array<std::string_view, 3> kLaunchKeys{"grid", "block", "shared_bytes"};
 constexpr std::array<std::string_view, 2> kToleranceKeys{"rtol", "atol"};
 constexpr std::array<std::string_view, 2> kMetricKeys{"bytes", "flops"};
@@ -36,8 +37,9 @@ std::string join(const std::array<std::string_view, N>& keys) {
 
 bool is_identifier(std::string_view s) {
   if (s.empty() || !(std::isalpha(static_cast<unsigned char>(s[0])) || s[0] == '_')) return false;
-  return std::all_of(s.begin(), s.end(),
-                     [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; });
+  return std::all_of(s.begin(), s.end(), [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
+  });
 }
 
 std::string trim(std::string_view s) {
@@ -64,7 +66,8 @@ std::optional<double> parse_double(const std::string& s) {
 
 Value value_of_scalar(const std::string& s) {
   if (auto i = parse_int(s)) return Value(*i);
-  if (s.find_first_of(".eE") != std::string::npos && s.find_first_not_of("0123456789.eE+-") == std::string::npos) {
+  if (s.find_first_of(".eE") != std::string::npos &&
+      s.find_first_not_of("0123456789.eE+-") == std::string::npos) {
     if (auto d = parse_double(s)) return Value(*d);
   }
   return Value(s);
@@ -94,14 +97,15 @@ struct Ctx {
 
 // Calls `on_key(key_node, value_node, key)` for each entry, reporting keys not in `allowed`.
 template <std::size_t N, class F>
-void for_each_key(const YAML::Node& map, const Ctx& ctx, const std::array<std::string_view, N>& allowed,
-                  std::string_view where, F&& on_key) {
+void for_each_key(const YAML::Node& map, const Ctx& ctx,
+                  const std::array<std::string_view, N>& allowed, std::string_view where,
+                  F&& on_key) {
   for (auto it = map.begin(); it != map.end(); ++it) {
     const YAML::Node key = it->first;
     const std::string name = key.IsScalar() ? key.Scalar() : std::string("?");
     if (std::find(allowed.begin(), allowed.end(), name) == allowed.end()) {
-      ctx.error(ctx.at(key), "unknown key '" + name + "' in " + std::string(where) + "; expected one of " +
-                                 join(allowed));
+      ctx.error(ctx.at(key), "unknown key '" + name + "' in " + std::string(where) +
+                                 "; expected one of " + join(allowed));
       continue;
     }
     on_key(key, it->second, name);
@@ -172,7 +176,8 @@ std::vector<Expr> exprs_of(const YAML::Node& n, const Ctx& ctx, std::string_view
     return out;
   }
   if (!n.IsSequence()) {
-    ctx.error(ctx.at(n), "'" + std::string(what) + "' must be an expression or a list of expressions");
+    ctx.error(ctx.at(n),
+              "'" + std::string(what) + "' must be an expression or a list of expressions");
     return out;
   }
   for (const auto& item : n) {
@@ -200,7 +205,8 @@ void parse_params(const YAML::Node& n, const Ctx& ctx, KernelSpec& spec) {
     }
     const YAML::Node values = it->second;
     if (!values.IsSequence() || values.size() == 0) {
-      ctx.error(ctx.at(values), "parameter '" + p.name + "' must list at least one value, e.g. [128, 256]");
+      ctx.error(ctx.at(values),
+                "parameter '" + p.name + "' must list at least one value, e.g. [128, 256]");
       continue;
     }
     bool ok = true;
@@ -225,13 +231,15 @@ void parse_params(const YAML::Node& n, const Ctx& ctx, KernelSpec& spec) {
 std::vector<Problem> problems_of(const YAML::Node& n, const Ctx& ctx, std::string_view what) {
   std::vector<Problem> out;
   if (!n.IsSequence()) {
-    ctx.error(ctx.at(n), "'" + std::string(what) + "' must be a list of shapes, e.g. [{rows: 4096, cols: 8192}]");
+    ctx.error(ctx.at(n), "'" + std::string(what) +
+                             "' must be a list of shapes, e.g. [{rows: 4096, cols: 8192}]");
     return out;
   }
   for (const auto& shape : n) {
     if (!shape.IsMap() || shape.size() == 0) {
-      ctx.error(ctx.at(shape), "each entry of '" + std::string(what) +
-                                   "' must be a map of dimension name to integer, e.g. {rows: 4096}");
+      ctx.error(ctx.at(shape),
+                "each entry of '" + std::string(what) +
+                    "' must be a map of dimension name to integer, e.g. {rows: 4096}");
       continue;
     }
     Problem p;
@@ -246,8 +254,9 @@ std::vector<Problem> problems_of(const YAML::Node& n, const Ctx& ctx, std::strin
       }
       const auto value = it->second.IsScalar() ? parse_int(it->second.Scalar()) : std::nullopt;
       if (!value) {
-        ctx.error(ctx.at(it->second), "dimension '" + name + "' must be an integer" +
-                                          (it->second.IsScalar() ? ", got '" + it->second.Scalar() + "'" : ""));
+        ctx.error(ctx.at(it->second),
+                  "dimension '" + name + "' must be an integer" +
+                      (it->second.IsScalar() ? ", got '" + it->second.Scalar() + "'" : ""));
         ok = false;
         continue;
       }
@@ -285,7 +294,8 @@ std::optional<ParsedType> parse_arg_type(std::string text) {
 }
 
 bool is_floating(ScalarType t) {
-  return t == ScalarType::f16 || t == ScalarType::bf16 || t == ScalarType::f32 || t == ScalarType::f64;
+  return t == ScalarType::f16 || t == ScalarType::bf16 || t == ScalarType::f32 ||
+         t == ScalarType::f64;
 }
 
 std::optional<InitKind> parse_init_kind(std::string_view s) {
@@ -366,7 +376,8 @@ bool parse_init(const YAML::Node& n, const Ctx& ctx, ArgSpec& a) {
 
 std::optional<ArgSpec> parse_arg(const YAML::Node& n, const Ctx& ctx) {
   if (!n.IsMap()) {
-    ctx.error(ctx.at(n), "each argument must be a map such as {name: x, type: \"const float*\", count: n}");
+    ctx.error(ctx.at(n),
+              "each argument must be a map such as {name: x, type: \"const float*\", count: n}");
     return std::nullopt;
   }
   const std::size_t errors_before = ctx.errors->size();
@@ -378,29 +389,31 @@ std::optional<ArgSpec> parse_arg(const YAML::Node& n, const Ctx& ctx) {
   std::optional<YAML::Node> init_node;
   std::optional<YAML::Node> init_value_node;
   std::optional<YAML::Node> count_node;
-  for_each_key(n, ctx, kArgKeys, "argument", [&](const YAML::Node&, const YAML::Node& v, const std::string& key) {
-    if (key == "name") {
-      if (auto s = string_of(v, ctx, "name")) {
-        if (!is_identifier(*s)) {
-          ctx.error(ctx.at(v), "argument name '" + *s + "' is not a valid C identifier");
-        } else {
-          a.name = *s;
-        }
-      }
-    } else if (key == "type") {
-      type_node.emplace(v);
-    } else if (key == "count") {
-      count_node.emplace(v);
-    } else if (key == "init") {
-      init_node.emplace(v);
-    } else if (key == "init_value") {
-      init_value_node.emplace(v);
-    } else if (key == "value") {
-      value_node.emplace(v);
-    } else if (auto b = bool_of(v, ctx, key)) {
-      (key == "output" ? a.output : key == "inout" ? a.inout : a.scratch) = *b;
-    }
-  });
+  for_each_key(n, ctx, kArgKeys, "argument",
+               [&](const YAML::Node&, const YAML::Node& v, const std::string& key) {
+                 if (key == "name") {
+                   if (auto s = string_of(v, ctx, "name")) {
+                     if (!is_identifier(*s)) {
+                       ctx.error(ctx.at(v),
+                                 "argument name '" + *s + "' is not a valid C identifier");
+                     } else {
+                       a.name = *s;
+                     }
+                   }
+                 } else if (key == "type") {
+                   type_node.emplace(v);
+                 } else if (key == "count") {
+                   count_node.emplace(v);
+                 } else if (key == "init") {
+                   init_node.emplace(v);
+                 } else if (key == "init_value") {
+                   init_value_node.emplace(v);
+                 } else if (key == "value") {
+                   value_node.emplace(v);
+                 } else if (auto b = bool_of(v, ctx, key)) {
+                   (key == "output" ? a.output : key == "inout" ? a.inout : a.scratch) = *b;
+                 }
+               });
   if (ctx.errors->size() != errors_before) return std::nullopt;
   const std::string label = a.name.empty() ? std::string("argument") : "argument '" + a.name + "'";
   if (a.name.empty()) ctx.error(a.where, "argument is missing required key 'name'");
@@ -413,14 +426,17 @@ std::optional<ArgSpec> parse_arg(const YAML::Node& n, const Ctx& ctx) {
     a.pointer = t->pointer;
     a.is_const = t->is_const;
   } else {
-    ctx.error(ctx.text_at((*type_node)), "unknown type '" + (*type_node).Scalar() +
-                                          "'; expected float, double, half, bfloat16, int8..int64, "
-                                          "uint8..uint64 or a pointer to one (\"const float*\")");
+    ctx.error(ctx.text_at((*type_node)),
+              "unknown type '" + (*type_node).Scalar() +
+                  "'; expected float, double, half, bfloat16, int8..int64, "
+                  "uint8..uint64 or a pointer to one (\"const float*\")");
   }
   if (ctx.errors->size() != errors_before) return std::nullopt;
 
   if (a.pointer) {
-    if (value_node) ctx.error(ctx.at((*value_node)), label + " is a pointer; 'value' applies to scalars, use 'count'");
+    if (value_node)
+      ctx.error(ctx.at((*value_node)),
+                label + " is a pointer; 'value' applies to scalars, use 'count'");
     if (!count_node) {
       ctx.error(a.where, "pointer " + label + " needs 'count' (the number of elements)");
     } else if (auto e = expr_of((*count_node), ctx, "count")) {
@@ -430,12 +446,15 @@ std::optional<ArgSpec> parse_arg(const YAML::Node& n, const Ctx& ctx) {
     if (roles > 1) ctx.error(a.where, label + " can be only one of output, inout and scratch");
     if (a.is_const && roles > 0)
       ctx.error(a.where, label + " points to const and cannot be " +
-                             std::string(a.output ? "an output" : a.inout ? "inout" : "scratch"));
+                             std::string(a.output  ? "an output"
+                                         : a.inout ? "inout"
+                                                   : "scratch"));
     if (!is_floating(a.type)) {
       a.init = InitKind::randint;
       set_init_defaults(a);
     }
-    if (init_node && parse_init((*init_node), ctx, a) && init_value_node && a.init != InitKind::constant) {
+    if (init_node && parse_init((*init_node), ctx, a) && init_value_node &&
+        a.init != InitKind::constant) {
       ctx.error(ctx.at((*init_value_node)), "'init_value' applies to 'init: constant' only");
     }
     if (init_value_node && (!init_node || a.init == InitKind::constant)) {
@@ -445,12 +464,17 @@ std::optional<ArgSpec> parse_arg(const YAML::Node& n, const Ctx& ctx) {
       }
     }
   } else {
-    for (const auto& [flag, set] : {std::pair{"output", a.output}, {"inout", a.inout}, {"scratch", a.scratch}}) {
-      if (set) ctx.error(a.where, "'" + std::string(flag) + "' applies to pointer arguments only; " + label + " is a scalar");
+    for (const auto& [flag, set] :
+         {std::pair{"output", a.output}, {"inout", a.inout}, {"scratch", a.scratch}}) {
+      if (set)
+        ctx.error(a.where, "'" + std::string(flag) + "' applies to pointer arguments only; " +
+                               label + " is a scalar");
     }
-    if (count_node) ctx.error(ctx.at((*count_node)), label + " is a scalar; 'count' applies to pointers");
+    if (count_node)
+      ctx.error(ctx.at((*count_node)), label + " is a scalar; 'count' applies to pointers");
     if (init_node || init_value_node)
-      ctx.error(ctx.at(init_node ? *init_node : *init_value_node), label + " is a scalar; 'init' applies to pointers, use 'value'");
+      ctx.error(ctx.at(init_node ? *init_node : *init_value_node),
+                label + " is a scalar; 'init' applies to pointers, use 'value'");
     if (!value_node) {
       ctx.error(a.where, "scalar " + label + " needs 'value' (an integer expression" +
                              std::string(is_floating(a.type) ? " or a float literal)" : ")"));
@@ -460,7 +484,8 @@ std::optional<ArgSpec> parse_arg(const YAML::Node& n, const Ctx& ctx) {
       auto e = Expr::parse((*value_node).Scalar(), ctx.text_at((*value_node)));
       if (e) {
         a.value_expr = std::move(e).value();
-      } else if (auto d = is_floating(a.type) ? parse_double((*value_node).Scalar()) : std::nullopt) {
+      } else if (auto d =
+                     is_floating(a.type) ? parse_double((*value_node).Scalar()) : std::nullopt) {
         a.float_value = *d;
       } else {
         ctx.errors->push_back(e.error());
@@ -471,27 +496,30 @@ std::optional<ArgSpec> parse_arg(const YAML::Node& n, const Ctx& ctx) {
   return a;
 }
 
-void parse_launch(const YAML::Node& n, const Ctx& ctx, KernelSpec& spec, bool& has_grid, bool& has_block) {
+void parse_launch(const YAML::Node& n, const Ctx& ctx, KernelSpec& spec, bool& has_grid,
+                  bool& has_block) {
   if (!n.IsMap()) {
     ctx.error(ctx.at(n), "'launch' must be a map such as {grid: [\"rows\"], block: [\"BLOCK\"]}");
     has_grid = has_block = true;  // already reported
     return;
   }
-  for_each_key(n, ctx, kLaunchKeys, "launch", [&](const YAML::Node&, const YAML::Node& v, const std::string& key) {
-    if (key == "shared_bytes") {
-      if (auto e = expr_of(v, ctx, "launch.shared_bytes")) spec.launch.shared_bytes = std::move(*e);
-      return;
-    }
-    const std::string what = "launch." + key;
-    auto& target = key == "grid" ? spec.launch.grid : spec.launch.block;
-    (key == "grid" ? has_grid : has_block) = true;
-    if (v.IsSequence() && (v.size() == 0 || v.size() > 3)) {
-      ctx.error(ctx.at(v), "'" + what + "' has " + std::to_string(v.size()) +
-                               " expressions; expected 1 to 3 (x, y, z)");
-      return;
-    }
-    target = exprs_of(v, ctx, what);
-  });
+  for_each_key(n, ctx, kLaunchKeys, "launch",
+               [&](const YAML::Node&, const YAML::Node& v, const std::string& key) {
+                 if (key == "shared_bytes") {
+                   if (auto e = expr_of(v, ctx, "launch.shared_bytes"))
+                     spec.launch.shared_bytes = std::move(*e);
+                   return;
+                 }
+                 const std::string what = "launch." + key;
+                 auto& target = key == "grid" ? spec.launch.grid : spec.launch.block;
+                 (key == "grid" ? has_grid : has_block) = true;
+                 if (v.IsSequence() && (v.size() == 0 || v.size() > 3)) {
+                   ctx.error(ctx.at(v), "'" + what + "' has " + std::to_string(v.size()) +
+                                            " expressions; expected 1 to 3 (x, y, z)");
+                   return;
+                 }
+                 target = exprs_of(v, ctx, what);
+               });
 }
 
 struct NodeParse {
@@ -530,7 +558,8 @@ NodeParse parse_spec_node(const YAML::Node& node, const Ctx& ctx, bool project,
         if (ok) {
           id = *s;
         } else {
-          ctx.error(ctx.text_at(v), "id '" + *s + "' may contain only letters, digits, '_', '-' and '.'");
+          ctx.error(ctx.text_at(v),
+                    "id '" + *s + "' may contain only letters, digits, '_', '-' and '.'");
         }
       }
     } else if (key == "kernel") {
@@ -574,34 +603,38 @@ NodeParse parse_spec_node(const YAML::Node& node, const Ctx& ctx, bool project,
         ctx.error(ctx.at(v), "'tolerance' must be a map such as {rtol: 1e-5, atol: 1e-6}");
         return;
       }
-      for_each_key(v, ctx, kToleranceKeys, "tolerance", [&](const YAML::Node&, const YAML::Node& t, const std::string& k) {
-        const auto d = t.IsScalar() ? parse_double(t.Scalar()) : std::nullopt;
-        if (!d || *d < 0) {
-          ctx.error(ctx.at(t), "'tolerance." + k + "' must be a non-negative number");
-          return;
-        }
-        (k == "rtol" ? spec.tolerance.rtol : spec.tolerance.atol) = *d;
-      });
+      for_each_key(v, ctx, kToleranceKeys, "tolerance",
+                   [&](const YAML::Node&, const YAML::Node& t, const std::string& k) {
+                     const auto d = t.IsScalar() ? parse_double(t.Scalar()) : std::nullopt;
+                     if (!d || *d < 0) {
+                       ctx.error(ctx.at(t), "'tolerance." + k + "' must be a non-negative number");
+                       return;
+                     }
+                     (k == "rtol" ? spec.tolerance.rtol : spec.tolerance.atol) = *d;
+                   });
     } else if (key == "metrics") {
       if (!v.IsMap()) {
         ctx.error(ctx.at(v), "'metrics' must be a map such as {bytes: \"2*n*4\", flops: \"n\"}");
         return;
       }
-      for_each_key(v, ctx, kMetricKeys, "metrics", [&](const YAML::Node&, const YAML::Node& m, const std::string& k) {
-        auto e = expr_of(m, ctx, "metrics." + k);
-        (k == "bytes" ? spec.metric_bytes : spec.metric_flops) = std::move(e);
-      });
+      for_each_key(v, ctx, kMetricKeys, "metrics",
+                   [&](const YAML::Node&, const YAML::Node& m, const std::string& k) {
+                     auto e = expr_of(m, ctx, "metrics." + k);
+                     (k == "bytes" ? spec.metric_bytes : spec.metric_flops) = std::move(e);
+                   });
     } else if (key == "arch") {
       if (auto s = string_of(v, ctx, key)) {
-        const bool ok = s->size() > 3 && s->rfind("sm_", 0) == 0 &&
-                        std::isdigit(static_cast<unsigned char>((*s)[3])) &&
-                        std::all_of(s->begin() + 3, s->end(), [](char c) {
-                          return std::isdigit(static_cast<unsigned char>(c)) || c == 'a' || c == 'f';
-                        });
+        const bool ok =
+            s->size() > 3 && s->rfind("sm_", 0) == 0 &&
+            std::isdigit(static_cast<unsigned char>((*s)[3])) &&
+            std::all_of(s->begin() + 3, s->end(), [](char c) {
+              return std::isdigit(static_cast<unsigned char>(c)) || c == 'a' || c == 'f';
+            });
         if (ok) {
           spec.arch = *s;
         } else {
-          ctx.error(ctx.text_at(v), "'arch' must name an architecture such as sm_90 or sm_90a, got '" + *s + "'");
+          ctx.error(ctx.text_at(v),
+                    "'arch' must name an architecture such as sm_90 or sm_90a, got '" + *s + "'");
         }
       }
     } else if (key == "include_dirs") {
@@ -622,7 +655,8 @@ NodeParse parse_spec_node(const YAML::Node& node, const Ctx& ctx, bool project,
     for_each_key(node, ctx, kSpecKeys, "kernel spec", handle);
   }
   if (project) {
-    if (source.empty()) ctx.error(where, "missing required key 'source' (the .cu file holding the kernel)");
+    if (source.empty())
+      ctx.error(where, "missing required key 'source' (the .cu file holding the kernel)");
     spec.source = source;
   }
   if (kernel) {
@@ -648,7 +682,8 @@ NodeParse parse_spec_node(const YAML::Node& node, const Ctx& ctx, bool project,
   }
   NodeParse out;
   out.complete = ctx.errors->size() == errors_before;
-  if (out.complete || (shapes_sound && has_params && !spec.params.empty())) out.spec = std::move(spec);
+  if (out.complete || (shapes_sound && has_params && !spec.params.empty()))
+    out.spec = std::move(spec);
   return out;
 }
 
@@ -667,8 +702,9 @@ std::optional<Error> check_nesting(std::string_view yaml, const Ctx& ctx) {
       column = 0;
     } else if (c == '[' || c == '{') {
       if (++depth > kMaxYamlNesting)
-        return make_error("YAML nested more than " + std::to_string(kMaxYamlNesting) + " levels deep",
-                          {ctx.file, line + ctx.line_offset, column});
+        return make_error(
+            "YAML nested more than " + std::to_string(kMaxYamlNesting) + " levels deep",
+            {ctx.file, line + ctx.line_offset, column});
     } else if ((c == ']' || c == '}') && depth > 0) {
       --depth;
     }
@@ -696,13 +732,18 @@ std::vector<MarkedBlock> find_marked_blocks(std::string_view source, const std::
     while (at < text.size() && (text[at] == '*' || text[at] == ' ' || text[at] == '\t')) ++at;
     if (text.compare(at, 10, "@kernelevo") != 0) continue;
     const std::size_t after = at + 10;
-    if (after < text.size() && !std::isspace(static_cast<unsigned char>(text[after])) && text[after] != '*') continue;
+    if (after < text.size() && !std::isspace(static_cast<unsigned char>(text[after])) &&
+        text[after] != '*')
+      continue;
     MarkedBlock b;
     const std::size_t mark_offset = t.begin + at;
     const std::size_t line_start = source.rfind('\n', mark_offset);
     b.mark = {file, line_of(source, mark_offset),
-              static_cast<int>(mark_offset - (line_start == std::string_view::npos ? 0 : line_start + 1)) + 1};
-    const std::size_t body_end = text.size() >= 4 && text.substr(text.size() - 2) == "*/" ? text.size() - 2 : text.size();
+              static_cast<int>(mark_offset -
+                               (line_start == std::string_view::npos ? 0 : line_start + 1)) +
+                  1};
+    const std::size_t body_end =
+        text.size() >= 4 && text.substr(text.size() - 2) == "*/" ? text.size() - 2 : text.size();
     const std::size_t newline = text.find('\n', after);
     if (newline != std::string_view::npos && newline < body_end) {
       b.yaml = std::string(text.substr(newline + 1, body_end - newline - 1));
@@ -710,13 +751,16 @@ std::vector<MarkedBlock> find_marked_blocks(std::string_view source, const std::
     } else {
       b.yaml_first_line = b.mark.line;
     }
-    const bool off_before = i > 0 && tokens[i - 1].kind == TokenKind::comment &&
-                            tokens[i - 1].text(source).find("clang-format off") != std::string_view::npos;
-    const bool on_after = i + 1 < tokens.size() && tokens[i + 1].kind == TokenKind::comment &&
-                          tokens[i + 1].text(source).find("clang-format on") != std::string_view::npos;
+    const bool off_before =
+        i > 0 && tokens[i - 1].kind == TokenKind::comment &&
+        tokens[i - 1].text(source).find("clang-format off") != std::string_view::npos;
+    const bool on_after =
+        i + 1 < tokens.size() && tokens[i + 1].kind == TokenKind::comment &&
+        tokens[i + 1].text(source).find("clang-format on") != std::string_view::npos;
     b.guarded = off_before && on_after;
     for (std::size_t j = i + 1; j < tokens.size(); ++j) {
-      if (tokens[j].kind != TokenKind::identifier || tokens[j].text(source) != "__global__") continue;
+      if (tokens[j].kind != TokenKind::identifier || tokens[j].text(source) != "__global__")
+        continue;
       b.kernel_line = line_of(source, tokens[j].begin);
       for (std::size_t k = j + 1; k + 1 < tokens.size(); ++k) {
         const std::string_view name = tokens[k].text(source);
@@ -787,8 +831,10 @@ SpecParse parse_project_yaml(std::string_view yaml, const std::string& file) {
       bool has_llm = false;
       for_each_key(root, ctx, std::array<std::string_view, 2>{"kernels", "llm"}, "project file",
                    [&](const YAML::Node&, const YAML::Node& v, const std::string& key) {
-                     if (key == "kernels") kernels.emplace(v);
-                     else has_llm = true;
+                     if (key == "kernels")
+                       kernels.emplace(v);
+                     else
+                       has_llm = true;
                    });
       if (!kernels) {
         if (out.errors.empty() && !has_llm)
@@ -798,7 +844,8 @@ SpecParse parse_project_yaml(std::string_view yaml, const std::string& file) {
     }
     const YAML::Node list = kernels ? *kernels : root;
     if (!list.IsSequence()) {
-      ctx.error(ctx.at(list), "a project file must be a list of kernel specs, or a map with a 'kernels:' list");
+      ctx.error(ctx.at(list),
+                "a project file must be a list of kernel specs, or a map with a 'kernels:' list");
       return out;
     }
     const std::filesystem::path dir = std::filesystem::path(file).parent_path();

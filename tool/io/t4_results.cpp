@@ -30,8 +30,8 @@ double unit_to_us(const std::string& unit) {
 Result<Recording> recording_from_t4(const nlohmann::ordered_json& doc, const std::string& path) {
   if (!doc.contains("results") || !doc.at("results").is_array())
     return make_error("not a T4 results file (needs a results array)", {path});
-  const double scale =
-      unit_to_us(doc.contains("metadata") ? doc.at("metadata").value("timeunit", std::string{}) : "");
+  const double scale = unit_to_us(
+      doc.contains("metadata") ? doc.at("metadata").value("timeunit", std::string{}) : "");
   Recording rec;
   rec.format = "t4";
   const auto& results = doc.at("results");
@@ -57,9 +57,11 @@ Result<Recording> recording_from_t4(const nlohmann::ordered_json& doc, const std
   std::vector<std::unordered_map<std::string, std::uint32_t>> index_of(names.size());
   for (std::size_t d = 0; d < names.size(); ++d) {
     auto& vs = values[d];
-    const bool numeric = std::all_of(vs.begin(), vs.end(), [](const Value& v) { return !v.is_string(); });
+    const bool numeric =
+        std::all_of(vs.begin(), vs.end(), [](const Value& v) { return !v.is_string(); });
     if (numeric)
-      std::sort(vs.begin(), vs.end(), [](const Value& a, const Value& b) { return a.as_double() < b.as_double(); });
+      std::sort(vs.begin(), vs.end(),
+                [](const Value& a, const Value& b) { return a.as_double() < b.as_double(); });
     for (std::size_t i = 0; i < vs.size(); ++i)
       index_of[d].emplace(vs[i].to_string(), static_cast<std::uint32_t>(i));
     rec.dims.push_back({names[d], vs});
@@ -72,7 +74,8 @@ Result<Recording> recording_from_t4(const nlohmann::ordered_json& doc, const std
     for (std::size_t d = 0; d < names.size(); ++d) {
       const auto it = config.find(names[d]);
       if (it == config.end())
-        return make_error("result " + std::to_string(n) + " lacks parameter '" + names[d] + "'", {path});
+        return make_error("result " + std::to_string(n) + " lacks parameter '" + names[d] + "'",
+                          {path});
       p[d] = index_of[d].at(value_from_json(*it).to_string());
     }
     Outcome out;
@@ -83,9 +86,12 @@ Result<Recording> recording_from_t4(const nlohmann::ordered_json& doc, const std
           if (t.is_number()) out.samples_us.push_back(t.get<double>() * scale);
       if (r.contains("measurements"))
         for (const auto& m : r.at("measurements"))
-          if (m.value("name", std::string{}) == "time" && m.contains("value") && m.at("value").is_number())
-            out.time_us = m.at("value").get<double>() *
-                          (m.value("unit", std::string{}).empty() ? scale : unit_to_us(m.value("unit", std::string{})));
+          if (m.value("name", std::string{}) == "time" && m.contains("value") &&
+              m.at("value").is_number())
+            out.time_us =
+                m.at("value").get<double>() * (m.value("unit", std::string{}).empty()
+                                                   ? scale
+                                                   : unit_to_us(m.value("unit", std::string{})));
       if (!out.time_us && !out.samples_us.empty()) {
         double sum = 0;
         for (double s : out.samples_us) sum += s;

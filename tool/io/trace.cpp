@@ -1,11 +1,10 @@
 #include "io/trace.h"
 
-#include <nlohmann/json.hpp>
-
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <nlohmann/json.hpp>
 
 #include "io/compressed_file.h"
 #include "io/json_value.h"
@@ -67,7 +66,8 @@ Result<TraceRecord> record_from_json(const json& j, const std::string& path, int
   const auto d = parse_disposition(j.value("disposition", std::string{}));
   if (!d) return make_error("trace record has an unknown disposition", {path, line, 1});
   r.outcome.disposition = *d;
-  if (j.contains("time_us") && j.at("time_us").is_number()) r.outcome.time_us = j.at("time_us").get<double>();
+  if (j.contains("time_us") && j.at("time_us").is_number())
+    r.outcome.time_us = j.at("time_us").get<double>();
   if (j.contains("ci_us") && j.at("ci_us").is_array() && j.at("ci_us").size() == 2 &&
       j.at("ci_us")[0].is_number() && j.at("ci_us")[1].is_number()) {
     r.outcome.ci_low_us = j.at("ci_us")[0].get<double>();
@@ -180,7 +180,8 @@ Result<std::vector<Evaluation>> trace_evaluations(const Trace& trace, const Sear
     auto p = space.from_params(r.params);
     if (!p) {
       std::string params;
-      for (const auto& [k, v] : r.params) params += (params.empty() ? "" : ",") + k + "=" + v.to_string();
+      for (const auto& [k, v] : r.params)
+        params += (params.empty() ? "" : ",") + k + "=" + v.to_string();
       return make_error("trace record " + std::to_string(n) + " (" + params +
                             ") is not a point of the space being tuned",
                         {path});
@@ -237,7 +238,8 @@ std::string trace_record_line(const TraceRecord& record) {
 
 Result<TraceWriter> TraceWriter::create(const std::string& path, const TraceHeader& header) {
   std::FILE* f = std::fopen(path.c_str(), "w");
-  if (f == nullptr) return make_error("cannot write trace: " + std::string(std::strerror(errno)), {path});
+  if (f == nullptr)
+    return make_error("cannot write trace: " + std::string(std::strerror(errno)), {path});
   TraceWriter w(path, f);
   const std::string line = trace_header_line(header) + "\n";
   if (std::fwrite(line.data(), 1, line.size(), f) != line.size() || std::fflush(f) != 0)
@@ -262,7 +264,8 @@ Result<TraceWriter> TraceWriter::append(const std::string& path) {
   }
   (void)size;
   std::FILE* f = std::fopen(path.c_str(), "a");
-  if (f == nullptr) return make_error("cannot append to trace: " + std::string(std::strerror(errno)), {path});
+  if (f == nullptr)
+    return make_error("cannot append to trace: " + std::string(std::strerror(errno)), {path});
   return TraceWriter(path, f);
 }
 

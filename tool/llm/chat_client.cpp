@@ -96,8 +96,7 @@ std::int64_t usage_field(const nlohmann::json& usage, const char* name) {
 
 void apply_environment(ChatConfig& config) {
   if (const char* url = std::getenv("KERNELEVO_LLM_URL"); url && *url) config.base_url = url;
-  if (const char* model = std::getenv("KERNELEVO_LLM_MODEL"); model && *model)
-    config.model = model;
+  if (const char* model = std::getenv("KERNELEVO_LLM_MODEL"); model && *model) config.model = model;
 }
 
 void apply_settings(ChatConfig& config, const LlmSettings& settings) {
@@ -120,14 +119,16 @@ ChatConfig resolve_chat_config(const LlmSettings& project_file, const LlmSetting
 
 Result<std::unique_ptr<ChatClient>> ChatClient::create(ChatConfig config, Secret api_key) {
   if (config.base_url.empty())
-    return make_error("no LLM endpoint configured: set KERNELEVO_LLM_URL (or llm.base_url in "
-                      "kernelevo.yaml, or --url), e.g. https://api.openai.com/v1");
+    return make_error(
+        "no LLM endpoint configured: set KERNELEVO_LLM_URL (or llm.base_url in "
+        "kernelevo.yaml, or --url), e.g. https://api.openai.com/v1");
   if (config.base_url.rfind("http://", 0) != 0 && config.base_url.rfind("https://", 0) != 0)
     return make_error("LLM endpoint URL must start with http:// or https://: " +
                       api_key.redact(without_credentials(config.base_url)));
   if (config.model.empty())
-    return make_error("no LLM model configured: set KERNELEVO_LLM_MODEL (or llm.model in "
-                      "kernelevo.yaml, or --model)");
+    return make_error(
+        "no LLM model configured: set KERNELEVO_LLM_MODEL (or llm.model in "
+        "kernelevo.yaml, or --model)");
   return std::unique_ptr<ChatClient>(new ChatClient(std::move(config), std::move(api_key)));
 }
 
@@ -137,7 +138,8 @@ ChatClient::ChatClient(ChatConfig config, Secret api_key)
   url_ = config_.base_url;
   while (!url_.empty() && url_.back() == '/') url_.pop_back();
   const std::string suffix = "/chat/completions";
-  if (url_.size() < suffix.size() || url_.compare(url_.size() - suffix.size(), suffix.size(), suffix) != 0)
+  if (url_.size() < suffix.size() ||
+      url_.compare(url_.size() - suffix.size(), suffix.size(), suffix) != 0)
     url_ += suffix;
 }
 
@@ -148,9 +150,8 @@ std::string ChatClient::endpoint() const { return api_key_.redact(without_creden
 Result<Proposal> ChatClient::propose(const Prompt& prompt) {
   nlohmann::json request = {
       {"model", config_.model},
-      {"messages",
-       nlohmann::json::array({{{"role", "system"}, {"content", prompt.system}},
-                              {{"role", "user"}, {"content", prompt.user}}})},
+      {"messages", nlohmann::json::array({{{"role", "system"}, {"content", prompt.system}},
+                                          {{"role", "user"}, {"content", prompt.user}}})},
       {"stream", false},
   };
   if (config_.temperature >= 0) request["temperature"] = config_.temperature;
@@ -217,8 +218,8 @@ Result<Proposal> ChatClient::propose(const Prompt& prompt) {
       if (ex.too_big)
         return fail("the LLM endpoint " + where + " sent an answer larger than 16 MiB");
       if (rc == CURLE_OPERATION_TIMEDOUT)
-        return fail("no answer from the LLM endpoint " + where + " within the timeout (" +
-                    detail + ")");
+        return fail("no answer from the LLM endpoint " + where + " within the timeout (" + detail +
+                    ")");
       if (rc == CURLE_COULDNT_CONNECT || rc == CURLE_COULDNT_RESOLVE_HOST ||
           rc == CURLE_COULDNT_RESOLVE_PROXY || rc == CURLE_SSL_CONNECT_ERROR ||
           rc == CURLE_PEER_FAILED_VERIFICATION || rc == CURLE_UNSUPPORTED_PROTOCOL)
@@ -239,8 +240,8 @@ Result<Proposal> ChatClient::propose(const Prompt& prompt) {
         continue;
       }
       return fail("the LLM endpoint " + where + " answered HTTP " + std::to_string(status) +
-                  " after " + std::to_string(attempt + 1) + " attempts: " +
-                  server_message(ex.body));
+                  " after " + std::to_string(attempt + 1) +
+                  " attempts: " + server_message(ex.body));
     }
     if (status == 401 || status == 403)
       return fail("the LLM endpoint " + where + " refused the credentials (HTTP " +

@@ -33,9 +33,12 @@ nlohmann::json outcome_json(const Outcome& o) {
 nlohmann::json params_json(const ParamSet& params) {
   nlohmann::json j = nlohmann::json::object();
   for (const auto& [name, value] : params) {
-    if (value.is_int()) j[name] = *value.as_int();
-    else if (value.is_double()) j[name] = value.as_double();
-    else j[name] = value.as_string();
+    if (value.is_int())
+      j[name] = *value.as_int();
+    else if (value.is_double())
+      j[name] = value.as_double();
+    else
+      j[name] = value.as_string();
   }
   return j;
 }
@@ -50,21 +53,21 @@ Result<VariantFiles> write_variant(const std::filesystem::path& lockfile,
   std::string ext = std::filesystem::path(original_path).extension().string();
   if (ext.empty()) ext = ".cu";
   files.relative_source = "kernelevo-variants/" + safe_file_stem(kernel_id) + ext;
-  const auto folder = lockfile.has_parent_path() ? lockfile.parent_path() : std::filesystem::path(".");
+  const auto folder =
+      lockfile.has_parent_path() ? lockfile.parent_path() : std::filesystem::path(".");
   files.source_path = folder / files.relative_source;
   files.diff_path = files.source_path;
   files.diff_path += ".diff";
   std::error_code ec;
   std::filesystem::create_directories(files.source_path.parent_path(), ec);
   if (ec)
-    return make_error("cannot create " + files.source_path.parent_path().string() + ": " +
-                          ec.message(),
-                      {}, ExitCode::failure);
+    return make_error(
+        "cannot create " + files.source_path.parent_path().string() + ": " + ec.message(), {},
+        ExitCode::failure);
   if (auto s = write_file_atomically(files.source_path, variant_text); !s) return s.error();
   std::string label = original_path;
   while (label.rfind("./", 0) == 0) label.erase(0, 2);
-  const std::string diff =
-      unified_diff(original_text, variant_text, "a/" + label, "b/" + label);
+  const std::string diff = unified_diff(original_text, variant_text, "a/" + label, "b/" + label);
   if (auto s = write_file_atomically(files.diff_path, diff); !s) return s.error();
   files.sha256 = sha256_of(variant_text);
   return files;
@@ -149,7 +152,8 @@ std::string evolve_report_json(const EvolveTarget& target, const EvolveResult& r
   j["candidates"] = std::move(candidates);
   if (result.winner) {
     const auto& w = result.candidates[*result.winner];
-    nlohmann::json wj = {{"label", w.label}, {"outcome", outcome_json(w.measurement.outcome)},
+    nlohmann::json wj = {{"label", w.label},
+                         {"outcome", outcome_json(w.measurement.outcome)},
                          {"params", params_json(w.measurement.params)}};
     if (w.measurement.outcome.time_us && result.baseline.outcome.time_us)
       wj["speedup"] = *result.baseline.outcome.time_us / *w.measurement.outcome.time_us;

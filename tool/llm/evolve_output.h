@@ -28,10 +28,10 @@ struct VariantFiles {
 
 struct VariantLockEntry {
   std::string kernel_id;
-  std::string source;       // the original's path relative to the project root
-  std::string source_text;  // the original's text (its hash keys staleness)
-  std::string arch;         // "sm_90"
-  std::string device;       // "NVIDIA H200"
+  std::string source;              // the original's path relative to the project root
+  std::string source_text;         // the original's text (its hash keys staleness)
+  std::string arch;                // "sm_90"
+  std::string device;              // "NVIDIA H200"
   VariantMeasurement measurement;  // the winner's
   double baseline_us = 0.0;
   std::string label;  // "g1c2"
@@ -46,12 +46,12 @@ struct VariantLockEntry {
 
 // The summary printed on stdout after a run: baseline, winner, generations, candidates,
 // requests, tokens, wall time, stop reason, then the candidates counted by outcome.
-[[nodiscard]] std::string evolve_summary_text(const EvolveTarget& target, const EvolveResult& result);
+[[nodiscard]] std::string evolve_summary_text(const EvolveTarget& target,
+                                              const EvolveResult& result);
 
 // The run as JSON (stable keys): kernel, baseline, winner, every candidate's status and
 // time, token/time/candidate counts, stop reason.
-[[nodiscard]] std::string evolve_report_json(const EvolveTarget& target,
-                                             const EvolveResult& result,
+[[nodiscard]] std::string evolve_report_json(const EvolveTarget& target, const EvolveResult& result,
                                              const VariantFiles* winner_files);
 
 }  // namespace kev::llm

@@ -49,11 +49,12 @@ std::string list_section(const std::string& title, const std::vector<std::string
 std::string common_sections(const EvolveContext& c) {
   const EvolveTarget& t = *c.target;
   std::string s;
-  s += "# Kernel `" + t.kernel_id + "` (entry point `" + t.names.entry + "`, file " +
-       t.names.file + ")\n";
+  s += "# Kernel `" + t.kernel_id + "` (entry point `" + t.names.entry + "`, file " + t.names.file +
+       ")\n";
   s += "Generation " + std::to_string(c.generation) + " of " + std::to_string(c.generations) +
        ".\n\n";
-  s += "## Spec (frozen)\n```yaml\n" + t.spec_text + (t.spec_text.empty() || t.spec_text.back() == '\n' ? "" : "\n") + "```\n\n";
+  s += "## Spec (frozen)\n```yaml\n" + t.spec_text +
+       (t.spec_text.empty() || t.spec_text.back() == '\n' ? "" : "\n") + "```\n\n";
   s += device_section(t.device) + "\n";
   s += "## Results so far\n";
   if (c.baseline_us) s += "- original: " + number(*c.baseline_us, "%.1f") + " us\n";
@@ -61,14 +62,15 @@ std::string common_sections(const EvolveContext& c) {
   if (!c.baseline_us && c.best_results.empty()) s += "none yet\n";
   s += "\n";
   s += list_section("Ideas tried before", c.ideas_tried, "none yet") + "\n";
-  s += list_section("Failures of the last generation (compile errors, verification failures, "
-                    "refused answers)",
-                    c.last_failures, "none") +
+  s += list_section(
+           "Failures of the last generation (compile errors, verification failures, "
+           "refused answers)",
+           c.last_failures, "none") +
        "\n";
   s += "## Current source (variant `" + c.parent_label + "`" +
-       (c.parent_us ? ", " + number(*c.parent_us, "%.1f") + " us" : std::string()) + ")\n```cuda\n" +
-       c.parent_source + (c.parent_source.empty() || c.parent_source.back() == '\n' ? "" : "\n") +
-       "```\n";
+       (c.parent_us ? ", " + number(*c.parent_us, "%.1f") + " us" : std::string()) +
+       ")\n```cuda\n" + c.parent_source +
+       (c.parent_source.empty() || c.parent_source.back() == '\n' ? "" : "\n") + "```\n";
   return s;
 }
 

@@ -54,7 +54,7 @@ static_assert(SPIKE_TBLOCK_agrees(),
 }  // namespace
 
 #ifndef SPIKE_TBLOCK
-// Every built architecture agrees (checked above): a constant expression.
+   // Every built architecture agrees (checked above): a constant expression.
 #define SPIKE_TBLOCK (::kernelevo_params::SPIKE_TBLOCK_for(::kernelevo_params::lowest_built_arch()))
 #endif
 #endif
