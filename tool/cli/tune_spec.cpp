@@ -238,8 +238,8 @@ Result<bool> apply_build_settings(const TuneOptions& options, std::vector<Kernel
   return true;
 }
 
-// The lockfile names sources relative to the project (the current directory), as a
-// relative path inside it: an absolute path inside the project is made relative.
+// The lockfile names sources relative to the project (the current directory): an absolute
+// path inside the project is made relative.
 Result<std::string> lock_source_path(const std::string& source) {
   namespace fs = std::filesystem;
   std::error_code ec;
@@ -248,10 +248,13 @@ Result<std::string> lock_source_path(const std::string& source) {
   const fs::path relative = given.is_absolute()
                                 ? fs::weakly_canonical(given, ec).lexically_relative(cwd)
                                 : given.lexically_normal();
-  if (relative.empty() || *relative.begin() == ".." || relative.is_absolute())
-    return make_error(source +
-                      ": a tuned source must lie inside the project (the current directory), so "
-                      "the lockfile can name it; run kernelevo from the project's root");
+  // The same rule the lockfile's reader applies, so tune never writes an entry it would refuse.
+  if (relative.is_absolute() || !is_project_path(relative.generic_string()))
+    return make_error(
+        source +
+        ": a tuned source must lie inside the project (the current directory), with a "
+        "plain path (letters, digits, /_.-+@), so the lockfile can name it; run "
+        "kernelevo from the project's root");
   return relative.generic_string();
 }
 

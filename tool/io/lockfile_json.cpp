@@ -96,21 +96,6 @@ bool is_device_name(std::string_view s) {
          only_chars(s, " _.-()+,");
 }
 
-// Relative paths inside the project: no absolute paths, no "..", no odd characters.
-bool is_project_path(std::string_view s) {
-  if (s.empty() || s.size() > kMaxPath || s.front() == '/' || !only_chars(s, "/_.-+@"))
-    return false;
-  std::size_t start = 0;
-  for (;;) {
-    const std::size_t sep = s.find('/', start);
-    const std::string_view part =
-        s.substr(start, sep == std::string_view::npos ? sep : sep - start);
-    if (part.empty() || part == "..") return false;
-    if (sep == std::string_view::npos) return true;
-    start = sep + 1;
-  }
-}
-
 bool is_printable_line(std::string_view s) {
   for (char c : s)
     if (!std::isprint(static_cast<unsigned char>(c))) return false;
@@ -449,6 +434,20 @@ void write_object(std::string& out, const Map& items, const std::string& indent,
 }
 
 }  // namespace
+
+bool is_project_path(std::string_view s) {
+  if (s.empty() || s.size() > kMaxPath || s.front() == '/' || !only_chars(s, "/_.-+@"))
+    return false;
+  std::size_t start = 0;
+  for (;;) {
+    const std::size_t sep = s.find('/', start);
+    const std::string_view part =
+        s.substr(start, sep == std::string_view::npos ? sep : sep - start);
+    if (part.empty() || part == "..") return false;
+    if (sep == std::string_view::npos) return true;
+    start = sep + 1;
+  }
+}
 
 std::string format_time_us(double us) {
   char buf[64];

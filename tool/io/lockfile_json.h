@@ -19,6 +19,10 @@ inline constexpr const char* kLockfileName = "kernelevo.lock.json";
 // `file_name` is used in error messages. JSON syntax errors carry line and column.
 [[nodiscard]] Result<Lockfile> parse_lockfile(std::string_view text, const std::string& file_name);
 [[nodiscard]] std::string format_lockfile(const Lockfile& lock);
+
+// What the lockfile accepts as a source or variant path: relative, inside the project (no
+// "..", not absolute), made of letters, digits and "/_.-+@" only.
+[[nodiscard]] bool is_project_path(std::string_view s);
 // The time format of lockfiles: one decimal from 10 us up, two from 1 us, three below.
 [[nodiscard]] std::string format_time_us(double us);
 
