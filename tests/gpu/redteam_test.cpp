@@ -126,6 +126,20 @@ TEST_F(RedTeam, FasterThanTheMeasuredCeilingIsSuspicious) {
   EXPECT_NE(report.outcome.detail.find("suspicious"), std::string::npos);
 }
 
+TEST_F(RedTeam, AReferenceThatLeavesOutputsUnwrittenIsASpecError) {
+  cuda::WorkerRunner worker({KERNELEVO_BINARY, "worker", "--device", "0"}, 30.0);
+  RunRequest r = request_for("reference");
+  r.reference = compile_kernel(source_of("b_partial"), "b_partial", arch_);
+  const RunReport report = worker.run(r);
+  EXPECT_EQ(report.outcome.disposition, Disposition::invalid) << report.outcome.detail;
+  EXPECT_NE(report.outcome.detail.find("spec error: the reference kernel leaves 2097152 of "
+                                       "4194304 elements of output 'y' unwritten"),
+            std::string::npos)
+      << report.outcome.detail;
+  std::printf("[red-team] %-24s -> %-14s %s\n", "reference_partial",
+              to_string(report.outcome.disposition), report.outcome.detail.c_str());
+}
+
 TEST_F(RedTeam, ImpossibleLaunchesAreRejectedAndTheNextVariantRuns) {
   cuda::WorkerRunner worker({KERNELEVO_BINARY, "worker", "--device", "0"}, 30.0);
   RunRequest r = request_for("reference");

@@ -28,8 +28,8 @@ struct TimingOptions {
   double max_seconds = 1.0;
   int verify_rounds = 2;  // verification rounds before timing, each with fresh inputs
   bool flush_l2 = true;   // cold L2 before every timed launch
-  // Reserved for timing launches shorter than this in batches over rotating buffer sets
-  // larger than 4x L2; the driver runner does not apply it yet (every launch is timed alone).
+  // Launches shorter than this (median of the first samples) are timed in batches, back to
+  // back over rotating argument sets together larger than 4x the L2; 0 turns batching off.
   double batch_below_us = 20.0;
   double incumbent_us = 0.0;  // best time so far (0 = none): lets timing stop early
   double early_stop_ratio = 1.3;
@@ -60,6 +60,7 @@ struct ProblemResult {
   std::optional<double> gbps;           // metrics.bytes / time
   std::optional<double> copy_fraction;  // gbps / measured copy bandwidth
   bool stopped_early = false;           // clearly slower than the incumbent
+  int launches_per_sample = 1;          // > 1: batched (each sample a batch's mean)
   std::string detail;
 };
 

@@ -125,12 +125,23 @@ class ShapeRun {
   Failure setup();
   Failure ensure_round(std::size_t round);
   Failure prepare(std::size_t round, Fill fill);
-  Failure launch(CUfunction fn, const ResolvedProblem& layout);
+  // `pointers`: the pointer arguments' values (a rotating set), else the work buffers'.
+  Failure launch(CUfunction fn, const ResolvedProblem& layout,
+                 const std::vector<CUdeviceptr>* pointers = nullptr);
+  CUresult flush_l2();
   Failure wait(const char* what);
   Failure verify_round(std::size_t round, Fill fill);
   Failure check_outputs(std::size_t round, Fill fill, const std::string& when);
   Failure check_const(std::size_t round, const std::string& when);
+  // The reference must write every element of its outputs, or no candidate could match it.
+  Failure check_reference_coverage(const DriverRunner::RoundData& rd);
   Failure time(ProblemResult& out, std::size_t round);
+  Failure time_batched(ProblemResult& out, std::size_t round);
+  // Keeps sampling until TimingOptions' counts and durations say stop; `sample` adds one
+  // or returns a failure.
+  Failure sample_until_done(ProblemResult& out,
+                            const std::function<Failure(std::vector<double>&)>& sample,
+                            int samples_per_call, std::vector<double> samples = {});
   Result<CompareCounters> compare(CUdeviceptr expected, CUdeviceptr got, std::size_t count,
                                   ScalarType type, const Tolerance& tol, bool check_poison);
   Failure after_launch(CUresult r, const char* what);
@@ -172,13 +183,14 @@ Failure ShapeRun::wait(const char* what) {
   }
 }
 
-Failure ShapeRun::launch(CUfunction fn, const ResolvedProblem& layout) {
+Failure ShapeRun::launch(CUfunction fn, const ResolvedProblem& layout,
+                         const std::vector<CUdeviceptr>* pointers) {
   const auto& spec = req_.spec;
   std::vector<void*> params(spec.args.size());
   pointer_values_.assign(spec.args.size(), 0);
   for (std::size_t i = 0; i < spec.args.size(); ++i) {
     if (spec.args[i].pointer) {
-      pointer_values_[i] = work_[i].data();
+      pointer_values_[i] = pointers != nullptr ? (*pointers)[i] : work_[i].data();
       params[i] = &pointer_values_[i];
     } else {
       params[i] = const_cast<unsigned char*>(layout.args[i].scalar.data());
@@ -275,7 +287,8 @@ Failure ShapeRun::ensure_round(std::size_t round) {
             c != CUDA_SUCCESS)
           return after_launch(c, "copy of reference outputs");
       }
-      return wait("reference outputs");
+      if (Failure f = wait("reference outputs")) return f;
+      return check_reference_coverage(rounds.back());
     };
     if (Failure f = run_reference()) {
       rounds.pop_back();
@@ -399,6 +412,36 @@ Failure ShapeRun::check_outputs(std::size_t round, Fill fill, const std::string&
   return {};
 }
 
+Failure ShapeRun::check_reference_coverage(const DriverRunner::RoundData& rd) {
+  const auto& ref = data_->reference_layout;
+  for (std::size_t i = 0; i < req_.spec.args.size(); ++i) {
+    const ArgSpec& a = req_.spec.args[i];
+    if (role_of(a) != Role::output) continue;
+    const auto count = static_cast<std::size_t>(ref.args[i].count);
+    // The comparison counts an element as unwritten where it holds the poison and the
+    // "expected" side does not: zeros on that side count the poison left in the outputs.
+    DeviceMemory zeros;
+    if (CUresult e = zeros.allocate(ref.args[i].bytes); e != CUDA_SUCCESS)
+      return fail(Disposition::invalid, "cannot allocate a comparison buffer: " + driver_error(e));
+    if (CUresult e = cuMemsetD8Async(zeros.get(), 0, ref.args[i].bytes, r_.stream_);
+        e != CUDA_SUCCESS)
+      return after_launch(e, "reference outputs");
+    auto c = compare(zeros.get(), rd.expected[i].get(), count, a.type,
+                     tolerance_for(a.type, req_.spec.tolerance), true);
+    if (!c)
+      return fail(context_lost ? Disposition::crashed : Disposition::invalid,
+                  "reference outputs: comparison failed: " + c.error().message, context_lost);
+    if (c->unwritten > 0)
+      return fail(Disposition::invalid,
+                  "spec error: the reference kernel leaves " + std::to_string(c->unwritten) +
+                      " of " + std::to_string(count) + " elements of output '" + a.name +
+                      "' unwritten at " + problem_.to_string() +
+                      ": no candidate can be verified against it; check the reference's "
+                      "launch geometry and the output's count in the spec");
+  }
+  return {};
+}
+
 Failure ShapeRun::check_const(std::size_t round, const std::string& when) {
   const auto& rd = data_->rounds[round];
   for (std::size_t i = 0; i < req_.spec.args.size(); ++i) {
@@ -430,25 +473,52 @@ Failure ShapeRun::verify_round(std::size_t round, Fill fill) {
   return check_const(round, when);
 }
 
+// Writing a buffer twice the L2's size evicts everything, and reading it back evicts the
+// dirty lines that write left (written back now, outside the timed region), so the kernel
+// starts from a cold, clean L2 and is not charged for the harness's own write-backs.
+CUresult ShapeRun::flush_l2() {
+  if (!req_.timing.flush_l2 || !r_.flush_.get()) return CUDA_SUCCESS;
+  CUresult e = cuMemsetD32Async(r_.flush_.get(), 0x13572468u, r_.flush_.bytes() / 4, r_.stream_);
+  if (e != CUDA_SUCCESS) return e;
+  CUdeviceptr src = r_.flush_.get();
+  CUdeviceptr sink = r_.counters_.get();
+  std::uint64_t n4 = r_.flush_.bytes() / 16;
+  void* params[] = {&src, &n4, &sink};
+  return cuLaunchKernel(r_.helpers_->read, static_cast<unsigned>(r_.info_.sms * 8), 1, 1, 256, 1, 1,
+                        0, r_.stream_, params, nullptr);
+}
+
+Failure ShapeRun::sample_until_done(ProblemResult& out,
+                                    const std::function<Failure(std::vector<double>&)>& sample,
+                                    int samples_per_call, std::vector<double> samples) {
+  const TimingOptions& t = req_.timing;
+  const auto start = Clock::now();
+  for (;;) {
+    if (Failure f = sample(samples)) return f;
+    const double elapsed = std::chrono::duration<double>(Clock::now() - start).count();
+    const auto n = static_cast<int>(samples.size());
+    if (t.incumbent_us > 0.0 && n >= samples_per_call &&
+        stats::median(samples) > t.incumbent_us * t.early_stop_ratio) {
+      out.stopped_early = true;
+      break;
+    }
+    if ((n >= t.min_runs && elapsed >= t.min_seconds) || n >= t.max_runs ||
+        elapsed >= t.max_seconds)
+      break;
+  }
+  out.time_us = stats::median(samples);
+  const auto ci = stats::bootstrap_median_ci(samples, {0.95, 1000, t.seed});
+  out.ci_low_us = ci.low;
+  out.ci_high_us = ci.high;
+  out.samples_us = std::move(samples);
+  return {};
+}
+
 // `round`: the verification round whose inputs the buffers hold.
 Failure ShapeRun::time(ProblemResult& out, std::size_t round) {
   const TimingOptions& t = req_.timing;
   const auto& rd = data_->rounds[round];
-  // Outputs poisoned and inputs restored first, then the L2 flushed: writing a buffer twice
-  // the L2's size evicts everything, and reading it back evicts the dirty lines that write
-  // left (written back now, outside the timed region), so the kernel starts from a cold,
-  // clean L2 and is not charged for the harness's own write-backs.
-  auto flush = [&]() -> CUresult {
-    if (!t.flush_l2 || !r_.flush_.get()) return CUDA_SUCCESS;
-    CUresult e = cuMemsetD32Async(r_.flush_.get(), 0x13572468u, r_.flush_.bytes() / 4, r_.stream_);
-    if (e != CUDA_SUCCESS) return e;
-    CUdeviceptr src = r_.flush_.get();
-    CUdeviceptr sink = r_.counters_.get();
-    std::uint64_t n4 = r_.flush_.bytes() / 16;
-    void* params[] = {&src, &n4, &sink};
-    return cuLaunchKernel(r_.helpers_->read, static_cast<unsigned>(r_.info_.sms * 8), 1, 1, 256, 1,
-                          1, 0, r_.stream_, params, nullptr);
-  };
+  // Outputs poisoned and inputs restored first, then the L2 flushed.
   auto reset = [&]() -> CUresult {
     CUresult e = CUDA_SUCCESS;
     for (std::size_t i = 0; i < req_.spec.args.size() && e == CUDA_SUCCESS; ++i) {
@@ -462,7 +532,7 @@ Failure ShapeRun::time(ProblemResult& out, std::size_t round) {
       else if (role == Role::scratch)
         e = cuMemsetD8Async(work_[i].data(), 0, work_[i].bytes(), r_.stream_);
     }
-    return e == CUDA_SUCCESS ? flush() : e;
+    return e == CUDA_SUCCESS ? flush_l2() : e;
   };
   for (int w = 0; w < t.warmup_runs; ++w) {
     if (CUresult e = reset(); e != CUDA_SUCCESS) return after_launch(e, "warm-up");
@@ -471,17 +541,14 @@ Failure ShapeRun::time(ProblemResult& out, std::size_t round) {
   if (Failure f = wait("warm-up")) return f;
 
   constexpr int kBatch = 8;
-  if (r_.events_.size() < 2 * kBatch) {
-    while (r_.events_.size() < 2 * kBatch) {
-      CUevent ev = nullptr;
-      if (CUresult e = cuEventCreate(&ev, CU_EVENT_DEFAULT); e != CUDA_SUCCESS)
-        return after_launch(e, "event creation");
-      r_.events_.push_back(ev);
-    }
+  while (r_.events_.size() < 2 * kBatch) {
+    CUevent ev = nullptr;
+    if (CUresult e = cuEventCreate(&ev, CU_EVENT_DEFAULT); e != CUDA_SUCCESS)
+      return after_launch(e, "event creation");
+    r_.events_.push_back(ev);
   }
-  std::vector<double> samples;
-  const auto start = Clock::now();
-  for (;;) {
+  // Each launch timed alone, eight to a synchronisation.
+  auto alone = [&](std::vector<double>& samples) -> Failure {
     for (int b = 0; b < kBatch; ++b) {
       if (CUresult e = reset(); e != CUDA_SUCCESS) return after_launch(e, "timing");
       cuEventRecord(r_.events_[2 * b], r_.stream_);
@@ -496,24 +563,126 @@ Failure ShapeRun::time(ProblemResult& out, std::size_t round) {
         return after_launch(e, "event timing");
       samples.push_back(static_cast<double>(ms) * 1000.0);
     }
-    const double elapsed = std::chrono::duration<double>(Clock::now() - start).count();
-    const auto n = static_cast<int>(samples.size());
-    if (t.incumbent_us > 0.0 && n >= kBatch &&
-        stats::median(samples) > t.incumbent_us * t.early_stop_ratio) {
-      out.stopped_early = true;
-      break;
+    return {};
+  };
+  // A kernel of a few microseconds: its first samples decide whether it is timed in batches.
+  std::vector<double> first;
+  if (t.batch_below_us > 0.0) {
+    if (Failure f = alone(first)) return f;
+    if (stats::median(first) < t.batch_below_us) {
+      if (Failure f = time_batched(out, round)) return f;
+      return check_const(round, "problem " + problem_.to_string() + ", after timing");
     }
-    if ((n >= t.min_runs && elapsed >= t.min_seconds) || n >= t.max_runs ||
-        elapsed >= t.max_seconds)
-      break;
   }
-  out.time_us = stats::median(samples);
-  const auto ci = stats::bootstrap_median_ci(samples, {0.95, 1000, t.seed});
-  out.ci_low_us = ci.low;
-  out.ci_high_us = ci.high;
-  out.samples_us = std::move(samples);
+  if (Failure f = sample_until_done(out, alone, kBatch, std::move(first))) return f;
   // A kernel that wrote into its const inputs during the timed runs.
   return check_const(round, "problem " + problem_.to_string() + ", after timing");
+}
+
+// Per-launch events around a kernel of a few microseconds measure the launch as much as the
+// kernel. Here launches run back to back, each on its own copy of the arguments (the copies
+// together over 4x the L2, so no launch finds another's data cached), after one flush; a
+// sample is the batch's time divided by its launches. Every copy's outputs and const
+// inputs are verified after the last batch, so skipping work within a batch is caught.
+Failure ShapeRun::time_batched(ProblemResult& out, std::size_t round) {
+  constexpr std::size_t kAlign = 256;
+  constexpr std::size_t kMaxCopies = 4096;
+  constexpr std::size_t kMaxBytes = std::size_t{4} << 30;
+  const auto& args = req_.spec.args;
+  const auto& rd = data_->rounds[round];
+  std::vector<std::size_t> stride(args.size(), 0);
+  std::size_t set_bytes = 0;
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    if (!args[i].pointer) continue;
+    stride[i] = (work_[i].bytes() + kAlign - 1) / kAlign * kAlign;
+    set_bytes += stride[i];
+  }
+  if (set_bytes == 0) return fail(Disposition::invalid, "batched timing: no pointer arguments");
+  const auto l2 = static_cast<std::size_t>(std::max<std::int64_t>(r_.info_.l2_bytes, 1 << 20));
+  std::size_t copies = (4 * l2 + set_bytes - 1) / set_bytes + 1;
+  copies = std::clamp<std::size_t>(copies, 2, std::min(kMaxCopies, kMaxBytes / set_bytes));
+  std::vector<DeviceMemory> sets(args.size());
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    if (stride[i] == 0) continue;
+    if (CUresult e = sets[i].allocate(stride[i] * copies); e != CUDA_SUCCESS)
+      return fail(Disposition::invalid, "batched timing: cannot allocate " +
+                                            std::to_string(copies) + " copies of '" + args[i].name +
+                                            "': " + driver_error(e));
+  }
+  std::vector<std::vector<CUdeviceptr>> pointers(copies, std::vector<CUdeviceptr>(args.size(), 0));
+  for (std::size_t c = 0; c < copies; ++c)
+    for (std::size_t i = 0; i < args.size(); ++i)
+      if (stride[i] != 0) pointers[c][i] = sets[i].get() + c * stride[i];
+  auto copy_inputs = [&](Role which) -> CUresult {
+    for (std::size_t i = 0; i < args.size(); ++i) {
+      if (stride[i] == 0 || role_of(args[i]) != which) continue;
+      for (std::size_t c = 0; c < copies; ++c)
+        if (CUresult e =
+                cuMemcpyDtoDAsync(pointers[c][i], rd.inputs[i].get(), work_[i].bytes(), r_.stream_);
+            e != CUDA_SUCCESS)
+          return e;
+    }
+    return CUDA_SUCCESS;
+  };
+  for (Role r : {Role::input, Role::const_input})
+    if (CUresult e = copy_inputs(r); e != CUDA_SUCCESS)
+      return after_launch(e, "batched timing: copying inputs");
+  auto reset = [&]() -> CUresult {
+    for (std::size_t i = 0; i < args.size(); ++i) {
+      const Role role = role_of(args[i]);
+      CUresult e = CUDA_SUCCESS;
+      if (role == Role::output)
+        e = fill_word(sets[i].get(), sets[i].bytes(), poison_word(args[i].type),
+                      size_of(args[i].type), r_.stream_);
+      else if (role == Role::scratch)
+        e = cuMemsetD8Async(sets[i].get(), 0, sets[i].bytes(), r_.stream_);
+      if (e != CUDA_SUCCESS) return e;
+    }
+    if (CUresult e = copy_inputs(Role::inout); e != CUDA_SUCCESS) return e;
+    return flush_l2();
+  };
+  auto batch = [&](std::vector<double>& samples) -> Failure {
+    if (CUresult e = reset(); e != CUDA_SUCCESS) return after_launch(e, "batched timing");
+    cuEventRecord(r_.events_[0], r_.stream_);
+    for (std::size_t c = 0; c < copies; ++c)
+      if (Failure f = launch(candidate_, layout_, &pointers[c])) return f;
+    cuEventRecord(r_.events_[1], r_.stream_);
+    if (Failure f = wait("batched timed run")) return f;
+    float ms = 0.0f;
+    if (CUresult e = cuEventElapsedTime(&ms, r_.events_[0], r_.events_[1]); e != CUDA_SUCCESS)
+      return after_launch(e, "event timing");
+    samples.push_back(static_cast<double>(ms) * 1000.0 / static_cast<double>(copies));
+    return {};
+  };
+  if (Failure f = sample_until_done(out, batch, 1)) return f;
+  out.launches_per_sample = static_cast<int>(copies);
+
+  // The last batch's outputs, every copy, against the reference; const inputs unchanged.
+  for (std::size_t c = 0; c < copies; ++c) {
+    for (std::size_t i = 0; i < args.size(); ++i) {
+      const Role role = role_of(args[i]);
+      if (!is_compared(role) && role != Role::const_input) continue;
+      const bool is_const = role == Role::const_input;
+      const auto count =
+          is_const ? work_[i].bytes() : static_cast<std::size_t>(layout_.args[i].count);
+      const Tolerance tol =
+          is_const ? Tolerance{0.0, 0.0} : tolerance_for(args[i].type, req_.spec.tolerance);
+      auto r = compare(is_const ? rd.inputs[i].get() : rd.expected[i].get(), pointers[c][i], count,
+                       is_const ? ScalarType::u8 : args[i].type, tol, role == Role::output);
+      if (!r)
+        return fail(context_lost ? Disposition::crashed : Disposition::invalid,
+                    "batched timing: comparison failed: " + r.error().message, context_lost);
+      if (r->mismatches > 0)
+        return fail(
+            Disposition::incorrect,
+            "problem " + problem_.to_string() + ", batched timing, launch " +
+                std::to_string(c + 1) + " of " + std::to_string(copies) + ": " +
+                (is_const ? "const input '" : "output '") + args[i].name + "': " +
+                std::to_string(r->mismatches) + (is_const ? " bytes changed" : " elements wrong") +
+                (r->unwritten ? " (" + std::to_string(r->unwritten) + " never written)" : ""));
+    }
+  }
+  return {};
 }
 
 ProblemResult ShapeRun::run(bool timed) {

@@ -267,6 +267,7 @@ json report_json(const RunReport& r) {
            {"disposition", to_string(p.disposition)},
            {"samples_us", p.samples_us},
            {"stopped_early", p.stopped_early},
+           {"launches_per_sample", p.launches_per_sample},
            {"detail", p.detail}};
     put_opt(j, "time_us", p.time_us);
     put_opt(j, "ci_low_us", p.ci_low_us);
@@ -293,6 +294,7 @@ RunReport report_from(const json& j) {
         parse_disposition(jp.at("disposition").get<std::string>()).value_or(Disposition::invalid);
     p.samples_us = jp.at("samples_us").get<std::vector<double>>();
     p.stopped_early = jp.at("stopped_early").get<bool>();
+    p.launches_per_sample = jp.value("launches_per_sample", 1);
     p.detail = jp.at("detail").get<std::string>();
     p.time_us = get_opt<double>(jp, "time_us");
     p.ci_low_us = get_opt<double>(jp, "ci_low_us");
