@@ -14,4 +14,10 @@ std::optional<std::string> read_whole_file(const std::string& path) {
   return content.str();
 }
 
+bool is_under(const std::filesystem::path& path, const std::filesystem::path& dir) {
+  if (dir.empty()) return false;
+  const auto rel = path.lexically_relative(dir);
+  return !rel.empty() && *rel.begin() != "..";
+}
+
 }  // namespace kev::cuda

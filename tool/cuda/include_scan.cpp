@@ -7,6 +7,8 @@
 #include <sstream>
 #include <string_view>
 
+#include "cuda/files.h"
+
 namespace kev::cuda {
 namespace fs = std::filesystem;
 
@@ -55,12 +57,6 @@ std::optional<FoundHeader> resolve(const IncludeLine& inc, const fs::path& inclu
     if (fs::is_regular_file(candidate, ec)) return found(candidate);
   }
   return std::nullopt;
-}
-
-bool is_under(const fs::path& path, const fs::path& dir) {
-  if (dir.empty()) return false;
-  const auto rel = path.lexically_relative(dir);
-  return !rel.empty() && *rel.begin() != "..";
 }
 
 // Toolkit layouts often reach their headers through links (/usr/local/include/x.h ->

@@ -72,11 +72,6 @@ std::vector<std::string> parse_depfile(const std::string& text) {
   return files;
 }
 
-bool is_under(const fs::path& path, const fs::path& dir) {
-  const auto rel = path.lexically_relative(dir);
-  return !rel.empty() && *rel.begin() != "..";
-}
-
 // Project headers among nvcc's dependencies: those under the source's directory or one of
 // the request's include directories. System and toolkit headers are covered by the
 // compiler identity.
