@@ -2,7 +2,10 @@
 
 #include <gtest/gtest.h>
 
+#include <atomic>
+#include <chrono>
 #include <set>
+#include <thread>
 
 #include "core/recorded_space.h"
 #include "core/replay_evaluator.h"
@@ -74,6 +77,86 @@ TEST(TunerTest, LookaheadPrefetchesUpcomingProposals) {
   EXPECT_EQ(evaluator.prefetched.front().size(), 4u);
   EXPECT_EQ(evaluator.prefetched.back().size(), 1u);  // never asks beyond the budget
   EXPECT_EQ(evaluator.prefetched.front().front(), result.history.front().point);
+}
+
+// One GPU of several: a replayed outcome after a short wait, counting how many of its
+// kind are evaluating at once.
+class ConcurrentEvaluator : public ReplayEvaluator {
+ public:
+  ConcurrentEvaluator(const Recording& rec, std::atomic<int>& busy, std::atomic<int>& most)
+      : ReplayEvaluator(rec), busy_(busy), most_(most) {}
+  Outcome evaluate(const Point& p) override {
+    const int now = ++busy_;
+    int seen = most_.load();
+    while (now > seen && !most_.compare_exchange_weak(seen, now)) {
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(3));
+    --busy_;
+    ++evaluated;
+    return ReplayEvaluator::evaluate(p);
+  }
+  void set_incumbent_us(double us) override { incumbent = us; }
+  int evaluated = 0;
+  std::atomic<double> incumbent{0.0};
+
+ private:
+  std::atomic<int>& busy_;
+  std::atomic<int>& most_;
+};
+
+TEST(TunerTest, SeveralEvaluatorsShareOneSearch) {
+  const auto rec = testing::synthetic_recording();
+  const RecordedSpace space(rec);
+  std::atomic<int> busy{0}, most{0};
+  ConcurrentEvaluator first(rec, busy, most), second(rec, busy, most);
+  auto s = make_strategy("exhaustive", space, 1);
+  ASSERT_TRUE(s.ok());
+  TuneRequest req;
+  req.space = &space;
+  req.strategy = s->get();
+  req.evaluator = &first;
+  req.more_evaluators = {&second};
+  req.lookahead = 4;
+  std::set<std::size_t> workers;
+  std::size_t observed = 0;
+  req.observer = [&](const Evaluation& e, std::size_t index, const Evaluation*) {
+    EXPECT_EQ(index, observed++);  // one call at a time, indices in order
+    workers.insert(e.worker);
+  };
+  const auto result = run_tuner(std::move(req));
+  EXPECT_TRUE(result.exhausted);
+  EXPECT_EQ(result.evaluations, rec.points().size());
+  std::set<Point> distinct;
+  for (const auto& e : result.history) distinct.insert(e.point);
+  EXPECT_EQ(distinct.size(), rec.points().size());  // every point once, none twice
+  EXPECT_EQ(first.evaluated + second.evaluated, static_cast<int>(rec.points().size()));
+  EXPECT_GT(first.evaluated, 0);
+  EXPECT_GT(second.evaluated, 0);
+  EXPECT_EQ(most.load(), 2);  // the two evaluated at the same time
+  EXPECT_EQ(workers, (std::set<std::size_t>{0, 1}));
+  // Both learn the best time, whichever of them measured it.
+  EXPECT_DOUBLE_EQ(first.incumbent.load(), *result.best->outcome.time_us);
+  EXPECT_DOUBLE_EQ(second.incumbent.load(), *result.best->outcome.time_us);
+}
+
+TEST(TunerTest, SeveralEvaluatorsNeverExceedTheBudget) {
+  const auto rec = testing::synthetic_recording();
+  const RecordedSpace space(rec);
+  std::atomic<int> busy{0}, most{0};
+  ConcurrentEvaluator a(rec, busy, most), b(rec, busy, most), c(rec, busy, most);
+  auto s = make_strategy("random", space, 3);
+  ASSERT_TRUE(s.ok());
+  TuneRequest req;
+  req.space = &space;
+  req.strategy = s->get();
+  req.evaluator = &a;
+  req.more_evaluators = {&b, &c};
+  req.budget.evaluations = 31;
+  req.lookahead = 2;
+  const auto result = run_tuner(std::move(req));
+  EXPECT_EQ(result.evaluations, 31u);
+  EXPECT_EQ(a.evaluated + b.evaluated + c.evaluated, 31);
+  EXPECT_FALSE(result.exhausted);
 }
 
 TEST(TunerTest, StopsWhenTheWallBudgetIsSpent) {

@@ -86,6 +86,94 @@ TEST(TuneGpus, EachGpuHasAWorkerAndTheKernelsAreTunedAtTheSameTime) {
   EXPECT_TRUE(lockfile["kernels"].contains("rmsnorm_rows"));
 }
 
+// One run per line of the fake workers' log: device, kernel, start and end in ns.
+std::map<int, std::vector<Interval>> runs_by_device(const std::string& log_path,
+                                                    std::set<std::string>* kernels = nullptr) {
+  std::map<int, std::vector<Interval>> by_device;
+  std::ifstream log(log_path);
+  int device = 0;
+  std::string kernel;
+  Interval interval;
+  while (log >> device >> kernel >> interval.start >> interval.end) {
+    by_device[device].push_back(interval);
+    if (kernels != nullptr) kernels->insert(kernel);
+  }
+  return by_device;
+}
+
+TEST(TuneGpus, OneKernelIsSearchedByEveryGpuAtOnce) {
+  TempDir dir;
+  const std::string common = "KERNELEVO_WORKER_WRAPPER='" + std::string(KERNELEVO_FAKE_WORKER) +
+                             "' KERNELEVO_FAKE_RUN_MS=120 KERNELEVO_CACHE_DIR='" +
+                             dir.file("cache") + "'";
+  std::filesystem::copy_file(testing::source_dir_file("templates/softmax.cu"),
+                             dir.file("softmax.cu"));
+  // The same search on one GPU first fills the compile cache, so that on a loaded machine
+  // the two GPUs' runs are not kept apart by compiles.
+  const CliRun warm =
+      kernelevo(dir, common, "tune softmax.cu --strategy random --budget 8 --lockfile warm.json");
+  ASSERT_EQ(warm.exit_code, 0) << warm.err;
+  const std::string env = common + " KERNELEVO_FAKE_LOG='" + dir.file("runs.log") + "'";
+  const CliRun run = kernelevo(dir, env,
+                               "tune softmax.cu --gpus 0,1 --strategy random --budget 8 "
+                               "--format json --lockfile lock.json --trace trace.jsonl");
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_THAT(run.err, ::testing::HasSubstr("one search on GPUs 0,1"));
+  const auto report = nlohmann::json::parse(run.out);
+  ASSERT_EQ(report["kernels"].size(), 1u);
+  const auto& k = report["kernels"][0];
+  EXPECT_EQ(k["evaluations"], 8) << k.dump();
+  EXPECT_EQ(k["gpus"], nlohmann::json::array({0, 1})) << k.dump();
+  EXPECT_FALSE(k["winner"].is_null());
+
+  // Both GPUs ran configurations of the one kernel (the baseline runs on GPU 0), and some of
+  // their runs were in progress at the same moment.
+  std::set<std::string> kernels;
+  auto by_device = runs_by_device(dir.file("runs.log"), &kernels);
+  EXPECT_EQ(kernels, std::set<std::string>{"softmax_rows"});
+  ASSERT_EQ(by_device.size(), 2u);
+  EXPECT_EQ(by_device[0].size() + by_device[1].size(), 9u);  // baseline + 8 evaluations
+  bool overlap = false;
+  for (const auto& a : by_device[0])
+    for (const auto& b : by_device[1]) overlap = overlap || (a.start < b.end && b.start < a.end);
+  EXPECT_TRUE(overlap) << "no two runs on different GPUs were in progress at once";
+
+  // Every evaluation is in the trace once.
+  std::ifstream trace(dir.file("trace.jsonl"));
+  std::set<std::string> params;
+  int records = 0;
+  for (std::string line; std::getline(trace, line);) {
+    const auto j = nlohmann::json::parse(line);
+    if (!j.contains("params")) continue;
+    ++records;
+    params.insert(j["params"].dump());
+  }
+  EXPECT_EQ(records, 8);
+  EXPECT_EQ(params.size(), 8u);
+}
+
+TEST(TuneGpus, AThrottledGpuIsReportedWithTheResults) {
+  TempDir dir;
+  const std::string env = "KERNELEVO_WORKER_WRAPPER='" + std::string(KERNELEVO_FAKE_WORKER) +
+                          "' KERNELEVO_FAKE_RUN_MS=1 KERNELEVO_FAKE_WARNING='GPU clock throttled "
+                          "(software thermal slowdown): SM clock 1410 MHz' KERNELEVO_CACHE_DIR='" +
+                          dir.file("cache") + "'";
+  std::filesystem::copy_file(testing::source_dir_file("templates/softmax.cu"),
+                             dir.file("softmax.cu"));
+  const CliRun text =
+      kernelevo(dir, env, "tune softmax.cu --strategy random --budget 3 --lockfile lock.json");
+  ASSERT_EQ(text.exit_code, 0) << text.err;
+  EXPECT_THAT(text.err, ::testing::HasSubstr("warning: softmax_rows: GPU clock throttled "
+                                             "(software thermal slowdown)"));
+  EXPECT_THAT(text.out, ::testing::HasSubstr("warning: 4 runs saw the GPU throttle"));
+  const CliRun json = kernelevo(
+      dir, env, "tune softmax.cu --strategy random --budget 2 --format json --lockfile lock2.json");
+  ASSERT_EQ(json.exit_code, 0) << json.err;
+  const auto k = nlohmann::json::parse(json.out)["kernels"][0];
+  EXPECT_EQ(k["throttled_runs"], 3);  // the baseline and two evaluations
+  EXPECT_THAT(k["throttle"].get<std::string>(), ::testing::HasSubstr("SM clock 1410 MHz"));
+}
+
 TEST(TuneGpus, ASourceOutsideTheProjectIsRefusedBeforeTuning) {
   TempDir dir;
   const std::string env = "KERNELEVO_WORKER_WRAPPER='" + std::string(KERNELEVO_FAKE_WORKER) +

@@ -4,7 +4,8 @@
 // it receives `<kernelevo> worker --device N`, answers every device request as an H200-like
 // GPU N and every run as passed, with a time that depends only on the parameters, after
 // sleeping KERNELEVO_FAKE_RUN_MS (default 100) milliseconds. With KERNELEVO_FAKE_LOG set it
-// appends "device kernel start_ns end_ns" per run to that file.
+// appends "device kernel start_ns end_ns" per run to that file. With KERNELEVO_FAKE_WARNING
+// set, every run reports that text as a warning (a throttled GPU).
 #include <fcntl.h>
 #include <unistd.h>
 
@@ -41,6 +42,7 @@ kev::RunReport fake_run(const kev::RunRequest& request) {
   for (const auto& [name, value] : request.params) key += name + "=" + value.to_string() + ";";
   const double us = 10.0 + static_cast<double>(std::hash<std::string>{}(key) % 1000) / 10.0;
   kev::RunReport report;
+  if (const char* warning = std::getenv("KERNELEVO_FAKE_WARNING")) report.warnings = warning;
   report.outcome.disposition = kev::Disposition::passed;
   report.outcome.time_us = us;
   for (const auto& p : request.spec.problems) {

@@ -64,7 +64,8 @@ const CommandRegistrar registrar{
           "goes to shard k % N + 1)");
       sub->add_option("--gpus", options.gpus,
                       "GPUs to tune on: all, one index, or a list such as 0,1 (one worker per GPU; "
-                      "kernels are shared out, each kernel is tuned on one GPU)");
+                      "with at least as many kernels as GPUs each kernel is tuned on one GPU, "
+                      "otherwise the GPUs share each kernel's search)");
       sub->add_flag("--memcheck", options.memcheck,
                     "Run each winner once more under compute-sanitizer memcheck before locking it");
       sub->add_flag("--noise", options.noise,

@@ -61,10 +61,12 @@ struct KernelRow {
   std::uint64_t evaluations = 0;
   std::map<Disposition, std::uint64_t> counts;
   double elapsed_s = 0.0;
-  std::string lock_action;  // "locked", "kept (...)", ...
-  std::string failure;      // why there is no winner
-  std::string memcheck;     // --memcheck: the sanitizer's verdict on the winner
-  int gpu = 0;              // the GPU it was tuned on
+  std::string lock_action;      // "locked", "kept (...)", ...
+  std::string failure;          // why there is no winner
+  std::string memcheck;         // --memcheck: the sanitizer's verdict on the winner
+  std::uint64_t throttled = 0;  // runs during which the worker saw the GPU throttle
+  std::string throttle;         // the last such warning
+  std::vector<int> gpus;        // the GPUs it was tuned on (several share one search)
   int exit_code = 0;
 };
 
@@ -114,8 +116,15 @@ void print_text(const std::vector<TuneGpu>& gpus, const std::vector<KernelRow>& 
         counts.c_str());
     if (r.winner)
       std::printf("  winner: %s (%s)\n", params_text(*r.winner).c_str(), r.lock_action.c_str());
-    if (gpus.size() > 1) std::printf("  tuned on GPU %d\n", r.gpu);
+    if (gpus.size() > 1) {
+      std::string on;
+      for (int g : r.gpus) on += (on.empty() ? "" : ",") + std::to_string(g);
+      std::printf("  tuned on GPU%s %s\n", r.gpus.size() > 1 ? "s" : "", on.c_str());
+    }
     if (!r.memcheck.empty()) std::printf("  memcheck: %s\n", r.memcheck.c_str());
+    if (r.throttled > 0)
+      std::printf("  warning: %llu runs saw the GPU throttle (last: %s); times may be slow\n",
+                  static_cast<unsigned long long>(r.throttled), r.throttle.c_str());
     for (std::size_t i = 0; r.problems.size() > 1 && i < r.problems.size(); ++i) {
       const auto& p = r.problems[i];
       std::printf("  %-30s %12s %8s GB/s %7s of copy\n", p.problem.c_str(),
@@ -180,8 +189,11 @@ void print_json(const std::vector<TuneGpu>& gpus, const TuneOptions& options,
     for (const auto& [d, n] : r.counts) counts[to_string(d)] = n;
     k["counts"] = counts;
     k["lock"] = r.lock_action;
-    k["gpu"] = r.gpu;
+    k["gpu"] = r.gpus.empty() ? json(nullptr) : json(r.gpus.front());
+    k["gpus"] = r.gpus;
     if (!r.memcheck.empty()) k["memcheck"] = r.memcheck;
+    k["throttled_runs"] = r.throttled;
+    if (!r.throttle.empty()) k["throttle"] = r.throttle;
     if (!r.failure.empty()) k["failure"] = r.failure;
     kernels.push_back(std::move(k));
   }
@@ -275,17 +287,20 @@ struct TuneRun {
   Compiler& nvcc;
 };
 
-// Tunes `spec` on `gpu`: baseline, search, optional memcheck of the winner, lockfile.
-// An error stops the whole run (a trace or the lockfile cannot be written); a kernel that
-// cannot be tuned is a row with a failure.
-Result<KernelRow> tune_kernel(const KernelSpec& spec, TuneGpu& gpu, const TuneRun& run) {
+// Tunes `spec` on `gpus` (the first measures the baseline; with several, each evaluates the
+// next proposal of one shared search): baseline, search, optional memcheck of the winner,
+// lockfile. An error stops the whole run (a trace or the lockfile cannot be written); a
+// kernel that cannot be tuned is a row with a failure.
+Result<KernelRow> tune_kernel(const KernelSpec& spec, const std::vector<TuneGpu*>& gpus,
+                              const TuneRun& run) {
   const TuneOptions& options = run.options;
+  TuneGpu& gpu = *gpus.front();
   const DeviceInfo& dev = gpu.info;
   const auto lock_source = lock_source_path(spec.source);
   if (!lock_source) return lock_source.error();
   KernelRow row;
   row.id = spec.id;
-  row.gpu = gpu.index;
+  for (const TuneGpu* g : gpus) row.gpus.push_back(g->index);
   SpecSpace space(spec, spec.problems);
   auto strategy = make_strategy(options.strategy, space, options.seed);
   if (!strategy) return strategy.error();
@@ -305,11 +320,24 @@ Result<KernelRow> tune_kernel(const KernelSpec& spec, TuneGpu& gpu, const TuneRu
   if (!baseline->passed()) {
     row.failure = std::string("the baseline (source defaults) is ") +
                   to_string(baseline->disposition) + ": " + baseline->detail;
-    warn(spec.id + ": " + row.failure);
+    warn(spec.where.to_string() + ": " + spec.id + ": " + row.failure);
     row.exit_code = static_cast<int>(ExitCode::failure);
     return row;
   }
   row.baseline_us = baseline->time_us;
+  // The other GPUs share the search: their evaluators share the compiles and the reference.
+  std::vector<std::unique_ptr<cuda::GpuEvaluator>> siblings;
+  std::vector<cuda::GpuEvaluator*> evaluators{&evaluator};
+  for (std::size_t g = 1; g < gpus.size(); ++g) {
+    siblings.push_back(evaluator.sibling(*gpus[g]->worker));
+    evaluators.push_back(siblings.back().get());
+  }
+  if (gpus.size() > 1) {
+    std::string on;
+    for (const TuneGpu* g : gpus) on += (on.empty() ? "" : ",") + std::to_string(g->index);
+    std::cerr << "kernelevo: " << spec.id << ": one search on GPUs " << on
+              << ", each evaluating the next configuration\n";
+  }
 
   io::TraceHeader header;
   header.kernel = spec.id;
@@ -344,12 +372,21 @@ Result<KernelRow> tune_kernel(const KernelSpec& spec, TuneGpu& gpu, const TuneRu
   request.space = &space;
   request.strategy = strategy->get();
   request.evaluator = &evaluator;
+  request.more_evaluators.assign(evaluators.begin() + 1, evaluators.end());
   request.budget = run.budget;
   request.prior = std::move(trace->prior);
   request.lookahead = 16;
+  auto note_throttle = [&](const RunReport& report) {
+    if (report.warnings.empty()) return;
+    if (row.throttled++ == 0)  // once per kernel on stderr; counted in the table
+      warn(spec.id + ": " + report.warnings + "; the times measured while it lasts are slow");
+    row.throttle = report.warnings;
+  };
+  note_throttle(evaluator.baseline_report());
   request.observer = [&](const Evaluation& e, std::size_t index, const Evaluation* best) {
-    if (e.outcome.passed())
-      problems_by_key[space.key(e.point)] = problem_rows(evaluator.last_report());
+    const RunReport& report = evaluators[e.worker]->last_report();
+    note_throttle(report);
+    if (e.outcome.passed()) problems_by_key[space.key(e.point)] = problem_rows(report);
     if (!e.outcome.passed() && e.outcome.disposition != Disposition::compile_failed)
       std::cerr << "kernelevo: " << spec.id << ": " << space.key(e.point) << ": "
                 << to_string(e.outcome.disposition) << ": " << e.outcome.detail.substr(0, 300)
@@ -518,7 +555,9 @@ int tune_specs(const TuneOptions& options) {
                     selected.size(), options.lockfile.empty() ? kLockfileName : options.lockfile,
                     cached_nvrtc,    cached_nvcc};
 
-  // Each GPU takes the next kernel not yet started; rows keep the kernels' order.
+  // At least as many kernels as GPUs: each GPU takes the next kernel not yet started. Fewer:
+  // the kernels in turn, each with every GPU evaluating points of its one search.
+  // Rows keep the kernels' order.
   std::vector<std::optional<KernelRow>> rows(selected.size());
   std::optional<Error> stop;
   std::mutex mutex;
@@ -531,7 +570,7 @@ int tune_specs(const TuneOptions& options) {
         if (stop || next == selected.size()) return;
         mine = next++;
       }
-      auto row = tune_kernel(*selected[mine], gpu, run);
+      auto row = tune_kernel(*selected[mine], {&gpu}, run);
       std::lock_guard lock(mutex);
       if (!row) {
         if (!stop) stop = row.error();
@@ -542,6 +581,16 @@ int tune_specs(const TuneOptions& options) {
   };
   if (gpus->size() == 1) {
     work(gpus->front());
+  } else if (selected.size() < gpus->size()) {
+    std::vector<TuneGpu*> all;
+    for (auto& gpu : *gpus) all.push_back(&gpu);
+    for (std::size_t k = 0; k < selected.size() && !stop; ++k) {
+      auto row = tune_kernel(*selected[k], all, run);
+      if (!row)
+        stop = row.error();
+      else
+        rows[k] = std::move(*row);
+    }
   } else {
     std::vector<std::thread> threads;
     for (auto& gpu : *gpus) threads.emplace_back(work, std::ref(gpu));

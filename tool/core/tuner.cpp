@@ -2,6 +2,8 @@
 
 #include <charconv>
 #include <deque>
+#include <mutex>
+#include <thread>
 
 namespace kev {
 
@@ -22,16 +24,24 @@ TuneResult run_tuner(TuneRequest request) {
   using Clock = std::chrono::steady_clock;
   const auto start = Clock::now();
   auto elapsed = [&] { return std::chrono::duration<double>(Clock::now() - start).count(); };
+  std::vector<Evaluator*> evaluators{request.evaluator};
+  evaluators.insert(evaluators.end(), request.more_evaluators.begin(),
+                    request.more_evaluators.end());
+  auto set_incumbent = [&](double us) {
+    for (Evaluator* ev : evaluators) ev->set_incumbent_us(us);
+  };
   TuneResult result;
   for (const auto& e : request.prior) {
     request.strategy->tell(e.point, e.outcome);
     account(result, e);
   }
-  if (result.best && result.best->outcome.time_us)
-    request.evaluator->set_incumbent_us(*result.best->outcome.time_us);
+  if (result.best && result.best->outcome.time_us) set_incumbent(*result.best->outcome.time_us);
 
+  // Everything below is guarded by `mutex`; evaluations run outside it.
+  std::mutex mutex;
+  std::uint64_t in_flight = 0;
   auto budget_left = [&] {
-    if (request.budget.evaluations && result.evaluations >= *request.budget.evaluations)
+    if (request.budget.evaluations && result.evaluations + in_flight >= *request.budget.evaluations)
       return false;
     if (request.budget.wall && elapsed() >= request.budget.wall->count()) {
       result.out_of_time = true;
@@ -40,7 +50,7 @@ TuneResult run_tuner(TuneRequest request) {
     return true;
   };
   auto remaining = [&]() -> std::uint64_t {
-    return request.budget.evaluations ? *request.budget.evaluations - result.evaluations
+    return request.budget.evaluations ? *request.budget.evaluations - result.evaluations - in_flight
                                       : UINT64_MAX;
   };
 
@@ -57,27 +67,43 @@ TuneResult run_tuner(TuneRequest request) {
     }
   };
 
-  while (budget_left()) {
-    fill(1 + request.lookahead);
-    if (pending.empty()) {
-      result.exhausted = strategy_done;
-      break;
+  auto work = [&](std::size_t worker) {
+    Evaluator& evaluator = *evaluators[worker];
+    std::unique_lock lock(mutex);
+    while (budget_left()) {
+      fill(1 + request.lookahead);
+      if (pending.empty()) break;
+      std::vector<Point> upcoming;
+      if (request.lookahead > 0) upcoming.assign(pending.begin(), pending.end());
+      Point p = std::move(pending.front());
+      pending.pop_front();
+      ++in_flight;
+      lock.unlock();
+      if (!upcoming.empty()) evaluator.prefetch(upcoming);
+      Outcome outcome = evaluator.evaluate(p);
+      lock.lock();
+      --in_flight;
+      Evaluation e{std::move(p), std::move(outcome), elapsed(), worker};
+      request.strategy->tell(e.point, e.outcome);
+      const bool improved = e.outcome.passed() && e.outcome.time_us &&
+                            (!result.best || *e.outcome.time_us < *result.best->outcome.time_us);
+      account(result, e);
+      ++result.new_evaluations;
+      if (improved) set_incumbent(*e.outcome.time_us);
+      if (request.observer)
+        request.observer(result.history.back(), result.evaluations - 1,
+                         result.best ? &*result.best : nullptr);
     }
-    if (request.lookahead > 0) request.evaluator->prefetch({pending.begin(), pending.end()});
-    Point p = std::move(pending.front());
-    pending.pop_front();
-    Evaluation e{p, request.evaluator->evaluate(p), 0.0};
-    e.elapsed_s = elapsed();
-    request.strategy->tell(e.point, e.outcome);
-    const bool improved = e.outcome.passed() && e.outcome.time_us &&
-                          (!result.best || *e.outcome.time_us < *result.best->outcome.time_us);
-    account(result, e);
-    ++result.new_evaluations;
-    if (improved) request.evaluator->set_incumbent_us(*e.outcome.time_us);
-    if (request.observer)
-      request.observer(result.history.back(), result.evaluations - 1,
-                       result.best ? &*result.best : nullptr);
+  };
+  if (evaluators.size() == 1) {
+    work(0);
+  } else {
+    std::vector<std::thread> threads;
+    threads.reserve(evaluators.size());
+    for (std::size_t w = 0; w < evaluators.size(); ++w) threads.emplace_back(work, w);
+    for (auto& t : threads) t.join();
   }
+  result.exhausted = strategy_done && pending.empty();
   result.elapsed_s = elapsed();
   return result;
 }

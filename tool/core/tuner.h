@@ -18,6 +18,8 @@ struct Evaluation {
   Point point;
   Outcome outcome;
   double elapsed_s = 0;  // since the start of the tune (for prior evaluations: as recorded)
+  std::size_t worker =
+      0;  // which evaluator measured it (0: `evaluator`, i: `more_evaluators[i-1]`)
 };
 
 struct TuneBudget {
@@ -29,12 +31,18 @@ struct TuneRequest {
   const SearchSpace* space = nullptr;
   Strategy* strategy = nullptr;
   Evaluator* evaluator = nullptr;
+  // Further evaluators of the same space (one per extra GPU). With any, each evaluator runs
+  // on its own thread and takes the next proposal; strategy, budget and observer calls are
+  // serialised, so the strategy may see a proposal's outcome only after later proposals
+  // (as with lookahead). Evaluators must not share mutable state unless it is thread-safe.
+  std::vector<Evaluator*> more_evaluators;
   TuneBudget budget;
   std::vector<Evaluation> prior;  // from a resumed trace: told to the strategy, never repeated
   // How many proposals to hand to Evaluator::prefetch ahead of the one being evaluated.
   // 0 keeps the search strictly sequential (each proposal sees every earlier outcome).
   std::size_t lookahead = 0;
-  // Called after each new evaluation completes (index counts prior evaluations).
+  // Called after each new evaluation completes (index counts prior evaluations), one call at
+  // a time, on the thread of the evaluator that measured it.
   std::function<void(const Evaluation&, std::size_t index, const Evaluation* best)> observer;
 };
 

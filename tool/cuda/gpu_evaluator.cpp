@@ -17,17 +17,31 @@ std::string tail_of(const std::string& log, std::size_t max = 4000) {
 
 GpuEvaluator::GpuEvaluator(const KernelSpec& spec, const SearchSpace& space, Compiler& nvrtc,
                            Compiler& nvcc, Runner& runner, GpuEvaluatorOptions options)
-    : spec_(spec), space_(space), compiler_(nvrtc), runner_(runner), options_(std::move(options)) {
-  // Decided once the source is read (measure_baseline); nvrtc until then.
-  nvcc_ = &nvcc;
-  pool_ = std::make_unique<CompilePool>(compiler_, options_.compile_threads);
-  nvcc_pool_ = std::make_unique<CompilePool>(*nvcc_, options_.compile_threads);
+    : spec_(spec),
+      space_(space),
+      compiler_(nvrtc),
+      nvcc_(&nvcc),
+      runner_(runner),
+      options_(std::move(options)),
+      compiles_(std::make_shared<Compiles>()) {
+  compiles_->nvrtc = std::make_unique<CompilePool>(compiler_, options_.compile_threads);
+  compiles_->nvcc = std::make_unique<CompilePool>(*nvcc_, options_.compile_threads);
+  incumbent_us_ = options_.timing.incumbent_us;
 }
 
-GpuEvaluator::~GpuEvaluator() {
-  // Finish queued compiles before the compilers may go away.
-  pool_.reset();
-  nvcc_pool_.reset();
+// The compilers outlive every evaluator; the last sibling to go finishes the queued compiles.
+GpuEvaluator::~GpuEvaluator() = default;
+
+std::unique_ptr<GpuEvaluator> GpuEvaluator::sibling(Runner& runner) const {
+  auto other = std::make_unique<GpuEvaluator>(spec_, space_, compiler_, *nvcc_, runner,
+                                              GpuEvaluatorOptions{});
+  other->options_ = options_;
+  other->compiles_ = compiles_;  // its own (idle) pools go
+  other->source_text_ = source_text_;
+  other->defaults_ = defaults_;
+  other->reference_ = reference_;
+  other->incumbent_us_ = incumbent_us_.load();
+  return other;
 }
 
 CompileRequest GpuEvaluator::request_for(const ParamSet& params, bool with_reference) const {
@@ -35,7 +49,7 @@ CompileRequest GpuEvaluator::request_for(const ParamSet& params, bool with_refer
 }
 
 std::shared_future<CompileOutput> GpuEvaluator::compile_async(const ParamSet& params) {
-  CompilePool& pool = holds_host_code(source_text_) ? *nvcc_pool_ : *pool_;
+  CompilePool& pool = holds_host_code(source_text_) ? *compiles_->nvcc : *compiles_->nvrtc;
   return pool.submit(request_for(params, false)).share();
 }
 
@@ -73,6 +87,7 @@ RunRequest GpuEvaluator::run_request(const ParamSet& params, const CompileOutput
   req.candidate.function = it != compiled.lowered_names.end() ? it->second : spec_.kernel;
   req.reference = reference_;
   req.timing = options_.timing;
+  req.timing.incumbent_us = incumbent_us_;
   return req;
 }
 
@@ -115,12 +130,15 @@ Outcome GpuEvaluator::evaluate_params(const ParamSet& params) {
 Outcome GpuEvaluator::evaluate(const Point& p) {
   const std::string key = space_.key(p);
   std::shared_future<CompileOutput> future;
-  if (auto it = pending_.find(key); it != pending_.end()) {
-    future = it->second;
-    pending_.erase(it);
-  } else {
-    future = compile_async(space_.to_params(p));
+  {
+    std::lock_guard lock(compiles_->mutex);
+    compiles_->taken.insert(key);
+    if (auto it = compiles_->pending.find(key); it != compiles_->pending.end()) {
+      future = it->second;
+      compiles_->pending.erase(it);
+    }
   }
+  if (!future.valid()) future = compile_async(space_.to_params(p));
   const CompileOutput& out = future.get();
   compile_seconds_ += out.seconds;
   if (!out.ok) {
@@ -137,13 +155,14 @@ Outcome GpuEvaluator::evaluate(const Point& p) {
 }
 
 void GpuEvaluator::prefetch(const std::vector<Point>& upcoming) {
+  std::lock_guard lock(compiles_->mutex);
   for (const auto& p : upcoming) {
     const std::string key = space_.key(p);
-    if (pending_.count(key)) continue;
-    pending_.emplace(key, compile_async(space_.to_params(p)));
+    if (compiles_->pending.count(key) || compiles_->taken.count(key)) continue;
+    compiles_->pending.emplace(key, compile_async(space_.to_params(p)));
   }
 }
 
-void GpuEvaluator::set_incumbent_us(double best_us) { options_.timing.incumbent_us = best_us; }
+void GpuEvaluator::set_incumbent_us(double best_us) { incumbent_us_ = best_us; }
 
 }  // namespace kev::cuda

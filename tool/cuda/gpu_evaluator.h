@@ -3,9 +3,12 @@
 // (prefetch), then verified and timed by a Runner (a worker process). The baseline (the
 // source compiled with no parameter set) is measured first; the reference kernel is
 // compiled the same way.
+#include <atomic>
 #include <future>
 #include <map>
 #include <memory>
+#include <mutex>
+#include <set>
 #include <string>
 
 #include "core/compiler.h"
@@ -29,6 +32,12 @@ class GpuEvaluator final : public Evaluator {
                Runner& runner, GpuEvaluatorOptions options);
   ~GpuEvaluator() override;
 
+  // The same kernel on another GPU (its own runner), for a search shared by several GPUs:
+  // shares this evaluator's compiles (pools and compiles ahead, so a point prefetched by one
+  // is not compiled again by the other), source, defaults and reference. Call after
+  // measure_baseline(); the sibling measures no baseline of its own.
+  [[nodiscard]] std::unique_ptr<GpuEvaluator> sibling(Runner& runner) const;
+
   // Reads the source, compiles the baseline and the reference, measures the baseline.
   // An error when the source cannot be read or the reference does not compile; a baseline
   // that fails verification is an Outcome (not passed), reported by the caller.
@@ -51,6 +60,16 @@ class GpuEvaluator final : public Evaluator {
   [[nodiscard]] double compile_seconds() const { return compile_seconds_; }
 
  private:
+  // The compile side, shared by siblings; pending is declared first so the pools (which
+  // finish or cancel their jobs) go before it.
+  struct Compiles {
+    std::mutex mutex;
+    std::map<std::string, std::shared_future<CompileOutput>> pending;  // by space key
+    std::set<std::string> taken;         // evaluated or being evaluated: never prefetched again
+    std::unique_ptr<CompilePool> nvrtc;  // for device-only sources
+    std::unique_ptr<CompilePool> nvcc;   // nvcc processes, for sources with host code
+  };
+
   CompileRequest request_for(const ParamSet& params, bool with_reference) const;
   std::shared_future<CompileOutput> compile_async(const ParamSet& params);
   Outcome run(const ParamSet& params, const CompileOutput& compiled);
@@ -62,12 +81,12 @@ class GpuEvaluator final : public Evaluator {
   Compiler* nvcc_ = nullptr;
   Runner& runner_;
   GpuEvaluatorOptions options_;
-  std::unique_ptr<CompilePool> pool_;       // NVRTC, for device-only sources
-  std::unique_ptr<CompilePool> nvcc_pool_;  // nvcc processes, for sources with host code
+  std::shared_ptr<Compiles> compiles_;
   std::string source_text_;
   ParamSet defaults_;
   KernelImage reference_;
-  std::map<std::string, std::shared_future<CompileOutput>> pending_;  // by space key
+  // Set by the tuner's thread while another GPU's thread may be reading it.
+  std::atomic<double> incumbent_us_{0.0};
   RunReport last_report_;
   RunReport baseline_report_;
   double compile_seconds_ = 0.0;
