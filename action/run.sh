@@ -88,18 +88,22 @@ case $mode in
     "$kev" "${args[@]}" >/dev/null || rc=$?
     ;;
   tune)
-    args=(tune "${paths[@]}" --lockfile "$lockfile")
+    # tune writes the lockfile's reports into $out_dir itself (--report).
+    args=(tune "${paths[@]}" --lockfile "$lockfile" --report "$out_dir")
     [[ -n ${KEV_BUDGET:-} ]] && args+=(--budget "$KEV_BUDGET")
     [[ -n ${KEV_SHARD:-} ]] && args+=(--shard "$KEV_SHARD")
     [[ -n ${KEV_GPUS:-} ]] && args+=(--gpus "$KEV_GPUS")
     if [[ ${KEV_BUDGET:-} == 0 ]]; then
       log "budget 0: no tuning; reporting the lockfile as it is (e.g. after kernelevo merge)"
+      [[ -f $lockfile ]] && "$kev" report "$lockfile" --format json -o "$report_json"
     else
       "$kev" "${args[@]}" >&2 || rc=$?
-    fi
-    if [[ $rc -eq 0 && -f $lockfile ]]; then
-      "$kev" report "$lockfile" --format json -o "$report_json"
-      "$kev" report "$report_json" --format markdown -o "$report_md"
+      # A kernel without a winner (exit 1) still gets reports from tune; the step fails as
+      # it always did, and no pull request is opened for a partial tune.
+      if [[ $rc -ne 0 && $rc -ne 3 ]]; then
+        echo "::error title=kernelevo tune::kernelevo tune failed (exit $rc); reports, if any, are in $out_dir"
+        exit "$rc"
+      fi
     fi
     ;;
 esac

@@ -106,11 +106,15 @@ python3 "$src/tests/action/fake_github_api.py" "$tmp/api.log" "$tmp/api.port" &
 api_pid=$!
 for _ in $(seq 100); do [[ -s $tmp/api.port ]] && break; sleep 0.1; done
 export KERNELEVO_GITHUB_API="http://127.0.0.1:$(cat "$tmp/api.port")"
-# kernelevo whose `tune` (which needs a GPU) locks a new winner; everything else is the real one.
+# kernelevo whose `tune` (which needs a GPU) locks a new winner and writes the lockfile's
+# report into --report DIR, as the real one does; everything else is the real one.
 cat >"$tmp/kernelevo-stub" <<STUB
 #!/usr/bin/env bash
 if [[ \$1 == tune ]]; then
+  echo "\$*" >"$tmp/tune-args"
   sed -i 's/"SOFTMAX_BLOCK": 256/"SOFTMAX_BLOCK": 512/; s/"time_us": 70.0/"time_us": 61.5/' kernelevo.lock.json
+  while [[ \$# -gt 0 && \$1 != --report ]]; do shift; done
+  [[ \$# -ge 2 ]] && exec "$kev" report kernelevo.lock.json --format json -o "\$2/report.json"
   exit 0
 fi
 exec "$kev" "\$@"
@@ -120,6 +124,7 @@ new_step tune
 (cd "$tmp/repo" && KEV_KERNELEVO=$tmp/kernelevo-stub KEV_MODE=tune KEV_TOKEN=secret-token "$run_sh") >"$tmp/stdout" 2>"$tmp/stderr"
 rc=$?
 expect "tune: succeeds" '[[ $rc -eq 0 ]]' || cat "$tmp/stderr"
+expect "tune: tune writes the reports (--report)" 'grep -q -- "--report $RUNNER_TEMP/kernelevo-reports" "$tmp/tune-args"'
 expect "tune: lockfile-changed=true" '[[ $(output_of lockfile-changed) == true ]]'
 expect "tune: pull-request-url from the API" '[[ $(output_of pull-request-url) == https://github.com/octo/kernels/pull/7 ]]'
 expect "tune: branch pushed with the lockfile" \
@@ -141,6 +146,25 @@ rc=$?
 expect "tune: unchanged lockfile succeeds" '[[ $rc -eq 0 ]]'
 expect "tune: lockfile-changed=false" '[[ $(output_of lockfile-changed) == false ]]'
 expect "tune: no pull request" '[[ ! -s $tmp/api.log ]]'
+
+# --- tune where a kernel found no winner: tune's reports exist, the step still fails ---------
+cat >"$tmp/kernelevo-stub-fail" <<STUB
+#!/usr/bin/env bash
+if [[ \$1 == tune ]]; then
+  while [[ \$# -gt 0 && \$1 != --report ]]; do shift; done
+  "$kev" report kernelevo.lock.json --format json -o "\$2/report.json"
+  exit 1
+fi
+exec "$kev" "\$@"
+STUB
+chmod +x "$tmp/kernelevo-stub-fail"
+: >"$tmp/api.log"
+new_step tune-fail
+(cd "$tmp/repo" && KEV_KERNELEVO=$tmp/kernelevo-stub-fail KEV_MODE=tune KEV_TOKEN=secret-token "$run_sh") >"$tmp/stdout" 2>&1
+rc=$?
+expect "tune: a kernel without a winner fails the step (exit 1)" '[[ $rc -eq 1 ]]'
+expect "tune: the failure is an error annotation" 'grep -q "^::error title=kernelevo tune::kernelevo tune failed (exit 1)" "$tmp/stdout"'
+expect "tune: no pull request for a failed tune" '[[ ! -s $tmp/api.log ]]'
 
 echo "$passed passed, $failed failed"
 [[ $failed -eq 0 ]]

@@ -1,20 +1,16 @@
 // `kernelevo report INPUT.json`: renders a report (from check, compare, or a lockfile as a
 // tune report) as Markdown, HTML, JSON, Google Benchmark JSON or GitHub annotations.
-#include <unistd.h>
-
 #include <CLI/CLI.hpp>
 #include <fstream>
 #include <iostream>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include "cli/command.h"
-#include "core/lock_report.h"
+#include "cli/tune_report.h"
 #include "io/compressed_file.h"
-#include "io/lockfile_json.h"
-#include "io/report_annotations.h"
-#include "io/report_gbench.h"
-#include "io/report_html.h"
 #include "io/report_json.h"
-#include "io/report_markdown.h"
 
 namespace {
 
@@ -33,24 +29,14 @@ kev::Result<kev::Report> load_input(const ReportArgs& args) {
   if (!text) return text.error();
   if (kev::io::looks_like_report_json(*text)) return kev::io::parse_report_json(*text, args.input);
   if (text->find("\"schema_version\"") != std::string::npos) {
-    auto lock = kev::parse_lockfile(*text, args.input);
-    if (!lock) return lock.error();
     kev::LockReportFilter filter;
     if (!args.arch.empty()) filter.arch = args.arch;
     if (!args.device.empty()) filter.device = args.device;
-    kev::Report r = kev::report_from_lockfile(*lock, filter);
-    r.tool = std::string("kernelevo ") + KERNELEVO_VERSION;
-    return r;
+    return kev::cli::tune_report_from_lockfile(*text, args.input, filter);
   }
   return kev::make_error(
       "neither a kernelevo report (\"schema\": \"kernelevo-report\") nor a lockfile",
       {args.input, 1, 1});
-}
-
-std::string host_name() {
-  char buf[256] = {};
-  if (gethostname(buf, sizeof buf - 1) != 0) return "unknown";
-  return buf;
 }
 
 int run_report(const ReportArgs& args) {
@@ -62,24 +48,13 @@ int run_report(const ReportArgs& args) {
     for (auto& k : report->kernels)
       if (!k.source.empty() && k.source.front() != '/') k.source = prefix + k.source;
   }
-  std::string out;
-  if (args.format == "markdown") {
-    out = kev::io::report_markdown(*report);
-  } else if (args.format == "json") {
-    out = kev::io::report_to_json(*report);
-  } else if (args.format == "gbench") {
-    out = kev::io::report_gbench(*report, host_name());
-  } else if (args.format == "annotations") {
-    out = kev::io::report_annotations(*report);
-  } else {
-    std::vector<kev::io::Convergence> series;
-    for (const auto& path : args.traces) {
-      auto trace = kev::io::read_trace(path);
-      if (!trace) return kev::cli::report(trace.error());
-      series.push_back(kev::io::convergence_from_trace(*trace));
-    }
-    out = kev::io::report_html(*report, series);
+  std::vector<kev::io::Convergence> series;
+  if (args.format == "html") {
+    auto read = kev::cli::read_convergence(args.traces);
+    if (!read) return kev::cli::report(read.error());
+    series = std::move(*read);
   }
+  const std::string out = kev::cli::render_report(*report, args.format, series);
   if (args.output.empty() || args.output == "-") {
     std::cout << out;
     return 0;

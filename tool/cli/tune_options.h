@@ -28,6 +28,7 @@ struct TuneOptions {
   std::string shard;             // --shard I/N: this runner's share of the kernels
   std::string gpus;              // --gpus all|0,1: the GPUs to tune on
   bool memcheck = false;         // --memcheck: run each winner under compute-sanitizer
+  std::string report;            // --report DIR: write the run's reports there
 };
 
 // Evaluations used when neither --budget nor --time is given (exhaustive: no limit).

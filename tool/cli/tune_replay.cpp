@@ -1,6 +1,7 @@
 #include "cli/tune_replay.h"
 
 #include <cstdio>
+#include <filesystem>
 #include <iostream>
 #include <nlohmann/json.hpp>
 
@@ -82,9 +83,41 @@ void print_text(const TuneOptions& options, const Recording& rec, const SearchSp
                 format_time_us(*opt).c_str(), 100.0 * *opt / *result.best->outcome.time_us);
 }
 
+// The replayed run as a tune report. A recording has no source defaults to compare with,
+// so a winner is SAME without a baseline time, as a lockfile entry without one reads.
+Report replay_report(const TuneOptions& options, const Recording& rec, const SearchSpace& space,
+                     const TuneResult& result) {
+  Report r;
+  r.kind = ReportKind::tune;
+  r.tool = std::string("kernelevo ") + KERNELEVO_VERSION;
+  r.created = utc_timestamp();
+  r.device = rec.device;
+  r.mode = "replay";
+  KernelReport k;
+  k.id = rec.kernel.empty() ? std::filesystem::path(options.replay).stem().string() : rec.kernel;
+  k.device = rec.device;
+  k.strategy = options.strategy;
+  k.evaluations = static_cast<int>(result.evaluations);
+  const std::string evaluated =
+      std::to_string(result.evaluations) + " evaluations replayed from " + options.replay;
+  if (!result.best) {
+    k.verdict = KernelVerdict::failed;
+    k.evidence = "no configuration passed in " + evaluated;
+    r.kernels.push_back(std::move(k));
+    return r;
+  }
+  k.params = space.to_params(result.best->point);
+  k.time_us = result.best->outcome.time_us;
+  k.verdict = KernelVerdict::same;
+  k.evidence = "best of " + evaluated + " (no baseline time)";
+  if (const auto opt = rec.optimum_us()) k.evidence += "; recorded optimum " + format_time_us(*opt);
+  r.kernels.push_back(std::move(k));
+  return r;
+}
+
 }  // namespace
 
-int tune_replay(const TuneOptions& options) {
+int tune_replay(const TuneOptions& options, std::optional<Report>* report_out) {
   auto budget = tune_budget(options);
   if (!budget) return report(budget.error());
   auto rec = io::read_recording(options.replay);
@@ -123,6 +156,7 @@ int tune_replay(const TuneOptions& options) {
   const TuneResult result = run_tuner(std::move(request));
   progress.finish();
   if (write_error) return report(*write_error);
+  if (report_out != nullptr) *report_out = replay_report(options, *rec, space, result);
   if (options.format == "json")
     print_json(options, *rec, space, result);
   else

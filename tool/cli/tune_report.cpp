@@ -1,0 +1,115 @@
+#include "cli/tune_report.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <system_error>
+#include <utility>
+
+#include "io/atomic_file.h"
+#include "io/compressed_file.h"
+#include "io/lockfile_json.h"
+#include "io/report_annotations.h"
+#include "io/report_gbench.h"
+#include "io/report_json.h"
+#include "io/report_markdown.h"
+#include "io/trace.h"
+
+namespace kev::cli {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string host_name() {
+  char buf[256] = {};
+  if (gethostname(buf, sizeof buf - 1) != 0) return "unknown";
+  return buf;
+}
+
+// FILE.jsonl as FILE.<id>.jsonl (any other name as FILE.<id>): the name tune gives a
+// kernel's trace when it tunes several.
+std::string per_kernel_trace(const std::string& path, const std::string& id) {
+  const auto dot = path.rfind(".jsonl");
+  return dot == std::string::npos ? path + "." + id
+                                  : path.substr(0, dot) + "." + id + path.substr(dot);
+}
+
+bool is_file(const std::string& path) {
+  std::error_code ec;
+  return fs::is_regular_file(path, ec);
+}
+
+}  // namespace
+
+Result<Report> tune_report_from_lockfile(const std::string& text, const std::string& path,
+                                         const LockReportFilter& filter) {
+  auto lock = parse_lockfile(text, path);
+  if (!lock) return lock.error();
+  Report report = report_from_lockfile(*lock, filter);
+  report.tool = std::string("kernelevo ") + KERNELEVO_VERSION;
+  return report;
+}
+
+Result<Report> read_tune_report(const std::string& path, const LockReportFilter& filter) {
+  auto text = io::read_maybe_gzip(path);
+  if (!text) return text.error();
+  return tune_report_from_lockfile(*text, path, filter);
+}
+
+std::string render_report(const Report& report, const std::string& format,
+                          const std::vector<io::Convergence>& series) {
+  if (format == "markdown") return io::report_markdown(report);
+  if (format == "json") return io::report_to_json(report);
+  if (format == "gbench") return io::report_gbench(report, host_name());
+  if (format == "annotations") return io::report_annotations(report);
+  return io::report_html(report, series);
+}
+
+Result<std::vector<io::Convergence>> read_convergence(const std::vector<std::string>& paths) {
+  std::vector<io::Convergence> series;
+  for (const auto& path : paths) {
+    auto trace = io::read_trace(path);
+    if (!trace) return trace.error();
+    series.push_back(io::convergence_from_trace(*trace));
+  }
+  return series;
+}
+
+std::vector<std::string> tune_run_traces(const std::string& trace,
+                                         const std::vector<std::string>& ids) {
+  std::vector<std::string> found;
+  if (trace.empty()) return found;
+  if (is_file(trace)) found.push_back(trace);
+  for (const auto& id : ids) {
+    const std::string path = per_kernel_trace(trace, id);
+    if (is_file(path) && std::find(found.begin(), found.end(), path) == found.end())
+      found.push_back(path);
+  }
+  return found;
+}
+
+Status write_tune_reports(const Report& report, const std::vector<io::Convergence>& series,
+                          const std::string& dir) {
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  if (ec || !fs::is_directory(dir, ec))
+    return make_error("cannot create the report directory " + dir +
+                          (ec ? ": " + ec.message() : ": not a directory"),
+                      {}, ExitCode::failure);
+  const std::pair<const char*, const char*> files[] = {{kReportMarkdownName, "markdown"},
+                                                       {kReportJsonName, "json"},
+                                                       {kReportHtmlName, "html"},
+                                                       {kReportGbenchName, "gbench"}};
+  for (const auto& [name, format] : files) {
+    const fs::path path = fs::path(dir) / name;
+    if (auto st = write_file_atomically(path, render_report(report, format, series)); !st)
+      return make_error(
+          "cannot write the report " + path.string() + " (" + st.error().message + ")", {},
+          ExitCode::failure);
+  }
+  return ok_status();
+}
+
+}  // namespace kev::cli

@@ -1,0 +1,45 @@
+#pragma once
+// Reports of a tune, shared by `kernelevo report` (a lockfile read as a tune report, any one
+// format) and `kernelevo tune --report DIR` (the run's four report files).
+#include <string>
+#include <vector>
+
+#include "core/lock_report.h"
+#include "core/report.h"
+#include "core/result.h"
+#include "io/report_html.h"
+
+namespace kev::cli {
+
+// The files `tune --report DIR` writes into DIR.
+inline constexpr const char* kReportMarkdownName = "report.md";
+inline constexpr const char* kReportJsonName = "report.json";
+inline constexpr const char* kReportHtmlName = "report.html";
+inline constexpr const char* kReportGbenchName = "benchmark.json";
+
+// A lockfile's text as a tune report, stamped with this kernelevo's name and version.
+Result<Report> tune_report_from_lockfile(const std::string& text, const std::string& path,
+                                         const LockReportFilter& filter = {});
+// The same, read from the lockfile at `path` (plain or gzip).
+Result<Report> read_tune_report(const std::string& path, const LockReportFilter& filter = {});
+
+// Renders `report` as "markdown", "json", "gbench", "annotations" or "html" (the best-so-far
+// chart drawn from `series`).
+[[nodiscard]] std::string render_report(const Report& report, const std::string& format,
+                                        const std::vector<io::Convergence>& series = {});
+
+// Best-so-far series of the traces at `paths` (the HTML report's chart).
+Result<std::vector<io::Convergence>> read_convergence(const std::vector<std::string>& paths);
+
+// The traces a tune run wrote, those that exist: `trace` itself, and `trace` named per
+// kernel (FILE.jsonl as FILE.<id>.jsonl, as tune does when it tunes several kernels) for
+// each id of `ids`.
+[[nodiscard]] std::vector<std::string> tune_run_traces(const std::string& trace,
+                                                       const std::vector<std::string>& ids);
+
+// Writes report.md, report.json, report.html and benchmark.json into `dir` (created when
+// missing), each atomically. The error names the file that could not be written.
+Status write_tune_reports(const Report& report, const std::vector<io::Convergence>& series,
+                          const std::string& dir);
+
+}  // namespace kev::cli
