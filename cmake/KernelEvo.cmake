@@ -11,10 +11,11 @@
 #     lockfile while the variant is current, else the original (chosen at build time).
 # Targets kernelevo-tune, kernelevo-check and kernelevo-report run the tool on the marked
 # sources; CTest tests labelled `kernelevo` run the gate (skipped without a GPU unless
-# KERNELEVO_REQUIRE_GPU is set).
+# KERNELEVO_REQUIRE_GPU is set, at configure time or in the environment of the ctest run).
 #
 # Settings (cache or normal variables): KERNELEVO_EXECUTABLE (the tool to run),
-# KERNELEVO_DEVICE (default DEVICE), KERNELEVO_STRICT, KERNELEVO_REQUIRE_GPU.
+# KERNELEVO_DEVICE (default DEVICE), KERNELEVO_STRICT, KERNELEVO_REQUIRE_GPU,
+# KERNELEVO_TUNE_ARGS (a list appended to kernelevo-tune's command, e.g. --budget;40).
 include_guard(GLOBAL)
 if(CMAKE_VERSION VERSION_LESS 3.21)
   message(FATAL_ERROR "kernelevo_optimize needs CMake 3.21 or newer")
@@ -24,6 +25,8 @@ set(KERNELEVO_EXECUTABLE "" CACHE FILEPATH "The kernelevo tool to run (empty: fi
 set(KERNELEVO_DEVICE "" CACHE STRING "Device whose lockfile entries builds use where an architecture has several")
 option(KERNELEVO_STRICT "A lockfile entry tuned on another version of its source fails the build" OFF)
 option(KERNELEVO_REQUIRE_GPU "kernelevo tests fail, rather than skip, without a GPU" OFF)
+set(KERNELEVO_TUNE_ARGS "" CACHE STRING
+    "Arguments appended to kernelevo-tune's `kernelevo tune` (a list: --strategy;auto;--budget;40)")
 
 # The tool, as a command-line word, and the target to depend on (empty for a prebuilt one):
 # KERNELEVO_EXECUTABLE, else an installed package's kernelevo::kernelevo, else the in-tree
@@ -323,7 +326,7 @@ function(_kernelevo_finalize target)
   endif()
   add_custom_target(kernelevo-tune-${target}
     COMMAND "${CMAKE_COMMAND}" -E env "KERNELEVO_COMPILE_SETTINGS=${settings_dir}"
-            ${tool} tune ${relative_sources} --lockfile "${LOCKFILE}"
+            ${tool} tune ${relative_sources} --lockfile "${LOCKFILE}" ${KERNELEVO_TUNE_ARGS}
     DEPENDS kernelevo-params-${target}
     WORKING_DIRECTORY "${PROJECT_DIR}" USES_TERMINAL VERBATIM)
   add_custom_target(kernelevo-check-${target}
@@ -340,14 +343,19 @@ function(_kernelevo_finalize target)
     add_dependencies(kernelevo-${kind} kernelevo-${kind}-${target})
   endforeach()
 
+  # The gate test: no GPU (exit 3) is a skip, unless KERNELEVO_REQUIRE_GPU was set when
+  # configuring (--require-gpu) or is set in the environment ctest runs in
+  # (--require-gpu-from-env: `KERNELEVO_REQUIRE_GPU=1 ctest`), when a missing GPU fails (exit 1).
   if(NOT NO_TESTS AND EXISTS "${LOCKFILE}")
-    add_test(NAME kernelevo.check.${target}
-      COMMAND ${tool} check ${relative_sources} --lockfile "${LOCKFILE}" ${require_gpu}
-      WORKING_DIRECTORY "${PROJECT_DIR}")
-    set_tests_properties(kernelevo.check.${target} PROPERTIES LABELS kernelevo)
-    if(NOT require_gpu)
-      set_tests_properties(kernelevo.check.${target} PROPERTIES SKIP_RETURN_CODE 3)
+    set(test_require_gpu --require-gpu-from-env)
+    if(require_gpu)
+      set(test_require_gpu ${require_gpu})
     endif()
+    add_test(NAME kernelevo.check.${target}
+      COMMAND ${tool} check ${relative_sources} --lockfile "${LOCKFILE}" ${test_require_gpu}
+      WORKING_DIRECTORY "${PROJECT_DIR}")
+    set_tests_properties(kernelevo.check.${target} PROPERTIES LABELS kernelevo
+      SKIP_RETURN_CODE 3)
   endif()
   list(LENGTH marked count)
   message(STATUS "kernelevo: ${target}: ${count} marked source(s), lockfile ${LOCKFILE}")

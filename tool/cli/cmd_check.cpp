@@ -1,8 +1,12 @@
 // `kernelevo check [PATH...]`: every locked winner of this GPU still compiles, verifies and
 // is not slower than recorded beyond the threshold (core/check.h says how it is judged).
 #include <CLI/CLI.hpp>
+#include <algorithm>
+#include <cctype>
+#include <cstdlib>
 #include <filesystem>
 #include <iostream>
+#include <string>
 
 #include "cli/command.h"
 #include "cli/gate_common.h"
@@ -18,6 +22,7 @@ struct CheckArgs {
   std::string lockfile = kev::kLockfileName;
   kev::CheckOptions options;
   bool require_gpu = false;
+  bool require_gpu_from_env = false;
   int device = 0;
   std::vector<std::string> replay;
   std::string arch;
@@ -26,10 +31,21 @@ struct CheckArgs {
   std::string report_md;
 };
 
+// KERNELEVO_REQUIRE_GPU as the environment of this run has it: 1, on, true, yes or y (any
+// case) require a GPU.
+bool env_requires_gpu() {
+  const char* value = std::getenv("KERNELEVO_REQUIRE_GPU");
+  if (value == nullptr) return false;
+  std::string v(value);
+  std::transform(v.begin(), v.end(), v.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return v == "1" || v == "on" || v == "true" || v == "yes" || v == "y";
+}
+
 int no_gpu(const kev::Error& error, bool require_gpu) {
   if (require_gpu) {
     kev::Error e = error;
-    e.message += " (--require-gpu: a missing GPU fails the check)";
+    e.message += " (--require-gpu or KERNELEVO_REQUIRE_GPU: a missing GPU fails the check)";
     e.code = kev::ExitCode::failure;
     return kev::cli::report(e);
   }
@@ -38,6 +54,7 @@ int no_gpu(const kev::Error& error, bool require_gpu) {
 }
 
 int run_check_command(const CheckArgs& args) {
+  const bool require_gpu = args.require_gpu || (args.require_gpu_from_env && env_requires_gpu());
   auto lock = kev::read_lockfile_or_empty(args.lockfile);
   if (!lock) return kev::cli::report(lock.error());
 
@@ -61,15 +78,14 @@ int run_check_command(const CheckArgs& args) {
   } else {
     auto m = kev::cli::make_gpu_measurer({args.device, args.seed});
     if (!m) {
-      if (m.error().code == kev::ExitCode::environment) return no_gpu(m.error(), args.require_gpu);
+      if (m.error().code == kev::ExitCode::environment) return no_gpu(m.error(), require_gpu);
       return kev::cli::report(m.error());
     }
     measurer = std::move(*m);
   }
   auto gpu = measurer->identify();
   if (!gpu) {
-    if (gpu.error().code == kev::ExitCode::environment)
-      return no_gpu(gpu.error(), args.require_gpu);
+    if (gpu.error().code == kev::ExitCode::environment) return no_gpu(gpu.error(), require_gpu);
     return kev::cli::report(gpu.error());
   }
 
@@ -117,6 +133,9 @@ kev::cli::CommandRegistrar reg{
           ->check(CLI::Range(1, 100000));
       sub->add_flag("--require-gpu", args.require_gpu,
                     "No GPU is a failure (exit 1), not a skip (exit 3)");
+      sub->add_flag("--require-gpu-from-env", args.require_gpu_from_env,
+                    "--require-gpu when KERNELEVO_REQUIRE_GPU is 1, on, true, yes or y in the "
+                    "environment (the CMake module's tests: KERNELEVO_REQUIRE_GPU=1 ctest)");
       sub->add_option("--device", args.device, "GPU index (default 0)");
       sub->add_option("--replay", args.replay,
                       "Measure from a kernelevo trace instead of the GPU (repeatable)");
