@@ -45,3 +45,15 @@ extern "C" __global__ void chunked_scale(const float* x, float* y, float a, int 
     if (i < n) y[i] = a * x[i];
   }
 }
+
+#ifndef __CUDACC_RTC__
+// For programs that link this file (bench/evolve/app): launches with the block size this
+// build was given (tuned, from kernelevo/params.h, or the default above).
+extern "C" int chunked_scale_block() { return SCALE_BLOCK; }
+extern "C" cudaError_t chunked_scale_launch(const float* x, float* y, float a, int n,
+                                            cudaStream_t stream) {
+  const int per_block = SCALE_BLOCK * 8;
+  chunked_scale<<<(n + per_block - 1) / per_block, SCALE_BLOCK, 0, stream>>>(x, y, a, n);
+  return cudaGetLastError();
+}
+#endif

@@ -3,7 +3,9 @@
 # (tests/llm/scripted_server.py) answers with optimisation ideas, a coalesced float4
 # rewrite of bench/evolve/chunked_scale.cu, a cheating variant (skips work after the first
 # launch) and one that does not compile; evolve must verify, measure and adopt only the
-# rewrite. Usage: bench/evolve/run.sh KERNELEVO_BINARY OUT_DIR
+# rewrite. Then bench/evolve/app is built twice with kernelevo_optimize(): with the
+# lockfile evolve wrote (the variant) and without one (the original), and each build runs.
+# Usage: bench/evolve/run.sh KERNELEVO_BINARY OUT_DIR
 set -euo pipefail
 kev=$(realpath "$1")
 out=$(realpath -m "$2")
@@ -26,4 +28,26 @@ rc=$?
 set -e
 echo "exit code $rc" >> "$out/evolve-summary.txt"
 cat "$out/evolve-progress.txt" "$out/evolve-summary.txt"
-exit $rc
+[ "$rc" -eq 0 ] || exit $rc
+
+# The program built with the lockfile (the variant) and without (the original).
+cp "$here/app/CMakeLists.txt" "$here/app/main.cpp" "$out/work/"
+app_rc=0
+: > "$out/app-runs.txt"
+for build in variant original; do
+  lock="$out/work/kernelevo.lock.json"
+  [ "$build" = original ] && lock="$out/no-lockfile/kernelevo.lock.json"
+  if cmake -S "$out/work" -B "$out/app-$build" -DCMAKE_BUILD_TYPE=Release \
+       -DKERNELEVO_EXECUTABLE="$kev" -DKERNELEVO_MODULE="$repo/cmake/KernelEvo.cmake" \
+       -DEVOLVE_APP_LOCKFILE="$lock" > "$out/app-$build.log" 2>&1 &&
+     cmake --build "$out/app-$build" >> "$out/app-$build.log" 2>&1; then
+    grep -h "kernelevo:" "$out/app-$build.log" | sed "s/^/[$build build] /" >> "$out/app-runs.txt" || true
+    run_out=$("$out/app-$build/evolve_app" 2>&1) || app_rc=1
+    echo "[$build build] $run_out" >> "$out/app-runs.txt"
+  else
+    tail -20 "$out/app-$build.log" >> "$out/app-runs.txt"
+    app_rc=1
+  fi
+done
+cat "$out/app-runs.txt"
+exit $app_rc
