@@ -1,6 +1,7 @@
 // `kernelevo tune` driven end to end with workers that need no GPU (tests/fake_worker):
 // several GPUs (--gpus), --memcheck with a stand-in sanitizer, per-kernel traces and
-// resume, and where sources may lie. The tuner's side is real, compiles included.
+// resume, where sources may lie, and `check` measuring a current evolved variant. The
+// tuner's side is real, compiles included.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -13,6 +14,7 @@
 #include <sstream>
 
 #include "compile_test_support.h"
+#include "io/hash.h"
 #include "support/cli_run.h"
 
 namespace kev::cuda {
@@ -319,6 +321,86 @@ TEST(TuneTraces, SeveralKernelsResumeFromTheirOwnTraces) {
   EXPECT_EQ(lines_in(dir.file("t.rmsnorm_rows.jsonl")), 6u);  // 5 new, from the start
   const auto report = nlohmann::json::parse(second.out);
   for (const auto& k : report["kernels"]) EXPECT_EQ(k["evaluations"], 5) << k.dump();
+}
+
+}  // namespace
+}  // namespace kev::cuda
+
+namespace kev::cuda {
+namespace {
+using testing::TempDir;
+
+// `check` measures what the build compiles: the evolved variant while its lockfile entry is
+// current, else the original. The variant defines a string the original lacks, and the fake
+// worker says whether each image it runs holds it.
+class CheckWithVariant : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    std::filesystem::copy_file(testing::source_dir_file("templates/softmax.cu"),
+                               dir_.file("softmax.cu"));
+    std::ifstream in(dir_.file("softmax.cu"));
+    const std::string original((std::istreambuf_iterator<char>(in)), {});
+    variant_ =
+        original + "\n__device__ const char kernelevo_test_marker[] = \"" + kMarker + "\";\n";
+    std::filesystem::create_directories(dir_.file("kernelevo-variants"));
+    dir_.write("kernelevo-variants/softmax_rows.cu", variant_);
+    const nlohmann::json lock = {
+        {"schema_version", 2},
+        {"kernels",
+         {{"softmax_rows",
+           {{"source", "softmax.cu"},
+            {"source_hash", sha256_of(original)},
+            {"variant",
+             {{"file", "kernelevo-variants/softmax_rows.cu"},
+              {"hash", sha256_of(variant_)},
+              {"base_source_hash", sha256_of(original)}}},
+            {"targets",
+             {{"sm_90",
+               {{"Fake H200", {{"params", {{"SOFTMAX_BLOCK", 256}}}, {"time_us", 50.0}}}}}}}}}}}};
+    dir_.write("lock.json", lock.dump(2));
+  }
+  CliRun check() {
+    std::filesystem::remove(dir_.file("markers.log"));
+    const std::string env = "KERNELEVO_WORKER_WRAPPER='" + std::string(KERNELEVO_FAKE_WORKER) +
+                            "' KERNELEVO_FAKE_RUN_MS=1 KERNELEVO_FAKE_MARKER=" + kMarker +
+                            " KERNELEVO_FAKE_MARKER_LOG='" + dir_.file("markers.log") +
+                            "' KERNELEVO_CACHE_DIR='" + dir_.file("cache") + "'";
+    return kernelevo(dir_, env,
+                     "check softmax.cu --lockfile lock.json --rounds 2 --report-json r.json");
+  }
+  std::vector<std::string> markers() const {
+    std::ifstream log(dir_.file("markers.log"));
+    std::vector<std::string> out;
+    for (std::string line; std::getline(log, line);) out.push_back(line);
+    return out;
+  }
+  std::string evidence() const {
+    std::ifstream in(dir_.file("r.json"));
+    return nlohmann::json::parse(in)["kernels"][0]["evidence"].get<std::string>();
+  }
+  static constexpr const char* kMarker = "KERNELEVO_VARIANT_MEASURED";
+  TempDir dir_;
+  std::string variant_;
+};
+
+TEST_F(CheckWithVariant, ACurrentVariantIsWhatCheckMeasures) {
+  const CliRun run = check();
+  ASSERT_NE(run.exit_code, 2) << run.err;
+  const auto seen = markers();
+  ASSERT_FALSE(seen.empty()) << run.err;
+  for (const auto& m : seen) EXPECT_EQ(m, "found");
+  EXPECT_THAT(evidence(), ::testing::HasSubstr(
+                              "measured the evolved variant kernelevo-variants/softmax_rows.cu"));
+}
+
+TEST_F(CheckWithVariant, AnEditedVariantLeavesCheckMeasuringTheOriginal) {
+  dir_.write("kernelevo-variants/softmax_rows.cu", variant_ + "// edited by hand\n");
+  const CliRun run = check();
+  ASSERT_NE(run.exit_code, 2) << run.err;
+  const auto seen = markers();
+  ASSERT_FALSE(seen.empty()) << run.err;
+  for (const auto& m : seen) EXPECT_EQ(m, "absent");
+  EXPECT_THAT(evidence(), ::testing::Not(::testing::HasSubstr("evolved variant")));
 }
 
 }  // namespace

@@ -5,7 +5,9 @@
 // GPU N and every run as passed, with a time that depends only on the parameters, after
 // sleeping KERNELEVO_FAKE_RUN_MS (default 100) milliseconds. With KERNELEVO_FAKE_LOG set it
 // appends "device kernel start_ns end_ns" per run to that file. With KERNELEVO_FAKE_WARNING
-// set, every run reports that text as a warning (a throttled GPU).
+// set, every run reports that text as a warning (a throttled GPU). With KERNELEVO_FAKE_MARKER
+// and KERNELEVO_FAKE_MARKER_LOG set, each run appends "found" or "absent" to that file:
+// whether the candidate's compiled image holds the marker text (which source was compiled).
 #include <fcntl.h>
 #include <unistd.h>
 
@@ -37,6 +39,17 @@ void log_run(int device, const std::string& kernel, long long start, long long e
   ::close(fd);
 }
 
+void log_marker(const std::string& image) {
+  const char* marker = std::getenv("KERNELEVO_FAKE_MARKER");
+  const char* path = std::getenv("KERNELEVO_FAKE_MARKER_LOG");
+  if (marker == nullptr || path == nullptr) return;
+  const std::string line = image.find(marker) != std::string::npos ? "found\n" : "absent\n";
+  const int fd = ::open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+  if (fd < 0) return;
+  (void)!::write(fd, line.data(), line.size());
+  ::close(fd);
+}
+
 kev::RunReport fake_run(const kev::RunRequest& request) {
   std::string key;
   for (const auto& [name, value] : request.params) key += name + "=" + value.to_string() + ";";
@@ -50,6 +63,7 @@ kev::RunReport fake_run(const kev::RunRequest& request) {
     r.problem = p.to_string();
     r.timed = true;
     r.time_us = us;
+    r.samples_us = {us * 0.999, us, us * 1.001};
     report.problems.push_back(r);
   }
   return report;
@@ -81,6 +95,7 @@ int main(int argc, char** argv) {
     } else if (request->op == kev::cuda::WorkerRequest::Op::quit) {
       return 0;
     } else if (request->op == kev::cuda::WorkerRequest::Op::run) {
+      log_marker(request->run.candidate.image);
       const long long start = now_ns();
       std::this_thread::sleep_for(std::chrono::milliseconds(sleep_ms));
       response.report = fake_run(request->run);

@@ -101,6 +101,7 @@ int run_check_command(const CheckArgs& args) {
     return *h;
   };
   input.options = args.options;
+  if (!replay) input.compiled = kev::cli::compiled_sources(input.specs, &*lock, args.lockfile);
   std::cerr << "kernelevo: checking the locked winners for " << gpu->device << " (" << gpu->arch
             << ")" << (replay ? " from recorded traces" : "") << "\n";
   kev::Report report = kev::run_check(input, *measurer);

@@ -109,6 +109,11 @@ int run_compare_command(const CompareArgs& args) {
   input.head = {&*head_lock, {}, "."};
   for (const auto& s : base_specs) input.base.specs.push_back(&s);
   for (const auto& s : head_specs) input.head.specs.push_back(&s);
+  if (!replay) {  // each side's current evolved variants, as its build compiles them
+    input.base.compiled = kev::cli::compiled_sources(input.base.specs, &*base_lock, base_lock_path,
+                                                     worktree->project_dir());
+    input.head.compiled = kev::cli::compiled_sources(input.head.specs, &*head_lock, args.lockfile);
+  }
   input.gpu = *gpu;
   input.base_ref = args.base;
   input.options = args.options;

@@ -7,6 +7,7 @@
 #include "io/lockfile_json.h"
 #include "io/report_json.h"
 #include "io/report_markdown.h"
+#include "io/source_selection.h"
 #include "io/spec_loader.h"
 #include "io/trace.h"
 
@@ -96,5 +97,29 @@ Status emit_report(Report& report, const std::string& json_path, const std::stri
 }
 
 std::string default_lockfile() { return kLockfileName; }
+
+CompiledSources compiled_sources(const std::vector<const KernelSpec*>& specs, const Lockfile* lock,
+                                 const std::filesystem::path& lockfile_path,
+                                 const std::filesystem::path& root) {
+  CompiledSources out;
+  if (lock == nullptr) return out;
+  for (const KernelSpec* spec : specs) {
+    if (out.count(spec->source)) continue;
+    SelectOptions options;
+    const std::filesystem::path source(spec->source);
+    options.source = source.is_absolute() ? source : root / source;
+    options.lockfile = lockfile_path;
+    options.source_name = normal_path(spec->source);
+    auto selected = select_source(lock, options);
+    if (!selected || selected->variant.empty()) continue;  // the original is what builds
+    std::error_code ec;
+    auto lock_dir = lockfile_path.parent_path();
+    if (lock_dir.empty()) lock_dir = ".";
+    const auto shown = std::filesystem::proximate(selected->variant, lock_dir, ec);
+    out[spec->source] = {selected->text,
+                         "the evolved variant " + (ec ? selected->variant : shown).string()};
+  }
+  return out;
+}
 
 }  // namespace kev::cli

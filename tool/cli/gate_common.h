@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "core/lockfile.h"
+#include "core/measurer.h"
 #include "core/replay_measurer.h"
 #include "core/report.h"
 #include "core/result.h"
@@ -36,6 +37,14 @@ struct ReplayInputs {
 // Writes the report: Markdown on stdout (and to `markdown_path`), JSON to `json_path`.
 [[nodiscard]] Status emit_report(Report& report, const std::string& json_path,
                                  const std::string& markdown_path);
+
+// What the build compiles for each of `specs`' sources that has a current evolved variant in
+// `lock` (read from `lockfile_path`), keyed by the spec's source path: check and compare
+// measure that, as the build ships it. `root`: where the specs' source paths start.
+[[nodiscard]] CompiledSources compiled_sources(const std::vector<const KernelSpec*>& specs,
+                                               const Lockfile* lock,
+                                               const std::filesystem::path& lockfile_path,
+                                               const std::filesystem::path& root = ".");
 
 // Where the lockfile is when none is given.
 [[nodiscard]] std::string default_lockfile();

@@ -60,6 +60,9 @@ void check_entry(const CheckInput& in, const std::string& id, const LockedKernel
   const bool stale = current_hash && is_stale(locked, *current_hash);
 
   MeasureTarget target{id, spec, in.root, "head", entry.params};
+  if (spec != nullptr)
+    if (auto it = in.compiled.find(spec->source); it != in.compiled.end())
+      target.compiled = &it->second;
   RoundSamples rounds;
   for (int r = 0; r < in.options.rounds && !rounds.failure; ++r)
     measure_round(measurer, target, rounds);
@@ -68,6 +71,7 @@ void check_entry(const CheckInput& in, const std::string& id, const LockedKernel
     k.verdict = KernelVerdict::failed;
     k.evidence = std::string("the locked winner is now ") + to_string(rounds.failure->disposition) +
                  (rounds.failure->detail.empty() ? "" : ": " + rounds.failure->detail);
+    if (target.compiled != nullptr) k.evidence += " (measured " + target.compiled->label + ")";
     return;
   }
   if (!rounds.roofline_fractions.empty())
@@ -85,6 +89,7 @@ void check_entry(const CheckInput& in, const std::string& id, const LockedKernel
     k.p_value = j.p_value;
     k.evidence = j.evidence;
   }
+  if (target.compiled != nullptr) k.evidence += " (measured " + target.compiled->label + ")";
   if (stale && !is_failure(k.verdict)) {
     k.verdict = KernelVerdict::stale;
     k.evidence =

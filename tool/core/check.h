@@ -52,6 +52,8 @@ struct CheckInput {
   std::vector<const KernelSpec*> specs;
   GpuIdentity gpu;
   std::string root = ".";
+  // Sources a build compiles from another text (current evolved variants): those are measured.
+  CompiledSources compiled;
   // The current hash ("sha256:...") of a source path, when it can be read.
   std::function<std::optional<std::string>(const std::string& source)> source_hash;
   CheckOptions options;

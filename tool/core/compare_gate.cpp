@@ -79,8 +79,15 @@ void compare_kernel(const CompareInput& in, const std::string& id, const SideKer
                      : "new in the head (not in " + in.base_ref + "): nothing to compare with";
     return;
   }
-  const MeasureTarget base_target{id, base.spec, in.base.root, "base", base.params};
-  const MeasureTarget head_target{id, head.spec, in.head.root, "head", head.params};
+  auto compiled = [](const CompareSide& side, const KernelSpec* spec) -> const CompiledSource* {
+    if (spec == nullptr) return nullptr;
+    auto it = side.compiled.find(spec->source);
+    return it == side.compiled.end() ? nullptr : &it->second;
+  };
+  const MeasureTarget base_target{id,     base.spec,   in.base.root,
+                                  "base", base.params, compiled(in.base, base.spec)};
+  const MeasureTarget head_target{id,     head.spec,   in.head.root,
+                                  "head", head.params, compiled(in.head, head.spec)};
   RoundSamples a;
   RoundSamples b;
   for (int r = 0; r < in.options.rounds && !a.failure && !b.failure; ++r) {

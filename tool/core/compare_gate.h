@@ -16,7 +16,8 @@ namespace kev {
 struct CompareSide {
   const Lockfile* lock = nullptr;        // may be null: every kernel runs its source defaults
   std::vector<const KernelSpec*> specs;  // may be empty in replay mode: ids from the lockfile
-  std::string root;  // where the side's sources are (the base worktree, or the head)
+  std::string root;          // where the side's sources are (the base worktree, or the head)
+  CompiledSources compiled;  // current evolved variants, which its build compiles
 };
 
 struct CompareGateOptions {

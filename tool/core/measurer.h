@@ -3,6 +3,7 @@
 // given parameters. The GPU backend compiles, verifies and times on the device; the replay
 // backend (core/replay_measurer.h) draws from recorded measurements, so the gate is
 // testable and demonstrable without a GPU.
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -19,12 +20,22 @@ struct GpuIdentity {
   std::string device;  // "NVIDIA H200"
 };
 
+// What a build compiles in place of a marked source file: the evolved variant recorded in
+// the lockfile while it is current (the choice `kernelevo select-source` makes).
+struct CompiledSource {
+  std::string text;   // to compile instead of reading the spec's source file
+  std::string label;  // for reports: "the evolved variant kernelevo-variants/x.cu"
+};
+// By the spec's source path, as loaded.
+using CompiledSources = std::map<std::string, CompiledSource>;
+
 struct MeasureTarget {
   std::string kernel_id;
   const KernelSpec* spec = nullptr;  // may be null in replay mode
   std::string root;                  // the project root the spec's source path is relative to
   std::string side;                  // "head" (check, and the head of a compare) or "base"
   ParamSet params;                   // empty: the source defaults
+  const CompiledSource* compiled = nullptr;  // set: compile this text, not the source file
 };
 
 struct Measurement {

@@ -54,7 +54,7 @@ std::shared_future<CompileOutput> GpuEvaluator::compile_async(const ParamSet& pa
 }
 
 Result<Outcome> GpuEvaluator::measure_baseline() {
-  auto text = read_whole_file(spec_.source);
+  auto text = options_.source_text ? options_.source_text : read_whole_file(spec_.source);
   if (!text) return make_error("cannot read the kernel source " + spec_.source, spec_.where);
   source_text_ = std::move(*text);
   auto defaults = source_defaults(source_text_, spec_);

@@ -8,6 +8,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <set>
 #include <string>
 
@@ -22,6 +23,8 @@ struct GpuEvaluatorOptions {
   std::string arch = "sm_90";  // the device's, unless the spec names one (sm_90a)
   TimingOptions timing;
   unsigned compile_threads = 0;  // 0: one per core
+  // Set: compiled instead of the spec's source file (an evolved variant a build compiles).
+  std::optional<std::string> source_text;
 };
 
 class GpuEvaluator final : public Evaluator {

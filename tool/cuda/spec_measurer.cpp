@@ -62,6 +62,7 @@ SpecMeasurer::Kernel* SpecMeasurer::kernel_for(const MeasureTarget& target, std:
   options.arch = arch_;
   options.timing.seed = seed_;
   options.compile_threads = 1;  // one target is compiled at a time
+  if (target.compiled != nullptr) options.source_text = target.compiled->text;
   k->evaluator = std::make_unique<GpuEvaluator>(k->spec, *k->space, cached_nvrtc_, cached_nvcc_,
                                                 worker_, options);
   // Reads the source, compiles the reference (the source's defaults) and runs it once. A
