@@ -393,6 +393,25 @@ TEST_F(CheckWithVariant, ACurrentVariantIsWhatCheckMeasures) {
                               "measured the evolved variant kernelevo-variants/softmax_rows.cu"));
 }
 
+TEST_F(CheckWithVariant, TuneTunesACurrentVariantAndKeepsItRecorded) {
+  const std::string env = "KERNELEVO_WORKER_WRAPPER='" + std::string(KERNELEVO_FAKE_WORKER) +
+                          "' KERNELEVO_FAKE_RUN_MS=1 KERNELEVO_FAKE_MARKER=" + kMarker +
+                          " KERNELEVO_FAKE_MARKER_LOG='" + dir_.file("markers.log") +
+                          "' KERNELEVO_CACHE_DIR='" + dir_.file("cache") + "'";
+  const CliRun run =
+      kernelevo(dir_, env, "tune softmax.cu --strategy random --budget 3 --lockfile lock.json");
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_THAT(run.err, ::testing::HasSubstr(
+                           "tuning the evolved variant kernelevo-variants/softmax_rows.cu"));
+  const auto seen = markers();
+  ASSERT_FALSE(seen.empty());
+  for (const auto& m : seen) EXPECT_EQ(m, "found");
+  std::ifstream in(dir_.file("lock.json"));
+  const auto lock = nlohmann::json::parse(in);
+  EXPECT_EQ(lock["kernels"]["softmax_rows"]["variant"]["file"],
+            "kernelevo-variants/softmax_rows.cu");
+}
+
 TEST_F(CheckWithVariant, AnEditedVariantLeavesCheckMeasuringTheOriginal) {
   dir_.write("kernelevo-variants/softmax_rows.cu", variant_ + "// edited by hand\n");
   const CliRun run = check();

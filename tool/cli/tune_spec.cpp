@@ -15,6 +15,7 @@
 #include <thread>
 
 #include "cli/command.h"
+#include "cli/gate_common.h"
 #include "cli/progress.h"
 #include "cli/tune_trace.h"
 #include "core/lockfile.h"
@@ -74,12 +75,6 @@ std::string fmt(const char* f, double v) {
   char buf[64];
   std::snprintf(buf, sizeof buf, f, v);
   return buf;
-}
-
-std::string params_text(const ParamSet& p) {
-  std::string s;
-  for (const auto& [k, v] : p) s += (s.empty() ? "" : ",") + k + "=" + v.to_string();
-  return s;
 }
 
 // One GPU of the run: its worker process and what the worker measured about it.
@@ -307,6 +302,15 @@ Result<KernelRow> tune_kernel(const KernelSpec& spec, const std::vector<TuneGpu*
   cuda::GpuEvaluatorOptions eo;
   eo.arch = dev.arch;
   eo.timing.seed = options.seed;
+  // A current evolved variant is what the build compiles, so it is what is tuned.
+  if (auto lock = read_lockfile_or_empty(run.lock_path); lock) {
+    const auto compiled = compiled_sources({&spec}, &*lock, run.lock_path);
+    if (auto it = compiled.find(spec.source); it != compiled.end()) {
+      eo.source_text = it->second.text;
+      std::cerr << "kernelevo: " << spec.id << ": tuning " << it->second.label
+                << " (what the build compiles)\n";
+    }
+  }
   cuda::GpuEvaluator evaluator(spec, space, run.nvrtc, run.nvcc, *gpu.worker, eo);
   std::cerr << "kernelevo: " << spec.id << ": " << space.size()
             << " configurations; measuring the baseline"
