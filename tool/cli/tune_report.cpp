@@ -7,6 +7,7 @@
 #include <system_error>
 #include <utility>
 
+#include "cli/tune_trace.h"
 #include "io/atomic_file.h"
 #include "io/compressed_file.h"
 #include "io/lockfile_json.h"
@@ -26,14 +27,6 @@ std::string host_name() {
   char buf[256] = {};
   if (gethostname(buf, sizeof buf - 1) != 0) return "unknown";
   return buf;
-}
-
-// FILE.jsonl as FILE.<id>.jsonl (any other name as FILE.<id>): the name tune gives a
-// kernel's trace when it tunes several.
-std::string per_kernel_trace(const std::string& path, const std::string& id) {
-  const auto dot = path.rfind(".jsonl");
-  return dot == std::string::npos ? path + "." + id
-                                  : path.substr(0, dot) + "." + id + path.substr(dot);
 }
 
 bool is_file(const std::string& path) {

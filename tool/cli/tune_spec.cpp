@@ -265,13 +265,6 @@ Result<std::string> lock_source_path(const std::string& source) {
   return relative.generic_string();
 }
 
-std::string per_kernel_trace(const std::string& path, const std::string& id) {
-  if (path.empty()) return path;
-  const auto dot = path.rfind(".jsonl");
-  return dot == std::string::npos ? path + "." + id
-                                  : path.substr(0, dot) + "." + id + path.substr(dot);
-}
-
 // What every kernel of one `tune` run shares.
 struct TuneRun {
   const TuneOptions& options;

@@ -39,4 +39,11 @@ Result<TraceSetup> setup_trace(const TuneOptions& options, const io::TraceHeader
   return setup;
 }
 
+std::string per_kernel_trace(const std::string& path, const std::string& id) {
+  if (path.empty()) return path;
+  const auto dot = path.rfind(".jsonl");
+  return dot == std::string::npos ? path + "." + id
+                                  : path.substr(0, dot) + "." + id + path.substr(dot);
+}
+
 }  // namespace kev::cli

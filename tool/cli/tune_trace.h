@@ -19,4 +19,8 @@ struct TraceSetup {
 Result<TraceSetup> setup_trace(const TuneOptions& options, const io::TraceHeader& header,
                                const SearchSpace& space);
 
+// A run of several kernels keeps one trace per kernel: FILE.jsonl becomes FILE.<id>.jsonl
+// (FILE.<id> without the extension), for --trace and --resume alike. Empty stays empty.
+[[nodiscard]] std::string per_kernel_trace(const std::string& path, const std::string& id);
+
 }  // namespace kev::cli
