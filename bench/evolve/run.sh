@@ -4,7 +4,8 @@
 # rewrite of bench/evolve/chunked_scale.cu, a cheating variant (skips work after the first
 # launch) and one that does not compile; evolve must verify, measure and adopt only the
 # rewrite. Then bench/evolve/app is built twice with kernelevo_optimize(): with the
-# lockfile evolve wrote (the variant) and without one (the original), and each build runs.
+# lockfile evolve wrote (the variant) and without one (the original), and each build runs,
+# and `kernelevo check` on the evolved project measures the variant against its record.
 # Usage: bench/evolve/run.sh KERNELEVO_BINARY OUT_DIR
 set -euo pipefail
 kev=$(realpath "$1")
@@ -50,4 +51,9 @@ for build in variant original; do
   fi
 done
 cat "$out/app-runs.txt"
+
+# The gate on the evolved project measures what the build compiles: the variant.
+(cd "$out/work" && "$kev" check chunked_scale.cu --lockfile kernelevo.lock.json --rounds 5 \
+  --report-json "$out/check-report.json") > "$out/check.txt" 2>&1 || app_rc=1
+cat "$out/check.txt"
 exit $app_rc
