@@ -11,12 +11,12 @@ extern "C" int chunked_scale_block();
 extern "C" cudaError_t chunked_scale_launch(const float* x, float* y, float a, int n,
                                             cudaStream_t stream);
 
-#define CHECK(call)                                                                      \
-  do {                                                                                   \
-    if (cudaError_t e = (call); e != cudaSuccess) {                                      \
-      std::fprintf(stderr, "%s:%d: %s\n", __FILE__, __LINE__, cudaGetErrorString(e));    \
-      return 1;                                                                          \
-    }                                                                                    \
+#define CHECK(call)                                                                   \
+  do {                                                                                \
+    if (cudaError_t e = (call); e != cudaSuccess) {                                   \
+      std::fprintf(stderr, "%s:%d: %s\n", __FILE__, __LINE__, cudaGetErrorString(e)); \
+      return 1;                                                                       \
+    }                                                                                 \
   } while (0)
 
 int main() {
