@@ -541,7 +541,7 @@ Failure ShapeRun::time(ProblemResult& out, std::size_t round) {
   if (Failure f = wait("warm-up")) return f;
 
   constexpr int kBatch = 8;
-  while (r_.events_.size() < 2 * kBatch) {
+  while (r_.events_.size() < std::size_t{2} * kBatch) {
     CUevent ev = nullptr;
     if (CUresult e = cuEventCreate(&ev, CU_EVENT_DEFAULT); e != CUDA_SUCCESS)
       return after_launch(e, "event creation");
@@ -549,14 +549,14 @@ Failure ShapeRun::time(ProblemResult& out, std::size_t round) {
   }
   // Each launch timed alone, eight to a synchronisation.
   auto alone = [&](std::vector<double>& samples) -> Failure {
-    for (int b = 0; b < kBatch; ++b) {
+    for (std::size_t b = 0; b < kBatch; ++b) {
       if (CUresult e = reset(); e != CUDA_SUCCESS) return after_launch(e, "timing");
       cuEventRecord(r_.events_[2 * b], r_.stream_);
       if (Failure f = launch(candidate_, layout_)) return f;
       cuEventRecord(r_.events_[2 * b + 1], r_.stream_);
     }
     if (Failure f = wait("timed run")) return f;
-    for (int b = 0; b < kBatch; ++b) {
+    for (std::size_t b = 0; b < kBatch; ++b) {
       float ms = 0.0f;
       if (CUresult e = cuEventElapsedTime(&ms, r_.events_[2 * b], r_.events_[2 * b + 1]);
           e != CUDA_SUCCESS)
