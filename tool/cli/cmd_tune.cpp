@@ -1,11 +1,7 @@
 // kernelevo tune: search a kernel's parameter space (a recorded space with --replay).
 #include <CLI/CLI.hpp>
-#include <filesystem>
-#include <iostream>
 #include <optional>
 #include <string>
-#include <system_error>
-#include <vector>
 
 #include "cli/command.h"
 #include "cli/tune_options.h"
@@ -14,72 +10,9 @@
 #include "cli/tune_spec.h"
 #include "core/shard.h"
 #include "core/strategy.h"
-#include "io/lockfile_json.h"
 
 namespace kev::cli {
 namespace {
-
-// --report DIR is made before tuning, so a directory that cannot be made fails at once
-// rather than after a long search.
-Status prepare_report_dir(const std::string& dir) {
-  std::error_code ec;
-  std::filesystem::create_directories(dir, ec);
-  if (ec || !std::filesystem::is_directory(dir, ec))
-    return make_error("--report " + dir + ": cannot create the report directory" +
-                      (ec ? ": " + ec.message() : ": not a directory"));
-  return ok_status();
-}
-
-// The run's traces: --trace (else --resume, which then receives the new evaluations), and
-// the per-kernel traces a run of several kernels writes.
-std::vector<io::Convergence> run_convergence(const TuneOptions& options, const Report& report) {
-  std::vector<std::string> ids;
-  for (const auto& k : report.kernels) ids.push_back(k.id);
-  std::vector<io::Convergence> series;
-  for (const auto& path :
-       tune_run_traces(options.trace.empty() ? options.resume : options.trace, ids)) {
-    auto one = read_convergence({path});
-    if (!one)
-      warn("the HTML report leaves out the trace " + path + ": " + one.error().message);
-    else
-      series.push_back(std::move(one->front()));
-  }
-  return series;
-}
-
-// The GPU path's report: the lockfile tune updates (only --kernel's entries when given).
-// Without a lockfile (nothing was ever locked) there is nothing to report.
-std::optional<Result<Report>> lockfile_report(const TuneOptions& options) {
-  const std::string path = options.lockfile.empty() ? kLockfileName : options.lockfile;
-  std::error_code ec;
-  if (!std::filesystem::exists(path, ec)) {
-    warn("--report: no lockfile at " + path + ", so no report was written");
-    return std::nullopt;
-  }
-  auto report = read_tune_report(path);
-  if (report && !options.kernel.empty())
-    std::erase_if(report->kernels, [&](const KernelReport& k) { return k.id != options.kernel; });
-  return report;
-}
-
-// Writes --report DIR after a tune that ran (exit 0, or 1: a kernel without a winner);
-// returns the exit code of the whole command.
-int write_run_reports(const TuneOptions& options, int tune_rc,
-                      const std::optional<Report>& replayed) {
-  if (tune_rc != 0 && tune_rc != static_cast<int>(ExitCode::failure)) return tune_rc;
-  std::optional<Result<Report>> built;
-  if (!options.replay.empty()) {
-    if (replayed) built = *replayed;
-  } else {
-    built = lockfile_report(options);
-  }
-  if (!built) return tune_rc;
-  if (!*built) return report(built->error());
-  const auto series = run_convergence(options, **built);
-  if (auto st = write_tune_reports(**built, series, options.report); !st) return report(st.error());
-  std::cerr << "kernelevo: reports written to " << options.report << '\n';
-  return tune_rc;
-}
 
 int run_tune(const TuneOptions& options) {
   if (options.replay.empty() && options.paths.empty())

@@ -4,9 +4,11 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <iostream>
 #include <system_error>
 #include <utility>
 
+#include "cli/command.h"
 #include "cli/tune_trace.h"
 #include "io/atomic_file.h"
 #include "io/compressed_file.h"
@@ -103,6 +105,68 @@ Status write_tune_reports(const Report& report, const std::vector<io::Convergenc
           ExitCode::failure);
   }
   return ok_status();
+}
+
+namespace {
+
+// The run's traces: --trace (else --resume, which then receives the new evaluations), and
+// the per-kernel traces a run of several kernels writes.
+std::vector<io::Convergence> run_convergence(const TuneOptions& options, const Report& report) {
+  std::vector<std::string> ids;
+  for (const auto& k : report.kernels) ids.push_back(k.id);
+  std::vector<io::Convergence> series;
+  for (const auto& path :
+       tune_run_traces(options.trace.empty() ? options.resume : options.trace, ids)) {
+    auto one = read_convergence({path});
+    if (!one)
+      warn("the HTML report leaves out the trace " + path + ": " + one.error().message);
+    else
+      series.push_back(std::move(one->front()));
+  }
+  return series;
+}
+
+// The GPU path's report: the lockfile tune updates (only --kernel's entries when given).
+// Without a lockfile (nothing was ever locked) there is nothing to report.
+std::optional<Result<Report>> lockfile_report(const TuneOptions& options) {
+  const std::string path = options.lockfile.empty() ? kLockfileName : options.lockfile;
+  std::error_code ec;
+  if (!std::filesystem::exists(path, ec)) {
+    warn("--report: no lockfile at " + path + ", so no report was written");
+    return std::nullopt;
+  }
+  auto report = read_tune_report(path);
+  if (report && !options.kernel.empty())
+    std::erase_if(report->kernels, [&](const KernelReport& k) { return k.id != options.kernel; });
+  return report;
+}
+
+}  // namespace
+
+Status prepare_report_dir(const std::string& dir) {
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  if (ec || !std::filesystem::is_directory(dir, ec))
+    return make_error("--report " + dir + ": cannot create the report directory" +
+                      (ec ? ": " + ec.message() : ": not a directory"));
+  return ok_status();
+}
+
+int write_run_reports(const TuneOptions& options, int tune_rc,
+                      const std::optional<Report>& replayed) {
+  if (tune_rc != 0 && tune_rc != static_cast<int>(ExitCode::failure)) return tune_rc;
+  std::optional<Result<Report>> built;
+  if (!options.replay.empty()) {
+    if (replayed) built = *replayed;
+  } else {
+    built = lockfile_report(options);
+  }
+  if (!built) return tune_rc;
+  if (!*built) return report(built->error());
+  const auto series = run_convergence(options, **built);
+  if (auto st = write_tune_reports(**built, series, options.report); !st) return report(st.error());
+  std::cerr << "kernelevo: reports written to " << options.report << '\n';
+  return tune_rc;
 }
 
 }  // namespace kev::cli

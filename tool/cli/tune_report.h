@@ -1,9 +1,11 @@
 #pragma once
 // Reports of a tune, shared by `kernelevo report` (a lockfile read as a tune report, any one
 // format) and `kernelevo tune --report DIR` (the run's four report files).
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "cli/tune_options.h"
 #include "core/lock_report.h"
 #include "core/report.h"
 #include "core/result.h"
@@ -41,5 +43,15 @@ Result<std::vector<io::Convergence>> read_convergence(const std::vector<std::str
 // missing), each atomically. The error names the file that could not be written.
 Status write_tune_reports(const Report& report, const std::vector<io::Convergence>& series,
                           const std::string& dir);
+
+// --report DIR, made before tuning so a directory that cannot be made fails at once.
+Status prepare_report_dir(const std::string& dir);
+
+// After a tune that ran (exit 0, or 1: a kernel without a winner), writes its reports into
+// --report DIR: the replayed run (`replayed`), else the lockfile tune updated (only
+// --kernel's entries when given), with best-so-far charts from the run's traces. Returns
+// the exit code of the whole command.
+[[nodiscard]] int write_run_reports(const TuneOptions& options, int tune_rc,
+                                    const std::optional<Report>& replayed);
 
 }  // namespace kev::cli
