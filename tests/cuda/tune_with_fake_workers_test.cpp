@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -410,6 +411,35 @@ TEST_F(CheckWithVariant, TuneTunesACurrentVariantAndKeepsItRecorded) {
   const auto lock = nlohmann::json::parse(in);
   EXPECT_EQ(lock["kernels"]["softmax_rows"]["variant"]["file"],
             "kernelevo-variants/softmax_rows.cu");
+}
+
+TEST_F(CheckWithVariant, CompareMeasuresEachSidesBuild) {
+  // The base revision has no variant; the head records one.
+  std::ifstream in(dir_.file("lock.json"));
+  auto lock = nlohmann::json::parse(in);
+  const auto with_variant = lock.dump(2);
+  lock["kernels"]["softmax_rows"].erase("variant");
+  lock["schema_version"] = 1;
+  dir_.write("lock.json", lock.dump(2));
+  ASSERT_EQ(std::system(("cd '" + dir_.path() +
+                         "' && git init -q && git add softmax.cu lock.json && git -c "
+                         "user.email=t@t -c user.name=t commit -qm base")
+                            .c_str()),
+            0);
+  dir_.write("lock.json", with_variant);
+  const std::string env = "KERNELEVO_WORKER_WRAPPER='" + std::string(KERNELEVO_FAKE_WORKER) +
+                          "' KERNELEVO_FAKE_RUN_MS=1 KERNELEVO_FAKE_MARKER=" + kMarker +
+                          " KERNELEVO_FAKE_MARKER_LOG='" + dir_.file("markers.log") +
+                          "' KERNELEVO_CACHE_DIR='" + dir_.file("cache") + "'";
+  const CliRun run =
+      kernelevo(dir_, env, "compare softmax.cu --base HEAD --lockfile lock.json --rounds 2");
+  ASSERT_NE(run.exit_code, 2) << run.err;
+  const auto seen = markers();
+  const auto found = std::count(seen.begin(), seen.end(), "found");
+  const auto absent = std::count(seen.begin(), seen.end(), "absent");
+  EXPECT_GT(found, 0) << run.err;   // the head's variant
+  EXPECT_GT(absent, 0) << run.err;  // the base's original
+  EXPECT_EQ(found + absent, static_cast<long>(seen.size()));
 }
 
 TEST_F(CheckWithVariant, AnEditedVariantLeavesCheckMeasuringTheOriginal) {
