@@ -38,8 +38,8 @@ struct CompareFixture : ::testing::Test {
 
   Report compare(int rounds = 10) {
     CompareInput in;
-    in.base = {&base_lock, {}, "/tmp/base"};
-    in.head = {&head_lock, {}, "."};
+    in.base = {&base_lock, {}, "/tmp/base", {}};
+    in.head = {&head_lock, {}, ".", {}};
     for (const auto& s : base_specs) in.base.specs.push_back(&s);
     for (const auto& s : head_specs) in.head.specs.push_back(&s);
     in.gpu = {"sm_90", "NVIDIA H200"};

@@ -100,7 +100,7 @@ TEST(ReplayMeasurer, DrawsRecordedRepeatsReproducibly) {
   ReplayMeasurer b({"sm_90", "NVIDIA H200"}, 3);
   a.add("head", recording_of("k"));
   b.add("head", recording_of("k"));
-  const MeasureTarget t{"k", nullptr, ".", "head", {{"BLOCK", Value(256)}}};
+  const MeasureTarget t{"k", nullptr, ".", "head", {{"BLOCK", Value(256)}}, nullptr};
   const auto ma = a.measure(t);
   EXPECT_EQ(ma.disposition, Disposition::passed);
   EXPECT_EQ(ma.samples_us.size(), 5u);

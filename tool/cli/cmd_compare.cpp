@@ -105,8 +105,8 @@ int run_compare_command(const CompareArgs& args) {
   }
 
   kev::CompareInput input;
-  input.base = {&*base_lock, {}, worktree->project_dir().string()};
-  input.head = {&*head_lock, {}, "."};
+  input.base = {&*base_lock, {}, worktree->project_dir().string(), {}};
+  input.head = {&*head_lock, {}, ".", {}};
   for (const auto& s : base_specs) input.base.specs.push_back(&s);
   for (const auto& s : head_specs) input.head.specs.push_back(&s);
   if (!replay) {  // each side's current evolved variants, as its build compiles them

@@ -59,7 +59,7 @@ void check_entry(const CheckInput& in, const std::string& id, const LockedKernel
   if (in.source_hash) current_hash = in.source_hash(locked.source);
   const bool stale = current_hash && is_stale(locked, *current_hash);
 
-  MeasureTarget target{id, spec, in.root, "head", entry.params};
+  MeasureTarget target{id, spec, in.root, "head", entry.params, nullptr};
   if (spec != nullptr)
     if (auto it = in.compiled.find(spec->source); it != in.compiled.end())
       target.compiled = &it->second;
