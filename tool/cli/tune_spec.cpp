@@ -77,6 +77,13 @@ std::string fmt(const char* f, double v) {
   return buf;
 }
 
+// "0,1": GPU indices as --gpus takes them.
+std::string gpu_list(const std::vector<int>& indices) {
+  std::string s;
+  for (int g : indices) s += (s.empty() ? "" : ",") + std::to_string(g);
+  return s;
+}
+
 // One GPU of the run: its worker process and what the worker measured about it.
 struct TuneGpu {
   int index = 0;
@@ -111,11 +118,8 @@ void print_text(const std::vector<TuneGpu>& gpus, const std::vector<KernelRow>& 
         counts.c_str());
     if (r.winner)
       std::printf("  winner: %s (%s)\n", params_text(*r.winner).c_str(), r.lock_action.c_str());
-    if (gpus.size() > 1) {
-      std::string on;
-      for (int g : r.gpus) on += (on.empty() ? "" : ",") + std::to_string(g);
-      std::printf("  tuned on GPU%s %s\n", r.gpus.size() > 1 ? "s" : "", on.c_str());
-    }
+    if (gpus.size() > 1)
+      std::printf("  tuned on GPU%s %s\n", r.gpus.size() > 1 ? "s" : "", gpu_list(r.gpus).c_str());
     if (!r.memcheck.empty()) std::printf("  memcheck: %s\n", r.memcheck.c_str());
     if (r.throttled > 0)
       std::printf("  warning: %llu runs saw the GPU throttle (last: %s); times may be slow\n",
@@ -329,12 +333,9 @@ Result<KernelRow> tune_kernel(const KernelSpec& spec, const std::vector<TuneGpu*
     siblings.push_back(evaluator.sibling(*gpus[g]->worker));
     evaluators.push_back(siblings.back().get());
   }
-  if (gpus.size() > 1) {
-    std::string on;
-    for (const TuneGpu* g : gpus) on += (on.empty() ? "" : ",") + std::to_string(g->index);
-    std::cerr << "kernelevo: " << spec.id << ": one search on GPUs " << on
+  if (gpus.size() > 1)
+    std::cerr << "kernelevo: " << spec.id << ": one search on GPUs " << gpu_list(row.gpus)
               << ", each evaluating the next configuration\n";
-  }
 
   io::TraceHeader header;
   header.kernel = spec.id;

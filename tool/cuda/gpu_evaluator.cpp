@@ -32,16 +32,21 @@ GpuEvaluator::GpuEvaluator(const KernelSpec& spec, const SearchSpace& space, Com
 // The compilers outlive every evaluator; the last sibling to go finishes the queued compiles.
 GpuEvaluator::~GpuEvaluator() = default;
 
+GpuEvaluator::GpuEvaluator(const GpuEvaluator& first, Runner& runner)
+    : spec_(first.spec_),
+      space_(first.space_),
+      compiler_(first.compiler_),
+      nvcc_(first.nvcc_),
+      runner_(runner),
+      options_(first.options_),
+      compiles_(first.compiles_),
+      source_text_(first.source_text_),
+      defaults_(first.defaults_),
+      reference_(first.reference_),
+      incumbent_us_(first.incumbent_us_.load()) {}
+
 std::unique_ptr<GpuEvaluator> GpuEvaluator::sibling(Runner& runner) const {
-  auto other = std::make_unique<GpuEvaluator>(spec_, space_, compiler_, *nvcc_, runner,
-                                              GpuEvaluatorOptions{});
-  other->options_ = options_;
-  other->compiles_ = compiles_;  // its own (idle) pools go
-  other->source_text_ = source_text_;
-  other->defaults_ = defaults_;
-  other->reference_ = reference_;
-  other->incumbent_us_ = incumbent_us_.load();
-  return other;
+  return std::unique_ptr<GpuEvaluator>(new GpuEvaluator(*this, runner));
 }
 
 CompileRequest GpuEvaluator::request_for(const ParamSet& params, bool with_reference) const {

@@ -73,6 +73,7 @@ class GpuEvaluator final : public Evaluator {
     std::unique_ptr<CompilePool> nvcc;   // nvcc processes, for sources with host code
   };
 
+  GpuEvaluator(const GpuEvaluator& first, Runner& runner);  // sibling()'s
   CompileRequest request_for(const ParamSet& params, bool with_reference) const;
   std::shared_future<CompileOutput> compile_async(const ParamSet& params);
   Outcome run(const ParamSet& params, const CompileOutput& compiled);
