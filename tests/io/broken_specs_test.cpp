@@ -46,7 +46,7 @@ std::vector<Case> cases() {
       {"unknown_key",
        {{"k.cu", block(v + "paramz: {A: [1]}\n")}},
        {"k.cu:11:1: error: unknown key 'paramz' in kernel spec; expected one of id, kernel, "
-        "params, "
+        "params, let, "
         "constraints, problems, validate, args, launch, reference, tolerance, metrics, arch, "
         "include_dirs, defines, flags"}},
       {"missing_params",
@@ -230,7 +230,7 @@ TEST(BrokenSpecs, EveryErrorIsCollectedNotJustTheFirst) {
           "a.cu:8:22: error: unknown type 'flot*'; expected float, double, half, bfloat16, "
           "int8..int64, uint8..uint64 or a pointer to one (\"const float*\")",
           "a.cu:11:1: error: unknown key 'colour' in kernel spec; expected one of id, kernel, "
-          "params, constraints, problems, validate, args, launch, reference, tolerance, "
+          "params, let, constraints, problems, validate, args, launch, reference, tolerance, "
           "metrics, arch, include_dirs, defines, flags",
           "b.cu:2:4: error: duplicate kernel id 'k' (first defined at a.cu:2:4); ids must be "
           "unique in the project",

@@ -149,6 +149,66 @@ TEST(SpecYaml, TemplateKernelGetsItsBaseNameAsId) {
   EXPECT_EQ(p.specs[0].id, "scan");
 }
 
+MarkedBlock block_of(const std::string& yaml) {
+  MarkedBlock b;
+  b.mark = {"t.cu", 1, 4};
+  b.yaml_first_line = 2;
+  b.guarded = true;
+  b.yaml = yaml;
+  return b;
+}
+
+TEST(SpecYaml, LetNamesAnExpressionForTheOthers) {
+  const SpecParse p = parse_marked_block(
+      block_of("kernel: k\nparams: {VEC: [1, 4], MAX_RT: [256]}\n"
+               "let:\n  RT: \"min(MAX_RT, 32 * ceil_div(cols, 32 * VEC))\"\n"
+               "  PER_BLOCK: \"max(64, RT) / RT\"\n"
+               "constraints: [\"RT >= 32\"]\nproblems: [{rows: 8, cols: 1000}]\n"
+               "args: [{name: n, type: int, value: RT}]\n"
+               "launch: {grid: \"ceil_div(rows, PER_BLOCK)\", block: \"PER_BLOCK * RT\"}\n"),
+      "t.cu");
+  ASSERT_TRUE(p.errors.empty()) << p.errors.front().to_string();
+  ASSERT_EQ(p.specs.size(), 1u);
+  const KernelSpec& s = p.specs[0];
+  const std::string rt = "(min(MAX_RT, 32 * ceil_div(cols, 32 * VEC)))";
+  EXPECT_EQ(s.launch.block[0].text(), "(max(64, " + rt + ") / " + rt + ") * " + rt);
+  EXPECT_EQ(s.launch.grid[0].text(), "ceil_div(rows, (max(64, " + rt + ") / " + rt + "))");
+  EXPECT_TRUE(s.constraints[0].mentions("cols"));  // checked per problem, as written out
+  const auto lookup = [](std::string_view n) -> std::optional<std::int64_t> {
+    if (n == "MAX_RT") return 256;
+    if (n == "VEC") return 4;
+    if (n == "cols") return 1000;
+    if (n == "rows") return 8;
+    return std::nullopt;
+  };
+  EXPECT_EQ(s.args[0].value_expr->eval(lookup).value(), 256);  // 8 warps of 4-float loads
+  EXPECT_EQ(s.launch.block[0].eval(lookup).value(), 256);      // one row per block
+  EXPECT_EQ(s.launch.grid[0].eval(lookup).value(), 8);
+  const auto short_rows = [&](std::string_view n) -> std::optional<std::int64_t> {
+    return n == "cols" ? std::optional<std::int64_t>(100) : lookup(n);
+  };
+  EXPECT_EQ(s.launch.block[0].eval(short_rows).value(), 64);  // one warp a row, two rows
+  EXPECT_EQ(s.launch.grid[0].eval(short_rows).value(), 4);
+}
+
+TEST(SpecYaml, BrokenLetsNameTheirLine) {
+  const SpecParse p = parse_marked_block(
+      block_of("kernel: k\nparams: {VEC: [1]}\nlet:\n  A: \"VEC +\"\n  VEC: \"2\"\n"
+               "  min: \"1\"\n  cols: \"3\"\nproblems: [{cols: 8}]\n"
+               "args: [{name: n, type: int, value: 1}]\nlaunch: {grid: 1, block: 1}\n"),
+      "t.cu");
+  std::vector<std::string> errors;
+  for (const auto& e : p.errors) errors.push_back(e.to_string());
+  EXPECT_EQ(errors,
+            (std::vector<std::string>{
+                "t.cu:5:12: error: unexpected end of expression in expression \"VEC +\"; "
+                "expected a number, a name, '(', '-' or '!'",
+                "t.cu:7:3: error: let name 'min' must be an identifier other than min, max and "
+                "ceil_div",
+                "t.cu:6:3: error: let 'VEC' has the name of a parameter; rename it",
+                "t.cu:8:3: error: let 'cols' has the name of a problem dimension; rename it"}));
+}
+
 TEST(SpecYaml, WarnsWhenTheFormatGuardIsMissing) {
   const SpecLoad load = load_specs({kFixtures + "/specs/project/src/unguarded.cu"});
   ASSERT_TRUE(load.errors.empty());

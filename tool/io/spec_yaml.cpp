@@ -15,10 +15,10 @@
 namespace kev {
 namespace {
 
-constexpr std::array<std::string_view, 15> kSpecKeys{
-    "id",       "kernel", "params",       "constraints", "problems",
-    "validate", "args",   "launch",       "reference",   "tolerance",
-    "metrics",  "arch",   "include_dirs", "defines",     "flags"};
+constexpr std::array<std::string_view, 16> kSpecKeys{
+    "id",       "kernel",       "params",  "let",       "constraints", "problems",
+    "validate", "args",         "launch",  "reference", "tolerance",   "metrics",
+    "arch",     "include_dirs", "defines", "flags"};
 constexpr std::array<std::string_view, 9> kArgKeys{
     "name", "type", "count", "init", "init_value", "output", "inout", "scratch", "value"};
 constexpr std::array<std::string_view, 3> kLaunchKeys{"grid", "block", "shared_bytes"};
@@ -73,11 +73,19 @@ Value value_of_scalar(const std::string& s) {
   return Value(s);
 }
 
+// A spec's `let` entry: a name for an expression that later expressions may use.
+struct Let {
+  std::string name;
+  std::string text;  // the expression with earlier lets expanded, in parentheses
+  SourceLocation where;
+};
+
 struct Ctx {
   std::string file;
   int line_offset = 1;  // file line of the YAML's line 0
   SourceLocation fallback;
   std::vector<Error>* errors = nullptr;
+  const std::vector<Let>* lets = nullptr;  // the current kernel spec's, while it is parsed
 
   [[nodiscard]] SourceLocation at(const YAML::Node& n) const {
     const YAML::Mark m = n.Mark();
@@ -138,12 +146,53 @@ std::optional<double> number_of(const YAML::Node& n, const Ctx& ctx, std::string
   return std::nullopt;
 }
 
+// `text` with every use of a let's name replaced by the let's expression. Names followed by
+// '(' are function calls, and digit runs such as 1e5 are numbers; both are left alone.
+std::string expand_lets(std::string_view text, const std::vector<Let>& lets) {
+  std::string out;
+  std::size_t i = 0;
+  const auto word_char = [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
+  };
+  while (i < text.size()) {
+    if (!word_char(text[i])) {
+      out += text[i++];
+      continue;
+    }
+    std::size_t end = i;
+    while (end < text.size() && word_char(text[end])) ++end;
+    const std::string_view word = text.substr(i, end - i);
+    std::size_t next = end;
+    while (next < text.size() && std::isspace(static_cast<unsigned char>(text[next]))) ++next;
+    const bool call = next < text.size() && text[next] == '(';
+    const auto let =
+        std::find_if(lets.begin(), lets.end(), [&](const Let& l) { return l.name == word; });
+    if (!std::isdigit(static_cast<unsigned char>(word[0])) && !call && let != lets.end()) {
+      out += let->text;
+    } else {
+      out += word;
+    }
+    i = end;
+  }
+  return out;
+}
+
+// Parses an expression of the spec. Syntax errors are reported against the text as written;
+// the expression kept is the one with the spec's lets expanded.
+Result<Expr> parse_expr(std::string_view text, const SourceLocation& origin, const Ctx& ctx) {
+  auto e = Expr::parse(text, origin);
+  if (!e || ctx.lets == nullptr || ctx.lets->empty()) return e;
+  const std::string expanded = expand_lets(text, *ctx.lets);
+  if (expanded == text) return e;
+  return Expr::parse(expanded, origin);
+}
+
 std::optional<Expr> expr_of(const YAML::Node& n, const Ctx& ctx, std::string_view what) {
   if (!n.IsScalar() || n.Scalar().empty()) {
     ctx.error(ctx.at(n), "'" + std::string(what) + "' must be an integer expression");
     return std::nullopt;
   }
-  auto e = Expr::parse(n.Scalar(), ctx.text_at(n));
+  auto e = parse_expr(n.Scalar(), ctx.text_at(n), ctx);
   if (!e) {
     ctx.errors->push_back(e.error());
     return std::nullopt;
@@ -481,7 +530,7 @@ std::optional<ArgSpec> parse_arg(const YAML::Node& n, const Ctx& ctx) {
     } else if (!(*value_node).IsScalar() || (*value_node).Scalar().empty()) {
       ctx.error(ctx.at((*value_node)), "'value' must be an integer expression or a float literal");
     } else {
-      auto e = Expr::parse((*value_node).Scalar(), ctx.text_at((*value_node)));
+      auto e = parse_expr((*value_node).Scalar(), ctx.text_at((*value_node)), ctx);
       if (e) {
         a.value_expr = std::move(e).value();
       } else if (auto d =
@@ -527,6 +576,56 @@ struct NodeParse {
   bool complete = false;  // false: `spec` is partial, its params and problems are sound
 };
 
+// `let: {RT: "min(MAX_RT, 32 * ceil_div(cols, 32 * VEC))"}`: names for expressions, each
+// usable in the lets after it and in every other expression of the spec.
+std::vector<Let> parse_lets(const YAML::Node& n, const Ctx& ctx) {
+  std::vector<Let> lets;
+  if (!n.IsMap()) {
+    ctx.error(ctx.at(n), "'let' must be a map of name to expression, such as {RT: \"BLOCK / 32\"}");
+    return lets;
+  }
+  Ctx inner = ctx;
+  inner.lets = &lets;
+  for (auto it = n.begin(); it != n.end(); ++it) {
+    const std::string name = it->first.IsScalar() ? it->first.Scalar() : std::string("?");
+    const SourceLocation where = ctx.at(it->first);
+    if (!is_identifier(name) || name == "min" || name == "max" || name == "ceil_div") {
+      ctx.error(where,
+                "let name '" + name + "' must be an identifier other than min, max and ceil_div");
+      continue;
+    }
+    if (std::any_of(lets.begin(), lets.end(), [&](const Let& l) { return l.name == name; })) {
+      ctx.error(where, "let '" + name + "' is defined twice");
+      continue;
+    }
+    if (auto e = expr_of(it->second, inner, "let." + name))
+      lets.push_back({name, "(" + e->text() + ")", where});
+  }
+  return lets;
+}
+
+// A let may not hide a parameter or a problem dimension: the expressions would mean
+// something other than they say.
+void check_let_names(const std::vector<Let>& lets, const KernelSpec& spec, const Ctx& ctx) {
+  for (const Let& l : lets) {
+    const bool param = std::any_of(spec.params.begin(), spec.params.end(),
+                                   [&](const ParamSpec& p) { return p.name == l.name; });
+    const auto has_dim = [&](const std::vector<Problem>& shapes) {
+      return std::any_of(shapes.begin(), shapes.end(), [&](const Problem& p) {
+        return std::any_of(p.dims.begin(), p.dims.end(),
+                           [&](const auto& d) { return d.first == l.name; });
+      });
+    };
+    if (param || has_dim(spec.problems) || has_dim(spec.validate))
+      ctx.error(l.where, "let '" + l.name + "' has the name of a " +
+                             (param ? "parameter" : "problem dimension") + "; rename it");
+  }
+}
+
+NodeParse parse_spec_fields(const YAML::Node& node, const Ctx& ctx, const std::vector<Let>& lets,
+                            bool project, const std::string& default_kernel,
+                            const SourceLocation& where, std::size_t errors_before);
+
 NodeParse parse_spec_node(const YAML::Node& node, const Ctx& ctx, bool project,
                           const std::string& default_kernel, const SourceLocation& where) {
   const std::size_t errors_before = ctx.errors->size();
@@ -535,6 +634,16 @@ NodeParse parse_spec_node(const YAML::Node& node, const Ctx& ctx, bool project,
               "a kernel spec must be a YAML map with keys such as kernel, params, args, launch");
     return {};
   }
+  std::vector<Let> lets;
+  if (const YAML::Node let_node = node["let"]) lets = parse_lets(let_node, ctx);
+  Ctx with_lets = ctx;
+  with_lets.lets = &lets;
+  return parse_spec_fields(node, with_lets, lets, project, default_kernel, where, errors_before);
+}
+
+NodeParse parse_spec_fields(const YAML::Node& node, const Ctx& ctx, const std::vector<Let>& lets,
+                            bool project, const std::string& default_kernel,
+                            const SourceLocation& where, std::size_t errors_before) {
   bool shapes_sound = true;  // params, problems and validate parsed without error
   KernelSpec spec;
   spec.where = where;
@@ -548,7 +657,9 @@ NodeParse parse_spec_node(const YAML::Node& node, const Ctx& ctx, bool project,
   std::optional<std::string> kernel;
   std::string source;
   const auto handle = [&](const YAML::Node& key_node, const YAML::Node& v, const std::string& key) {
-    if (key == "source") {
+    if (key == "let") {
+      // parsed first, by parse_spec_node
+    } else if (key == "source") {
       if (auto s = string_of(v, ctx, key)) source = *s;
     } else if (key == "id") {
       if (auto s = string_of(v, ctx, key)) {
@@ -674,6 +785,7 @@ NodeParse parse_spec_node(const YAML::Node& node, const Ctx& ctx, bool project,
     if (!has_grid) ctx.error(where, "missing required key 'launch.grid'");
     if (!has_block) ctx.error(where, "missing required key 'launch.block'");
   }
+  check_let_names(lets, spec, ctx);
   if (id) {
     spec.id = *id;
   } else {
