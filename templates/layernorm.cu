@@ -1,11 +1,13 @@
 // Layer normalisation over rows, fp32, with a learned scale and shift:
 //   y[r, c] = (x[r, c] - mean) / sqrt(var + eps) * gamma[c] + beta[c]
 // with the biased variance of row r (as torch.nn.functional.layer_norm).
-// A group of LAYERNORM_ROW_THREADS threads handles one row; a block holds
-// LAYERNORM_BLOCK / LAYERNORM_ROW_THREADS rows. When the row fits in the group's registers
-// (LAYERNORM_ROW_THREADS * LAYERNORM_VEC * LAYERNORM_UNROLL elements), x is read once and
-// the mean and then the variance are computed from the registers; otherwise x is read
-// three times (mean, variance, output). Vector loads are used when cols and the pointers
+// A group of threads handles one row. Its size follows the row length: the fewest warps
+// whose registers hold the row at LAYERNORM_VEC * LAYERNORM_UNROLL floats per thread, at
+// most LAYERNORM_MAX_ROW_THREADS; a block holds as many groups as fit in LAYERNORM_BLOCK
+// threads (at least one), so one configuration serves short and long rows alike. When the
+// row fits in the group's registers, x is read once, and each thread's mean and squared
+// deviations are merged in one reduction; otherwise x is read three times (mean, variance,
+// output). LAYERNORM_PRELOAD 1 loads gamma and beta with x, before the reduction. Vector loads are used when cols and the pointers
 // allow them, scalar ones otherwise, so every configuration is correct for every shape.
 #include <cuda_runtime.h>
 #if __has_include(<kernelevo/params.h>)
@@ -14,14 +16,17 @@
 #ifndef LAYERNORM_BLOCK
 #define LAYERNORM_BLOCK 256
 #endif
-#ifndef LAYERNORM_ROW_THREADS
-#define LAYERNORM_ROW_THREADS 256
+#ifndef LAYERNORM_MAX_ROW_THREADS
+#define LAYERNORM_MAX_ROW_THREADS 512
 #endif
 #ifndef LAYERNORM_VEC
 #define LAYERNORM_VEC 4
 #endif
 #ifndef LAYERNORM_UNROLL
 #define LAYERNORM_UNROLL 8
+#endif
+#ifndef LAYERNORM_PRELOAD
+#define LAYERNORM_PRELOAD 0
 #endif
 
 // clang-format off
@@ -30,19 +35,24 @@ id: layernorm_rows
 kernel: layernorm_rows
 params:
   LAYERNORM_BLOCK: [64, 128, 256, 512, 1024]
-  LAYERNORM_ROW_THREADS: [32, 64, 128, 256, 512, 1024]
+  LAYERNORM_MAX_ROW_THREADS: [256, 512, 1024]
   LAYERNORM_VEC: [1, 2, 4]
   LAYERNORM_UNROLL: [1, 2, 4, 8, 16]
+  LAYERNORM_PRELOAD: [0, 1]
+let:
+  RT: "min(LAYERNORM_MAX_ROW_THREADS, 32 * max(1, ceil_div(cols, 32 * LAYERNORM_VEC * LAYERNORM_UNROLL)))"
+  ROWS_PER_BLOCK: "max(LAYERNORM_BLOCK, RT) / RT"
 constraints:
-  - "LAYERNORM_ROW_THREADS <= LAYERNORM_BLOCK"
   - "LAYERNORM_VEC * LAYERNORM_UNROLL <= 32"
 problems:
   - {rows: 4096, cols: 8192}
   - {rows: 32768, cols: 1024}
+  - {rows: 8192, cols: 16384}
 validate:
   - {rows: 3, cols: 1000}
   - {rows: 7, cols: 1001}
   - {rows: 2, cols: 40000}
+  - {rows: 65, cols: 96}
 args:
   - {name: x, type: "const float*", count: "rows*cols", init: normal}
   - {name: gamma, type: "const float*", count: "cols", init: uniform}
@@ -52,8 +62,8 @@ args:
   - {name: cols, type: int, value: cols}
   - {name: eps, type: float, value: 1e-5}
 launch:
-  grid: ["ceil_div(rows, LAYERNORM_BLOCK / LAYERNORM_ROW_THREADS)"]
-  block: ["LAYERNORM_BLOCK"]
+  grid: ["ceil_div(rows, ROWS_PER_BLOCK)"]
+  block: ["ROWS_PER_BLOCK * RT"]
   shared_bytes: "0"
 reference: layernorm_rows_naive
 tolerance: {rtol: 1e-5, atol: 1e-5}
@@ -63,14 +73,30 @@ metrics: {bytes: "2*rows*cols*4 + 2*cols*4", flops: "7*rows*cols"}
 
 namespace layernorm_detail {
 
-constexpr int kBlock = LAYERNORM_BLOCK;
-constexpr int kRowThreads = LAYERNORM_ROW_THREADS;
-constexpr int kRowsPerBlock = kBlock / kRowThreads;
-constexpr int kWarpsPerRow = kRowThreads / 32;
-constexpr int kWarps = kBlock / 32;
+constexpr int kMaxBlock =
+    LAYERNORM_BLOCK > LAYERNORM_MAX_ROW_THREADS ? LAYERNORM_BLOCK : LAYERNORM_MAX_ROW_THREADS;
 constexpr int kUnroll = LAYERNORM_UNROLL;
-static_assert(kRowThreads % 32 == 0 && kBlock % kRowThreads == 0,
-              "LAYERNORM_ROW_THREADS must be a multiple of 32 dividing LAYERNORM_BLOCK");
+constexpr bool kPreload = LAYERNORM_PRELOAD != 0;
+static_assert(LAYERNORM_MAX_ROW_THREADS % 32 == 0 && LAYERNORM_BLOCK % 32 == 0 &&
+                  kMaxBlock <= 1024,
+              "LAYERNORM_BLOCK and LAYERNORM_MAX_ROW_THREADS must be multiples of 32, at most 1024");
+
+// Threads per row, as the spec's RT: the fewest warps holding the row at VEC * UNROLL floats
+// per thread, at most LAYERNORM_MAX_ROW_THREADS.
+__device__ __forceinline__ int row_threads(int cols) {
+  constexpr int per_warp = 32 * LAYERNORM_VEC * LAYERNORM_UNROLL;
+  const int warps = cols > per_warp ? (cols + per_warp - 1) / per_warp : 1;
+  return min(LAYERNORM_MAX_ROW_THREADS, 32 * warps);
+}
+
+// The row group a thread belongs to: `threads` threads, `warps` warps starting at warp
+// `first_warp` of the block.
+struct Group {
+  int threads;
+  int lane;
+  int warps;
+  int first_warp;
+};
 
 template <int V>
 struct Vec;
@@ -97,21 +123,51 @@ __device__ __forceinline__ float& at(typename Vec<V>::type& v, int i) {
 }
 
 // Sum across the row group. Every thread of the block calls it (it synchronises the block
-// when a row spans several warps).
-__device__ __forceinline__ float group_sum(float v, float* scratch) {
+// when a row spans several warps; g.warps is the same for the whole block).
+__device__ __forceinline__ float group_sum(float v, const Group& g, float* scratch) {
 #pragma unroll
   for (int o = 16; o > 0; o >>= 1) v += __shfl_xor_sync(0xffffffffu, v, o);
-  if constexpr (kWarpsPerRow > 1) {
-    const int warp = threadIdx.x / 32;
-    const int first = (threadIdx.x / kRowThreads) * kWarpsPerRow;
+  if (g.warps > 1) {
     __syncthreads();  // scratch may still be read by an earlier reduction
-    if (threadIdx.x % 32 == 0) scratch[warp] = v;
+    if (threadIdx.x % 32 == 0) scratch[threadIdx.x / 32] = v;
     __syncthreads();
-    v = scratch[first];
-#pragma unroll
-    for (int w = 1; w < kWarpsPerRow; ++w) v += scratch[first + w];
+    v = scratch[g.first_warp];
+    for (int w = 1; w < g.warps; ++w) v += scratch[g.first_warp + w];
   }
   return v;
+}
+
+// (count, mean, sum of squared deviations) of a set of values.
+struct Stats {
+  float n;
+  float mean;
+  float m2;
+};
+
+// The statistics of the union of two disjoint sets.
+__device__ __forceinline__ Stats merge(const Stats& a, const Stats& b) {
+  const float n = a.n + b.n;
+  if (n == 0.f) return a;
+  const float d = b.mean - a.mean;
+  const float fb = b.n / n;
+  return {n, fmaf(d, fb, a.mean), a.m2 + b.m2 + d * d * a.n * fb};
+}
+
+// Merges the statistics across the row group, as group_sum.
+__device__ __forceinline__ Stats group_stats(Stats t, const Group& g, Stats* scratch) {
+#pragma unroll
+  for (int o = 16; o > 0; o >>= 1) {
+    const Stats other{__shfl_xor_sync(0xffffffffu, t.n, o), __shfl_xor_sync(0xffffffffu, t.mean, o),
+                      __shfl_xor_sync(0xffffffffu, t.m2, o)};
+    t = merge(t, other);
+  }
+  if (g.warps > 1) {
+    if (threadIdx.x % 32 == 0) scratch[threadIdx.x / 32] = t;
+    __syncthreads();
+    t = scratch[g.first_warp];
+    for (int w = 1; w < g.warps; ++w) t = merge(t, scratch[g.first_warp + w]);
+  }
+  return t;
 }
 
 // fits depends on cols only, so the whole block takes the same branch (both synchronise it).
@@ -119,10 +175,12 @@ template <int V>
 __device__ __forceinline__ void row_layernorm(const float* __restrict__ x,
                                               const float* __restrict__ gamma,
                                               const float* __restrict__ beta, float* __restrict__ y,
-                                              bool active, int cols, float eps, float* scratch) {
+                                              bool active, int cols, float eps, const Group& grp,
+                                              float* scratch, Stats* stats_scratch) {
   using T = typename Vec<V>::type;
-  const int lane = threadIdx.x % kRowThreads;
-  const bool fits = cols / V <= kRowThreads * kUnroll;
+  const int lane = grp.lane;
+  const int stride = grp.threads;
+  const bool fits = cols / V <= stride * kUnroll;
   const int nvec = active ? cols / V : 0;
   const T* xv = reinterpret_cast<const T*>(x);
   const T* gv = reinterpret_cast<const T*>(gamma);
@@ -130,38 +188,55 @@ __device__ __forceinline__ void row_layernorm(const float* __restrict__ x,
   T* yv = reinterpret_cast<T*>(y);
 
   if (fits) {
-    // The whole row in registers: x read once, mean then variance from the registers.
+    // The whole row in registers: x read once. Each thread takes the mean and squared
+    // deviations of its own values, and one reduction combines them (Chan et al.), as
+    // stable as two passes over the row.
     T r[kUnroll];
+    [[maybe_unused]] T gr[kPreload ? kUnroll : 1];
+    [[maybe_unused]] T br[kPreload ? kUnroll : 1];
     float s = 0.f;
 #pragma unroll
     for (int u = 0; u < kUnroll; ++u) {
-      const int i = lane + u * kRowThreads;
+      const int i = lane + u * stride;
       if (i < nvec) {
         r[u] = __ldcs(xv + i);
+        if constexpr (kPreload) {
+          gr[u] = __ldg(gv + i);
+          br[u] = __ldg(bv + i);
+        }
 #pragma unroll
         for (int k = 0; k < V; ++k) s += at<V>(r[u], k);
       }
     }
-    const float mean = group_sum(s, scratch) / static_cast<float>(cols);
-    float d2 = 0.f;
+    const int mine = nvec > lane ? ((nvec - lane + stride - 1) / stride) * V : 0;
+    Stats t{static_cast<float>(mine), mine > 0 ? s / static_cast<float>(mine) : 0.f, 0.f};
 #pragma unroll
     for (int u = 0; u < kUnroll; ++u) {
-      const int i = lane + u * kRowThreads;
+      const int i = lane + u * stride;
       if (i < nvec) {
 #pragma unroll
         for (int k = 0; k < V; ++k) {
-          const float d = at<V>(r[u], k) - mean;
-          d2 = fmaf(d, d, d2);
+          const float d = at<V>(r[u], k) - t.mean;
+          t.m2 = fmaf(d, d, t.m2);
         }
       }
     }
-    const float rstd = rsqrtf(group_sum(d2, scratch) / static_cast<float>(cols) + eps);
+    t = group_stats(t, grp, stats_scratch);
+    const float mean = t.mean;
+    const float rstd = rsqrtf(t.m2 / static_cast<float>(cols) + eps);
 #pragma unroll
     for (int u = 0; u < kUnroll; ++u) {
-      const int i = lane + u * kRowThreads;
+      const int i = lane + u * stride;
       if (i < nvec) {
-        T g = __ldg(gv + i);
-        T b = __ldg(bv + i);
+        T g;
+        T b;
+        if constexpr (kPreload) {
+          g = gr[u];
+          b = br[u];
+        } else {
+          g = __ldg(gv + i);
+          b = __ldg(bv + i);
+        }
 #pragma unroll
         for (int k = 0; k < V; ++k)
           at<V>(r[u], k) = fmaf((at<V>(r[u], k) - mean) * rstd, at<V>(g, k), at<V>(b, k));
@@ -176,10 +251,10 @@ __device__ __forceinline__ void row_layernorm(const float* __restrict__ x,
   // whole kernel, fitting rows included.)
   float s = 0.f;
 #pragma unroll 1
-  for (int base = 0; base < nvec; base += kRowThreads * kUnroll) {
+  for (int base = 0; base < nvec; base += stride * kUnroll) {
 #pragma unroll
     for (int u = 0; u < kUnroll; ++u) {
-      const int i = base + lane + u * kRowThreads;
+      const int i = base + lane + u * stride;
       if (i < nvec) {
         T v = __ldg(xv + i);
 #pragma unroll
@@ -187,13 +262,13 @@ __device__ __forceinline__ void row_layernorm(const float* __restrict__ x,
       }
     }
   }
-  const float mean = group_sum(s, scratch) / static_cast<float>(cols);
+  const float mean = group_sum(s, grp, scratch) / static_cast<float>(cols);
   float d2 = 0.f;
 #pragma unroll 1
-  for (int base = 0; base < nvec; base += kRowThreads * kUnroll) {
+  for (int base = 0; base < nvec; base += stride * kUnroll) {
 #pragma unroll
     for (int u = 0; u < kUnroll; ++u) {
-      const int i = base + lane + u * kRowThreads;
+      const int i = base + lane + u * stride;
       if (i < nvec) {
         T v = __ldg(xv + i);
 #pragma unroll
@@ -204,12 +279,12 @@ __device__ __forceinline__ void row_layernorm(const float* __restrict__ x,
       }
     }
   }
-  const float rstd = rsqrtf(group_sum(d2, scratch) / static_cast<float>(cols) + eps);
+  const float rstd = rsqrtf(group_sum(d2, grp, scratch) / static_cast<float>(cols) + eps);
 #pragma unroll 1
-  for (int base = 0; base < nvec; base += kRowThreads * kUnroll) {
+  for (int base = 0; base < nvec; base += stride * kUnroll) {
 #pragma unroll
     for (int u = 0; u < kUnroll; ++u) {
-      const int i = base + lane + u * kRowThreads;
+      const int i = base + lane + u * stride;
       if (i < nvec) {
         T v = __ldcs(xv + i);
         T g = __ldg(gv + i);
@@ -225,16 +300,23 @@ __device__ __forceinline__ void row_layernorm(const float* __restrict__ x,
 
 }  // namespace layernorm_detail
 
-extern "C" __global__ void __launch_bounds__(LAYERNORM_BLOCK)
+extern "C" __global__ void __launch_bounds__(layernorm_detail::kMaxBlock)
     layernorm_rows(const float* __restrict__ x, const float* __restrict__ gamma,
                    const float* __restrict__ beta, float* __restrict__ y, int rows, int cols,
                    float eps) {
   using namespace layernorm_detail;
-  __shared__ float scratch[kWarps];
-  const long long row =
-      static_cast<long long>(blockIdx.x) * kRowsPerBlock + threadIdx.x / kRowThreads;
-  const bool active = row < rows;
+  // Two entries per warp: a block launched with a partial last group stays in bounds.
+  __shared__ float scratch[2 * kMaxBlock / 32];
+  __shared__ Stats stats_scratch[2 * kMaxBlock / 32];
+  Group grp;
+  grp.threads = row_threads(cols);
+  grp.lane = threadIdx.x % grp.threads;
+  grp.warps = grp.threads / 32;
+  const int group = threadIdx.x / grp.threads;
+  grp.first_warp = group * grp.warps;
+  const long long row = static_cast<long long>(blockIdx.x) * (blockDim.x / grp.threads) + group;
   // Rows past the end still take part in the block-wide reductions, with no data.
+  const bool active = row < rows && group < static_cast<int>(blockDim.x / grp.threads);
   const long long offset = (active ? row : 0) * static_cast<long long>(cols);
   constexpr int V = LAYERNORM_VEC;
   const bool vector_ok =
@@ -245,12 +327,12 @@ extern "C" __global__ void __launch_bounds__(LAYERNORM_BLOCK)
   if constexpr (V > 1) {
     // The condition is the same for the whole grid, so the block never diverges on it.
     if (vector_ok) {
-      row_layernorm<V>(x + offset, gamma, beta, y + offset, active, cols, eps, scratch);
+      row_layernorm<V>(x + offset, gamma, beta, y + offset, active, cols, eps, grp, scratch, stats_scratch);
       return;
     }
   }
   (void)vector_ok;
-  row_layernorm<1>(x + offset, gamma, beta, y + offset, active, cols, eps, scratch);
+  row_layernorm<1>(x + offset, gamma, beta, y + offset, active, cols, eps, grp, scratch, stats_scratch);
 }
 
 // The reference: one thread per row, double accumulation, two passes for the variance, any

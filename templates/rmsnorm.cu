@@ -1,9 +1,10 @@
 // RMS normalisation, fp32, with a learned scale:
 //   y[r, c] = x[r, c] / sqrt(mean(x[r, :]^2) + eps) * gamma[c]
-// A group of RMSNORM_ROW_THREADS threads handles one row; a block holds
-// RMSNORM_BLOCK / RMSNORM_ROW_THREADS rows. When the row fits in the group's registers
-// (RMSNORM_ROW_THREADS * RMSNORM_VEC * RMSNORM_UNROLL elements), x is read once;
-// otherwise a second pass reads it again. Vector loads are used when cols and the
+// A group of threads handles one row. Its size follows the row length: the fewest warps
+// whose registers hold the row at RMSNORM_VEC * RMSNORM_UNROLL floats per thread, at most
+// RMSNORM_MAX_ROW_THREADS; a block holds as many groups as fit in RMSNORM_BLOCK threads
+// (at least one), so one configuration serves short and long rows alike. When the row fits
+// in the group's registers, x is read once; otherwise a second pass reads it again. Vector loads are used when cols and the
 // pointers allow them, scalar ones otherwise, so every configuration is correct for every
 // shape.
 #include <cuda_runtime.h>
@@ -13,8 +14,8 @@
 #ifndef RMSNORM_BLOCK
 #define RMSNORM_BLOCK 256
 #endif
-#ifndef RMSNORM_ROW_THREADS
-#define RMSNORM_ROW_THREADS 256
+#ifndef RMSNORM_MAX_ROW_THREADS
+#define RMSNORM_MAX_ROW_THREADS 1024
 #endif
 #ifndef RMSNORM_VEC
 #define RMSNORM_VEC 4
@@ -29,19 +30,23 @@ id: rmsnorm_rows
 kernel: rmsnorm_rows
 params:
   RMSNORM_BLOCK: [64, 128, 256, 512, 1024]
-  RMSNORM_ROW_THREADS: [32, 64, 128, 256, 512, 1024]
+  RMSNORM_MAX_ROW_THREADS: [256, 512, 1024]
   RMSNORM_VEC: [1, 2, 4]
   RMSNORM_UNROLL: [1, 2, 4, 8, 16]
+let:
+  RT: "min(RMSNORM_MAX_ROW_THREADS, 32 * max(1, ceil_div(cols, 32 * RMSNORM_VEC * RMSNORM_UNROLL)))"
+  ROWS_PER_BLOCK: "max(RMSNORM_BLOCK, RT) / RT"
 constraints:
-  - "RMSNORM_ROW_THREADS <= RMSNORM_BLOCK"
   - "RMSNORM_VEC * RMSNORM_UNROLL <= 32"
 problems:
   - {rows: 4096, cols: 8192}
   - {rows: 32768, cols: 1024}
+  - {rows: 8192, cols: 16384}
 validate:
   - {rows: 3, cols: 1000}
   - {rows: 7, cols: 1001}
   - {rows: 2, cols: 40000}
+  - {rows: 65, cols: 96}
 args:
   - {name: x, type: "const float*", count: "rows*cols", init: normal}
   - {name: gamma, type: "const float*", count: "cols", init: uniform}
@@ -50,8 +55,8 @@ args:
   - {name: cols, type: int, value: cols}
   - {name: eps, type: float, value: 1e-5}
 launch:
-  grid: ["ceil_div(rows, RMSNORM_BLOCK / RMSNORM_ROW_THREADS)"]
-  block: ["RMSNORM_BLOCK"]
+  grid: ["ceil_div(rows, ROWS_PER_BLOCK)"]
+  block: ["ROWS_PER_BLOCK * RT"]
   shared_bytes: "0"
 reference: rmsnorm_rows_naive
 tolerance: {rtol: 1e-5, atol: 1e-6}
@@ -61,13 +66,28 @@ metrics: {bytes: "(2*rows*cols + cols)*4", flops: "4*rows*cols"}
 
 namespace rmsnorm_detail {
 
-constexpr int kBlock = RMSNORM_BLOCK;
-constexpr int kRowThreads = RMSNORM_ROW_THREADS;
-constexpr int kRowsPerBlock = kBlock / kRowThreads;
-constexpr int kWarpsPerRow = kRowThreads / 32;
+constexpr int kMaxBlock =
+    RMSNORM_BLOCK > RMSNORM_MAX_ROW_THREADS ? RMSNORM_BLOCK : RMSNORM_MAX_ROW_THREADS;
 constexpr int kUnroll = RMSNORM_UNROLL;
-static_assert(kRowThreads % 32 == 0 && kBlock % kRowThreads == 0,
-              "RMSNORM_ROW_THREADS must be a multiple of 32 dividing RMSNORM_BLOCK");
+static_assert(RMSNORM_MAX_ROW_THREADS % 32 == 0 && RMSNORM_BLOCK % 32 == 0 && kMaxBlock <= 1024,
+              "RMSNORM_BLOCK and RMSNORM_MAX_ROW_THREADS must be multiples of 32, at most 1024");
+
+// Threads per row, as the spec's RT: the fewest warps holding the row at VEC * UNROLL floats
+// per thread, at most RMSNORM_MAX_ROW_THREADS.
+__device__ __forceinline__ int row_threads(int cols) {
+  constexpr int per_warp = 32 * RMSNORM_VEC * RMSNORM_UNROLL;
+  const int warps = cols > per_warp ? (cols + per_warp - 1) / per_warp : 1;
+  return min(RMSNORM_MAX_ROW_THREADS, 32 * warps);
+}
+
+// The row group a thread belongs to: `threads` threads, `warps` warps starting at warp
+// `first_warp` of the block.
+struct Group {
+  int threads;
+  int lane;
+  int warps;
+  int first_warp;
+};
 
 template <int V> struct Vec;
 template <> struct Vec<1> { using type = float; };
@@ -82,19 +102,16 @@ template <int V> __device__ __forceinline__ float& at(typename Vec<V>::type& v, 
   }
 }
 
-// Sum across the row group. Every thread of the block calls it (it synchronises the block
-// when a row spans several warps).
-__device__ __forceinline__ float group_sum(float v, float* scratch) {
+// Sum across the row group. Every thread of the block calls it, once (it synchronises the
+// block when a row spans several warps; g.warps is the same for the whole block).
+__device__ __forceinline__ float group_sum(float v, const Group& g, float* scratch) {
 #pragma unroll
   for (int o = 16; o > 0; o >>= 1) v += __shfl_xor_sync(0xffffffffu, v, o);
-  if constexpr (kWarpsPerRow > 1) {
-    const int warp = threadIdx.x / 32;
-    const int first = (threadIdx.x / kRowThreads) * kWarpsPerRow;
-    if (threadIdx.x % 32 == 0) scratch[warp] = v;
+  if (g.warps > 1) {
+    if (threadIdx.x % 32 == 0) scratch[threadIdx.x / 32] = v;
     __syncthreads();
-    v = scratch[first];
-#pragma unroll
-    for (int w = 1; w < kWarpsPerRow; ++w) v += scratch[first + w];
+    v = scratch[g.first_warp];
+    for (int w = 1; w < g.warps; ++w) v += scratch[g.first_warp + w];
   }
   return v;
 }
@@ -103,31 +120,32 @@ template <int V>
 __device__ __forceinline__ void row_rmsnorm(const float* __restrict__ x,
                                             const float* __restrict__ gamma,
                                             float* __restrict__ y, bool active, int cols,
-                                            float eps, float* scratch) {
+                                            float eps, const Group& g, float* scratch) {
   using T = typename Vec<V>::type;
-  const int lane = threadIdx.x % kRowThreads;
+  const int lane = g.lane;
+  const int stride = g.threads;
   const int nvec = active ? cols / V : 0;
   const T* xv = reinterpret_cast<const T*>(x);
   const T* gv = reinterpret_cast<const T*>(gamma);
   T* yv = reinterpret_cast<T*>(y);
 
-  if (nvec <= kRowThreads * kUnroll) {
+  if (cols / V <= stride * kUnroll) {  // the same for every group of the grid
     // The whole row in registers: x read once.
     T r[kUnroll];
     float ss = 0.f;
 #pragma unroll
     for (int u = 0; u < kUnroll; ++u) {
-      const int i = lane + u * kRowThreads;
+      const int i = lane + u * stride;
       if (i < nvec) {
         r[u] = __ldcs(xv + i);
 #pragma unroll
         for (int k = 0; k < V; ++k) ss = fmaf(at<V>(r[u], k), at<V>(r[u], k), ss);
       }
     }
-    const float scale = rsqrtf(group_sum(ss, scratch) / static_cast<float>(cols) + eps);
+    const float scale = rsqrtf(group_sum(ss, g, scratch) / static_cast<float>(cols) + eps);
 #pragma unroll
     for (int u = 0; u < kUnroll; ++u) {
-      const int i = lane + u * kRowThreads;
+      const int i = lane + u * stride;
       if (i < nvec) {
         T g = __ldg(gv + i);
 #pragma unroll
@@ -139,10 +157,10 @@ __device__ __forceinline__ void row_rmsnorm(const float* __restrict__ x,
   }
 
   float ss = 0.f;
-  for (int base = 0; base < nvec; base += kRowThreads * kUnroll) {
+  for (int base = 0; base < nvec; base += stride * kUnroll) {
 #pragma unroll
     for (int u = 0; u < kUnroll; ++u) {
-      const int i = base + lane + u * kRowThreads;
+      const int i = base + lane + u * stride;
       if (i < nvec) {
         T v = __ldg(xv + i);
 #pragma unroll
@@ -150,11 +168,11 @@ __device__ __forceinline__ void row_rmsnorm(const float* __restrict__ x,
       }
     }
   }
-  const float scale = rsqrtf(group_sum(ss, scratch) / static_cast<float>(cols) + eps);
-  for (int base = 0; base < nvec; base += kRowThreads * kUnroll) {
+  const float scale = rsqrtf(group_sum(ss, g, scratch) / static_cast<float>(cols) + eps);
+  for (int base = 0; base < nvec; base += stride * kUnroll) {
 #pragma unroll
     for (int u = 0; u < kUnroll; ++u) {
-      const int i = base + lane + u * kRowThreads;
+      const int i = base + lane + u * stride;
       if (i < nvec) {
         T v = __ldcs(xv + i);
         T g = __ldg(gv + i);
@@ -168,14 +186,21 @@ __device__ __forceinline__ void row_rmsnorm(const float* __restrict__ x,
 
 }  // namespace rmsnorm_detail
 
-extern "C" __global__ void __launch_bounds__(RMSNORM_BLOCK)
+extern "C" __global__ void __launch_bounds__(rmsnorm_detail::kMaxBlock)
     rmsnorm_rows(const float* __restrict__ x, const float* __restrict__ gamma,
                  float* __restrict__ y, int rows, int cols, float eps) {
   using namespace rmsnorm_detail;
-  __shared__ float scratch[kBlock / 32];
-  const long long row = static_cast<long long>(blockIdx.x) * kRowsPerBlock + threadIdx.x / kRowThreads;
-  const bool active = row < rows;
+  // Two entries per warp: a block launched with a partial last group stays in bounds.
+  __shared__ float scratch[2 * kMaxBlock / 32];
+  Group g;
+  g.threads = row_threads(cols);
+  g.lane = threadIdx.x % g.threads;
+  g.warps = g.threads / 32;
+  const int group = threadIdx.x / g.threads;
+  g.first_warp = group * g.warps;
+  const long long row = static_cast<long long>(blockIdx.x) * (blockDim.x / g.threads) + group;
   // Rows past the end still take part in the block-wide reduction, with no data.
+  const bool active = row < rows && group < static_cast<int>(blockDim.x / g.threads);
   const long long offset = (active ? row : 0) * static_cast<long long>(cols);
   constexpr int V = RMSNORM_VEC;
   const bool vector_ok = V > 1 && cols % V == 0 &&
@@ -185,12 +210,12 @@ extern "C" __global__ void __launch_bounds__(RMSNORM_BLOCK)
   if constexpr (V > 1) {
     // The condition is the same for the whole grid, so the block never diverges on it.
     if (vector_ok) {
-      row_rmsnorm<V>(x + offset, gamma, y + offset, active, cols, eps, scratch);
+      row_rmsnorm<V>(x + offset, gamma, y + offset, active, cols, eps, g, scratch);
       return;
     }
   }
   (void)vector_ok;
-  row_rmsnorm<1>(x + offset, gamma, y + offset, active, cols, eps, scratch);
+  row_rmsnorm<1>(x + offset, gamma, y + offset, active, cols, eps, g, scratch);
 }
 
 // The reference: one thread per row, double accumulation, any launch geometry.

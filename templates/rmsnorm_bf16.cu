@@ -1,12 +1,15 @@
 // RMS normalisation, bf16 in and out, fp32 math, with a learned scale:
 //   y[r, c] = x[r, c] / sqrt(mean(x[r, :]^2) + eps) * gamma[c]
-// A group of RMSNORM_BF16_ROW_THREADS threads handles one row; a block holds
-// RMSNORM_BF16_BLOCK / RMSNORM_BF16_ROW_THREADS rows. When the row fits in the group's
-// registers (RMSNORM_BF16_ROW_THREADS * RMSNORM_BF16_VEC * RMSNORM_BF16_UNROLL elements,
-// kept as bf16), x is read once; otherwise a second pass reads it again. RMSNORM_BF16_VEC
-// counts bf16 values per load (8: 16-byte loads). Vector loads are used when cols and the
-// pointers allow them, scalar ones otherwise, so every configuration is correct for every
-// shape.
+// A group of threads handles one row. Its size follows the row length: the fewest warps
+// whose registers hold the row at RMSNORM_BF16_VEC * RMSNORM_BF16_UNROLL values per thread,
+// at most RMSNORM_BF16_MAX_ROW_THREADS; a block holds as many groups as fit in
+// RMSNORM_BF16_BLOCK threads (at least one). So one configuration serves short and long rows
+// alike. When the row fits in the group's registers (kept as bf16), x is read once; otherwise
+// a second pass reads it again. RMSNORM_BF16_VEC counts bf16 values per load (8: 16-byte
+// loads). Vector loads are used when cols and the pointers allow them, scalar ones otherwise,
+// so every configuration is correct for every shape.
+//
+// Launch as the spec's `launch` says: RT threads per row, ROWS_PER_BLOCK rows per block.
 #include <cuda_bf16.h>
 #include <cuda_runtime.h>
 #if __has_include(<kernelevo/params.h>)
@@ -15,8 +18,8 @@
 #ifndef RMSNORM_BF16_BLOCK
 #define RMSNORM_BF16_BLOCK 256
 #endif
-#ifndef RMSNORM_BF16_ROW_THREADS
-#define RMSNORM_BF16_ROW_THREADS 256
+#ifndef RMSNORM_BF16_MAX_ROW_THREADS
+#define RMSNORM_BF16_MAX_ROW_THREADS 1024
 #endif
 #ifndef RMSNORM_BF16_VEC
 #define RMSNORM_BF16_VEC 8
@@ -31,11 +34,13 @@ id: rmsnorm_rows_bf16
 kernel: rmsnorm_rows_bf16
 params:
   RMSNORM_BF16_BLOCK: [64, 128, 256, 512, 1024]
-  RMSNORM_BF16_ROW_THREADS: [32, 64, 128, 256, 512, 1024]
+  RMSNORM_BF16_MAX_ROW_THREADS: [256, 512, 1024]
   RMSNORM_BF16_VEC: [2, 4, 8]
   RMSNORM_BF16_UNROLL: [1, 2, 4, 8, 16]
+let:
+  RT: "min(RMSNORM_BF16_MAX_ROW_THREADS, 32 * max(1, ceil_div(cols, 32 * RMSNORM_BF16_VEC * RMSNORM_BF16_UNROLL)))"
+  ROWS_PER_BLOCK: "max(RMSNORM_BF16_BLOCK, RT) / RT"
 constraints:
-  - "RMSNORM_BF16_ROW_THREADS <= RMSNORM_BF16_BLOCK"
   - "RMSNORM_BF16_VEC * RMSNORM_BF16_UNROLL <= 64"
 problems:
   - {rows: 4096, cols: 8192}
@@ -44,6 +49,7 @@ validate:
   - {rows: 3, cols: 1000}
   - {rows: 7, cols: 1001}
   - {rows: 2, cols: 40000}
+  - {rows: 65, cols: 96}
 args:
   - {name: x, type: "const __nv_bfloat16*", count: "rows*cols", init: normal}
   - {name: gamma, type: "const __nv_bfloat16*", count: "cols", init: uniform}
@@ -52,8 +58,8 @@ args:
   - {name: cols, type: int, value: cols}
   - {name: eps, type: float, value: 1e-5}
 launch:
-  grid: ["ceil_div(rows, RMSNORM_BF16_BLOCK / RMSNORM_BF16_ROW_THREADS)"]
-  block: ["RMSNORM_BF16_BLOCK"]
+  grid: ["ceil_div(rows, ROWS_PER_BLOCK)"]
+  block: ["ROWS_PER_BLOCK * RT"]
   shared_bytes: "0"
 reference: rmsnorm_rows_bf16_naive
 tolerance: {rtol: 8e-3, atol: 8e-3}
@@ -63,13 +69,31 @@ metrics: {bytes: "(2*rows*cols + cols)*2", flops: "4*rows*cols"}
 
 namespace rmsnorm_bf16_detail {
 
-constexpr int kBlock = RMSNORM_BF16_BLOCK;
-constexpr int kRowThreads = RMSNORM_BF16_ROW_THREADS;
-constexpr int kRowsPerBlock = kBlock / kRowThreads;
-constexpr int kWarpsPerRow = kRowThreads / 32;
+constexpr int kMaxBlock = RMSNORM_BF16_BLOCK > RMSNORM_BF16_MAX_ROW_THREADS
+                              ? RMSNORM_BF16_BLOCK
+                              : RMSNORM_BF16_MAX_ROW_THREADS;
 constexpr int kUnroll = RMSNORM_BF16_UNROLL;
-static_assert(kRowThreads % 32 == 0 && kBlock % kRowThreads == 0,
-              "RMSNORM_BF16_ROW_THREADS must be a multiple of 32 dividing RMSNORM_BF16_BLOCK");
+static_assert(RMSNORM_BF16_MAX_ROW_THREADS % 32 == 0 && RMSNORM_BF16_BLOCK % 32 == 0 &&
+                  kMaxBlock <= 1024,
+              "RMSNORM_BF16_BLOCK and RMSNORM_BF16_MAX_ROW_THREADS must be multiples of 32, at "
+              "most 1024");
+
+// Threads per row, as the spec's RT: the fewest warps holding the row at VEC * UNROLL values
+// per thread, at most RMSNORM_BF16_MAX_ROW_THREADS.
+__device__ __forceinline__ int row_threads(int cols) {
+  constexpr int per_warp = 32 * RMSNORM_BF16_VEC * RMSNORM_BF16_UNROLL;
+  const int warps = cols > per_warp ? (cols + per_warp - 1) / per_warp : 1;
+  return min(RMSNORM_BF16_MAX_ROW_THREADS, 32 * warps);
+}
+
+// The row group a thread belongs to: `threads` threads, `warps` warps starting at warp
+// `first_warp` of the block.
+struct Group {
+  int threads;
+  int lane;
+  int warps;
+  int first_warp;
+};
 
 // V bf16 values moved by one load or store.
 template <int V>
@@ -120,30 +144,29 @@ __device__ __forceinline__ typename Pack<V>::type pack(const float (&f)[V]) {
 
 // Sum across the row group. Every thread of the block calls it (it synchronises the block
 // when a row spans several warps). Each path calls it once, so scratch is never reused.
-__device__ __forceinline__ float group_sum(float v, float* scratch) {
+__device__ __forceinline__ float group_sum(float v, const Group& g, float* scratch) {
 #pragma unroll
   for (int o = 16; o > 0; o >>= 1) v += __shfl_xor_sync(0xffffffffu, v, o);
-  if constexpr (kWarpsPerRow > 1) {
-    const int warp = threadIdx.x / 32;
-    const int first = (threadIdx.x / kRowThreads) * kWarpsPerRow;
-    if (threadIdx.x % 32 == 0) scratch[warp] = v;
+  if (g.warps > 1) {
+    if (threadIdx.x % 32 == 0) scratch[threadIdx.x / 32] = v;
     __syncthreads();
-    v = scratch[first];
-#pragma unroll
-    for (int w = 1; w < kWarpsPerRow; ++w) v += scratch[first + w];
+    v = scratch[g.first_warp];
+    for (int w = 1; w < g.warps; ++w) v += scratch[g.first_warp + w];
   }
   return v;
 }
 
-// fits depends on cols only, so the whole block takes the same branch (both synchronise it).
+// fits depends on cols only (not on active), so the whole block takes the same branch and
+// makes the same group reductions (they synchronise it).
 template <int V>
 __device__ __forceinline__ void row_rmsnorm(const __nv_bfloat16* __restrict__ x,
                                             const __nv_bfloat16* __restrict__ gamma,
                                             __nv_bfloat16* __restrict__ y, bool active, int cols,
-                                            float eps, float* scratch) {
+                                            float eps, const Group& g, float* scratch) {
   using P = typename Pack<V>::type;
-  const int lane = threadIdx.x % kRowThreads;
-  const bool fits = cols / V <= kRowThreads * kUnroll;
+  const int lane = g.lane;
+  const int stride = g.threads;
+  const bool fits = cols / V <= stride * kUnroll;  // the same for every group of the grid
   const int nvec = active ? cols / V : 0;
   const P* xv = reinterpret_cast<const P*>(x);
   const P* gv = reinterpret_cast<const P*>(gamma);
@@ -155,7 +178,7 @@ __device__ __forceinline__ void row_rmsnorm(const __nv_bfloat16* __restrict__ x,
     float ss = 0.f;
 #pragma unroll
     for (int u = 0; u < kUnroll; ++u) {
-      const int i = lane + u * kRowThreads;
+      const int i = lane + u * stride;
       if (i < nvec) {
         r[u] = __ldcs(xv + i);
 #pragma unroll
@@ -165,15 +188,15 @@ __device__ __forceinline__ void row_rmsnorm(const __nv_bfloat16* __restrict__ x,
         }
       }
     }
-    const float scale = rsqrtf(group_sum(ss, scratch) / static_cast<float>(cols) + eps);
+    const float scale = rsqrtf(group_sum(ss, g, scratch) / static_cast<float>(cols) + eps);
 #pragma unroll
     for (int u = 0; u < kUnroll; ++u) {
-      const int i = lane + u * kRowThreads;
+      const int i = lane + u * stride;
       if (i < nvec) {
-        const P g = __ldg(gv + i);
+        const P gp = __ldg(gv + i);
         float o[V];
 #pragma unroll
-        for (int k = 0; k < V; ++k) o[k] = get<V>(r[u], k) * scale * get<V>(g, k);
+        for (int k = 0; k < V; ++k) o[k] = get<V>(r[u], k) * scale * get<V>(gp, k);
         __stcs(yv + i, pack<V>(o));
       }
     }
@@ -185,10 +208,10 @@ __device__ __forceinline__ void row_rmsnorm(const __nv_bfloat16* __restrict__ x,
   // fitting rows included.)
   float ss = 0.f;
 #pragma unroll 1
-  for (int base = 0; base < nvec; base += kRowThreads * kUnroll) {
+  for (int base = 0; base < nvec; base += stride * kUnroll) {
 #pragma unroll
     for (int u = 0; u < kUnroll; ++u) {
-      const int i = base + lane + u * kRowThreads;
+      const int i = base + lane + u * stride;
       if (i < nvec) {
         const P p = __ldg(xv + i);
 #pragma unroll
@@ -199,18 +222,18 @@ __device__ __forceinline__ void row_rmsnorm(const __nv_bfloat16* __restrict__ x,
       }
     }
   }
-  const float scale = rsqrtf(group_sum(ss, scratch) / static_cast<float>(cols) + eps);
+  const float scale = rsqrtf(group_sum(ss, g, scratch) / static_cast<float>(cols) + eps);
 #pragma unroll 1
-  for (int base = 0; base < nvec; base += kRowThreads * kUnroll) {
+  for (int base = 0; base < nvec; base += stride * kUnroll) {
 #pragma unroll
     for (int u = 0; u < kUnroll; ++u) {
-      const int i = base + lane + u * kRowThreads;
+      const int i = base + lane + u * stride;
       if (i < nvec) {
         const P p = __ldcs(xv + i);
-        const P g = __ldg(gv + i);
+        const P gp = __ldg(gv + i);
         float o[V];
 #pragma unroll
-        for (int k = 0; k < V; ++k) o[k] = get<V>(p, k) * scale * get<V>(g, k);
+        for (int k = 0; k < V; ++k) o[k] = get<V>(p, k) * scale * get<V>(gp, k);
         __stcs(yv + i, pack<V>(o));
       }
     }
@@ -219,15 +242,21 @@ __device__ __forceinline__ void row_rmsnorm(const __nv_bfloat16* __restrict__ x,
 
 }  // namespace rmsnorm_bf16_detail
 
-extern "C" __global__ void __launch_bounds__(RMSNORM_BF16_BLOCK)
+extern "C" __global__ void __launch_bounds__(rmsnorm_bf16_detail::kMaxBlock)
     rmsnorm_rows_bf16(const __nv_bfloat16* __restrict__ x, const __nv_bfloat16* __restrict__ gamma,
                       __nv_bfloat16* __restrict__ y, int rows, int cols, float eps) {
   using namespace rmsnorm_bf16_detail;
-  __shared__ float scratch[kBlock / 32];
-  const long long row =
-      static_cast<long long>(blockIdx.x) * kRowsPerBlock + threadIdx.x / kRowThreads;
-  const bool active = row < rows;
+  // Two entries per warp: a block launched with a partial last group stays in bounds.
+  __shared__ float scratch[2 * kMaxBlock / 32];
+  Group g;
+  g.threads = row_threads(cols);
+  g.lane = threadIdx.x % g.threads;
+  g.warps = g.threads / 32;
+  const int group = threadIdx.x / g.threads;
+  g.first_warp = group * g.warps;
+  const long long row = static_cast<long long>(blockIdx.x) * (blockDim.x / g.threads) + group;
   // Rows past the end still take part in the block-wide reduction, with no data.
+  const bool active = row < rows && group < static_cast<int>(blockDim.x / g.threads);
   const long long offset = (active ? row : 0) * static_cast<long long>(cols);
   constexpr int V = RMSNORM_BF16_VEC;
   const bool vector_ok =
@@ -238,12 +267,12 @@ extern "C" __global__ void __launch_bounds__(RMSNORM_BF16_BLOCK)
   if constexpr (V > 1) {
     // The condition is the same for the whole grid, so the block never diverges on it.
     if (vector_ok) {
-      row_rmsnorm<V>(x + offset, gamma, y + offset, active, cols, eps, scratch);
+      row_rmsnorm<V>(x + offset, gamma, y + offset, active, cols, eps, g, scratch);
       return;
     }
   }
   (void)vector_ok;
-  row_rmsnorm<1>(x + offset, gamma, y + offset, active, cols, eps, scratch);
+  row_rmsnorm<1>(x + offset, gamma, y + offset, active, cols, eps, g, scratch);
 }
 
 // The reference: one thread per row, double accumulation, any launch geometry.

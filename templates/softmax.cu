@@ -1,10 +1,14 @@
 // Row softmax, fp32: y[r, :] = exp(x[r, :] - max) / sum(exp(x[r, :] - max)).
-// A group of SOFTMAX_ROW_THREADS threads handles one row; a block holds
-// SOFTMAX_BLOCK / SOFTMAX_ROW_THREADS rows. When the row fits in the group's registers
-// (SOFTMAX_ROW_THREADS * SOFTMAX_VEC * SOFTMAX_UNROLL elements), x is read once and y
-// written once; otherwise an online softmax reads x twice (max and sum in one pass).
-// Vector loads are used when cols and both pointers allow them, scalar ones otherwise,
-// so every configuration is correct for every shape.
+// A group of threads handles one row. Its size follows the row length: the fewest warps
+// whose registers hold the row at SOFTMAX_VEC * SOFTMAX_UNROLL floats per thread, at most
+// SOFTMAX_MAX_ROW_THREADS; a block holds as many groups as fit in SOFTMAX_BLOCK threads
+// (at least one). So one configuration serves short and long rows alike. When the row
+// fits in the group's registers, x is read once and y written once; otherwise an online
+// softmax reads x twice (max and sum in one pass). Vector loads are used when cols and
+// both pointers allow them, scalar ones otherwise, so every configuration is correct for
+// every shape.
+//
+// Launch as the spec's `launch` says: RT threads per row, ROWS_PER_BLOCK rows per block.
 #include <cuda_runtime.h>
 #include <math_constants.h>
 #if __has_include(<kernelevo/params.h>)
@@ -13,8 +17,8 @@
 #ifndef SOFTMAX_BLOCK
 #define SOFTMAX_BLOCK 256
 #endif
-#ifndef SOFTMAX_ROW_THREADS
-#define SOFTMAX_ROW_THREADS 256
+#ifndef SOFTMAX_MAX_ROW_THREADS
+#define SOFTMAX_MAX_ROW_THREADS 1024
 #endif
 #ifndef SOFTMAX_VEC
 #define SOFTMAX_VEC 4
@@ -29,27 +33,31 @@ id: softmax_rows
 kernel: softmax_rows
 params:
   SOFTMAX_BLOCK: [64, 128, 256, 512, 1024]
-  SOFTMAX_ROW_THREADS: [32, 64, 128, 256, 512, 1024]
+  SOFTMAX_MAX_ROW_THREADS: [256, 512, 1024]
   SOFTMAX_VEC: [1, 2, 4]
   SOFTMAX_UNROLL: [1, 2, 4, 8, 16]
+let:
+  RT: "min(SOFTMAX_MAX_ROW_THREADS, 32 * max(1, ceil_div(cols, 32 * SOFTMAX_VEC * SOFTMAX_UNROLL)))"
+  ROWS_PER_BLOCK: "max(SOFTMAX_BLOCK, RT) / RT"
 constraints:
-  - "SOFTMAX_ROW_THREADS <= SOFTMAX_BLOCK"
   - "SOFTMAX_VEC * SOFTMAX_UNROLL <= 32"
 problems:
   - {rows: 4096, cols: 8192}
   - {rows: 32768, cols: 1024}
+  - {rows: 8192, cols: 16384}
 validate:
   - {rows: 3, cols: 1000}
   - {rows: 7, cols: 1001}
   - {rows: 2, cols: 40000}
+  - {rows: 65, cols: 96}
 args:
   - {name: x, type: "const float*", count: "rows*cols", init: normal}
   - {name: y, type: "float*", count: "rows*cols", output: true}
   - {name: rows, type: int, value: rows}
   - {name: cols, type: int, value: cols}
 launch:
-  grid: ["ceil_div(rows, SOFTMAX_BLOCK / SOFTMAX_ROW_THREADS)"]
-  block: ["SOFTMAX_BLOCK"]
+  grid: ["ceil_div(rows, ROWS_PER_BLOCK)"]
+  block: ["ROWS_PER_BLOCK * RT"]
   shared_bytes: "0"
 reference: softmax_rows_naive
 tolerance: {rtol: 1e-5, atol: 1e-6}
@@ -59,14 +67,29 @@ metrics: {bytes: "2*rows*cols*4", flops: "5*rows*cols"}
 
 namespace softmax_detail {
 
-constexpr int kBlock = SOFTMAX_BLOCK;
-constexpr int kRowThreads = SOFTMAX_ROW_THREADS;
-constexpr int kRowsPerBlock = kBlock / kRowThreads;
-constexpr int kWarpsPerRow = kRowThreads / 32;
+constexpr int kMaxBlock =
+    SOFTMAX_BLOCK > SOFTMAX_MAX_ROW_THREADS ? SOFTMAX_BLOCK : SOFTMAX_MAX_ROW_THREADS;
 constexpr int kUnroll = SOFTMAX_UNROLL;
 constexpr float kLog2e = 1.4426950408889634f;
-static_assert(kRowThreads % 32 == 0 && kBlock % kRowThreads == 0,
-              "SOFTMAX_ROW_THREADS must be a multiple of 32 dividing SOFTMAX_BLOCK");
+static_assert(SOFTMAX_MAX_ROW_THREADS % 32 == 0 && SOFTMAX_BLOCK % 32 == 0 && kMaxBlock <= 1024,
+              "SOFTMAX_BLOCK and SOFTMAX_MAX_ROW_THREADS must be multiples of 32, at most 1024");
+
+// Threads per row, as the spec's RT: the fewest warps holding the row at VEC * UNROLL floats
+// per thread, at most SOFTMAX_MAX_ROW_THREADS.
+__device__ __forceinline__ int row_threads(int cols) {
+  constexpr int per_warp = 32 * SOFTMAX_VEC * SOFTMAX_UNROLL;
+  const int warps = cols > per_warp ? (cols + per_warp - 1) / per_warp : 1;
+  return min(SOFTMAX_MAX_ROW_THREADS, 32 * warps);
+}
+
+// The row group a thread belongs to: `threads` threads, `warps` warps starting at warp
+// `first_warp` of the block.
+struct Group {
+  int threads;
+  int lane;
+  int warps;
+  int first_warp;
+};
 
 template <int V> struct Vec;
 template <> struct Vec<1> { using type = float; };
@@ -93,32 +116,27 @@ __device__ __forceinline__ float warp_sum(float v) {
 }
 
 // Reductions across the warps of one row group. Every thread of the block calls them
-// (they synchronise the block when a row spans several warps).
-__device__ __forceinline__ float group_max(float v, float* scratch) {
+// (they synchronise the block when a row spans several warps; g.warps is the same for the
+// whole block).
+__device__ __forceinline__ float group_max(float v, const Group& g, float* scratch) {
   v = warp_max(v);
-  if constexpr (kWarpsPerRow > 1) {
-    const int warp = threadIdx.x / 32;
-    const int first = (threadIdx.x / kRowThreads) * kWarpsPerRow;
+  if (g.warps > 1) {
     __syncthreads();  // scratch may still be read by an earlier reduction
-    if (threadIdx.x % 32 == 0) scratch[warp] = v;
+    if (threadIdx.x % 32 == 0) scratch[threadIdx.x / 32] = v;
     __syncthreads();
-    v = scratch[first];
-#pragma unroll
-    for (int w = 1; w < kWarpsPerRow; ++w) v = fmaxf(v, scratch[first + w]);
+    v = scratch[g.first_warp];
+    for (int w = 1; w < g.warps; ++w) v = fmaxf(v, scratch[g.first_warp + w]);
   }
   return v;
 }
-__device__ __forceinline__ float group_sum(float v, float* scratch) {
+__device__ __forceinline__ float group_sum(float v, const Group& g, float* scratch) {
   v = warp_sum(v);
-  if constexpr (kWarpsPerRow > 1) {
-    const int warp = threadIdx.x / 32;
-    const int first = (threadIdx.x / kRowThreads) * kWarpsPerRow;
+  if (g.warps > 1) {
     __syncthreads();
-    if (threadIdx.x % 32 == 0) scratch[warp] = v;
+    if (threadIdx.x % 32 == 0) scratch[threadIdx.x / 32] = v;
     __syncthreads();
-    v = scratch[first];
-#pragma unroll
-    for (int w = 1; w < kWarpsPerRow; ++w) v += scratch[first + w];
+    v = scratch[g.first_warp];
+    for (int w = 1; w < g.warps; ++w) v += scratch[g.first_warp + w];
   }
   return v;
 }
@@ -132,31 +150,33 @@ __device__ __forceinline__ void combine(float& m, float& s, float m2, float s2) 
 
 template <int V>
 __device__ __forceinline__ void row_softmax(const float* __restrict__ x, float* __restrict__ y,
-                                            bool active, int cols, float* scratch) {
+                                            bool active, int cols, const Group& g,
+                                            float* scratch) {
   using T = typename Vec<V>::type;
-  const int lane = threadIdx.x % kRowThreads;
+  const int lane = g.lane;
+  const int stride = g.threads;
   const int nvec = active ? cols / V : 0;
   const T* xv = reinterpret_cast<const T*>(x);
   T* yv = reinterpret_cast<T*>(y);
 
-  if (nvec <= kRowThreads * kUnroll) {
+  if (cols / V <= stride * kUnroll) {  // the same for every group of the grid
     // The whole row in registers: one read, one write.
     T r[kUnroll];
     float m = -CUDART_INF_F;
 #pragma unroll
     for (int u = 0; u < kUnroll; ++u) {
-      const int i = lane + u * kRowThreads;
+      const int i = lane + u * stride;
       if (i < nvec) {
         r[u] = __ldcs(xv + i);
 #pragma unroll
         for (int k = 0; k < V; ++k) m = fmaxf(m, at<V>(r[u], k));
       }
     }
-    m = group_max(m, scratch) * kLog2e;
+    m = group_max(m, g, scratch) * kLog2e;
     float s = 0.f;
 #pragma unroll
     for (int u = 0; u < kUnroll; ++u) {
-      const int i = lane + u * kRowThreads;
+      const int i = lane + u * stride;
       if (i < nvec) {
 #pragma unroll
         for (int k = 0; k < V; ++k) {
@@ -166,10 +186,10 @@ __device__ __forceinline__ void row_softmax(const float* __restrict__ x, float* 
         }
       }
     }
-    const float inv = 1.f / group_sum(s, scratch);
+    const float inv = 1.f / group_sum(s, g, scratch);
 #pragma unroll
     for (int u = 0; u < kUnroll; ++u) {
-      const int i = lane + u * kRowThreads;
+      const int i = lane + u * stride;
       if (i < nvec) {
 #pragma unroll
         for (int k = 0; k < V; ++k) at<V>(r[u], k) *= inv;
@@ -182,12 +202,12 @@ __device__ __forceinline__ void row_softmax(const float* __restrict__ x, float* 
   // Online softmax: running (max, sum) per thread, then a second pass that writes.
   float m = -CUDART_INF_F;
   float s = 0.f;
-  for (int base = 0; base < nvec; base += kRowThreads * kUnroll) {
+  for (int base = 0; base < nvec; base += stride * kUnroll) {
     T r[kUnroll];
     float cm = -CUDART_INF_F;
 #pragma unroll
     for (int u = 0; u < kUnroll; ++u) {
-      const int i = base + lane + u * kRowThreads;
+      const int i = base + lane + u * stride;
       if (i < nvec) {
         r[u] = __ldg(xv + i);
 #pragma unroll
@@ -199,7 +219,7 @@ __device__ __forceinline__ void row_softmax(const float* __restrict__ x, float* 
     float cs = 0.f;
 #pragma unroll
     for (int u = 0; u < kUnroll; ++u) {
-      const int i = base + lane + u * kRowThreads;
+      const int i = base + lane + u * stride;
       if (i < nvec) {
 #pragma unroll
         for (int k = 0; k < V; ++k) cs += exp2f(fmaf(at<V>(r[u], k), kLog2e, -cm));
@@ -207,13 +227,13 @@ __device__ __forceinline__ void row_softmax(const float* __restrict__ x, float* 
     }
     combine(m, s, cm, cs);
   }
-  const float row_m = group_max(m, scratch);
+  const float row_m = group_max(m, g, scratch);
   s = (m == -CUDART_INF_F) ? 0.f : s * exp2f(m - row_m);
-  const float inv = 1.f / group_sum(s, scratch);
-  for (int base = 0; base < nvec; base += kRowThreads * kUnroll) {
+  const float inv = 1.f / group_sum(s, g, scratch);
+  for (int base = 0; base < nvec; base += stride * kUnroll) {
 #pragma unroll
     for (int u = 0; u < kUnroll; ++u) {
-      const int i = base + lane + u * kRowThreads;
+      const int i = base + lane + u * stride;
       if (i < nvec) {
         T v = __ldcs(xv + i);
 #pragma unroll
@@ -226,13 +246,20 @@ __device__ __forceinline__ void row_softmax(const float* __restrict__ x, float* 
 
 }  // namespace softmax_detail
 
-extern "C" __global__ void __launch_bounds__(SOFTMAX_BLOCK)
+extern "C" __global__ void __launch_bounds__(softmax_detail::kMaxBlock)
     softmax_rows(const float* __restrict__ x, float* __restrict__ y, int rows, int cols) {
   using namespace softmax_detail;
-  __shared__ float scratch[kBlock / 32];
-  const long long row = static_cast<long long>(blockIdx.x) * kRowsPerBlock + threadIdx.x / kRowThreads;
-  const bool active = row < rows;
+  // Two entries per warp: a block launched with a partial last group stays in bounds.
+  __shared__ float scratch[2 * kMaxBlock / 32];
+  Group g;
+  g.threads = row_threads(cols);
+  g.lane = threadIdx.x % g.threads;
+  g.warps = g.threads / 32;
+  const int group = threadIdx.x / g.threads;
+  g.first_warp = group * g.warps;
+  const long long row = static_cast<long long>(blockIdx.x) * (blockDim.x / g.threads) + group;
   // Rows past the end still take part in the block-wide reductions, with no data.
+  const bool active = row < rows && group < static_cast<int>(blockDim.x / g.threads);
   const long long offset = (active ? row : 0) * static_cast<long long>(cols);
   const float* xr = x + offset;
   float* yr = y + offset;
@@ -243,12 +270,12 @@ extern "C" __global__ void __launch_bounds__(SOFTMAX_BLOCK)
   if constexpr (V > 1) {
     // The condition is the same for the whole grid, so the block never diverges on it.
     if (vector_ok) {
-      row_softmax<V>(xr, yr, active, cols, scratch);
+      row_softmax<V>(xr, yr, active, cols, g, scratch);
       return;
     }
   }
   (void)vector_ok;
-  row_softmax<1>(xr, yr, active, cols, scratch);
+  row_softmax<1>(xr, yr, active, cols, g, scratch);
 }
 
 // The reference: one thread per row, double accumulation, any launch geometry.

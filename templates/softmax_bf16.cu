@@ -1,12 +1,16 @@
 // Row softmax, bf16 in and out, fp32 math:
 //   y[r, :] = exp(x[r, :] - max) / sum(exp(x[r, :] - max)).
-// A group of SOFTMAX_BF16_ROW_THREADS threads handles one row; a block holds
-// SOFTMAX_BF16_BLOCK / SOFTMAX_BF16_ROW_THREADS rows. When the row fits in the group's
-// registers (SOFTMAX_BF16_ROW_THREADS * SOFTMAX_BF16_VEC * SOFTMAX_BF16_UNROLL elements,
-// kept as fp32), x is read once and y written once; otherwise an online softmax reads x
-// twice (max and sum in one pass). SOFTMAX_BF16_VEC counts bf16 values per load (8: 16-byte
-// loads). Vector loads are used when cols and both pointers allow them, scalar ones
-// otherwise, so every configuration is correct for every shape.
+// A group of threads handles one row. Its size follows the row length: the fewest warps
+// whose registers hold the row at SOFTMAX_BF16_VEC * SOFTMAX_BF16_UNROLL values per thread,
+// at most SOFTMAX_BF16_MAX_ROW_THREADS; a block holds as many groups as fit in
+// SOFTMAX_BF16_BLOCK threads (at least one). So one configuration serves short and long rows
+// alike. When the row fits in the group's registers (kept as fp32), x is read once and y
+// written once; otherwise an online softmax reads x twice (max and sum in one pass).
+// SOFTMAX_BF16_VEC counts bf16 values per load (8: 16-byte loads). Vector loads are used
+// when cols and both pointers allow them, scalar ones otherwise, so every configuration is
+// correct for every shape.
+//
+// Launch as the spec's `launch` says: RT threads per row, ROWS_PER_BLOCK rows per block.
 #include <cuda_bf16.h>
 #include <cuda_runtime.h>
 #include <math_constants.h>
@@ -16,8 +20,8 @@
 #ifndef SOFTMAX_BF16_BLOCK
 #define SOFTMAX_BF16_BLOCK 256
 #endif
-#ifndef SOFTMAX_BF16_ROW_THREADS
-#define SOFTMAX_BF16_ROW_THREADS 256
+#ifndef SOFTMAX_BF16_MAX_ROW_THREADS
+#define SOFTMAX_BF16_MAX_ROW_THREADS 1024
 #endif
 #ifndef SOFTMAX_BF16_VEC
 #define SOFTMAX_BF16_VEC 8
@@ -32,11 +36,13 @@ id: softmax_rows_bf16
 kernel: softmax_rows_bf16
 params:
   SOFTMAX_BF16_BLOCK: [64, 128, 256, 512, 1024]
-  SOFTMAX_BF16_ROW_THREADS: [32, 64, 128, 256, 512, 1024]
+  SOFTMAX_BF16_MAX_ROW_THREADS: [256, 512, 1024]
   SOFTMAX_BF16_VEC: [2, 4, 8]
   SOFTMAX_BF16_UNROLL: [1, 2, 4, 8, 16]
+let:
+  RT: "min(SOFTMAX_BF16_MAX_ROW_THREADS, 32 * max(1, ceil_div(cols, 32 * SOFTMAX_BF16_VEC * SOFTMAX_BF16_UNROLL)))"
+  ROWS_PER_BLOCK: "max(SOFTMAX_BF16_BLOCK, RT) / RT"
 constraints:
-  - "SOFTMAX_BF16_ROW_THREADS <= SOFTMAX_BF16_BLOCK"
   - "SOFTMAX_BF16_VEC * SOFTMAX_BF16_UNROLL <= 32"
 problems:
   - {rows: 4096, cols: 8192}
@@ -45,14 +51,15 @@ validate:
   - {rows: 3, cols: 1000}
   - {rows: 7, cols: 1001}
   - {rows: 2, cols: 40000}
+  - {rows: 65, cols: 96}
 args:
   - {name: x, type: "const __nv_bfloat16*", count: "rows*cols", init: normal}
   - {name: y, type: "__nv_bfloat16*", count: "rows*cols", output: true}
   - {name: rows, type: int, value: rows}
   - {name: cols, type: int, value: cols}
 launch:
-  grid: ["ceil_div(rows, SOFTMAX_BF16_BLOCK / SOFTMAX_BF16_ROW_THREADS)"]
-  block: ["SOFTMAX_BF16_BLOCK"]
+  grid: ["ceil_div(rows, ROWS_PER_BLOCK)"]
+  block: ["ROWS_PER_BLOCK * RT"]
   shared_bytes: "0"
 reference: softmax_rows_bf16_naive
 tolerance: {rtol: 8e-3, atol: 8e-3}
@@ -62,14 +69,32 @@ metrics: {bytes: "2*rows*cols*2", flops: "5*rows*cols"}
 
 namespace softmax_bf16_detail {
 
-constexpr int kBlock = SOFTMAX_BF16_BLOCK;
-constexpr int kRowThreads = SOFTMAX_BF16_ROW_THREADS;
-constexpr int kRowsPerBlock = kBlock / kRowThreads;
-constexpr int kWarpsPerRow = kRowThreads / 32;
+constexpr int kMaxBlock = SOFTMAX_BF16_BLOCK > SOFTMAX_BF16_MAX_ROW_THREADS
+                              ? SOFTMAX_BF16_BLOCK
+                              : SOFTMAX_BF16_MAX_ROW_THREADS;
 constexpr int kUnroll = SOFTMAX_BF16_UNROLL;
 constexpr float kLog2e = 1.4426950408889634f;
-static_assert(kRowThreads % 32 == 0 && kBlock % kRowThreads == 0,
-              "SOFTMAX_BF16_ROW_THREADS must be a multiple of 32 dividing SOFTMAX_BF16_BLOCK");
+static_assert(SOFTMAX_BF16_MAX_ROW_THREADS % 32 == 0 && SOFTMAX_BF16_BLOCK % 32 == 0 &&
+                  kMaxBlock <= 1024,
+              "SOFTMAX_BF16_BLOCK and SOFTMAX_BF16_MAX_ROW_THREADS must be multiples of 32, at "
+              "most 1024");
+
+// Threads per row, as the spec's RT: the fewest warps holding the row at VEC * UNROLL values
+// per thread, at most SOFTMAX_BF16_MAX_ROW_THREADS.
+__device__ __forceinline__ int row_threads(int cols) {
+  constexpr int per_warp = 32 * SOFTMAX_BF16_VEC * SOFTMAX_BF16_UNROLL;
+  const int warps = cols > per_warp ? (cols + per_warp - 1) / per_warp : 1;
+  return min(SOFTMAX_BF16_MAX_ROW_THREADS, 32 * warps);
+}
+
+// The row group a thread belongs to: `threads` threads, `warps` warps starting at warp
+// `first_warp` of the block.
+struct Group {
+  int threads;
+  int lane;
+  int warps;
+  int first_warp;
+};
 
 // V bf16 values moved by one load or store.
 template <int V>
@@ -130,32 +155,27 @@ __device__ __forceinline__ float warp_sum(float v) {
 }
 
 // Reductions across the warps of one row group. Every thread of the block calls them
-// (they synchronise the block when a row spans several warps).
-__device__ __forceinline__ float group_max(float v, float* scratch) {
+// (they synchronise the block when a row spans several warps; g.warps is the same for the
+// whole block).
+__device__ __forceinline__ float group_max(float v, const Group& g, float* scratch) {
   v = warp_max(v);
-  if constexpr (kWarpsPerRow > 1) {
-    const int warp = threadIdx.x / 32;
-    const int first = (threadIdx.x / kRowThreads) * kWarpsPerRow;
+  if (g.warps > 1) {
     __syncthreads();  // scratch may still be read by an earlier reduction
-    if (threadIdx.x % 32 == 0) scratch[warp] = v;
+    if (threadIdx.x % 32 == 0) scratch[threadIdx.x / 32] = v;
     __syncthreads();
-    v = scratch[first];
-#pragma unroll
-    for (int w = 1; w < kWarpsPerRow; ++w) v = fmaxf(v, scratch[first + w]);
+    v = scratch[g.first_warp];
+    for (int w = 1; w < g.warps; ++w) v = fmaxf(v, scratch[g.first_warp + w]);
   }
   return v;
 }
-__device__ __forceinline__ float group_sum(float v, float* scratch) {
+__device__ __forceinline__ float group_sum(float v, const Group& g, float* scratch) {
   v = warp_sum(v);
-  if constexpr (kWarpsPerRow > 1) {
-    const int warp = threadIdx.x / 32;
-    const int first = (threadIdx.x / kRowThreads) * kWarpsPerRow;
+  if (g.warps > 1) {
     __syncthreads();
-    if (threadIdx.x % 32 == 0) scratch[warp] = v;
+    if (threadIdx.x % 32 == 0) scratch[threadIdx.x / 32] = v;
     __syncthreads();
-    v = scratch[first];
-#pragma unroll
-    for (int w = 1; w < kWarpsPerRow; ++w) v += scratch[first + w];
+    v = scratch[g.first_warp];
+    for (int w = 1; w < g.warps; ++w) v += scratch[g.first_warp + w];
   }
   return v;
 }
@@ -168,14 +188,16 @@ __device__ __forceinline__ void combine(float& m, float& s, float m2, float s2) 
   m = mn;
 }
 
-// fits depends on cols only, so the whole block takes the same branch (both synchronise it).
+// fits depends on cols only (not on active), so the whole block takes the same branch and
+// makes the same group reductions (they synchronise it).
 template <int V>
 __device__ __forceinline__ void row_softmax(const __nv_bfloat16* __restrict__ x,
                                             __nv_bfloat16* __restrict__ y, bool active, int cols,
-                                            float* scratch) {
+                                            const Group& g, float* scratch) {
   using P = typename Pack<V>::type;
-  const int lane = threadIdx.x % kRowThreads;
-  const bool fits = cols / V <= kRowThreads * kUnroll;
+  const int lane = g.lane;
+  const int stride = g.threads;
+  const bool fits = cols / V <= stride * kUnroll;  // the same for every group of the grid
   const int nvec = active ? cols / V : 0;
   const P* xv = reinterpret_cast<const P*>(x);
   P* yv = reinterpret_cast<P*>(y);
@@ -186,7 +208,7 @@ __device__ __forceinline__ void row_softmax(const __nv_bfloat16* __restrict__ x,
     float m = -CUDART_INF_F;
 #pragma unroll
     for (int u = 0; u < kUnroll; ++u) {
-      const int i = lane + u * kRowThreads;
+      const int i = lane + u * stride;
       if (i < nvec) {
         const P p = __ldcs(xv + i);
 #pragma unroll
@@ -196,11 +218,11 @@ __device__ __forceinline__ void row_softmax(const __nv_bfloat16* __restrict__ x,
         }
       }
     }
-    m = group_max(m, scratch) * kLog2e;
+    m = group_max(m, g, scratch) * kLog2e;
     float s = 0.f;
 #pragma unroll
     for (int u = 0; u < kUnroll; ++u) {
-      const int i = lane + u * kRowThreads;
+      const int i = lane + u * stride;
       if (i < nvec) {
 #pragma unroll
         for (int k = 0; k < V; ++k) {
@@ -209,10 +231,10 @@ __device__ __forceinline__ void row_softmax(const __nv_bfloat16* __restrict__ x,
         }
       }
     }
-    const float inv = 1.f / group_sum(s, scratch);
+    const float inv = 1.f / group_sum(s, g, scratch);
 #pragma unroll
     for (int u = 0; u < kUnroll; ++u) {
-      const int i = lane + u * kRowThreads;
+      const int i = lane + u * stride;
       if (i < nvec) {
 #pragma unroll
         for (int k = 0; k < V; ++k) r[u][k] *= inv;
@@ -228,12 +250,12 @@ __device__ __forceinline__ void row_softmax(const __nv_bfloat16* __restrict__ x,
   float m = -CUDART_INF_F;
   float s = 0.f;
 #pragma unroll 1
-  for (int base = 0; base < nvec; base += kRowThreads * kUnroll) {
+  for (int base = 0; base < nvec; base += stride * kUnroll) {
     P r[kUnroll];
     float cm = -CUDART_INF_F;
 #pragma unroll
     for (int u = 0; u < kUnroll; ++u) {
-      const int i = base + lane + u * kRowThreads;
+      const int i = base + lane + u * stride;
       if (i < nvec) {
         r[u] = __ldg(xv + i);
 #pragma unroll
@@ -245,7 +267,7 @@ __device__ __forceinline__ void row_softmax(const __nv_bfloat16* __restrict__ x,
     float cs = 0.f;
 #pragma unroll
     for (int u = 0; u < kUnroll; ++u) {
-      const int i = base + lane + u * kRowThreads;
+      const int i = base + lane + u * stride;
       if (i < nvec) {
 #pragma unroll
         for (int k = 0; k < V; ++k) cs += exp2f(fmaf(get<V>(r[u], k), kLog2e, -cm));
@@ -253,14 +275,14 @@ __device__ __forceinline__ void row_softmax(const __nv_bfloat16* __restrict__ x,
     }
     combine(m, s, cm, cs);
   }
-  const float row_m = group_max(m, scratch);
+  const float row_m = group_max(m, g, scratch);
   s = (m == -CUDART_INF_F) ? 0.f : s * exp2f(m - row_m);
-  const float inv = 1.f / group_sum(s, scratch);
+  const float inv = 1.f / group_sum(s, g, scratch);
 #pragma unroll 1
-  for (int base = 0; base < nvec; base += kRowThreads * kUnroll) {
+  for (int base = 0; base < nvec; base += stride * kUnroll) {
 #pragma unroll
     for (int u = 0; u < kUnroll; ++u) {
-      const int i = base + lane + u * kRowThreads;
+      const int i = base + lane + u * stride;
       if (i < nvec) {
         const P p = __ldcs(xv + i);
         float o[V];
@@ -274,15 +296,21 @@ __device__ __forceinline__ void row_softmax(const __nv_bfloat16* __restrict__ x,
 
 }  // namespace softmax_bf16_detail
 
-extern "C" __global__ void __launch_bounds__(SOFTMAX_BF16_BLOCK)
+extern "C" __global__ void __launch_bounds__(softmax_bf16_detail::kMaxBlock)
     softmax_rows_bf16(const __nv_bfloat16* __restrict__ x, __nv_bfloat16* __restrict__ y, int rows,
                       int cols) {
   using namespace softmax_bf16_detail;
-  __shared__ float scratch[kBlock / 32];
-  const long long row =
-      static_cast<long long>(blockIdx.x) * kRowsPerBlock + threadIdx.x / kRowThreads;
-  const bool active = row < rows;
+  // Two entries per warp: a block launched with a partial last group stays in bounds.
+  __shared__ float scratch[2 * kMaxBlock / 32];
+  Group g;
+  g.threads = row_threads(cols);
+  g.lane = threadIdx.x % g.threads;
+  g.warps = g.threads / 32;
+  const int group = threadIdx.x / g.threads;
+  g.first_warp = group * g.warps;
+  const long long row = static_cast<long long>(blockIdx.x) * (blockDim.x / g.threads) + group;
   // Rows past the end still take part in the block-wide reductions, with no data.
+  const bool active = row < rows && group < static_cast<int>(blockDim.x / g.threads);
   const long long offset = (active ? row : 0) * static_cast<long long>(cols);
   const __nv_bfloat16* xr = x + offset;
   __nv_bfloat16* yr = y + offset;
@@ -294,12 +322,12 @@ extern "C" __global__ void __launch_bounds__(SOFTMAX_BF16_BLOCK)
   if constexpr (V > 1) {
     // The condition is the same for the whole grid, so the block never diverges on it.
     if (vector_ok) {
-      row_softmax<V>(xr, yr, active, cols, scratch);
+      row_softmax<V>(xr, yr, active, cols, g, scratch);
       return;
     }
   }
   (void)vector_ok;
-  row_softmax<1>(xr, yr, active, cols, scratch);
+  row_softmax<1>(xr, yr, active, cols, g, scratch);
 }
 
 // The reference: one thread per row, double accumulation, any launch geometry.

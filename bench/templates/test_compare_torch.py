@@ -196,8 +196,11 @@ def test_real_specs(kernelevo):
     softmax = ct.load_spec(kernelevo, "templates/softmax.cu", "softmax_rows")
     assert [a["name"] for a in softmax["args"]] == ["x", "y", "rows", "cols"]
     names = ct.names_for({"rows": 4096, "cols": 8192}, softmax["defaults"])
-    assert ct.geometry(softmax, names) == ([4096 * softmax["defaults"]["SOFTMAX_ROW_THREADS"] //
-                                            softmax["defaults"]["SOFTMAX_BLOCK"]], [softmax["defaults"]["SOFTMAX_BLOCK"]], 0)
+    # The spec's lets reach the geometry expanded: the defaults give 256 threads per row of
+    # 8192 floats (32 per thread) and one row per 256-thread block; 32 threads per row of 1024.
+    assert (softmax["defaults"]["SOFTMAX_BLOCK"], softmax["defaults"]["SOFTMAX_VEC"] * softmax["defaults"]["SOFTMAX_UNROLL"]) == (256, 32)
+    assert ct.geometry(softmax, names) == ([4096], [256], 0)
+    assert ct.geometry(softmax, ct.names_for({"rows": 4096, "cols": 1024}, softmax["defaults"])) == ([512], [256], 0)
     assert ct.metric_bytes(softmax, names) == 2 * 4096 * 8192 * 4
     assert {"rows": 4096, "cols": 8192} in softmax["problems"] and {"rows": 3, "cols": 1000} in softmax["validate"]
     print(f"  real specs: {checked} templates checked")
@@ -299,7 +302,7 @@ def test_measure_shape_with_a_fake_driver(kernelevo):
     assert row["agree"] and row["max_error"] == 0.0 and not row["tuned_shape"]
     assert (row["ours_us"], row["defaults_us"], row["torch_us"]) == (50.0, 80.0, 120.0)
     assert row["ratio"] == 120.0 / 50.0 and row["speedup_vs_defaults"] == 80.0 / 50.0
-    rows_per_block = 512 // spec["defaults"]["LAYERNORM_ROW_THREADS"]
+    rows_per_block = 512 // 32  # a row of 64 floats takes one warp
     assert row["ours_geometry"] == {"grid": [-(-4096 // rows_per_block)], "block": [512], "shared_bytes": 0}
     assert row["bytes"] == 2 * 4096 * 64 * 4 + 2 * 64 * 4
     assert abs(row["gbps"] - row["bytes"] / 50e-6 / 1e9) < 1e-9 and row["copy_fraction"] == row["gbps"] / 4000.0
