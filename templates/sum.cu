@@ -6,7 +6,9 @@
 // launch needs no reset: allocate `counter` zeroed once. `partials` needs no
 // initialisation; the launch grid must not exceed its kSumMaxBlocks entries.
 // Vector loads are used when the pointer allows them, scalar ones otherwise, so every
-// configuration is correct for every n.
+// configuration is correct for every n. SUM_LOAD picks the load instruction: 0 streaming
+// (ld.global.cs), 1 read-only without L1 allocation and with a 256-byte L2 prefetch
+// (ld.global.nc.L1::no_allocate.L2::256B; sm_80 and later).
 #include <cuda_runtime.h>
 #if __has_include(<kernelevo/params.h>)
 #include <kernelevo/params.h>
@@ -23,6 +25,9 @@
 #ifndef SUM_GRID
 #define SUM_GRID 1056
 #endif
+#ifndef SUM_LOAD
+#define SUM_LOAD 0
+#endif
 
 // Inputs are small integers (-8..8): every partial sum is exact in fp32, so every summation
 // order gives the same result and a dropped or doubled element shows in the comparison.
@@ -35,6 +40,7 @@ params:
   SUM_VEC: [1, 2, 4]
   SUM_UNROLL: [1, 2, 4, 8, 16]
   SUM_GRID: [132, 264, 528, 1056, 2112, 4224, 256, 1024, 4096]
+  SUM_LOAD: [0, 1]
 constraints:
   - "SUM_VEC * SUM_UNROLL <= 32"
 problems:
@@ -117,6 +123,31 @@ __device__ __forceinline__ double block_sum(double v, double* scratch) {
   return v;
 }
 
+template <int V>
+__device__ __forceinline__ typename Vec<V>::type load(const typename Vec<V>::type* p) {
+#if SUM_LOAD == 1
+  if constexpr (V == 4) {
+    float4 v;
+    asm("ld.global.nc.L1::no_allocate.L2::256B.v4.f32 {%0, %1, %2, %3}, [%4];"
+        : "=f"(v.x), "=f"(v.y), "=f"(v.z), "=f"(v.w)
+        : "l"(p));
+    return v;
+  } else if constexpr (V == 2) {
+    float2 v;
+    asm("ld.global.nc.L1::no_allocate.L2::256B.v2.f32 {%0, %1}, [%2];"
+        : "=f"(v.x), "=f"(v.y)
+        : "l"(p));
+    return v;
+  } else {
+    float v;
+    asm("ld.global.nc.L1::no_allocate.L2::256B.f32 %0, [%1];" : "=f"(v) : "l"(p));
+    return v;
+  }
+#else
+  return __ldcs(p);
+#endif
+}
+
 // This thread's share of x[0, count): vectors i, i + stride, ... with kUnroll loads issued
 // before their sums.
 template <int V>
@@ -132,11 +163,11 @@ __device__ __forceinline__ float thread_sum(const float* __restrict__ x, long lo
   for (; i + (kUnroll - 1) * stride < nvec; i += kUnroll * stride) {
     T r[kUnroll];
 #pragma unroll
-    for (int u = 0; u < kUnroll; ++u) r[u] = __ldcs(xv + i + u * stride);
+    for (int u = 0; u < kUnroll; ++u) r[u] = load<V>(xv + i + u * stride);
 #pragma unroll
     for (int u = 0; u < kUnroll; ++u) acc[u] += lanes_sum<V>(r[u]);
   }
-  for (; i < nvec; i += stride) acc[0] += lanes_sum<V>(__ldcs(xv + i));
+  for (; i < nvec; i += stride) acc[0] += lanes_sum<V>(load<V>(xv + i));
   float s = 0.f;
 #pragma unroll
   for (int u = 0; u < kUnroll; ++u) s += acc[u];
