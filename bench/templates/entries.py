@@ -96,7 +96,9 @@ def _matmul_fp32_out(a, d):
     return [(a["A"].view(d["M"], d["K"]) @ a["B"].view(d["K"], d["N"])).float()]
 
 
-GEMM_SHAPES = [{"M": 4096, "N": 4096, "K": 4096}, {"M": 8192, "N": 1024, "K": 4096}]
+# The tuned problems, then two untuned ones shaped like a transformer MLP's projections.
+GEMM_SHAPES = [{"M": 4096, "N": 4096, "K": 4096}, {"M": 8192, "N": 1024, "K": 4096},
+               {"M": 4096, "N": 11008, "K": 4096}, {"M": 2048, "N": 4096, "K": 11008}]
 
 ROWS3 = [{"rows": 4096, "cols": 8192}, {"rows": 32768, "cols": 1024}, {"rows": 8192, "cols": 16384}]
 ROWS2 = ROWS3[:2]
