@@ -4,7 +4,8 @@ import json
 import os
 
 COLUMNS = ["template", "shape", "ours us", "defaults us", "PyTorch us", "ratio torch/ours", "GB/s",
-           "% of copy", "tuned vs defaults", "max error", "agree"]
+           "% of copy", "tuned vs defaults", "do_bench: ours us", "do_bench: PyTorch us",
+           "do_bench: ratio", "max error", "agree"]
 
 
 def shape_text(dims):
@@ -26,7 +27,7 @@ def row_cells(row):
     """The Markdown cells of one result row (see compare_torch.measure_shape for the keys)."""
     shape = shape_text(row["shape"]) + ("*" if row.get("tuned_shape") else "")
     if row.get("status", "ok") != "ok":
-        return [row["template"], shape, f"{row['status']}: {row.get('error', '')}".replace("|", "/")] + [""] * 8
+        return [row["template"], shape, f"{row['status']}: {row.get('error', '')}".replace("|", "/")] + [""] * 11
     agree = row.get("agree")
     return [
         row["template"],
@@ -38,6 +39,9 @@ def row_cells(row):
         _num(row.get("gbps"), ".0f"),
         _num(row.get("copy_fraction") and 100 * row["copy_fraction"], ".1f"),
         _num(row.get("speedup_vs_defaults"), ".2f") + ("x" if row.get("speedup_vs_defaults") else ""),
+        _num(row.get("ours_us_dobench"), ".1f"),
+        _num(row.get("torch_us_dobench"), ".1f"),
+        _num(row.get("ratio_dobench"), ".2f"),
         _num(row.get("max_error"), ".2e"),
         "-" if agree is None else ("yes" if agree else "NO"),
     ]
@@ -45,7 +49,7 @@ def row_cells(row):
 
 def markdown(meta, rows):
     lines = ["# Templates against PyTorch", ""]
-    for key in ("device", "date", "torch", "timer", "copy_gbps", "budget", "command"):
+    for key in ("device", "date", "torch", "timer", "second_timer", "copy_gbps", "budget", "command"):
         if meta.get(key) is not None:
             value = meta[key]
             if key == "copy_gbps" and isinstance(value, (int, float)):
@@ -56,7 +60,8 @@ def markdown(meta, rows):
     lines += ["", "ours: the tuned configuration from the lockfile; defaults: the template compiled with no",
               "parameter set; ratio > 1: ours is faster. GB/s and % of copy are ours, from the spec's",
               "metrics.bytes and the measured copy bandwidth. * marks a shape the tune measured; the others",
-              "run the same configuration untuned."]
+              "run the same configuration untuned. The do_bench columns time ours and PyTorch again under",
+              "triton's do_bench, whose L2 clearing leaves dirty lines for the timed run to write back."]
     notes = meta.get("notes") or []
     if notes:
         lines += [""] + [f"- {n}" for n in notes]

@@ -8,7 +8,8 @@
 # default /tmp/kernelevo-bench-build, when missing), BUDGET (evaluations per tune, default
 # 40, a resumed trace's included: raise it to continue a tune), TUNE_TIME (wall-time limit
 # of each tune, default 6s), REP_MS (do_bench time per measurement, default 200), JOBS,
-# PYTHON (the interpreter with torch and triton, default python3).
+# PYTHON (the interpreter with torch and triton, default python3), COMPARE_ONLY=1 to skip the
+# tunes and time OUT_DIR's locked winners again.
 # A second run into the same OUT_DIR resumes each tune from its trace.
 set -uo pipefail
 
@@ -51,7 +52,9 @@ fi
 step "kernelevo devices"
 "$kev" devices --format json > "$out/devices.json" 2> "$out/devices.log" || echo "kernelevo devices failed: see $out/devices.log" >&2
 
+[[ "${COMPARE_ONLY:-0}" == 1 ]] && step "COMPARE_ONLY=1: no tunes, the winners of $out/kernelevo.lock.json"
 for t in "${templates[@]}"; do
+  [[ "${COMPARE_ONLY:-0}" == 1 ]] && break
   src="templates/$t.cu"
   if [[ ! -f "$src" ]]; then
     step "$t: $src does not exist (reported in the table)"

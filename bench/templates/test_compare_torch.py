@@ -134,7 +134,7 @@ ROWS = [
     {"template": "softmax", "kernel": "softmax_rows", "shape": {"rows": 4096, "cols": 8192}, "tuned_shape": True,
      "status": "ok", "ours_us": 74.26, "defaults_us": 91.1, "torch_us": 143.9, "ratio": 143.9 / 74.26,
      "gbps": 3614.2, "copy_fraction": 0.859, "speedup_vs_defaults": 91.1 / 74.26, "max_error": 1.2e-7,
-     "agree": True},
+     "agree": True, "ours_us_dobench": 80.04, "torch_us_dobench": 150.0, "ratio_dobench": 150.0 / 80.04},
     {"template": "sum", "kernel": "sum_reduce", "shape": {"n": 16777216}, "status": "ok", "ours_us": 20.0,
      "defaults_us": 20.0, "torch_us": 30.0, "ratio": 1.5, "gbps": 3355.4, "copy_fraction": None,
      "speedup_vs_defaults": None, "max_error": float("nan"), "agree": False},
@@ -153,8 +153,9 @@ def test_markdown_table():
     table = [l for l in lines if l.startswith("|")]
     assert table[0] == "| " + " | ".join(results_table.COLUMNS) + " |"
     assert all(l.count("|") == len(results_table.COLUMNS) + 1 for l in table), table
-    assert table[2] == ("| softmax | 4096x8192* | 74.3 | 91.1 | 143.9 | 1.94 | 3614 | 85.9 | 1.23x | 1.20e-07 | yes |")
-    assert table[3] == "| sum | n=16777216 | 20.0 | 20.0 | 30.0 | 1.50 | 3355 | - | - | nan | NO |", table[3]
+    assert table[2] == ("| softmax | 4096x8192* | 74.3 | 91.1 | 143.9 | 1.94 | 3614 | 85.9 | 1.23x | 80.0 | 150.0 | "
+                        "1.87 | 1.20e-07 | yes |")
+    assert table[3] == "| sum | n=16777216 | 20.0 | 20.0 | 30.0 | 1.50 | 3355 | - | - | - | - | - | nan | NO |", table[3]
     assert table[4].startswith("| swiglu | - | skipped: templates/swiglu.cu does not exist |")
     assert results_table.shape_text({"rows": 8192, "hidden": 14336}) == "8192x14336"
 
@@ -286,7 +287,9 @@ def test_measure_shape_with_a_fake_driver(kernelevo):
         return values, outputs, inouts
 
     times = iter([50.0, 80.0, 120.0] * 2)
-    ctx = {"torch": torch, "driver": driver, "bench": lambda fn: (fn(), next(times))[1], "copy_gbps": 4000.0}
+    dobench_times = iter([55.0, 110.0] * 2)
+    ctx = {"torch": torch, "driver": driver, "bench": lambda fn: (fn(), next(times))[1], "copy_gbps": 4000.0,
+           "bench_dobench": lambda fn: (fn(), next(dobench_times))[1]}
     winner = dict(spec["defaults"], LAYERNORM_BLOCK=512)
     plan = {"entry": e, "spec": spec, "winner": winner, "defaults": spec["defaults"],
             "functions": {"ours": "k", "defaults": "k"}}
@@ -302,6 +305,7 @@ def test_measure_shape_with_a_fake_driver(kernelevo):
     assert row["agree"] and row["max_error"] == 0.0 and not row["tuned_shape"]
     assert (row["ours_us"], row["defaults_us"], row["torch_us"]) == (50.0, 80.0, 120.0)
     assert row["ratio"] == 120.0 / 50.0 and row["speedup_vs_defaults"] == 80.0 / 50.0
+    assert (row["ours_us_dobench"], row["torch_us_dobench"], row["ratio_dobench"]) == (55.0, 110.0, 2.0)
     rows_per_block = 512 // 32  # a row of 64 floats takes one warp
     assert row["ours_geometry"] == {"grid": [-(-4096 // rows_per_block)], "block": [512], "shared_bytes": 0}
     assert row["bytes"] == 2 * 4096 * 64 * 4 + 2 * 64 * 4
