@@ -5,10 +5,13 @@
 // whose registers hold the row at LAYERNORM_VEC * LAYERNORM_UNROLL floats per thread, at
 // most LAYERNORM_MAX_ROW_THREADS; a block holds as many groups as fit in LAYERNORM_BLOCK
 // threads (at least one), so one configuration serves short and long rows alike. When the
-// row fits in the group's registers, x is read once, and each thread's mean and squared
-// deviations are merged in one reduction; otherwise x is read three times (mean, variance,
-// output). LAYERNORM_PRELOAD 1 loads gamma and beta with x, before the reduction. Vector loads are used when cols and the pointers
-// allow them, scalar ones otherwise, so every configuration is correct for every shape.
+// row fits in the group's registers, x is read once and one reduction gives both statistics:
+// each thread's mean and squared deviations merged (LAYERNORM_SHIFTED 0), or sums of the
+// deviations from the row's first value and of their squares (1). Otherwise x is read three
+// times (mean, variance, output). Vector loads are used when cols and the pointers allow
+// them, scalar ones otherwise, so every configuration is correct for every shape.
+//
+// Launch as the spec's `launch` says: RT threads per row, ROWS_PER_BLOCK rows per block.
 #include <cuda_runtime.h>
 #if __has_include(<kernelevo/params.h>)
 #include <kernelevo/params.h>
@@ -25,8 +28,8 @@
 #ifndef LAYERNORM_UNROLL
 #define LAYERNORM_UNROLL 8
 #endif
-#ifndef LAYERNORM_PRELOAD
-#define LAYERNORM_PRELOAD 0
+#ifndef LAYERNORM_SHIFTED
+#define LAYERNORM_SHIFTED 0
 #endif
 
 // clang-format off
@@ -38,7 +41,7 @@ params:
   LAYERNORM_MAX_ROW_THREADS: [256, 512, 1024]
   LAYERNORM_VEC: [1, 2, 4]
   LAYERNORM_UNROLL: [1, 2, 4, 8, 16]
-  LAYERNORM_PRELOAD: [0, 1]
+  LAYERNORM_SHIFTED: [0, 1]
 let:
   RT: "min(LAYERNORM_MAX_ROW_THREADS, 32 * max(1, ceil_div(cols, 32 * LAYERNORM_VEC * LAYERNORM_UNROLL)))"
   ROWS_PER_BLOCK: "max(LAYERNORM_BLOCK, RT) / RT"
@@ -76,7 +79,7 @@ namespace layernorm_detail {
 constexpr int kMaxBlock =
     LAYERNORM_BLOCK > LAYERNORM_MAX_ROW_THREADS ? LAYERNORM_BLOCK : LAYERNORM_MAX_ROW_THREADS;
 constexpr int kUnroll = LAYERNORM_UNROLL;
-constexpr bool kPreload = LAYERNORM_PRELOAD != 0;
+constexpr bool kShifted = LAYERNORM_SHIFTED != 0;
 static_assert(LAYERNORM_MAX_ROW_THREADS % 32 == 0 && LAYERNORM_BLOCK % 32 == 0 &&
                   kMaxBlock <= 1024,
               "LAYERNORM_BLOCK and LAYERNORM_MAX_ROW_THREADS must be multiples of 32, at most 1024");
@@ -153,6 +156,26 @@ __device__ __forceinline__ Stats merge(const Stats& a, const Stats& b) {
   return {n, fmaf(d, fb, a.mean), a.m2 + b.m2 + d * d * a.n * fb};
 }
 
+// Sums two values across the row group at once, as group_sum.
+__device__ __forceinline__ void group_sum2(float& a, float& b, const Group& g, float2* scratch) {
+#pragma unroll
+  for (int o = 16; o > 0; o >>= 1) {
+    a += __shfl_xor_sync(0xffffffffu, a, o);
+    b += __shfl_xor_sync(0xffffffffu, b, o);
+  }
+  if (g.warps > 1) {
+    if (threadIdx.x % 32 == 0) scratch[threadIdx.x / 32] = make_float2(a, b);
+    __syncthreads();
+    float2 t = scratch[g.first_warp];
+    for (int w = 1; w < g.warps; ++w) {
+      t.x += scratch[g.first_warp + w].x;
+      t.y += scratch[g.first_warp + w].y;
+    }
+    a = t.x;
+    b = t.y;
+  }
+}
+
 // Merges the statistics across the row group, as group_sum.
 __device__ __forceinline__ Stats group_stats(Stats t, const Group& g, Stats* scratch) {
 #pragma unroll
@@ -176,7 +199,8 @@ __device__ __forceinline__ void row_layernorm(const float* __restrict__ x,
                                               const float* __restrict__ gamma,
                                               const float* __restrict__ beta, float* __restrict__ y,
                                               bool active, int cols, float eps, const Group& grp,
-                                              float* scratch, Stats* stats_scratch) {
+                                              float* scratch, Stats* stats_scratch,
+                                              float2* sum2_scratch) {
   using T = typename Vec<V>::type;
   const int lane = grp.lane;
   const int stride = grp.threads;
@@ -188,55 +212,64 @@ __device__ __forceinline__ void row_layernorm(const float* __restrict__ x,
   T* yv = reinterpret_cast<T*>(y);
 
   if (fits) {
-    // The whole row in registers: x read once. Each thread takes the mean and squared
-    // deviations of its own values, and one reduction combines them (Chan et al.), as
-    // stable as two passes over the row.
+    // The whole row in registers: x read once, one reduction for both statistics.
     T r[kUnroll];
-    [[maybe_unused]] T gr[kPreload ? kUnroll : 1];
-    [[maybe_unused]] T br[kPreload ? kUnroll : 1];
     float s = 0.f;
+    float s2 = 0.f;
+    // Shifted sums: deviations from a value of the row itself (its first), so the variance
+    // s2/n - (s/n)^2 does not cancel catastrophically when the mean is large.
+    [[maybe_unused]] const float shift = kShifted ? __ldg(x) : 0.f;
 #pragma unroll
     for (int u = 0; u < kUnroll; ++u) {
       const int i = lane + u * stride;
       if (i < nvec) {
         r[u] = __ldcs(xv + i);
-        if constexpr (kPreload) {
-          gr[u] = __ldg(gv + i);
-          br[u] = __ldg(bv + i);
-        }
-#pragma unroll
-        for (int k = 0; k < V; ++k) s += at<V>(r[u], k);
-      }
-    }
-    const int mine = nvec > lane ? ((nvec - lane + stride - 1) / stride) * V : 0;
-    Stats t{static_cast<float>(mine), mine > 0 ? s / static_cast<float>(mine) : 0.f, 0.f};
-#pragma unroll
-    for (int u = 0; u < kUnroll; ++u) {
-      const int i = lane + u * stride;
-      if (i < nvec) {
 #pragma unroll
         for (int k = 0; k < V; ++k) {
-          const float d = at<V>(r[u], k) - t.mean;
-          t.m2 = fmaf(d, d, t.m2);
+          if constexpr (kShifted) {
+            const float d = at<V>(r[u], k) - shift;
+            s += d;
+            s2 = fmaf(d, d, s2);
+          } else {
+            s += at<V>(r[u], k);
+          }
         }
       }
     }
-    t = group_stats(t, grp, stats_scratch);
-    const float mean = t.mean;
-    const float rstd = rsqrtf(t.m2 / static_cast<float>(cols) + eps);
+    float mean;
+    float var;
+    if constexpr (kShifted) {
+      group_sum2(s, s2, grp, sum2_scratch);
+      const float m = s / static_cast<float>(cols);
+      mean = shift + m;
+      var = fmaxf(s2 / static_cast<float>(cols) - m * m, 0.f);
+    } else {
+      // Each thread's mean and squared deviations, merged in one reduction (Chan et al.):
+      // as stable as two passes over the row.
+      const int mine = nvec > lane ? ((nvec - lane + stride - 1) / stride) * V : 0;
+      Stats t{static_cast<float>(mine), mine > 0 ? s / static_cast<float>(mine) : 0.f, 0.f};
+#pragma unroll
+      for (int u = 0; u < kUnroll; ++u) {
+        const int i = lane + u * stride;
+        if (i < nvec) {
+#pragma unroll
+          for (int k = 0; k < V; ++k) {
+            const float d = at<V>(r[u], k) - t.mean;
+            t.m2 = fmaf(d, d, t.m2);
+          }
+        }
+      }
+      t = group_stats(t, grp, stats_scratch);
+      mean = t.mean;
+      var = t.m2 / static_cast<float>(cols);
+    }
+    const float rstd = rsqrtf(var + eps);
 #pragma unroll
     for (int u = 0; u < kUnroll; ++u) {
       const int i = lane + u * stride;
       if (i < nvec) {
-        T g;
-        T b;
-        if constexpr (kPreload) {
-          g = gr[u];
-          b = br[u];
-        } else {
-          g = __ldg(gv + i);
-          b = __ldg(bv + i);
-        }
+        T g = __ldg(gv + i);
+        T b = __ldg(bv + i);
 #pragma unroll
         for (int k = 0; k < V; ++k)
           at<V>(r[u], k) = fmaf((at<V>(r[u], k) - mean) * rstd, at<V>(g, k), at<V>(b, k));
@@ -308,6 +341,7 @@ extern "C" __global__ void __launch_bounds__(layernorm_detail::kMaxBlock)
   // Two entries per warp: a block launched with a partial last group stays in bounds.
   __shared__ float scratch[2 * kMaxBlock / 32];
   __shared__ Stats stats_scratch[2 * kMaxBlock / 32];
+  __shared__ float2 sum2_scratch[2 * kMaxBlock / 32];
   Group grp;
   grp.threads = row_threads(cols);
   grp.lane = threadIdx.x % grp.threads;
@@ -327,12 +361,12 @@ extern "C" __global__ void __launch_bounds__(layernorm_detail::kMaxBlock)
   if constexpr (V > 1) {
     // The condition is the same for the whole grid, so the block never diverges on it.
     if (vector_ok) {
-      row_layernorm<V>(x + offset, gamma, beta, y + offset, active, cols, eps, grp, scratch, stats_scratch);
+      row_layernorm<V>(x + offset, gamma, beta, y + offset, active, cols, eps, grp, scratch, stats_scratch, sum2_scratch);
       return;
     }
   }
   (void)vector_ok;
-  row_layernorm<1>(x + offset, gamma, beta, y + offset, active, cols, eps, grp, scratch, stats_scratch);
+  row_layernorm<1>(x + offset, gamma, beta, y + offset, active, cols, eps, grp, scratch, stats_scratch, sum2_scratch);
 }
 
 // The reference: one thread per row, double accumulation, two passes for the variance, any

@@ -6,7 +6,8 @@
 // thread, at most LAYERNORM_BF16_MAX_ROW_THREADS; a block holds as many groups as fit in
 // LAYERNORM_BF16_BLOCK threads (at least one). So one configuration serves short and long
 // rows alike. When the row fits in the group's registers (kept as bf16), x is read once and
-// the mean and then the variance are computed from the registers; otherwise x is read three
+// the mean and then the variance are computed from the registers (or, with
+// LAYERNORM_BF16_SHIFTED 1, both from one reduction of shifted sums); otherwise x is read three
 // times (mean, variance, output). LAYERNORM_BF16_VEC counts bf16 values per load (8: 16-byte
 // loads). Vector loads are used when cols and the pointers allow them, scalar ones otherwise,
 // so every configuration is correct for every shape.
@@ -22,6 +23,9 @@
 #endif
 #ifndef LAYERNORM_BF16_MAX_ROW_THREADS
 #define LAYERNORM_BF16_MAX_ROW_THREADS 1024
+#endif
+#ifndef LAYERNORM_BF16_SHIFTED
+#define LAYERNORM_BF16_SHIFTED 0
 #endif
 #ifndef LAYERNORM_BF16_VEC
 #define LAYERNORM_BF16_VEC 8
@@ -39,6 +43,7 @@ params:
   LAYERNORM_BF16_MAX_ROW_THREADS: [256, 512, 1024]
   LAYERNORM_BF16_VEC: [2, 4, 8]
   LAYERNORM_BF16_UNROLL: [1, 2, 4, 8, 16]
+  LAYERNORM_BF16_SHIFTED: [0, 1]
 let:
   RT: "min(LAYERNORM_BF16_MAX_ROW_THREADS, 32 * max(1, ceil_div(cols, 32 * LAYERNORM_BF16_VEC * LAYERNORM_BF16_UNROLL)))"
   ROWS_PER_BLOCK: "max(LAYERNORM_BF16_BLOCK, RT) / RT"
@@ -76,6 +81,7 @@ constexpr int kMaxBlock = LAYERNORM_BF16_BLOCK > LAYERNORM_BF16_MAX_ROW_THREADS
                               ? LAYERNORM_BF16_BLOCK
                               : LAYERNORM_BF16_MAX_ROW_THREADS;
 constexpr int kUnroll = LAYERNORM_BF16_UNROLL;
+constexpr bool kShifted = LAYERNORM_BF16_SHIFTED != 0;
 static_assert(LAYERNORM_BF16_MAX_ROW_THREADS % 32 == 0 && LAYERNORM_BF16_BLOCK % 32 == 0 &&
                   kMaxBlock <= 1024,
               "LAYERNORM_BF16_BLOCK and LAYERNORM_BF16_MAX_ROW_THREADS must be multiples of 32, at "
@@ -160,6 +166,26 @@ __device__ __forceinline__ float group_sum(float v, const Group& g, float* scrat
   return v;
 }
 
+// Sums two values across the row group at once, as group_sum.
+__device__ __forceinline__ void group_sum2(float& a, float& b, const Group& g, float2* scratch) {
+#pragma unroll
+  for (int o = 16; o > 0; o >>= 1) {
+    a += __shfl_xor_sync(0xffffffffu, a, o);
+    b += __shfl_xor_sync(0xffffffffu, b, o);
+  }
+  if (g.warps > 1) {
+    if (threadIdx.x % 32 == 0) scratch[threadIdx.x / 32] = make_float2(a, b);
+    __syncthreads();
+    float2 t = scratch[g.first_warp];
+    for (int w = 1; w < g.warps; ++w) {
+      t.x += scratch[g.first_warp + w].x;
+      t.y += scratch[g.first_warp + w].y;
+    }
+    a = t.x;
+    b = t.y;
+  }
+}
+
 // fits depends on cols only (not on active), so the whole block takes the same branch and
 // makes the same group reductions (they synchronise it).
 template <int V>
@@ -167,7 +193,8 @@ __device__ __forceinline__ void row_layernorm(const __nv_bfloat16* __restrict__ 
                                               const __nv_bfloat16* __restrict__ gamma,
                                               const __nv_bfloat16* __restrict__ beta,
                                               __nv_bfloat16* __restrict__ y, bool active, int cols,
-                                              float eps, const Group& g, float* scratch) {
+                                              float eps, const Group& g, float* scratch,
+                                              float2* sum2_scratch) {
   using P = typename Pack<V>::type;
   const int lane = g.lane;
   const int stride = g.threads;
@@ -179,32 +206,54 @@ __device__ __forceinline__ void row_layernorm(const __nv_bfloat16* __restrict__ 
   P* yv = reinterpret_cast<P*>(y);
 
   if (fits) {
-    // The whole row in registers: x read once, mean then variance from the registers.
+    // The whole row in registers: x read once; the mean then the variance from the registers
+    // (two reductions), or with LAYERNORM_BF16_SHIFTED both from one reduction of the sums of
+    // the deviations from the row's first value and of their squares (the shift keeps
+    // s2/n - (s/n)^2 from cancelling catastrophically when the mean is large).
     P r[kUnroll];
     float s = 0.f;
+    float s2 = 0.f;
+    [[maybe_unused]] const float shift = kShifted ? __bfloat162float(x[0]) : 0.f;
 #pragma unroll
     for (int u = 0; u < kUnroll; ++u) {
       const int i = lane + u * stride;
       if (i < nvec) {
         r[u] = __ldcs(xv + i);
 #pragma unroll
-        for (int k = 0; k < V; ++k) s += get<V>(r[u], k);
-      }
-    }
-    const float mean = group_sum(s, g, scratch) / static_cast<float>(cols);
-    float d2 = 0.f;
-#pragma unroll
-    for (int u = 0; u < kUnroll; ++u) {
-      const int i = lane + u * stride;
-      if (i < nvec) {
-#pragma unroll
         for (int k = 0; k < V; ++k) {
-          const float d = get<V>(r[u], k) - mean;
-          d2 = fmaf(d, d, d2);
+          if constexpr (kShifted) {
+            const float d = get<V>(r[u], k) - shift;
+            s += d;
+            s2 = fmaf(d, d, s2);
+          } else {
+            s += get<V>(r[u], k);
+          }
         }
       }
     }
-    const float rstd = rsqrtf(group_sum(d2, g, scratch) / static_cast<float>(cols) + eps);
+    float mean;
+    float rstd;
+    if constexpr (kShifted) {
+      group_sum2(s, s2, g, sum2_scratch);
+      const float m = s / static_cast<float>(cols);
+      mean = shift + m;
+      rstd = rsqrtf(fmaxf(s2 / static_cast<float>(cols) - m * m, 0.f) + eps);
+    } else {
+      mean = group_sum(s, g, scratch) / static_cast<float>(cols);
+      float d2 = 0.f;
+#pragma unroll
+      for (int u = 0; u < kUnroll; ++u) {
+        const int i = lane + u * stride;
+        if (i < nvec) {
+#pragma unroll
+          for (int k = 0; k < V; ++k) {
+            const float d = get<V>(r[u], k) - mean;
+            d2 = fmaf(d, d, d2);
+          }
+        }
+      }
+      rstd = rsqrtf(group_sum(d2, g, scratch) / static_cast<float>(cols) + eps);
+    }
 #pragma unroll
     for (int u = 0; u < kUnroll; ++u) {
       const int i = lane + u * stride;
@@ -284,6 +333,7 @@ extern "C" __global__ void __launch_bounds__(layernorm_bf16_detail::kMaxBlock)
   using namespace layernorm_bf16_detail;
   // Two entries per warp: a block launched with a partial last group stays in bounds.
   __shared__ float scratch[2 * kMaxBlock / 32];
+  __shared__ float2 sum2_scratch[2 * kMaxBlock / 32];
   Group g;
   g.threads = row_threads(cols);
   g.lane = threadIdx.x % g.threads;
@@ -303,12 +353,12 @@ extern "C" __global__ void __launch_bounds__(layernorm_bf16_detail::kMaxBlock)
   if constexpr (V > 1) {
     // The condition is the same for the whole grid, so the block never diverges on it.
     if (vector_ok) {
-      row_layernorm<V>(x + offset, gamma, beta, y + offset, active, cols, eps, g, scratch);
+      row_layernorm<V>(x + offset, gamma, beta, y + offset, active, cols, eps, g, scratch, sum2_scratch);
       return;
     }
   }
   (void)vector_ok;
-  row_layernorm<1>(x + offset, gamma, beta, y + offset, active, cols, eps, g, scratch);
+  row_layernorm<1>(x + offset, gamma, beta, y + offset, active, cols, eps, g, scratch, sum2_scratch);
 }
 
 // The reference: one thread per row, double accumulation, two passes for the variance, any
