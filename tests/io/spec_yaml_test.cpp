@@ -209,6 +209,22 @@ TEST(SpecYaml, BrokenLetsNameTheirLine) {
                 "t.cu:8:3: error: let 'cols' has the name of a problem dimension; rename it"}));
 }
 
+TEST(SpecYaml, LetsThatDoubleAtEachStepStopAtALimit) {
+  std::string lets = "let:\n  L0: \"VEC + VEC\"\n";
+  for (int i = 1; i < 40; ++i)
+    lets += "  L" + std::to_string(i) + ": \"L" + std::to_string(i - 1) + " + L" +
+            std::to_string(i - 1) + "\"\n";
+  const SpecParse p = parse_marked_block(
+      block_of("kernel: k\nparams: {VEC: [1]}\n" + lets +
+               "args: [{name: n, type: int, value: L39}]\nlaunch: {grid: 1, block: 1}\n"),
+      "t.cu");
+  ASSERT_FALSE(p.errors.empty());
+  EXPECT_NE(
+      p.errors.front().message.find("is longer than 16384 characters with its lets written out"),
+      std::string::npos)
+      << p.errors.front().to_string();
+}
+
 TEST(SpecYaml, WarnsWhenTheFormatGuardIsMissing) {
   const SpecLoad load = load_specs({kFixtures + "/specs/project/src/unguarded.cu"});
   ASSERT_TRUE(load.errors.empty());

@@ -146,15 +146,18 @@ std::optional<double> number_of(const YAML::Node& n, const Ctx& ctx, std::string
   return std::nullopt;
 }
 
+constexpr std::size_t kMaxExpandedExpr = 16384;
+
 // `text` with every use of a let's name replaced by the let's expression. Names followed by
 // '(' are function calls, and digit runs such as 1e5 are numbers; both are left alone.
-std::string expand_lets(std::string_view text, const std::vector<Let>& lets) {
+// Stops early once longer than `limit`.
+std::string expand_lets(std::string_view text, const std::vector<Let>& lets, std::size_t limit) {
   std::string out;
   std::size_t i = 0;
   const auto word_char = [](char c) {
     return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
   };
-  while (i < text.size()) {
+  while (i < text.size() && out.size() <= limit) {
     if (!word_char(text[i])) {
       out += text[i++];
       continue;
@@ -182,8 +185,16 @@ std::string expand_lets(std::string_view text, const std::vector<Let>& lets) {
 Result<Expr> parse_expr(std::string_view text, const SourceLocation& origin, const Ctx& ctx) {
   auto e = Expr::parse(text, origin);
   if (!e || ctx.lets == nullptr || ctx.lets->empty()) return e;
-  const std::string expanded = expand_lets(text, *ctx.lets);
+  const std::string expanded = expand_lets(text, *ctx.lets, kMaxExpandedExpr);
   if (expanded == text) return e;
+  // Lets built from lets double in length at each step; a spec cannot make us build a
+  // gigabyte expression.
+  if (expanded.size() > kMaxExpandedExpr) {
+    return make_error("expression \"" + std::string(text) + "\" is longer than " +
+                          std::to_string(kMaxExpandedExpr) +
+                          " characters with its lets written out",
+                      origin);
+  }
   return Expr::parse(expanded, origin);
 }
 
