@@ -270,40 +270,69 @@ __device__ __forceinline__ void row_layernorm(const __nv_bfloat16* __restrict__ 
     return;
   }
 
-  // The row does not fit: one pass for the mean, one for the variance, one that writes.
-  // (The outer loops stay rolled: unrolling them only raises the register count of the
-  // whole kernel, fitting rows included.)
-  float s = 0.f;
+  // The row does not fit. The statistics take one pass of shifted sums (SHIFTED) or a pass
+  // for the mean and one for the variance; then a pass writes. (The outer loops stay rolled:
+  // unrolling them only raises the register count of the whole kernel, fitting rows
+  // included.)
+  float mean;
+  float rstd;
+  if constexpr (kShifted) {
+    const float shift = __bfloat162float(x[0]);
+    float s = 0.f;
+    float s2 = 0.f;
 #pragma unroll 1
-  for (int base = 0; base < nvec; base += stride * kUnroll) {
+    for (int base = 0; base < nvec; base += stride * kUnroll) {
 #pragma unroll
-    for (int u = 0; u < kUnroll; ++u) {
-      const int i = base + lane + u * stride;
-      if (i < nvec) {
-        const P p = __ldg(xv + i);
+      for (int u = 0; u < kUnroll; ++u) {
+        const int i = base + lane + u * stride;
+        if (i < nvec) {
+          const P v = __ldg(xv + i);
 #pragma unroll
-        for (int k = 0; k < V; ++k) s += get<V>(p, k);
-      }
-    }
-  }
-  const float mean = group_sum(s, g, scratch) / static_cast<float>(cols);
-  float d2 = 0.f;
-#pragma unroll 1
-  for (int base = 0; base < nvec; base += stride * kUnroll) {
-#pragma unroll
-    for (int u = 0; u < kUnroll; ++u) {
-      const int i = base + lane + u * stride;
-      if (i < nvec) {
-        const P p = __ldg(xv + i);
-#pragma unroll
-        for (int k = 0; k < V; ++k) {
-          const float d = get<V>(p, k) - mean;
-          d2 = fmaf(d, d, d2);
+          for (int k = 0; k < V; ++k) {
+            const float d = get<V>(v, k) - shift;
+            s += d;
+            s2 = fmaf(d, d, s2);
+          }
         }
       }
     }
+    group_sum2(s, s2, g, sum2_scratch);
+    const float m = s / static_cast<float>(cols);
+    mean = shift + m;
+    rstd = rsqrtf(fmaxf(s2 / static_cast<float>(cols) - m * m, 0.f) + eps);
+  } else {
+    float s = 0.f;
+#pragma unroll 1
+    for (int base = 0; base < nvec; base += stride * kUnroll) {
+#pragma unroll
+      for (int u = 0; u < kUnroll; ++u) {
+        const int i = base + lane + u * stride;
+        if (i < nvec) {
+          const P p = __ldg(xv + i);
+#pragma unroll
+          for (int k = 0; k < V; ++k) s += get<V>(p, k);
+        }
+      }
+    }
+    mean = group_sum(s, g, scratch) / static_cast<float>(cols);
+    float d2 = 0.f;
+#pragma unroll 1
+    for (int base = 0; base < nvec; base += stride * kUnroll) {
+#pragma unroll
+      for (int u = 0; u < kUnroll; ++u) {
+        const int i = base + lane + u * stride;
+        if (i < nvec) {
+          const P p = __ldg(xv + i);
+#pragma unroll
+          for (int k = 0; k < V; ++k) {
+            const float d = get<V>(p, k) - mean;
+            d2 = fmaf(d, d, d2);
+          }
+        }
+      }
+    }
+    rstd = rsqrtf(group_sum(d2, g, scratch) / static_cast<float>(cols) + eps);
   }
-  const float rstd = rsqrtf(group_sum(d2, g, scratch) / static_cast<float>(cols) + eps);
 #pragma unroll 1
   for (int base = 0; base < nvec; base += stride * kUnroll) {
 #pragma unroll
