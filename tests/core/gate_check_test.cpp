@@ -173,6 +173,26 @@ TEST_F(CheckFixture, MarkedKernelWithoutEntryForThisGpuIsMissing) {
   EXPECT_EQ(count_failures(r), 0u);
 }
 
+TEST_F(CheckFixture, ArchSpecificKernelIsCheckedUnderItsOwnArch) {
+  specs = {spec_for("gemm")};
+  specs[0].arch = "sm_90a";
+  lock_kernel("gemm", 256, 400.0, "sm_90a");
+  measurer.set("head", "gemm", 400.0, 0.01);
+  const Report r = check();
+  ASSERT_EQ(r.kernels.size(), 1u);
+  EXPECT_EQ(r.kernels[0].verdict, KernelVerdict::pass) << r.kernels[0].evidence;
+  EXPECT_EQ(r.kernels[0].arch, "sm_90a");
+
+  lock = Lockfile{};
+  lock_kernel("gemm", 256, 400.0, "sm_90");  // a portable entry is not the sm_90a code's
+  const Report missing = check();
+  ASSERT_EQ(missing.kernels.size(), 1u);
+  EXPECT_EQ(missing.kernels[0].verdict, KernelVerdict::missing);
+  EXPECT_NE(missing.kernels[0].evidence.find("no locked entry for sm_90a / NVIDIA H200"),
+            std::string::npos)
+      << missing.kernels[0].evidence;
+}
+
 TEST_F(CheckFixture, WithoutSpecsTheLockfileEntriesAreChecked) {
   lock_kernel("softmax", 256, 70.0);
   lock_kernel("other_gpu", 256, 70.0, "sm_80", "NVIDIA A100");

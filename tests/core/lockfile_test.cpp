@@ -25,6 +25,14 @@ Lockfile lock_with(const std::string& arch, const std::string& device, LockEntry
   return lock;
 }
 
+TEST(LockArch, TheSpecsArchElseTheGpus) {
+  KernelSpec spec;
+  EXPECT_EQ(lock_arch(&spec, "sm_90"), "sm_90");
+  EXPECT_EQ(lock_arch(nullptr, "sm_90"), "sm_90");
+  spec.arch = "sm_90a";
+  EXPECT_EQ(lock_arch(&spec, "sm_90"), "sm_90a");
+}
+
 TEST(Arch, ParsesVersionsAndSuffixes) {
   auto a = parse_arch("sm_90");
   ASSERT_TRUE(a);

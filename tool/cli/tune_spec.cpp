@@ -432,9 +432,10 @@ Result<KernelRow> tune_kernel(const KernelSpec& spec, const std::vector<TuneGpu*
   auto current = read_lockfile_or_empty(run.lock_path);
   if (!current) return current.error();
   const LockEntry* locked = nullptr;
+  const std::string arch = lock_arch(&spec, dev.arch);
   if (auto k = current->kernels.find(spec.id);
       k != current->kernels.end() && k->second.source_hash == hash)
-    if (auto a = k->second.targets.find(dev.arch); a != k->second.targets.end())
+    if (auto a = k->second.targets.find(arch); a != k->second.targets.end())
       if (auto d = a->second.find(dev.name); d != a->second.end()) locked = &d->second;
   bool replace = true;
   row.lock_action = "locked in " + run.lock_path;
@@ -462,7 +463,7 @@ Result<KernelRow> tune_kernel(const KernelSpec& spec, const std::vector<TuneGpu*
         options.strategy + ", " + std::to_string(result.evaluations) + " evaluations" +
         (options.memcheck ? ", memcheck clean" : "");
     auto st = update_lockfile(run.lock_path, [&](Lockfile& lock) -> Status {
-      set_entry(lock, spec.id, *lock_source, hash, dev.arch, dev.name, entry);
+      set_entry(lock, spec.id, *lock_source, hash, arch, dev.name, entry);
       return ok_status();
     });
     if (!st) return st.error();

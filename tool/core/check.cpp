@@ -35,7 +35,7 @@ KernelReport skeleton(const std::string& id, const LockedKernel* locked, const K
   k.id = id;
   k.source = spec != nullptr ? spec->source : (locked != nullptr ? locked->source : "");
   k.line = spec != nullptr ? spec->where.line : 0;
-  k.arch = gpu.arch;
+  k.arch = lock_arch(spec, gpu.arch);
   k.device = gpu.device;
   return k;
 }
@@ -169,12 +169,12 @@ Report run_check(const CheckInput& in, Measurer& measurer) {
   std::set<std::string> seen;
   if (in.lock != nullptr) {
     for (const auto& [id, locked] : in.lock->kernels) {
-      const auto arch = locked.targets.find(in.gpu.arch);
+      const KernelSpec* spec = find_spec(in.specs, id);
+      if (!in.specs.empty() && spec == nullptr) continue;  // no longer marked: nothing to check
+      const auto arch = locked.targets.find(lock_arch(spec, in.gpu.arch));
       if (arch == locked.targets.end()) continue;
       const auto entry = arch->second.find(in.gpu.device);
       if (entry == arch->second.end()) continue;
-      const KernelSpec* spec = find_spec(in.specs, id);
-      if (!in.specs.empty() && spec == nullptr) continue;  // no longer marked: nothing to check
       seen.insert(id);
       KernelReport k = skeleton(id, &locked, spec, in.gpu);
       check_entry(in, id, locked, entry->second, spec, measurer, k);
@@ -185,9 +185,10 @@ Report run_check(const CheckInput& in, Measurer& measurer) {
     if (spec == nullptr || seen.count(spec->id) != 0) continue;
     KernelReport k = skeleton(spec->id, nullptr, spec, in.gpu);
     k.verdict = KernelVerdict::missing;
-    std::string why = "no locked entry for " + in.gpu.arch + " / " + in.gpu.device;
+    const std::string arch = lock_arch(spec, in.gpu.arch);
+    std::string why = "no locked entry for " + arch + " / " + in.gpu.device;
     if (in.lock != nullptr) {
-      const auto choice = lookup(*in.lock, spec->id, in.gpu.arch, in.gpu.device);
+      const auto choice = lookup(*in.lock, spec->id, arch, in.gpu.device);
       if (choice.entry != nullptr)
         why += "; builds use the " + choice.arch + " / " + choice.device + " entry (" + choice.why +
                ")";

@@ -31,7 +31,7 @@ SideKernel side_kernel(const CompareSide& side, const std::string& id, const Gpu
       if (side.specs.empty()) k.present = true;  // replay without specs: the lockfile decides
       if (k.source.empty()) k.source = locked->second.source;
     }
-    const auto choice = lookup(*side.lock, id, gpu.arch, gpu.device);
+    const auto choice = lookup(*side.lock, id, lock_arch(k.spec, gpu.arch), gpu.device);
     if (choice.entry != nullptr) {
       k.params = choice.entry->params;
       k.why = choice.arch + " / " + choice.device;

@@ -84,6 +84,10 @@ std::vector<std::string> candidate_archs(const LockedKernel& kernel, const std::
 
 }  // namespace
 
+std::string lock_arch(const KernelSpec* spec, const std::string& gpu_arch) {
+  return spec != nullptr && !spec->arch.empty() ? spec->arch : gpu_arch;
+}
+
 LockChoice lookup(const Lockfile& lock, const std::string& kernel_id, const std::string& arch,
                   const std::optional<std::string>& device) {
   LockChoice choice;

@@ -91,6 +91,11 @@ struct LockChoice {
   std::string why;          // one line for reports and generated headers
 };
 
+// The architecture a kernel's entries are locked under when it is tuned or checked on a
+// GPU of `gpu_arch`: the spec's own `arch` when it names one (code built for sm_90a must
+// not be taken by a portable sm_90 build), else the GPU's.
+[[nodiscard]] std::string lock_arch(const KernelSpec* spec, const std::string& gpu_arch);
+
 // The entry a build for `arch` (optionally on `device`) uses: the named device, else the
 // only device of that architecture, else the one marked default; then the same choice
 // under the nearest lower minor of the same major (sm_89 -> sm_87 -> sm_86 -> ... sm_80);
