@@ -123,6 +123,10 @@ ENTRIES = [
           rtol=1e-2, atol=1e-2),
     Entry("gemm_tc", "gemm_tc_bf16", GEMM_SHAPES, _matmul_fp32_out, "A @ B, bf16 (cuBLAS), output cast to fp32",
           rtol=2e-2, atol=2e-2),
+    Entry("gemm_wgmma", "gemm_wgmma_f16", GEMM_SHAPES, _matmul_fp32_out,
+          "A @ B, fp16 (cuBLAS), output cast to fp32", rtol=1e-2, atol=1e-2),
+    Entry("gemm_wgmma", "gemm_wgmma_bf16", GEMM_SHAPES, _matmul_fp32_out,
+          "A @ B, bf16 (cuBLAS), output cast to fp32", rtol=2e-2, atol=2e-2),
 ]
 
 

@@ -122,8 +122,8 @@ def test_tolerances_and_errors():
 
 def test_entries():
     kernels = [e.kernel for e in entries.ENTRIES]
-    assert len(kernels) == len(set(kernels)) == 13
-    assert entries.template_names()[-2:] == ["sgemm", "gemm_tc"]
+    assert len(kernels) == len(set(kernels)) == 15
+    assert entries.template_names()[-3:] == ["sgemm", "gemm_tc", "gemm_wgmma"]
     assert [e.kernel for e in entries.of_template("gemm_tc")] == ["gemm_tc_f16", "gemm_tc_bf16"]
     for e in entries.ENTRIES:
         assert len(e.shapes) >= 2, e.template
