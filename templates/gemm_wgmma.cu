@@ -21,6 +21,9 @@
 #if __has_include(<kernelevo/params.h>)
 #include <kernelevo/params.h>
 #endif
+#if defined(__CUDA_ARCH__) && !defined(__CUDA_ARCH_FEAT_SM90_ALL)
+#error "gemm_wgmma.cu uses wgmma: compile it for sm_90a (CMAKE_CUDA_ARCHITECTURES 90a, nvcc -arch=sm_90a)"
+#endif
 #ifndef GEMM_WG_F16_BM
 #define GEMM_WG_F16_BM 128
 #endif
