@@ -38,6 +38,11 @@ std::string Progress::line(std::uint64_t done, std::optional<double> best_us) co
   return s;
 }
 
+void Progress::evaluated(std::size_t index, const Evaluation& e, const Evaluation* best) {
+  update(index + 1, best != nullptr ? best->outcome.time_us : std::nullopt,
+         best != nullptr && best->point == e.point);
+}
+
 void Progress::update(std::uint64_t done, std::optional<double> best_us, bool improved) {
   last_done_ = done;
   last_best_ = best_us;

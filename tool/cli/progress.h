@@ -7,6 +7,8 @@
 #include <optional>
 #include <string>
 
+#include "core/tuner.h"
+
 namespace kev::cli {
 
 class Progress {
@@ -16,6 +18,9 @@ class Progress {
            bool color);
   // After each evaluation: evaluations done so far and the best time (if any passed).
   void update(std::uint64_t done, std::optional<double> best_us, bool improved);
+  // The same from the tuner's observer: evaluation `index` (from 0) was `e`, the best so far
+  // `best`.
+  void evaluated(std::size_t index, const Evaluation& e, const Evaluation* best);
   void finish();
 
  private:

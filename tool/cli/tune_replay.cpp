@@ -140,7 +140,6 @@ int tune_replay(const TuneOptions& options, std::optional<Report>* report_out) {
   ReplayEvaluator evaluator(
       *rec, options.noise ? std::optional<std::uint64_t>(options.seed) : std::nullopt);
   Progress progress("tune " + options.strategy, budget->evaluations);
-  std::optional<Error> write_error;
   TuneRequest request;
   request.space = &space;
   request.strategy = strategy->get();
@@ -148,14 +147,12 @@ int tune_replay(const TuneOptions& options, std::optional<Report>* report_out) {
   request.budget = *budget;
   request.prior = std::move(trace->prior);
   request.observer = [&](const Evaluation& e, std::size_t index, const Evaluation* best) {
-    if (trace->writer && !write_error)
-      if (auto st = trace->writer->write(io::trace_record(e, space)); !st) write_error = st.error();
-    const bool improved = best != nullptr && best->point == e.point;
-    progress.update(index + 1, best ? best->outcome.time_us : std::nullopt, improved);
+    trace->record(e, space);
+    progress.evaluated(index, e, best);
   };
   const TuneResult result = run_tuner(std::move(request));
   progress.finish();
-  if (write_error) return report(*write_error);
+  if (trace->write_error) return report(*trace->write_error);
   if (report_out != nullptr) *report_out = replay_report(options, *rec, space, result);
   if (options.format == "json")
     print_json(options, *rec, space, result);

@@ -365,7 +365,6 @@ Result<KernelRow> tune_kernel(const KernelSpec& spec, const std::vector<TuneGpu*
   Progress progress("tune " + spec.id, run.budget.evaluations
                                            ? run.budget.evaluations
                                            : std::optional<std::uint64_t>(space.size()));
-  std::optional<Error> write_error;
   TuneRequest request;
   request.space = &space;
   request.strategy = strategy->get();
@@ -389,14 +388,12 @@ Result<KernelRow> tune_kernel(const KernelSpec& spec, const std::vector<TuneGpu*
       std::cerr << "kernelevo: " << spec.id << ": " << space.key(e.point) << ": "
                 << to_string(e.outcome.disposition) << ": " << e.outcome.detail.substr(0, 300)
                 << '\n';
-    if (trace->writer && !write_error)
-      if (auto st = trace->writer->write(io::trace_record(e, space)); !st) write_error = st.error();
-    const bool improved = best != nullptr && best->point == e.point;
-    progress.update(index + 1, best ? best->outcome.time_us : std::nullopt, improved);
+    trace->record(e, space);
+    progress.evaluated(index, e, best);
   };
   const TuneResult result = run_tuner(std::move(request));
   progress.finish();
-  if (write_error) return *write_error;
+  if (trace->write_error) return *trace->write_error;
   row.evaluations = result.evaluations;
   row.counts = result.counts;
   row.elapsed_s = result.elapsed_s;

@@ -13,6 +13,11 @@ bool same_file(const std::string& a, const std::string& b) {
 
 }  // namespace
 
+void TraceSetup::record(const Evaluation& e, const SearchSpace& space) {
+  if (!writer || write_error) return;
+  if (auto st = writer->write(io::trace_record(e, space)); !st) write_error = st.error();
+}
+
 Result<TraceSetup> setup_trace(const TuneOptions& options, const io::TraceHeader& header,
                                const SearchSpace& space) {
   TraceSetup setup;

@@ -12,6 +12,10 @@ namespace kev::cli {
 struct TraceSetup {
   std::vector<Evaluation> prior;          // from --resume
   std::optional<io::TraceWriter> writer;  // where new evaluations go, if anywhere
+  std::optional<Error> write_error;       // the first failed write; later ones are skipped
+
+  // Appends a new evaluation to the trace, if there is one.
+  void record(const Evaluation& e, const SearchSpace& space);
 };
 
 // --resume FILE reads FILE's evaluations of `space`; new ones are appended to FILE unless
