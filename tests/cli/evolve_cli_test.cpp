@@ -1,14 +1,12 @@
 // `kernelevo evolve` as users run it: --dry-run prints the prompts and sends nothing (no
 // GPU, no endpoint needed); without an endpoint it is a usage error; the key never shows.
 #include <gtest/gtest.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
-#include <array>
-#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <string>
+
+#include "support/cli_run.h"
 
 namespace {
 
@@ -17,17 +15,10 @@ struct CliRun {
   std::string out;
 };
 
+// stdout then stderr in `out`.
 CliRun run_cli(const std::string& env_and_args) {
-  const std::string cmd = env_and_args + " 2>&1";
-  CliRun r;
-  FILE* p = popen(cmd.c_str(), "r");
-  if (!p) return r;
-  std::array<char, 4096> buf{};
-  std::size_t n = 0;
-  while ((n = fread(buf.data(), 1, buf.size(), p)) > 0) r.out.append(buf.data(), n);
-  const int status = pclose(p);
-  r.rc = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return r;
+  const auto run = kev::test_support::run_in(std::filesystem::current_path(), env_and_args);
+  return {run.exit_code, run.out + run.err};
 }
 
 const std::string kFixture = std::string(KERNELEVO_FIXTURES) + "/evolve/saxpy.cu";

@@ -13,6 +13,8 @@
 #include <sstream>
 #include <thread>
 
+#include "support/cli_run.h"
+
 namespace {
 
 namespace fs = std::filesystem;
@@ -24,24 +26,13 @@ struct Proc {
   std::string out;
 };
 
+// stdout only.
 Proc run(const std::string& cmd) {
-  Proc r;
-  FILE* p = popen((cmd + " 2>/dev/null").c_str(), "r");
-  if (p == nullptr) return r;
-  char buf[4096];
-  std::size_t n = 0;
-  while ((n = fread(buf, 1, sizeof buf, p)) > 0) r.out.append(buf, n);
-  const int status = pclose(p);
-  r.rc = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return r;
+  const auto r = kev::test_support::run_in(fs::current_path(), cmd);
+  return {r.exit_code, r.out};
 }
 
-std::string slurp(const fs::path& path) {
-  std::ifstream in(path);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
+std::string slurp(const fs::path& path) { return kev::test_support::read_text(path); }
 
 struct TempDir {
   fs::path path;

@@ -1,13 +1,12 @@
 // `kernelevo scan` output is what users script against: compared byte for byte with golden
 // files in tests/fixtures/golden/.
 #include <gtest/gtest.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
-#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+
+#include "support/cli_run.h"
 
 namespace {
 
@@ -28,22 +27,8 @@ std::string read(const std::string& path) {
 
 // Runs the binary in `dir` (relative to the fixtures) so that paths in the output are stable.
 ScanRun scan(const std::string& dir, const std::string& args) {
-  const std::string err_file = (std::filesystem::temp_directory_path() /
-                                ("kernelevo_scan_" + std::to_string(::getpid()) + ".err"))
-                                   .string();
-  const std::string command = "cd '" + kFixtures + "/" + dir + "' && '" + KERNELEVO_BINARY +
-                              "' scan " + args + " 2>'" + err_file + "'";
-  ScanRun run;
-  FILE* pipe = ::popen(command.c_str(), "r");
-  if (pipe == nullptr) return run;
-  char buffer[4096];
-  std::size_t n = 0;
-  while ((n = std::fread(buffer, 1, sizeof buffer, pipe)) > 0) run.out.append(buffer, n);
-  const int status = ::pclose(pipe);
-  run.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  run.err = read(err_file);
-  std::filesystem::remove(err_file);
-  return run;
+  const auto r = kev::test_support::run_kernelevo("scan " + args, kFixtures + "/" + dir);
+  return {r.exit_code, r.out, r.err};
 }
 
 std::string golden(const std::string& name) { return read(kFixtures + "/golden/" + name); }

@@ -1,7 +1,5 @@
 #include <gtest/gtest.h>
 
-#include <array>
-#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -9,6 +7,7 @@
 #include <string>
 
 #include "io/trace.h"
+#include "support/cli_run.h"
 
 namespace {
 
@@ -19,16 +18,8 @@ struct CliRun {
 
 // Runs the kernelevo binary; stdout captured, stderr discarded.
 CliRun kernelevo(const std::string& args) {
-  CliRun run;
-  const std::string command = std::string(KERNELEVO_BINARY) + " " + args + " 2>/dev/null";
-  FILE* pipe = popen(command.c_str(), "r");
-  if (pipe == nullptr) return run;
-  std::array<char, 4096> buffer{};
-  std::size_t n = 0;
-  while ((n = fread(buffer.data(), 1, buffer.size(), pipe)) > 0) run.out.append(buffer.data(), n);
-  const int status = pclose(pipe);
-  run.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return run;
+  const auto run = kev::test_support::run_kernelevo(args, std::filesystem::current_path());
+  return {run.exit_code, run.out};
 }
 
 const std::string kSynthetic = std::string(KERNELEVO_FIXTURES) + "/spaces/synthetic_kt.json";
