@@ -177,6 +177,35 @@ TEST(TuneGpus, AThrottledGpuIsReportedWithTheResults) {
   EXPECT_THAT(k["throttle"].get<std::string>(), ::testing::HasSubstr("SM clock 1410 MHz"));
 }
 
+TEST(TuneGpus, AKernelWhoseSpecNamesAnArchIsLockedAndCheckedUnderIt) {
+  TempDir dir;
+  const std::string env = "KERNELEVO_WORKER_WRAPPER='" + std::string(KERNELEVO_FAKE_WORKER) +
+                          "' KERNELEVO_FAKE_RUN_MS=1 KERNELEVO_CACHE_DIR='" + dir.file("cache") +
+                          "'";
+  std::ifstream in(testing::source_dir_file("templates/softmax.cu"));
+  std::string source((std::istreambuf_iterator<char>(in)), {});
+  const std::string kernel_line = "kernel: softmax_rows\n";
+  ASSERT_NE(source.find(kernel_line), std::string::npos);
+  source.replace(source.find(kernel_line), kernel_line.size(), kernel_line + "arch: sm_90a\n");
+  dir.write("softmax.cu", source);
+
+  const CliRun tune = kernelevo(
+      dir, env, "tune softmax.cu --strategy random --budget 2 --format json --lockfile lock.json");
+  ASSERT_EQ(tune.exit_code, 0) << tune.err;
+  std::ifstream lock_in(dir.file("lock.json"));
+  const auto targets = nlohmann::json::parse(lock_in)["kernels"]["softmax_rows"]["targets"];
+  EXPECT_TRUE(targets.contains("sm_90a")) << targets.dump();
+  EXPECT_FALSE(targets.contains("sm_90")) << "a portable build must not take sm_90a code";
+
+  const CliRun check =
+      kernelevo(dir, env, "check softmax.cu --lockfile lock.json --rounds 2 --report-json r.json");
+  EXPECT_NE(check.exit_code, 2) << check.err;
+  std::ifstream report_in(dir.file("r.json"));
+  const auto k = nlohmann::json::parse(report_in)["kernels"][0];
+  EXPECT_EQ(k["arch"], "sm_90a") << k.dump();
+  EXPECT_NE(k["verdict"], "missing") << k.dump();
+}
+
 TEST(TuneGpus, ASourceOutsideTheProjectIsRefusedBeforeTuning) {
   TempDir dir;
   const std::string env = "KERNELEVO_WORKER_WRAPPER='" + std::string(KERNELEVO_FAKE_WORKER) +
