@@ -31,6 +31,9 @@
 #ifndef LAYERNORM_SHIFTED
 #define LAYERNORM_SHIFTED 0
 #endif
+#ifndef LAYERNORM_STREAMING
+#define LAYERNORM_STREAMING 0
+#endif
 
 // clang-format off
 /* @kernelevo
@@ -42,6 +45,7 @@ params:
   LAYERNORM_VEC: [1, 2, 4]
   LAYERNORM_UNROLL: [1, 2, 4, 8, 16]
   LAYERNORM_SHIFTED: [0, 1]
+  LAYERNORM_STREAMING: [0, 1]
 let:
   RT: "min(LAYERNORM_MAX_ROW_THREADS, 32 * max(1, ceil_div(cols, 32 * LAYERNORM_VEC * LAYERNORM_UNROLL)))"
   ROWS_PER_BLOCK: "max(LAYERNORM_BLOCK, RT) / RT"
@@ -75,6 +79,25 @@ metrics: {bytes: "2*rows*cols*4 + 2*cols*4", flops: "7*rows*cols"}
 // clang-format on
 
 namespace layernorm_detail {
+
+// Data that passes through once: loaded and stored evict-first (ld.global.cs, st.global.cs)
+// with LAYERNORM_STREAMING 1; otherwise loaded through the read-only path and stored plainly.
+template <typename T>
+__device__ __forceinline__ T load_once(const T* p) {
+#if LAYERNORM_STREAMING
+  return __ldcs(p);
+#else
+  return __ldg(p);
+#endif
+}
+template <typename T>
+__device__ __forceinline__ void store_once(T* p, const T& v) {
+#if LAYERNORM_STREAMING
+  __stcs(p, v);
+#else
+  *p = v;
+#endif
+}
 
 constexpr int kMaxBlock =
     LAYERNORM_BLOCK > LAYERNORM_MAX_ROW_THREADS ? LAYERNORM_BLOCK : LAYERNORM_MAX_ROW_THREADS;
@@ -223,7 +246,7 @@ __device__ __forceinline__ void row_layernorm(const float* __restrict__ x,
     for (int u = 0; u < kUnroll; ++u) {
       const int i = lane + u * stride;
       if (i < nvec) {
-        r[u] = __ldcs(xv + i);
+        r[u] = load_once(xv + i);
 #pragma unroll
         for (int k = 0; k < V; ++k) {
           if constexpr (kShifted) {
@@ -273,7 +296,7 @@ __device__ __forceinline__ void row_layernorm(const float* __restrict__ x,
 #pragma unroll
         for (int k = 0; k < V; ++k)
           at<V>(r[u], k) = fmaf((at<V>(r[u], k) - mean) * rstd, at<V>(g, k), at<V>(b, k));
-        __stcs(yv + i, r[u]);
+        store_once(yv + i, r[u]);
       }
     }
     return;
@@ -348,13 +371,13 @@ __device__ __forceinline__ void row_layernorm(const float* __restrict__ x,
     for (int u = 0; u < kUnroll; ++u) {
       const int i = base + lane + u * stride;
       if (i < nvec) {
-        T v = __ldcs(xv + i);
+        T v = load_once(xv + i);
         T g = __ldg(gv + i);
         T b = __ldg(bv + i);
 #pragma unroll
         for (int k = 0; k < V; ++k)
           at<V>(v, k) = fmaf((at<V>(v, k) - mean) * rstd, at<V>(g, k), at<V>(b, k));
-        __stcs(yv + i, v);
+        store_once(yv + i, v);
       }
     }
   }

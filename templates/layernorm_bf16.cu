@@ -8,11 +8,9 @@
 // rows alike. When the row fits in the group's registers (kept as bf16), x is read once and
 // the mean and then the variance are computed from the registers (or, with
 // LAYERNORM_BF16_SHIFTED 1, both from one reduction of shifted sums); otherwise x is read three
-// times (mean, variance, output; two with SHIFTED). A group handles LAYERNORM_BF16_ROWS rows
-// in turn; when they fit in registers, its gamma and beta values are loaded once for all.
-// LAYERNORM_BF16_VEC counts bf16 values per load (8: 16-byte loads). Vector loads are used
-// when cols and the pointers allow them, scalar ones otherwise, so every configuration is
-// correct for every shape.
+// times (mean, variance, output; two with SHIFTED). LAYERNORM_BF16_VEC counts bf16 values per
+// load (8: 16-byte loads). Vector loads are used when cols and the pointers allow them, scalar
+// ones otherwise, so every configuration is correct for every shape.
 //
 // Launch as the spec's `launch` says: RT threads per row, ROWS_PER_BLOCK rows per block.
 #include <cuda_bf16.h>
@@ -26,9 +24,6 @@
 #ifndef LAYERNORM_BF16_MAX_ROW_THREADS
 #define LAYERNORM_BF16_MAX_ROW_THREADS 1024
 #endif
-#ifndef LAYERNORM_BF16_ROWS
-#define LAYERNORM_BF16_ROWS 1
-#endif
 #ifndef LAYERNORM_BF16_SHIFTED
 #define LAYERNORM_BF16_SHIFTED 0
 #endif
@@ -37,6 +32,9 @@
 #endif
 #ifndef LAYERNORM_BF16_UNROLL
 #define LAYERNORM_BF16_UNROLL 4
+#endif
+#ifndef LAYERNORM_BF16_STREAMING
+#define LAYERNORM_BF16_STREAMING 0
 #endif
 
 // clang-format off
@@ -49,7 +47,7 @@ params:
   LAYERNORM_BF16_VEC: [2, 4, 8]
   LAYERNORM_BF16_UNROLL: [1, 2, 4, 8, 16]
   LAYERNORM_BF16_SHIFTED: [0, 1]
-  LAYERNORM_BF16_ROWS: [1, 2, 4]
+  LAYERNORM_BF16_STREAMING: [0, 1]
 let:
   RT: "min(LAYERNORM_BF16_MAX_ROW_THREADS, 32 * max(1, ceil_div(cols, 32 * LAYERNORM_BF16_VEC * LAYERNORM_BF16_UNROLL)))"
   ROWS_PER_BLOCK: "max(LAYERNORM_BF16_BLOCK, RT) / RT"
@@ -72,7 +70,7 @@ args:
   - {name: cols, type: int, value: cols}
   - {name: eps, type: float, value: 1e-5}
 launch:
-  grid: ["ceil_div(rows, ROWS_PER_BLOCK * LAYERNORM_BF16_ROWS)"]
+  grid: ["ceil_div(rows, ROWS_PER_BLOCK)"]
   block: ["ROWS_PER_BLOCK * RT"]
   shared_bytes: "0"
 reference: layernorm_rows_bf16_naive
@@ -83,12 +81,30 @@ metrics: {bytes: "2*rows*cols*2 + 2*cols*2", flops: "7*rows*cols"}
 
 namespace layernorm_bf16_detail {
 
+// Data that passes through once: loaded and stored evict-first (ld.global.cs, st.global.cs)
+// with LAYERNORM_BF16_STREAMING 1; otherwise loaded through the read-only path and stored plainly.
+template <typename T>
+__device__ __forceinline__ T load_once(const T* p) {
+#if LAYERNORM_BF16_STREAMING
+  return __ldcs(p);
+#else
+  return __ldg(p);
+#endif
+}
+template <typename T>
+__device__ __forceinline__ void store_once(T* p, const T& v) {
+#if LAYERNORM_BF16_STREAMING
+  __stcs(p, v);
+#else
+  *p = v;
+#endif
+}
+
 constexpr int kMaxBlock = LAYERNORM_BF16_BLOCK > LAYERNORM_BF16_MAX_ROW_THREADS
                               ? LAYERNORM_BF16_BLOCK
                               : LAYERNORM_BF16_MAX_ROW_THREADS;
 constexpr int kUnroll = LAYERNORM_BF16_UNROLL;
 constexpr bool kShifted = LAYERNORM_BF16_SHIFTED != 0;
-constexpr int kRows = LAYERNORM_BF16_ROWS;
 static_assert(LAYERNORM_BF16_MAX_ROW_THREADS % 32 == 0 && LAYERNORM_BF16_BLOCK % 32 == 0 &&
                   kMaxBlock <= 1024,
               "LAYERNORM_BF16_BLOCK and LAYERNORM_BF16_MAX_ROW_THREADS must be multiples of 32, at "
@@ -201,9 +217,7 @@ __device__ __forceinline__ void row_layernorm(const __nv_bfloat16* __restrict__ 
                                               const __nv_bfloat16* __restrict__ beta,
                                               __nv_bfloat16* __restrict__ y, bool active, int cols,
                                               float eps, const Group& g, float* scratch,
-                                              float2* sum2_scratch,
-                                              const typename Pack<V>::type (&g_cache)[kUnroll],
-                                              const typename Pack<V>::type (&b_cache)[kUnroll]) {
+                                              float2* sum2_scratch) {
   using P = typename Pack<V>::type;
   const int lane = g.lane;
   const int stride = g.threads;
@@ -227,7 +241,7 @@ __device__ __forceinline__ void row_layernorm(const __nv_bfloat16* __restrict__ 
     for (int u = 0; u < kUnroll; ++u) {
       const int i = lane + u * stride;
       if (i < nvec) {
-        r[u] = __ldcs(xv + i);
+        r[u] = load_once(xv + i);
 #pragma unroll
         for (int k = 0; k < V; ++k) {
           if constexpr (kShifted) {
@@ -267,13 +281,13 @@ __device__ __forceinline__ void row_layernorm(const __nv_bfloat16* __restrict__ 
     for (int u = 0; u < kUnroll; ++u) {
       const int i = lane + u * stride;
       if (i < nvec) {
-        const P gp = kRows > 1 ? g_cache[u] : __ldg(gv + i);
-        const P bp = kRows > 1 ? b_cache[u] : __ldg(bv + i);
+        const P gp = __ldg(gv + i);
+        const P bp = __ldg(bv + i);
         float o[V];
 #pragma unroll
         for (int k = 0; k < V; ++k)
           o[k] = fmaf((get<V>(r[u], k) - mean) * rstd, get<V>(gp, k), get<V>(bp, k));
-        __stcs(yv + i, pack<V>(o));
+        store_once(yv + i, pack<V>(o));
       }
     }
     return;
@@ -348,55 +362,16 @@ __device__ __forceinline__ void row_layernorm(const __nv_bfloat16* __restrict__ 
     for (int u = 0; u < kUnroll; ++u) {
       const int i = base + lane + u * stride;
       if (i < nvec) {
-        const P p = __ldcs(xv + i);
+        const P p = load_once(xv + i);
         const P gp = __ldg(gv + i);
         const P bp = __ldg(bv + i);
         float o[V];
 #pragma unroll
         for (int k = 0; k < V; ++k)
           o[k] = fmaf((get<V>(p, k) - mean) * rstd, get<V>(gp, k), get<V>(bp, k));
-        __stcs(yv + i, pack<V>(o));
+        store_once(yv + i, pack<V>(o));
       }
     }
-  }
-}
-
-// LAYERNORM_BF16_ROWS rows, row_step apart, for one row group. When they fit in registers
-// and there are several, the group's gamma and beta values are loaded once for all.
-template <int V>
-__device__ __forceinline__ void rows_layernorm(const __nv_bfloat16* __restrict__ x,
-                                               const __nv_bfloat16* __restrict__ gamma,
-                                               const __nv_bfloat16* __restrict__ beta,
-                                               __nv_bfloat16* __restrict__ y, long long first_row,
-                                               int row_step, int rows, bool in_group, int cols,
-                                               float eps, const Group& g, float* scratch,
-                                               float2* sum2_scratch) {
-  using P = typename Pack<V>::type;
-  P g_cache[kUnroll];
-  P b_cache[kUnroll];
-  if constexpr (kRows > 1) {
-    if (cols / V <= g.threads * kUnroll) {  // the rows fit: the output loop reads the cache
-      const P* gv = reinterpret_cast<const P*>(gamma);
-      const P* bv = reinterpret_cast<const P*>(beta);
-#pragma unroll
-      for (int u = 0; u < kUnroll; ++u) {
-        const int i = g.lane + u * g.threads;
-        if (i < cols / V) {
-          g_cache[u] = __ldg(gv + i);
-          b_cache[u] = __ldg(bv + i);
-        }
-      }
-    }
-  }
-#pragma unroll 1
-  for (int r = 0; r < kRows; ++r) {
-    if (r > 0) __syncthreads();  // the reductions' scratch is reused
-    const long long row = first_row + static_cast<long long>(r) * row_step;
-    // Rows past the end still take part in the block-wide reductions, with no data.
-    const bool active = in_group && row < rows;
-    const long long offset = (active ? row : 0) * static_cast<long long>(cols);
-    row_layernorm<V>(x + offset, gamma, beta, y + offset, active, cols, eps, g, scratch,
-                     sum2_scratch, g_cache, b_cache);
   }
 }
 
@@ -417,10 +392,10 @@ extern "C" __global__ void __launch_bounds__(layernorm_bf16_detail::kMaxBlock)
   g.warps = g.threads / 32;
   const int group = threadIdx.x / g.threads;
   g.first_warp = group * g.warps;
-  const int rows_per_block = static_cast<int>(blockDim.x / g.threads);
-  const long long first_row =
-      static_cast<long long>(blockIdx.x) * rows_per_block * kRows + group;
-  const bool in_group = group < rows_per_block;
+  const long long row = static_cast<long long>(blockIdx.x) * (blockDim.x / g.threads) + group;
+  // Rows past the end still take part in the block-wide reductions, with no data.
+  const bool active = row < rows && group < static_cast<int>(blockDim.x / g.threads);
+  const long long offset = (active ? row : 0) * static_cast<long long>(cols);
   constexpr int V = LAYERNORM_BF16_VEC;
   const bool vector_ok =
       V > 1 && cols % V == 0 &&
@@ -430,14 +405,12 @@ extern "C" __global__ void __launch_bounds__(layernorm_bf16_detail::kMaxBlock)
   if constexpr (V > 1) {
     // The condition is the same for the whole grid, so the block never diverges on it.
     if (vector_ok) {
-      rows_layernorm<V>(x, gamma, beta, y, first_row, rows_per_block, rows, in_group, cols, eps,
-                        g, scratch, sum2_scratch);
+      row_layernorm<V>(x + offset, gamma, beta, y + offset, active, cols, eps, g, scratch, sum2_scratch);
       return;
     }
   }
   (void)vector_ok;
-  rows_layernorm<1>(x, gamma, beta, y, first_row, rows_per_block, rows, in_group, cols, eps, g,
-                    scratch, sum2_scratch);
+  row_layernorm<1>(x + offset, gamma, beta, y + offset, active, cols, eps, g, scratch, sum2_scratch);
 }
 
 // The reference: one thread per row, double accumulation, two passes for the variance, any

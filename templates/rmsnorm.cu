@@ -23,6 +23,9 @@
 #ifndef RMSNORM_UNROLL
 #define RMSNORM_UNROLL 8
 #endif
+#ifndef RMSNORM_STREAMING
+#define RMSNORM_STREAMING 0
+#endif
 
 // clang-format off
 /* @kernelevo
@@ -33,6 +36,7 @@ params:
   RMSNORM_MAX_ROW_THREADS: [256, 512, 1024]
   RMSNORM_VEC: [1, 2, 4]
   RMSNORM_UNROLL: [1, 2, 4, 8, 16]
+  RMSNORM_STREAMING: [0, 1]
 let:
   RT: "min(RMSNORM_MAX_ROW_THREADS, 32 * max(1, ceil_div(cols, 32 * RMSNORM_VEC * RMSNORM_UNROLL)))"
   ROWS_PER_BLOCK: "max(RMSNORM_BLOCK, RT) / RT"
@@ -65,6 +69,25 @@ metrics: {bytes: "(2*rows*cols + cols)*4", flops: "4*rows*cols"}
 // clang-format on
 
 namespace rmsnorm_detail {
+
+// Data that passes through once: loaded and stored evict-first (ld.global.cs, st.global.cs)
+// with RMSNORM_STREAMING 1; otherwise loaded through the read-only path and stored plainly.
+template <typename T>
+__device__ __forceinline__ T load_once(const T* p) {
+#if RMSNORM_STREAMING
+  return __ldcs(p);
+#else
+  return __ldg(p);
+#endif
+}
+template <typename T>
+__device__ __forceinline__ void store_once(T* p, const T& v) {
+#if RMSNORM_STREAMING
+  __stcs(p, v);
+#else
+  *p = v;
+#endif
+}
 
 constexpr int kMaxBlock =
     RMSNORM_BLOCK > RMSNORM_MAX_ROW_THREADS ? RMSNORM_BLOCK : RMSNORM_MAX_ROW_THREADS;
@@ -137,7 +160,7 @@ __device__ __forceinline__ void row_rmsnorm(const float* __restrict__ x,
     for (int u = 0; u < kUnroll; ++u) {
       const int i = lane + u * stride;
       if (i < nvec) {
-        r[u] = __ldcs(xv + i);
+        r[u] = load_once(xv + i);
 #pragma unroll
         for (int k = 0; k < V; ++k) ss = fmaf(at<V>(r[u], k), at<V>(r[u], k), ss);
       }
@@ -150,7 +173,7 @@ __device__ __forceinline__ void row_rmsnorm(const float* __restrict__ x,
         T g = __ldg(gv + i);
 #pragma unroll
         for (int k = 0; k < V; ++k) at<V>(r[u], k) = at<V>(r[u], k) * scale * at<V>(g, k);
-        __stcs(yv + i, r[u]);
+        store_once(yv + i, r[u]);
       }
     }
     return;
@@ -174,11 +197,11 @@ __device__ __forceinline__ void row_rmsnorm(const float* __restrict__ x,
     for (int u = 0; u < kUnroll; ++u) {
       const int i = base + lane + u * stride;
       if (i < nvec) {
-        T v = __ldcs(xv + i);
+        T v = load_once(xv + i);
         T g = __ldg(gv + i);
 #pragma unroll
         for (int k = 0; k < V; ++k) at<V>(v, k) = at<V>(v, k) * scale * at<V>(g, k);
-        __stcs(yv + i, v);
+        store_once(yv + i, v);
       }
     }
   }

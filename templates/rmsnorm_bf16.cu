@@ -27,6 +27,9 @@
 #ifndef RMSNORM_BF16_UNROLL
 #define RMSNORM_BF16_UNROLL 4
 #endif
+#ifndef RMSNORM_BF16_STREAMING
+#define RMSNORM_BF16_STREAMING 0
+#endif
 
 // clang-format off
 /* @kernelevo
@@ -37,6 +40,7 @@ params:
   RMSNORM_BF16_MAX_ROW_THREADS: [256, 512, 1024]
   RMSNORM_BF16_VEC: [2, 4, 8]
   RMSNORM_BF16_UNROLL: [1, 2, 4, 8, 16]
+  RMSNORM_BF16_STREAMING: [0, 1]
 let:
   RT: "min(RMSNORM_BF16_MAX_ROW_THREADS, 32 * max(1, ceil_div(cols, 32 * RMSNORM_BF16_VEC * RMSNORM_BF16_UNROLL)))"
   ROWS_PER_BLOCK: "max(RMSNORM_BF16_BLOCK, RT) / RT"
@@ -68,6 +72,25 @@ metrics: {bytes: "(2*rows*cols + cols)*2", flops: "4*rows*cols"}
 // clang-format on
 
 namespace rmsnorm_bf16_detail {
+
+// Data that passes through once: loaded and stored evict-first (ld.global.cs, st.global.cs)
+// with RMSNORM_BF16_STREAMING 1; otherwise loaded through the read-only path and stored plainly.
+template <typename T>
+__device__ __forceinline__ T load_once(const T* p) {
+#if RMSNORM_BF16_STREAMING
+  return __ldcs(p);
+#else
+  return __ldg(p);
+#endif
+}
+template <typename T>
+__device__ __forceinline__ void store_once(T* p, const T& v) {
+#if RMSNORM_BF16_STREAMING
+  __stcs(p, v);
+#else
+  *p = v;
+#endif
+}
 
 constexpr int kMaxBlock = RMSNORM_BF16_BLOCK > RMSNORM_BF16_MAX_ROW_THREADS
                               ? RMSNORM_BF16_BLOCK
@@ -180,7 +203,7 @@ __device__ __forceinline__ void row_rmsnorm(const __nv_bfloat16* __restrict__ x,
     for (int u = 0; u < kUnroll; ++u) {
       const int i = lane + u * stride;
       if (i < nvec) {
-        r[u] = __ldcs(xv + i);
+        r[u] = load_once(xv + i);
 #pragma unroll
         for (int k = 0; k < V; ++k) {
           const float v = get<V>(r[u], k);
@@ -197,7 +220,7 @@ __device__ __forceinline__ void row_rmsnorm(const __nv_bfloat16* __restrict__ x,
         float o[V];
 #pragma unroll
         for (int k = 0; k < V; ++k) o[k] = get<V>(r[u], k) * scale * get<V>(gp, k);
-        __stcs(yv + i, pack<V>(o));
+        store_once(yv + i, pack<V>(o));
       }
     }
     return;
@@ -229,12 +252,12 @@ __device__ __forceinline__ void row_rmsnorm(const __nv_bfloat16* __restrict__ x,
     for (int u = 0; u < kUnroll; ++u) {
       const int i = base + lane + u * stride;
       if (i < nvec) {
-        const P p = __ldcs(xv + i);
+        const P p = load_once(xv + i);
         const P gp = __ldg(gv + i);
         float o[V];
 #pragma unroll
         for (int k = 0; k < V; ++k) o[k] = get<V>(p, k) * scale * get<V>(gp, k);
-        __stcs(yv + i, pack<V>(o));
+        store_once(yv + i, pack<V>(o));
       }
     }
   }

@@ -26,6 +26,9 @@
 #ifndef SOFTMAX_UNROLL
 #define SOFTMAX_UNROLL 8
 #endif
+#ifndef SOFTMAX_STREAMING
+#define SOFTMAX_STREAMING 0
+#endif
 
 // clang-format off
 /* @kernelevo
@@ -36,6 +39,7 @@ params:
   SOFTMAX_MAX_ROW_THREADS: [256, 512, 1024]
   SOFTMAX_VEC: [1, 2, 4]
   SOFTMAX_UNROLL: [1, 2, 4, 8, 16]
+  SOFTMAX_STREAMING: [0, 1]
 let:
   RT: "min(SOFTMAX_MAX_ROW_THREADS, 32 * max(1, ceil_div(cols, 32 * SOFTMAX_VEC * SOFTMAX_UNROLL)))"
   ROWS_PER_BLOCK: "max(SOFTMAX_BLOCK, RT) / RT"
@@ -66,6 +70,25 @@ metrics: {bytes: "2*rows*cols*4", flops: "5*rows*cols"}
 // clang-format on
 
 namespace softmax_detail {
+
+// Data that passes through once: loaded and stored evict-first (ld.global.cs, st.global.cs)
+// with SOFTMAX_STREAMING 1; otherwise loaded through the read-only path and stored plainly.
+template <typename T>
+__device__ __forceinline__ T load_once(const T* p) {
+#if SOFTMAX_STREAMING
+  return __ldcs(p);
+#else
+  return __ldg(p);
+#endif
+}
+template <typename T>
+__device__ __forceinline__ void store_once(T* p, const T& v) {
+#if SOFTMAX_STREAMING
+  __stcs(p, v);
+#else
+  *p = v;
+#endif
+}
 
 constexpr int kMaxBlock =
     SOFTMAX_BLOCK > SOFTMAX_MAX_ROW_THREADS ? SOFTMAX_BLOCK : SOFTMAX_MAX_ROW_THREADS;
@@ -167,7 +190,7 @@ __device__ __forceinline__ void row_softmax(const float* __restrict__ x, float* 
     for (int u = 0; u < kUnroll; ++u) {
       const int i = lane + u * stride;
       if (i < nvec) {
-        r[u] = __ldcs(xv + i);
+        r[u] = load_once(xv + i);
 #pragma unroll
         for (int k = 0; k < V; ++k) m = fmaxf(m, at<V>(r[u], k));
       }
@@ -193,7 +216,7 @@ __device__ __forceinline__ void row_softmax(const float* __restrict__ x, float* 
       if (i < nvec) {
 #pragma unroll
         for (int k = 0; k < V; ++k) at<V>(r[u], k) *= inv;
-        __stcs(yv + i, r[u]);
+        store_once(yv + i, r[u]);
       }
     }
     return;
@@ -235,10 +258,10 @@ __device__ __forceinline__ void row_softmax(const float* __restrict__ x, float* 
     for (int u = 0; u < kUnroll; ++u) {
       const int i = base + lane + u * stride;
       if (i < nvec) {
-        T v = __ldcs(xv + i);
+        T v = load_once(xv + i);
 #pragma unroll
         for (int k = 0; k < V; ++k) at<V>(v, k) = exp2f(fmaf(at<V>(v, k), kLog2e, -row_m)) * inv;
-        __stcs(yv + i, v);
+        store_once(yv + i, v);
       }
     }
   }

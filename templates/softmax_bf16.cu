@@ -29,6 +29,9 @@
 #ifndef SOFTMAX_BF16_UNROLL
 #define SOFTMAX_BF16_UNROLL 4
 #endif
+#ifndef SOFTMAX_BF16_STREAMING
+#define SOFTMAX_BF16_STREAMING 0
+#endif
 
 // clang-format off
 /* @kernelevo
@@ -39,6 +42,7 @@ params:
   SOFTMAX_BF16_MAX_ROW_THREADS: [256, 512, 1024]
   SOFTMAX_BF16_VEC: [2, 4, 8]
   SOFTMAX_BF16_UNROLL: [1, 2, 4, 8, 16]
+  SOFTMAX_BF16_STREAMING: [0, 1]
 let:
   RT: "min(SOFTMAX_BF16_MAX_ROW_THREADS, 32 * max(1, ceil_div(cols, 32 * SOFTMAX_BF16_VEC * SOFTMAX_BF16_UNROLL)))"
   ROWS_PER_BLOCK: "max(SOFTMAX_BF16_BLOCK, RT) / RT"
@@ -68,6 +72,25 @@ metrics: {bytes: "2*rows*cols*2", flops: "5*rows*cols"}
 // clang-format on
 
 namespace softmax_bf16_detail {
+
+// Data that passes through once: loaded and stored evict-first (ld.global.cs, st.global.cs)
+// with SOFTMAX_BF16_STREAMING 1; otherwise loaded through the read-only path and stored plainly.
+template <typename T>
+__device__ __forceinline__ T load_once(const T* p) {
+#if SOFTMAX_BF16_STREAMING
+  return __ldcs(p);
+#else
+  return __ldg(p);
+#endif
+}
+template <typename T>
+__device__ __forceinline__ void store_once(T* p, const T& v) {
+#if SOFTMAX_BF16_STREAMING
+  __stcs(p, v);
+#else
+  *p = v;
+#endif
+}
 
 constexpr int kMaxBlock = SOFTMAX_BF16_BLOCK > SOFTMAX_BF16_MAX_ROW_THREADS
                               ? SOFTMAX_BF16_BLOCK
@@ -210,7 +233,7 @@ __device__ __forceinline__ void row_softmax(const __nv_bfloat16* __restrict__ x,
     for (int u = 0; u < kUnroll; ++u) {
       const int i = lane + u * stride;
       if (i < nvec) {
-        const P p = __ldcs(xv + i);
+        const P p = load_once(xv + i);
 #pragma unroll
         for (int k = 0; k < V; ++k) {
           r[u][k] = get<V>(p, k);
@@ -238,7 +261,7 @@ __device__ __forceinline__ void row_softmax(const __nv_bfloat16* __restrict__ x,
       if (i < nvec) {
 #pragma unroll
         for (int k = 0; k < V; ++k) r[u][k] *= inv;
-        __stcs(yv + i, pack<V>(r[u]));
+        store_once(yv + i, pack<V>(r[u]));
       }
     }
     return;
@@ -284,11 +307,11 @@ __device__ __forceinline__ void row_softmax(const __nv_bfloat16* __restrict__ x,
     for (int u = 0; u < kUnroll; ++u) {
       const int i = base + lane + u * stride;
       if (i < nvec) {
-        const P p = __ldcs(xv + i);
+        const P p = load_once(xv + i);
         float o[V];
 #pragma unroll
         for (int k = 0; k < V; ++k) o[k] = exp2f(fmaf(get<V>(p, k), kLog2e, -row_m)) * inv;
-        __stcs(yv + i, pack<V>(o));
+        store_once(yv + i, pack<V>(o));
       }
     }
   }

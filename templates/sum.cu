@@ -8,7 +8,7 @@
 // Vector loads are used when the pointer allows them, scalar ones otherwise, so every
 // configuration is correct for every n. SUM_LOAD picks the load instruction: 0 streaming
 // (ld.global.cs), 1 read-only without L1 allocation and with a 256-byte L2 prefetch
-// (ld.global.nc.L1::no_allocate.L2::256B; sm_80 and later).
+// (ld.global.nc.L1::no_allocate.L2::256B; sm_80 and later), 2 read-only (ld.global.nc).
 #include <cuda_runtime.h>
 #if __has_include(<kernelevo/params.h>)
 #include <kernelevo/params.h>
@@ -40,7 +40,7 @@ params:
   SUM_VEC: [1, 2, 4]
   SUM_UNROLL: [1, 2, 4, 8, 16]
   SUM_GRID: [132, 264, 528, 1056, 2112, 4224, 256, 1024, 4096]
-  SUM_LOAD: [0, 1]
+  SUM_LOAD: [0, 1, 2]
 constraints:
   - "SUM_VEC * SUM_UNROLL <= 32"
 problems:
@@ -143,6 +143,8 @@ __device__ __forceinline__ typename Vec<V>::type load(const typename Vec<V>::typ
     asm("ld.global.nc.L1::no_allocate.L2::256B.f32 %0, [%1];" : "=f"(v) : "l"(p));
     return v;
   }
+#elif SUM_LOAD == 2
+  return __ldg(p);
 #else
   return __ldcs(p);
 #endif

@@ -22,6 +22,9 @@
 #ifndef SWIGLU_ROWS
 #define SWIGLU_ROWS 2
 #endif
+#ifndef SWIGLU_STREAMING
+#define SWIGLU_STREAMING 0
+#endif
 
 // clang-format off
 /* @kernelevo
@@ -32,6 +35,7 @@ params:
   SWIGLU_VEC: [1, 2, 4, 8]
   SWIGLU_COL_UNROLL: [1, 2, 4]
   SWIGLU_ROWS: [1, 2, 4, 8]
+  SWIGLU_STREAMING: [0, 1]
 constraints:
   - "SWIGLU_VEC * SWIGLU_COL_UNROLL * SWIGLU_ROWS <= 64"
   - "SWIGLU_BLOCK * SWIGLU_VEC * SWIGLU_COL_UNROLL * SWIGLU_ROWS <= 32768"
@@ -59,6 +63,25 @@ metrics: {bytes: "3*rows*hidden*2", flops: "5*rows*hidden"}
 // clang-format on
 
 namespace swiglu_detail {
+
+// Data that passes through once: loaded and stored evict-first (ld.global.cs, st.global.cs)
+// with SWIGLU_STREAMING 1; otherwise loaded through the read-only path and stored plainly.
+template <typename T>
+__device__ __forceinline__ T load_once(const T* p) {
+#if SWIGLU_STREAMING
+  return __ldcs(p);
+#else
+  return __ldg(p);
+#endif
+}
+template <typename T>
+__device__ __forceinline__ void store_once(T* p, const T& v) {
+#if SWIGLU_STREAMING
+  __stcs(p, v);
+#else
+  *p = v;
+#endif
+}
 
 constexpr int kBlock = SWIGLU_BLOCK;
 constexpr int kColUnroll = SWIGLU_COL_UNROLL;
@@ -114,8 +137,8 @@ __device__ __forceinline__ void swiglu_rows(const __nv_bfloat16* __restrict__ x,
         // With V > 1, hidden % V == 0, so a vector is either wholly inside or wholly outside.
         if (r0 + k < rows && c < hidden) {
           const __nv_bfloat16* row = x + (r0 + k) * x_pitch + c;
-          gate[k][u] = __ldcs(reinterpret_cast<const T*>(row));
-          up[k][u] = __ldcs(reinterpret_cast<const T*>(row + hidden));
+          gate[k][u] = load_once(reinterpret_cast<const T*>(row));
+          up[k][u] = load_once(reinterpret_cast<const T*>(row + hidden));
         }
       }
     }
@@ -130,7 +153,7 @@ __device__ __forceinline__ void swiglu_rows(const __nv_bfloat16* __restrict__ x,
           for (int j = 0; j < V; ++j)
             at<V>(out, j) = __float2bfloat16_rn(silu_mul(__bfloat162float(at<V>(gate[k][u], j)),
                                                          __bfloat162float(at<V>(up[k][u], j))));
-          __stcs(reinterpret_cast<T*>(y + (r0 + k) * hidden + c), out);
+          store_once(reinterpret_cast<T*>(y + (r0 + k) * hidden + c), out);
         }
       }
     }

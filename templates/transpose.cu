@@ -24,6 +24,9 @@
 #ifndef TRANSPOSE_SWIZZLE
 #define TRANSPOSE_SWIZZLE 0
 #endif
+#ifndef TRANSPOSE_STREAMING
+#define TRANSPOSE_STREAMING 0
+#endif
 
 // clang-format off
 /* @kernelevo
@@ -35,6 +38,7 @@ params:
   TRANSPOSE_THREADS: [64, 128, 256, 512, 1024]
   TRANSPOSE_VEC: [1, 2, 4]
   TRANSPOSE_SWIZZLE: [0, 1]
+  TRANSPOSE_STREAMING: [0, 1]
 constraints:
   - "TRANSPOSE_TILE_ROWS * TRANSPOSE_TILE_COLS >= TRANSPOSE_THREADS * TRANSPOSE_VEC"
   - "TRANSPOSE_TILE_ROWS * TRANSPOSE_TILE_COLS <= TRANSPOSE_THREADS * 32"
@@ -63,6 +67,25 @@ metrics: {bytes: "2*rows*cols*4"}
 // clang-format on
 
 namespace transpose_detail {
+
+// Data that passes through once: loaded and stored evict-first (ld.global.cs, st.global.cs)
+// with TRANSPOSE_STREAMING 1; otherwise loaded through the read-only path and stored plainly.
+template <typename T>
+__device__ __forceinline__ T load_once(const T* p) {
+#if TRANSPOSE_STREAMING
+  return __ldcs(p);
+#else
+  return __ldg(p);
+#endif
+}
+template <typename T>
+__device__ __forceinline__ void store_once(T* p, const T& v) {
+#if TRANSPOSE_STREAMING
+  __stcs(p, v);
+#else
+  *p = v;
+#endif
+}
 
 constexpr int kTileRows = TRANSPOSE_TILE_ROWS;
 constexpr int kTileCols = TRANSPOSE_TILE_COLS;
@@ -132,7 +155,7 @@ __device__ __forceinline__ void move_tile(const float* __restrict__ x, float* __
     const int tr = lr + k * kLoadRowStep;
     if ((kTileRows % kLoadRowStep == 0 || tr < kTileRows) && load_col && r0 + tr < rows)
       v[k] =
-          __ldcs(reinterpret_cast<const TL*>(xp + static_cast<long long>(k) * kLoadRowStep * cols));
+          load_once(reinterpret_cast<const TL*>(xp + static_cast<long long>(k) * kLoadRowStep * cols));
   }
 #pragma unroll
   for (int k = 0; k < kLoadSteps; ++k) {
@@ -162,7 +185,7 @@ __device__ __forceinline__ void move_tile(const float* __restrict__ x, float* __
       TS out;
 #pragma unroll
       for (int j = 0; j < VS; ++j) at<VS>(out, j) = tile[slot(sr + j, tc)];
-      __stcs(reinterpret_cast<TS*>(yp + static_cast<long long>(k) * kStoreRowStep * rows), out);
+      store_once(reinterpret_cast<TS*>(yp + static_cast<long long>(k) * kStoreRowStep * rows), out);
     }
   }
 }
