@@ -242,11 +242,21 @@ __device__ __forceinline__ void row_layernorm(const float* __restrict__ x,
     // Shifted sums: deviations from a value of the row itself (its first), so the variance
     // s2/n - (s/n)^2 does not cancel catastrophically when the mean is large.
     [[maybe_unused]] const float shift = kShifted ? __ldg(x) : 0.f;
+    // Every load is issued before the first use of one: kept inside the loop below, the
+    // compiler may branch around each load's arithmetic and wait for each load in turn.
 #pragma unroll
     for (int u = 0; u < kUnroll; ++u) {
       const int i = lane + u * stride;
       if (i < nvec) {
         r[u] = load_once(xv + i);
+      } else {
+        r[u] = {};  // defined values for the branch-free output loop
+      }
+    }
+#pragma unroll
+    for (int u = 0; u < kUnroll; ++u) {
+      const int i = lane + u * stride;
+      if (i < nvec) {
 #pragma unroll
         for (int k = 0; k < V; ++k) {
           if constexpr (kShifted) {
@@ -287,17 +297,18 @@ __device__ __forceinline__ void row_layernorm(const float* __restrict__ x,
       var = t.m2 / static_cast<float>(cols);
     }
     const float rstd = rsqrtf(var + eps);
+    // Branch-free but for the store: gamma and beta are read at an index kept in bounds,
+    // so the compiler can issue the loop's loads ahead of its arithmetic.
 #pragma unroll
     for (int u = 0; u < kUnroll; ++u) {
       const int i = lane + u * stride;
-      if (i < nvec) {
-        T g = __ldg(gv + i);
-        T b = __ldg(bv + i);
+      const int c = i < cols / V ? i : 0;
+      T g = __ldg(gv + c);
+      T b = __ldg(bv + c);
 #pragma unroll
-        for (int k = 0; k < V; ++k)
-          at<V>(r[u], k) = fmaf((at<V>(r[u], k) - mean) * rstd, at<V>(g, k), at<V>(b, k));
-        store_once(yv + i, r[u]);
-      }
+      for (int k = 0; k < V; ++k)
+        at<V>(r[u], k) = fmaf((at<V>(r[u], k) - mean) * rstd, at<V>(g, k), at<V>(b, k));
+      if (i < nvec) store_once(yv + i, r[u]);
     }
     return;
   }
@@ -390,6 +401,7 @@ extern "C" __global__ void __launch_bounds__(layernorm_detail::kMaxBlock)
                    const float* __restrict__ beta, float* __restrict__ y, int rows, int cols,
                    float eps) {
   using namespace layernorm_detail;
+  if (cols <= 0) return;  // nothing to normalise; gamma's index below needs cols > 0
   // Two entries per warp: a block launched with a partial last group stays in bounds.
   __shared__ float scratch[2 * kMaxBlock / 32];
   __shared__ Stats stats_scratch[2 * kMaxBlock / 32];

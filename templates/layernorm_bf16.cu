@@ -237,11 +237,21 @@ __device__ __forceinline__ void row_layernorm(const __nv_bfloat16* __restrict__ 
     float s = 0.f;
     float s2 = 0.f;
     [[maybe_unused]] const float shift = kShifted ? __bfloat162float(x[0]) : 0.f;
+    // Every load is issued before the first use of one: kept inside the loop below, the
+    // compiler may branch around each load's arithmetic and wait for each load in turn.
 #pragma unroll
     for (int u = 0; u < kUnroll; ++u) {
       const int i = lane + u * stride;
       if (i < nvec) {
         r[u] = load_once(xv + i);
+      } else {
+        r[u] = {};  // defined values for the branch-free output loop
+      }
+    }
+#pragma unroll
+    for (int u = 0; u < kUnroll; ++u) {
+      const int i = lane + u * stride;
+      if (i < nvec) {
 #pragma unroll
         for (int k = 0; k < V; ++k) {
           if constexpr (kShifted) {
@@ -277,18 +287,19 @@ __device__ __forceinline__ void row_layernorm(const __nv_bfloat16* __restrict__ 
       }
       rstd = rsqrtf(group_sum(d2, g, scratch) / static_cast<float>(cols) + eps);
     }
+    // Branch-free but for the store: gamma and beta are read at an index kept in bounds,
+    // so the compiler can issue the loop's loads ahead of its arithmetic.
 #pragma unroll
     for (int u = 0; u < kUnroll; ++u) {
       const int i = lane + u * stride;
-      if (i < nvec) {
-        const P gp = __ldg(gv + i);
-        const P bp = __ldg(bv + i);
-        float o[V];
+      const int c = i < cols / V ? i : 0;
+      const P gp = __ldg(gv + c);
+      const P bp = __ldg(bv + c);
+      float o[V];
 #pragma unroll
-        for (int k = 0; k < V; ++k)
-          o[k] = fmaf((get<V>(r[u], k) - mean) * rstd, get<V>(gp, k), get<V>(bp, k));
-        store_once(yv + i, pack<V>(o));
-      }
+      for (int k = 0; k < V; ++k)
+        o[k] = fmaf((get<V>(r[u], k) - mean) * rstd, get<V>(gp, k), get<V>(bp, k));
+      if (i < nvec) store_once(yv + i, pack<V>(o));
     }
     return;
   }
@@ -383,6 +394,7 @@ extern "C" __global__ void __launch_bounds__(layernorm_bf16_detail::kMaxBlock)
                         const __nv_bfloat16* __restrict__ beta, __nv_bfloat16* __restrict__ y,
                         int rows, int cols, float eps) {
   using namespace layernorm_bf16_detail;
+  if (cols <= 0) return;  // nothing to normalise; gamma's index below needs cols > 0
   // Two entries per warp: a block launched with a partial last group stays in bounds.
   __shared__ float scratch[2 * kMaxBlock / 32];
   __shared__ float2 sum2_scratch[2 * kMaxBlock / 32];

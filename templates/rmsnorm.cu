@@ -156,25 +156,36 @@ __device__ __forceinline__ void row_rmsnorm(const float* __restrict__ x,
     // The whole row in registers: x read once.
     T r[kUnroll];
     float ss = 0.f;
+    // Every load is issued before the first use of one: kept inside the loop below, the
+    // compiler may branch around each load's arithmetic and wait for each load in turn.
 #pragma unroll
     for (int u = 0; u < kUnroll; ++u) {
       const int i = lane + u * stride;
       if (i < nvec) {
         r[u] = load_once(xv + i);
+      } else {
+        r[u] = {};  // defined values for the branch-free output loop
+      }
+    }
+#pragma unroll
+    for (int u = 0; u < kUnroll; ++u) {
+      const int i = lane + u * stride;
+      if (i < nvec) {
 #pragma unroll
         for (int k = 0; k < V; ++k) ss = fmaf(at<V>(r[u], k), at<V>(r[u], k), ss);
       }
     }
     const float scale = rsqrtf(group_sum(ss, g, scratch) / static_cast<float>(cols) + eps);
+    // Branch-free but for the store: gamma is read at an index kept in bounds, so the
+    // compiler can issue the loop's loads ahead of its arithmetic.
 #pragma unroll
     for (int u = 0; u < kUnroll; ++u) {
       const int i = lane + u * stride;
-      if (i < nvec) {
-        T g = __ldg(gv + i);
+      const int c = i < cols / V ? i : 0;
+      T g = __ldg(gv + c);
 #pragma unroll
-        for (int k = 0; k < V; ++k) at<V>(r[u], k) = at<V>(r[u], k) * scale * at<V>(g, k);
-        store_once(yv + i, r[u]);
-      }
+      for (int k = 0; k < V; ++k) at<V>(r[u], k) = at<V>(r[u], k) * scale * at<V>(g, k);
+      if (i < nvec) store_once(yv + i, r[u]);
     }
     return;
   }
@@ -213,6 +224,7 @@ extern "C" __global__ void __launch_bounds__(rmsnorm_detail::kMaxBlock)
     rmsnorm_rows(const float* __restrict__ x, const float* __restrict__ gamma,
                  float* __restrict__ y, int rows, int cols, float eps) {
   using namespace rmsnorm_detail;
+  if (cols <= 0) return;  // nothing to normalise; gamma's index below needs cols > 0
   // Two entries per warp: a block launched with a partial last group stays in bounds.
   __shared__ float scratch[2 * kMaxBlock / 32];
   Group g;

@@ -186,11 +186,17 @@ __device__ __forceinline__ void row_softmax(const float* __restrict__ x, float* 
     // The whole row in registers: one read, one write.
     T r[kUnroll];
     float m = -CUDART_INF_F;
+    // Every load is issued before the first use of one: kept inside the loop below, the
+    // compiler may branch around each load's arithmetic and wait for each load in turn.
+#pragma unroll
+    for (int u = 0; u < kUnroll; ++u) {
+      const int i = lane + u * stride;
+      if (i < nvec) r[u] = load_once(xv + i);
+    }
 #pragma unroll
     for (int u = 0; u < kUnroll; ++u) {
       const int i = lane + u * stride;
       if (i < nvec) {
-        r[u] = load_once(xv + i);
 #pragma unroll
         for (int k = 0; k < V; ++k) m = fmaxf(m, at<V>(r[u], k));
       }

@@ -229,14 +229,21 @@ __device__ __forceinline__ void row_softmax(const __nv_bfloat16* __restrict__ x,
     // The whole row in registers as fp32: one read, one write, each exp computed once.
     float r[kUnroll][V];
     float m = -CUDART_INF_F;
+    // Every load is issued before the first use of one: kept inside the loop below, the
+    // compiler may branch around each load's arithmetic and wait for each load in turn.
+    P p[kUnroll];
+#pragma unroll
+    for (int u = 0; u < kUnroll; ++u) {
+      const int i = lane + u * stride;
+      if (i < nvec) p[u] = load_once(xv + i);
+    }
 #pragma unroll
     for (int u = 0; u < kUnroll; ++u) {
       const int i = lane + u * stride;
       if (i < nvec) {
-        const P p = load_once(xv + i);
 #pragma unroll
         for (int k = 0; k < V; ++k) {
-          r[u][k] = get<V>(p, k);
+          r[u][k] = get<V>(p[u], k);
           m = fmaxf(m, r[u][k]);
         }
       }
