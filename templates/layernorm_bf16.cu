@@ -211,7 +211,7 @@ __device__ __forceinline__ void group_sum2(float& a, float& b, const Group& g, f
 
 // fits depends on cols only (not on active), so the whole block takes the same branch and
 // makes the same group reductions (they synchronise it).
-template <int V>
+template <int V, int kUnroll>
 __device__ __forceinline__ void row_layernorm(const __nv_bfloat16* __restrict__ x,
                                               const __nv_bfloat16* __restrict__ gamma,
                                               const __nv_bfloat16* __restrict__ beta,
@@ -417,12 +417,24 @@ extern "C" __global__ void __launch_bounds__(layernorm_bf16_detail::kMaxBlock)
   if constexpr (V > 1) {
     // The condition is the same for the whole grid, so the block never diverges on it.
     if (vector_ok) {
-      row_layernorm<V>(x + offset, gamma, beta, y + offset, active, cols, eps, g, scratch, sum2_scratch);
+      // A row that fits in half the unrolled loads takes a path with half as many, so short
+      // rows leave no loads and registers idle (one configuration serves 1024 and 8192
+      // columns). cols decides, so the whole grid takes the same path.
+      if constexpr (kUnroll > 1) {
+        if (cols / V <= g.threads * (kUnroll / 2)) {
+          row_layernorm<V, kUnroll / 2>(x + offset, gamma, beta, y + offset, active, cols, eps, g,
+                                        scratch, sum2_scratch);
+          return;
+        }
+      }
+      row_layernorm<V, kUnroll>(x + offset, gamma, beta, y + offset, active, cols, eps, g, scratch,
+                                sum2_scratch);
       return;
     }
   }
   (void)vector_ok;
-  row_layernorm<1>(x + offset, gamma, beta, y + offset, active, cols, eps, g, scratch, sum2_scratch);
+  row_layernorm<1, kUnroll>(x + offset, gamma, beta, y + offset, active, cols, eps, g, scratch,
+                            sum2_scratch);
 }
 
 // The reference: one thread per row, double accumulation, two passes for the variance, any
