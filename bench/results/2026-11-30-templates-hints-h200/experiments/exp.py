@@ -3,7 +3,7 @@
 import concurrent.futures as cf, itertools, json, math, os, subprocess, sys, time
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = HERE
-while not os.path.isdir(os.path.join(ROOT, "templates")):
+while not os.path.isfile(os.path.join(ROOT, "templates", "softmax.cu")):
     ROOT = os.path.dirname(ROOT)
 sys.path.insert(0, os.path.join(ROOT, "bench", "templates"))
 import torch, torch.nn.functional as F
