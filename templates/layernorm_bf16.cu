@@ -211,7 +211,8 @@ __device__ __forceinline__ void group_sum2(float& a, float& b, const Group& g, f
 
 // fits depends on cols only (not on active), so the whole block takes the same branch and
 // makes the same group reductions (they synchronise it).
-template <int V, int kUnroll>
+// U: the loads unrolled per thread (LAYERNORM_BF16_UNROLL, or half of it for short rows).
+template <int V, int U>
 __device__ __forceinline__ void row_layernorm(const __nv_bfloat16* __restrict__ x,
                                               const __nv_bfloat16* __restrict__ gamma,
                                               const __nv_bfloat16* __restrict__ beta,
@@ -221,7 +222,7 @@ __device__ __forceinline__ void row_layernorm(const __nv_bfloat16* __restrict__ 
   using P = typename Pack<V>::type;
   const int lane = g.lane;
   const int stride = g.threads;
-  const bool fits = cols / V <= stride * kUnroll;  // the same for every group of the grid
+  const bool fits = cols / V <= stride * U;  // the same for every group of the grid
   const int nvec = active ? cols / V : 0;
   const P* xv = reinterpret_cast<const P*>(x);
   const P* gv = reinterpret_cast<const P*>(gamma);
@@ -233,14 +234,14 @@ __device__ __forceinline__ void row_layernorm(const __nv_bfloat16* __restrict__ 
     // (two reductions), or with LAYERNORM_BF16_SHIFTED both from one reduction of the sums of
     // the deviations from the row's first value and of their squares (the shift keeps
     // s2/n - (s/n)^2 from cancelling catastrophically when the mean is large).
-    P r[kUnroll];
+    P r[U];
     float s = 0.f;
     float s2 = 0.f;
     [[maybe_unused]] const float shift = kShifted ? __bfloat162float(x[0]) : 0.f;
     // Every load is issued before the first use of one: kept inside the loop below, the
     // compiler may branch around each load's arithmetic and wait for each load in turn.
 #pragma unroll
-    for (int u = 0; u < kUnroll; ++u) {
+    for (int u = 0; u < U; ++u) {
       const int i = lane + u * stride;
       if (i < nvec) {
         r[u] = load_once(xv + i);
@@ -249,7 +250,7 @@ __device__ __forceinline__ void row_layernorm(const __nv_bfloat16* __restrict__ 
       }
     }
 #pragma unroll
-    for (int u = 0; u < kUnroll; ++u) {
+    for (int u = 0; u < U; ++u) {
       const int i = lane + u * stride;
       if (i < nvec) {
 #pragma unroll
@@ -275,7 +276,7 @@ __device__ __forceinline__ void row_layernorm(const __nv_bfloat16* __restrict__ 
       mean = group_sum(s, g, scratch) / static_cast<float>(cols);
       float d2 = 0.f;
 #pragma unroll
-      for (int u = 0; u < kUnroll; ++u) {
+      for (int u = 0; u < U; ++u) {
         const int i = lane + u * stride;
         if (i < nvec) {
 #pragma unroll
@@ -290,7 +291,7 @@ __device__ __forceinline__ void row_layernorm(const __nv_bfloat16* __restrict__ 
     // Branch-free but for the store: gamma and beta are read at an index kept in bounds,
     // so the compiler can issue the loop's loads ahead of its arithmetic.
 #pragma unroll
-    for (int u = 0; u < kUnroll; ++u) {
+    for (int u = 0; u < U; ++u) {
       const int i = lane + u * stride;
       const int c = i < cols / V ? i : 0;
       const P gp = __ldg(gv + c);
@@ -315,9 +316,9 @@ __device__ __forceinline__ void row_layernorm(const __nv_bfloat16* __restrict__ 
     float s = 0.f;
     float s2 = 0.f;
 #pragma unroll 1
-    for (int base = 0; base < nvec; base += stride * kUnroll) {
+    for (int base = 0; base < nvec; base += stride * U) {
 #pragma unroll
-      for (int u = 0; u < kUnroll; ++u) {
+      for (int u = 0; u < U; ++u) {
         const int i = base + lane + u * stride;
         if (i < nvec) {
           const P v = __ldg(xv + i);
@@ -337,9 +338,9 @@ __device__ __forceinline__ void row_layernorm(const __nv_bfloat16* __restrict__ 
   } else {
     float s = 0.f;
 #pragma unroll 1
-    for (int base = 0; base < nvec; base += stride * kUnroll) {
+    for (int base = 0; base < nvec; base += stride * U) {
 #pragma unroll
-      for (int u = 0; u < kUnroll; ++u) {
+      for (int u = 0; u < U; ++u) {
         const int i = base + lane + u * stride;
         if (i < nvec) {
           const P p = __ldg(xv + i);
@@ -351,9 +352,9 @@ __device__ __forceinline__ void row_layernorm(const __nv_bfloat16* __restrict__ 
     mean = group_sum(s, g, scratch) / static_cast<float>(cols);
     float d2 = 0.f;
 #pragma unroll 1
-    for (int base = 0; base < nvec; base += stride * kUnroll) {
+    for (int base = 0; base < nvec; base += stride * U) {
 #pragma unroll
-      for (int u = 0; u < kUnroll; ++u) {
+      for (int u = 0; u < U; ++u) {
         const int i = base + lane + u * stride;
         if (i < nvec) {
           const P p = __ldg(xv + i);
@@ -368,9 +369,9 @@ __device__ __forceinline__ void row_layernorm(const __nv_bfloat16* __restrict__ 
     rstd = rsqrtf(group_sum(d2, g, scratch) / static_cast<float>(cols) + eps);
   }
 #pragma unroll 1
-  for (int base = 0; base < nvec; base += stride * kUnroll) {
+  for (int base = 0; base < nvec; base += stride * U) {
 #pragma unroll
-    for (int u = 0; u < kUnroll; ++u) {
+    for (int u = 0; u < U; ++u) {
       const int i = base + lane + u * stride;
       if (i < nvec) {
         const P p = load_once(xv + i);
