@@ -64,6 +64,17 @@ TEST(LlmSettings, CredentialsInTheUrlAreRefusedToo) {
   ASSERT_FALSE(s.ok());
   EXPECT_EQ(s.error().where.line, 2);
   EXPECT_EQ(s.error().to_string().find("sk-SECRET"), std::string::npos);
+  for (const char* url : {"https://api.example.com/v1?api_key=sk-SECRET",
+                          "https://api.example.com/v1?x=1&access-token=sk-SECRET",
+                          "https://api.example.com/v1?sig=sk-SECRET#frag"}) {
+    auto q = parse_llm_settings(std::string("llm:\n  base_url: ") + url + "\n", "kernelevo.yaml");
+    ASSERT_FALSE(q.ok()) << url;
+    EXPECT_EQ(q.error().where.line, 2);
+    EXPECT_EQ(q.error().to_string().find("sk-SECRET"), std::string::npos);
+  }
+  EXPECT_TRUE(parse_llm_settings("llm:\n  base_url: https://h/v1?api-version=2024-06-01\n",
+                                 "kernelevo.yaml")
+                  .ok());
   // An '@' in the path is not a credential.
   EXPECT_TRUE(parse_llm_settings("llm:\n  base_url: http://h/v1/@x\n", "kernelevo.yaml").ok());
 }

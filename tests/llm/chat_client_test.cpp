@@ -6,6 +6,9 @@
 #include <netinet/in.h>
 #include <sys/socket.h>
 
+#include <fstream>
+#include <sstream>
+
 #include "scripted_server.h"
 
 namespace kev::test {
@@ -186,6 +189,65 @@ TEST(ChatClient, TheKeyNeverAppearsInErrorsEvenWhenTheServerEchoesIt) {
   EXPECT_NE(a.error().message.find("[redacted]"), std::string::npos);
 }
 
+TEST(ChatClient, AnEchoedKeyIsRedactedBeforeTheExcerptIsCut) {
+  // 190 characters, then the key: an excerpt of 200 cut first would keep 10 of its bytes.
+  const std::string body = std::string(190, 'x') + kKey + " trailing";
+  START_SERVER(server, json::array({{{"status", 400}, {"raw", body}},
+                                    {{"raw", std::string(195, 'y') + kKey}}}));
+  auto client = client_for(server.base_url());
+  for (int i = 0; i < 2; ++i) {
+    auto a = client->propose({"s", "u"});
+    ASSERT_FALSE(a.ok());
+    const std::string text = a.error().to_string();
+    for (std::size_t n = 0; n + 6 <= std::string(kKey).size(); ++n)
+      EXPECT_EQ(text.find(std::string(kKey).substr(n, 6)), std::string::npos)
+          << "part of the key at " << n << " in: " << text;
+  }
+}
+
+TEST(ChatClient, UsageCountsOutsideZeroToABillionAreProtocolErrors) {
+  START_SERVER(
+      server,
+      json::array(
+          {{{"content", "a"}, {"usage", {{"prompt_tokens", -1000000}, {"completion_tokens", 5}}}},
+           {{"content", "b"}, {"usage", {{"prompt_tokens", 1e300}, {"completion_tokens", 5}}}},
+           {{"content", "c"}, {"usage", {{"prompt_tokens", 3.5}, {"completion_tokens", 5}}}},
+           {{"content", "d"}, {"usage", {{"prompt_tokens", 12}, {"completion_tokens", 30}}}}}));
+  auto client = client_for(server.base_url());
+  for (int i = 0; i < 3; ++i) {
+    auto a = client->propose({"s", "u"});
+    ASSERT_FALSE(a.ok()) << "answer " << i << " was accepted";
+    EXPECT_NE(a.error().message.find("`usage` token counts must be whole numbers"),
+              std::string::npos)
+        << a.error().message;
+  }
+  auto d = client->propose({"s", "u"});
+  ASSERT_TRUE(d.ok()) << d.error().message;
+  EXPECT_EQ(client->total_usage().total(), 42);
+}
+
+TEST(ChatClient, AQueryStringKeepsItsPlaceAndItsValuesStayOutOfMessages) {
+  START_SERVER(server, json::array({answer("ok")}));
+  auto client = client_for(server.base_url() + "?api-version=1&key=sk-QUERY-SECRET");
+  EXPECT_EQ(client->endpoint().find("sk-QUERY-SECRET"), std::string::npos) << client->endpoint();
+  EXPECT_NE(client->endpoint().find("/v1/chat/completions?api-version=[redacted]&key=[redacted]"),
+            std::string::npos)
+      << client->endpoint();
+  auto a = client->propose({"s", "u"});
+  ASSERT_TRUE(a.ok()) << a.error().message;
+  EXPECT_NE(server.headers(0).find("path: /v1/chat/completions?api-version=1&key=sk-QUERY-SECRET"),
+            std::string::npos)
+      << server.headers(0);
+
+  const int port = test::unused_port();
+  auto down =
+      client_for("http://127.0.0.1:" + std::to_string(port) + "/v1?key=sk-QUERY-SECRET", 2.0, 0);
+  auto e = down->propose({"s", "u"});
+  ASSERT_FALSE(e.ok());
+  EXPECT_EQ(e.error().to_string().find("sk-QUERY-SECRET"), std::string::npos)
+      << e.error().to_string();
+}
+
 TEST(ChatClient, ConfigurationErrors) {
   EXPECT_FALSE(ChatClient::create({}, Secret()).ok());
   ChatConfig no_model;
@@ -220,6 +282,29 @@ TEST(ChatClient, KeyComesOnlyFromTheEnvironmentAndIsRemovedFromIt) {
   EXPECT_EQ(std::getenv("KERNELEVO_LLM_API_KEY"), nullptr);
   EXPECT_EQ(std::getenv("OPENAI_API_KEY"), nullptr);
   EXPECT_EQ(key.redact("a sk-preferred b"), "a [redacted] b");
+}
+
+// /proc/self/environ shows the environment the process started with, whatever unsetenv
+// did: the death test's child is a fresh process started with the key in that block.
+TEST(ChatClientDeathTest, TheKeyLeavesProcSelfEnvironToo) {
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  // Not overwritten in the child, whose initial environment already holds it.
+  setenv("KERNELEVO_LLM_API_KEY", "sk-INITIAL-ENV-CANARY", 0);
+  EXPECT_EXIT(
+      {
+        const Secret key = take_api_key_from_environment();
+        std::ifstream in("/proc/self/environ", std::ios::binary);
+        std::stringstream s;
+        s << in.rdbuf();
+        const std::string environ_text = s.str();
+        const bool started_with_it = key.reveal() == "sk-INITIAL-ENV-CANARY" &&
+                                     environ_text.find("PATH=") != std::string::npos;
+        std::exit(started_with_it && environ_text.find("INITIAL-ENV-CANARY") == std::string::npos
+                      ? 0
+                      : 1);
+      },
+      ::testing::ExitedWithCode(0), "");
+  unsetenv("KERNELEVO_LLM_API_KEY");
 }
 
 TEST(ChatClient, EnvironmentOverridesUrlAndModel) {

@@ -33,13 +33,14 @@ class State:
         self.next = 0
         self.lock = threading.Lock()
 
-    def take(self, body, headers):
+    def take(self, body, headers, path):
         with self.lock:
             index = self.next
             self.next += 1
         with open(os.path.join(self.record_dir, "request-%03d.json" % index), "wb") as f:
             f.write(body)
         with open(os.path.join(self.record_dir, "request-%03d.headers" % index), "w") as f:
+            f.write("path: %s\n" % path)
             for name, value in headers.items():
                 if name.lower() == "authorization":
                     value = "present" if value else "empty"
@@ -79,10 +80,10 @@ def make_handler(state):
         def do_POST(self):
             length = int(self.headers.get("Content-Length", "0"))
             body = self.rfile.read(length)
-            if not self.path.endswith("/chat/completions"):
+            if not self.path.split("?", 1)[0].endswith("/chat/completions"):
                 self.send(404, {"error": {"message": "no such path: " + self.path}})
                 return
-            step = state.take(body, self.headers)
+            step = state.take(body, self.headers, self.path)
             if step is None:
                 self.send(500, {"error": {"message": "script exhausted"}})
                 return

@@ -8,6 +8,7 @@
 #include <cmath>
 #include <limits>
 
+#include "core/endpoint_url.h"
 #include "core/tuner.h"
 #include "io/atomic_file.h"
 
@@ -18,39 +19,7 @@ constexpr std::array<std::string_view, 7> kKeys{"base_url",        "model",     
                                                 "connect_timeout", "max_retries", "max_tokens",
                                                 "temperature"};
 
-// How people name credentials (api_key, apiKey, OPENAI_API_KEY, access_token,
-// client_secret...): compared without case, '-' and '_'.
-constexpr std::array<std::string_view, 5> kSecretSuffixes{"key", "token", "secret", "password",
-                                                          "passwd"};
-constexpr std::array<std::string_view, 3> kSecretNames{"authorization", "bearer", "credentials"};
-
 constexpr std::size_t kMaxFileBytes = 1u << 20;
-
-std::string squeezed_lower(std::string_view name) {
-  std::string out;
-  for (const char c : name)
-    if (c != '_' && c != '-') out += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
-}
-
-bool names_a_secret(std::string_view name) {
-  const std::string s = squeezed_lower(name);
-  for (const auto suffix : kSecretSuffixes)
-    if (s.size() >= suffix.size() &&
-        s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0)
-      return true;
-  return std::find(kSecretNames.begin(), kSecretNames.end(), s) != kSecretNames.end();
-}
-
-// "user:password@" before the host of an http(s) URL.
-bool has_credentials(std::string_view url) {
-  const auto scheme = url.find("://");
-  if (scheme == std::string_view::npos) return false;
-  const auto host = scheme + 3;
-  const auto end = url.find_first_of("/?#", host);
-  const auto at = url.find('@', host);
-  return at != std::string_view::npos && (end == std::string_view::npos || at < end);
-}
 
 class SectionReader {
  public:
@@ -134,7 +103,8 @@ Result<LlmSettings> read_section(const YAML::Node& section, const SectionReader&
     if (name == "base_url") {
       auto v = r.text(value, name);
       if (!v) return v.error();
-      if (has_credentials(*v))
+      const EndpointUrl url = parse_endpoint_url(*v);
+      if (url.had_credentials || url.query_names_a_secret())
         return r.error(value, "llm." + name +
                                   ": credentials in the URL must not be written in kernelevo.yaml; "
                                   "set KERNELEVO_LLM_API_KEY in the environment instead");

@@ -10,25 +10,18 @@
 #include <nlohmann/json.hpp>
 #include <thread>
 
+#include "core/endpoint_url.h"
+
 namespace kev::llm {
 
 namespace {
 
 constexpr std::size_t kMaxAnswerBytes = 16u << 20;
+constexpr std::string_view kChatPath = "/chat/completions";
 
 void init_curl_once() {
   static std::once_flag once;
   std::call_once(once, [] { curl_global_init(CURL_GLOBAL_DEFAULT); });
-}
-
-std::string without_credentials(const std::string& url) {
-  const auto scheme = url.find("://");
-  if (scheme == std::string::npos) return url;
-  const auto host_start = scheme + 3;
-  const auto path = url.find('/', host_start);
-  const auto at = url.rfind('@', path == std::string::npos ? url.size() : path);
-  if (at == std::string::npos || at < host_start) return url;
-  return url.substr(0, host_start) + url.substr(at + 1);
 }
 
 struct Exchange {
@@ -68,6 +61,7 @@ std::size_t on_header(char* data, std::size_t size, std::size_t count, void* use
   return n;
 }
 
+// Callers redact `text` first: cutting first could leave part of an echoed key.
 std::string excerpt(const std::string& text, std::size_t max = 200) {
   std::string out = text.substr(0, max);
   for (auto& c : out)
@@ -81,15 +75,24 @@ std::string server_message(const std::string& body) {
   if (json.is_object() && json.contains("error")) {
     const auto& e = json["error"];
     if (e.is_object() && e.contains("message") && e["message"].is_string())
-      return e["message"].get<std::string>();
-    if (e.is_string()) return e.get<std::string>();
+      return excerpt(e["message"].get<std::string>(), 400);
+    if (e.is_string()) return excerpt(e.get<std::string>(), 400);
   }
   return excerpt(body);
 }
 
-std::int64_t usage_field(const nlohmann::json& usage, const char* name) {
-  if (!usage.is_object() || !usage.contains(name) || !usage[name].is_number()) return 0;
-  return usage[name].get<std::int64_t>();
+// A token count the budget can trust: absent is 0, anything but a whole number from 0 to
+// 10^9 is the server breaking the protocol (a negative count would reset --token-budget).
+constexpr std::int64_t kMaxTokensPerAnswer = 1'000'000'000;
+std::optional<std::int64_t> usage_field(const nlohmann::json& usage, const char* name) {
+  if (!usage.is_object() || !usage.contains(name)) return 0;
+  const auto& v = usage[name];
+  if (v.is_number_unsigned() && v.get<std::uint64_t>() <= kMaxTokensPerAnswer)
+    return static_cast<std::int64_t>(v.get<std::uint64_t>());
+  if (v.is_number_integer() && v.get<std::int64_t>() >= 0 &&
+      v.get<std::int64_t>() <= kMaxTokensPerAnswer)
+    return v.get<std::int64_t>();
+  return std::nullopt;
 }
 
 }  // namespace
@@ -124,7 +127,7 @@ Result<std::unique_ptr<ChatClient>> ChatClient::create(ChatConfig config, Secret
         "kernelevo.yaml, or --url), e.g. https://api.openai.com/v1");
   if (config.base_url.rfind("http://", 0) != 0 && config.base_url.rfind("https://", 0) != 0)
     return make_error("LLM endpoint URL must start with http:// or https://: " +
-                      api_key.redact(without_credentials(config.base_url)));
+                      api_key.redact(parse_endpoint_url(config.base_url).display()));
   if (config.model.empty())
     return make_error(
         "no LLM model configured: set KERNELEVO_LLM_MODEL (or llm.model in "
@@ -135,17 +138,14 @@ Result<std::unique_ptr<ChatClient>> ChatClient::create(ChatConfig config, Secret
 ChatClient::ChatClient(ChatConfig config, Secret api_key)
     : config_(std::move(config)), api_key_(std::move(api_key)) {
   init_curl_once();
-  url_ = config_.base_url;
-  while (!url_.empty() && url_.back() == '/') url_.pop_back();
-  const std::string suffix = "/chat/completions";
-  if (url_.size() < suffix.size() ||
-      url_.compare(url_.size() - suffix.size(), suffix.size(), suffix) != 0)
-    url_ += suffix;
+  const EndpointUrl parts = parse_endpoint_url(config_.base_url);
+  url_ = parts.with_path_suffix(kChatPath);
+  shown_url_ = api_key_.redact(parts.display(kChatPath));
 }
 
 ChatClient::~ChatClient() = default;
 
-std::string ChatClient::endpoint() const { return api_key_.redact(without_credentials(url_)); }
+std::string ChatClient::endpoint() const { return shown_url_; }
 
 Result<Proposal> ChatClient::propose(const Prompt& prompt) {
   nlohmann::json request = {
@@ -213,6 +213,8 @@ Result<Proposal> ChatClient::propose(const Prompt& prompt) {
       ++retries_;
       std::this_thread::sleep_for(std::chrono::duration<double>(std::max(0.0, seconds)));
     };
+    // Whatever the server sent is shown only with the key taken out (before any excerpt).
+    ex.body = api_key_.redact(std::move(ex.body));
     if (rc != CURLE_OK) {
       const std::string detail = curl_error[0] ? curl_error : curl_easy_strerror(rc);
       if (ex.too_big)
@@ -267,8 +269,13 @@ Result<Proposal> ChatClient::propose(const Prompt& prompt) {
     Proposal proposal;
     proposal.text = choice["message"]["content"].get<std::string>();
     if (json.contains("usage")) {
-      proposal.usage.prompt_tokens = usage_field(json["usage"], "prompt_tokens");
-      proposal.usage.completion_tokens = usage_field(json["usage"], "completion_tokens");
+      const auto prompt_tokens = usage_field(json["usage"], "prompt_tokens");
+      const auto completion_tokens = usage_field(json["usage"], "completion_tokens");
+      if (!prompt_tokens || !completion_tokens)
+        return fail(not_protocol +
+                    "`usage` token counts must be whole numbers from 0 to 1000000000");
+      proposal.usage.prompt_tokens = *prompt_tokens;
+      proposal.usage.completion_tokens = *completion_tokens;
     }
     usage_ += proposal.usage;
     return proposal;

@@ -48,14 +48,15 @@ class ChatClient : public Proposer {
   [[nodiscard]] const TokenUsage& total_usage() const { return usage_; }
   [[nodiscard]] int requests() const { return requests_; }  // HTTP requests, retries included
   [[nodiscard]] int retries() const { return retries_; }
-  // The chat-completions URL, without any user:password part.
+  // The chat-completions URL without any user:password part, query values redacted.
   [[nodiscard]] std::string endpoint() const;
 
  private:
   ChatClient(ChatConfig config, Secret api_key);
   ChatConfig config_;
   Secret api_key_;
-  std::string url_;
+  std::string url_;        // what is requested: the query kept
+  std::string shown_url_;  // what messages show: no credentials, query values redacted
   TokenUsage usage_;
   int requests_ = 0;
   int retries_ = 0;

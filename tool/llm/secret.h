@@ -37,7 +37,8 @@ class Secret {
 };
 
 // Reads KERNELEVO_LLM_API_KEY, else OPENAI_API_KEY, and removes both from this process's
-// environment, so no child process (compiler, worker) can inherit them.
+// environment, so no child process (compiler, worker) can inherit them; their values are
+// overwritten in place, so /proc/<pid>/environ no longer shows them either.
 [[nodiscard]] Secret take_api_key_from_environment();
 
 }  // namespace kev::llm
