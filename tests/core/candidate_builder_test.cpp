@@ -6,8 +6,10 @@
 #include <fstream>
 #include <sstream>
 
+#include "core/device_only_rules.h"
 #include "core/kernel_regions.h"
 #include "core/response_parser.h"
+#include "core/source_lexer.h"
 #include "core/source_safety.h"
 
 namespace kev {
@@ -251,6 +253,164 @@ TEST(SourceSafety, IncludeRules) {
   ASSERT_FALSE(err.ok());
   EXPECT_EQ(err.error().to_string(),
             "k.cu:4: error: refused #include of \"/proc/self/environ\": an absolute path");
+}
+
+}  // namespace
+}  // namespace kev
+
+namespace kev {
+namespace {
+
+// Each spelling reached the preprocessor past the earlier line-start-only filter; gcc and
+// nvcc read the file named in every one of them.
+TEST(SourceSafety, IncludeTricksThatReachThePreprocessorAreAllRefused) {
+  const std::string original = "#include <cuda_runtime.h>\n";
+  const std::string tricks[] = {
+      "/**/#include \"/proc/self/environ\"\n",
+      "/* a comment\n   spanning lines */ #include \"/proc/self/environ\"\n",
+      "int a;\r#include \"/proc/self/environ\"\n",
+      "int a;\r\n#include \"/proc/self/environ\"\r\n",
+      "#inc\\ \nlude \"/proc/self/environ\"\n",
+      "#include \\\t\n\"/proc/self/environ\"\n",
+      "#/**/include \"/proc/self/environ\"\n",
+      "?\?=include \"/proc/self/environ\"\n",
+      "#if 1 || __has_include(<cuda_fp16.h>) || __has_include(\"/proc/self/environ\")\n#endif\n",
+      "#if __has_include_next(<x.h>)\n#endif\n",
+      "#if __has_include(SECRET_PATH)\n#endif\n",
+      "const char* s = \"#include \\\"/etc/passwd\\\"\";\n",  // conservatively refused too
+  };
+  for (const auto& trick : tricks) {
+    auto st = check_includes(original + trick, original, "k.cu");
+    EXPECT_FALSE(st.ok()) << "accepted: " << trick;
+  }
+}
+
+TEST(SourceSafety, TheErrorNamesTheLineOfTheTrick) {
+  const std::string original = "#include <cuda_runtime.h>\n";
+  auto st = check_includes(original + "int a;\rint b;\r/**/#include \"/proc/self/environ\"\n",
+                           original, "k.cu");
+  ASSERT_FALSE(st.ok());
+  EXPECT_EQ(st.error().where.line, 2) << st.error().to_string();  // lines count '\n' only
+}
+
+class RefuseDotEnv : public IncludePolicy {
+ public:
+  std::string check_include(std::string_view path, bool) const override {
+    return path == ".env" ? "ignored by git" : "";
+  }
+  std::string check_file(const std::string&) const override { return {}; }
+};
+
+TEST(SourceSafety, APolicyDecidesNewIncludesTheOriginalDoesNotHave) {
+  const std::string original = "#include \"common.cuh\"\n";
+  RefuseDotEnv policy;
+  EXPECT_TRUE(check_includes(original + "#include \"vec.cuh\"\n", original, "k.cu", &policy).ok());
+  auto st = check_includes(original + "#include \".env\"\n", original, "k.cu", &policy);
+  ASSERT_FALSE(st.ok());
+  EXPECT_NE(st.error().message.find("refused #include of \".env\": ignored by git"),
+            std::string::npos)
+      << st.error().message;
+  // The original's own includes are not asked about.
+  EXPECT_TRUE(check_includes(original, original, "k.cu", &policy).ok());
+}
+
+TEST(SourceLexer, CommentsAreWhitespaceAndEveryLineEndEndsADirective) {
+  const std::string text = "/**/#define A 1\rint x;\n#de\\  \nfine B 2\nint y;";
+  std::vector<std::string> directives;
+  for (const auto& t : lex_cuda(text))
+    if (t.kind == TokenKind::directive) directives.emplace_back(t.text(text));
+  ASSERT_EQ(directives.size(), 2u);
+  EXPECT_EQ(directives[0], "#define A 1");
+  EXPECT_EQ(directives[1], "#de\\  \nfine B 2");
+}
+
+}  // namespace
+}  // namespace kev
+
+namespace kev {
+namespace {
+
+// A candidate whose helpers (the text between the spec block and the kernel) are `helpers`.
+std::string with_helpers(const std::string& original, const std::string& helpers) {
+  const std::string mark = "// clang-format on\n";
+  std::string s = original;
+  s.insert(s.find(mark) + mark.size(), helpers);
+  return s;
+}
+
+TEST(DeviceOnlyHelpers, HostCodeInFrontOfTheKernelIsRefused) {
+  const std::string original = read_fixture("evolve/saxpy.cu");
+  const std::pair<std::string, std::string> cases[] = {
+      {"__attribute__((constructor)) static void steal() { system(\"id\"); }\n",
+       "attribute `constructor`"},
+      {"struct Init { Init() { printf(\"hi\\n\"); } };\n__device__ int unused;\nstatic Init "
+       "init;\n",
+       "a function that is not `__device__`"},
+      {"static int x = printf(\"static initialiser\\n\");\n", "a host variable"},
+      {"asm(\".incbin \\\"/etc/passwd\\\"\");\n", "`asm` outside a function body"},
+      {"__asm__(\".section .init_array\");\n", "`asm` outside a function body"},
+      {"int host_helper(int n) { return n * 2; }\n", "a function that is not `__device__`"},
+      {"__host__ __device__ float both(float v) { return v; }\n", "`__host__`"},
+      {"extern \"C\" void exported() {}\n", "linkage specification"},
+      {"extern int somewhere;\n", "`extern` declarations"},
+      {"__managed__ float m[4];\n", "`__managed__`"},
+      {"[[gnu::section(\".init_array\")]] __device__ int s;\n", "attribute `section`"},
+      {"namespace { int hidden = 3; }\n", "a host variable"},
+      {"const int computed = getpid();\n", "a host variable"},
+      {"__global__ void other_kernel() {}\n", "a second kernel"},
+      {"struct Holder { static int count; };\n", "a static member needs `constexpr`"},
+  };
+  for (const auto& [helpers, why] : cases) {
+    auto st = check_device_only_helpers(original, with_helpers(original, helpers), kNames);
+    ASSERT_FALSE(st.ok()) << "accepted:\n" << helpers;
+    EXPECT_NE(st.error().message.find(why), std::string::npos) << helpers << "\n"
+                                                               << st.error().to_string();
+    EXPECT_EQ(st.error().where.file, "saxpy.cu");
+    EXPECT_GT(st.error().where.line, 30);
+  }
+}
+
+TEST(DeviceOnlyHelpers, DeviceHelpersConstantsAndTypesAreAccepted) {
+  const std::string original = read_fixture("evolve/saxpy.cu");
+  const std::string helpers =
+      "#define UNROLL 4\n"
+      "constexpr int kTile = 32;\n"
+      "static constexpr float kScale = 0.5f;\n"
+      "static const int kBlock = 256 * 2;\n"
+      "__constant__ float kCoef[4] = {1.f, 2.f, 3.f, 4.f};\n"
+      "__device__ float table[8];\n"
+      "extern __shared__ float smem[];\n"
+      "typedef float4 vec4;\n"
+      "using vec2 = float2;\n"
+      "static_assert(kTile % 32 == 0, \"tile\");\n"
+      "template <int N> __device__ __forceinline__ float sum(const float* v) {\n"
+      "  float s = 0.f;\n#pragma unroll\n  for (int i = 0; i < N; ++i) s += v[i];\n"
+      "  asm volatile(\"\" ::: \"memory\");\n  return s;\n}\n"
+      "struct __align__(16) Pair {\n  float a, b;\n  Pair() = default;\n"
+      "  __device__ float total() const { return a + b; }\n"
+      "  static constexpr int kSize = 2;\n};\n"
+      "enum class Mode : int { fast = 1, exact = 2 };\n"
+      "namespace detail {\n__device__ __forceinline__ float twice(float x) { return 2.f * x; }\n}\n"
+      "__device__ __attribute__((always_inline)) inline float id(float x) { return x; }\n";
+  auto st = check_device_only_helpers(original, with_helpers(original, helpers), kNames);
+  EXPECT_TRUE(st.ok()) << st.error().to_string();
+}
+
+TEST(DeviceOnlyHelpers, WhatTheOriginalAlreadyHasIsNotAskedAbout) {
+  const std::string original =
+      with_helpers(read_fixture("evolve/saxpy.cu"), "static int legacy_counter = 0;\n");
+  EXPECT_TRUE(check_device_only_helpers(original, original, kNames).ok());
+  auto st = check_device_only_helpers(original, with_helpers(original, "static int another = 1;\n"),
+                                      kNames);
+  EXPECT_FALSE(st.ok());
+}
+
+TEST_F(CandidateTest, ARewriteWithAGlobalConstructorIsRefusedBeforeCompiling) {
+  std::string rewrite = std::string(kVectorised).substr(8);
+  rewrite = "struct Stealer { Stealer() { printf(\"pwned\"); } };\nstatic Stealer s;\n" + rewrite;
+  auto c = build("```cuda\n" + rewrite);
+  ASSERT_FALSE(c.ok());
+  EXPECT_NE(c.error().message.find("refused a helper"), std::string::npos) << c.error().message;
 }
 
 }  // namespace

@@ -3,6 +3,7 @@
 #include <optional>
 #include <vector>
 
+#include "core/device_only_rules.h"
 #include "core/source_lexer.h"
 #include "core/source_safety.h"
 
@@ -155,7 +156,8 @@ const char* to_string(CandidateKind kind) {
 }
 
 Result<Candidate> build_candidate(std::string_view parent, std::string_view original,
-                                  const ParsedResponse& parsed, const KernelNames& names) {
+                                  const ParsedResponse& parsed, const KernelNames& names,
+                                  const IncludePolicy* includes) {
   Candidate candidate;
   if (!parsed.edits.empty()) {
     auto edited = apply_edits(parent, parsed, names);
@@ -166,10 +168,12 @@ Result<Candidate> build_candidate(std::string_view parent, std::string_view orig
     if (!rewritten) return rewritten.error();
     candidate = std::move(rewritten.value());
   }
-  if (auto safe = check_includes(candidate.source, original, names.file); !safe)
+  if (auto safe = check_includes(candidate.source, original, names.file, includes); !safe)
     return safe.error();
   if (auto frozen = check_frozen_parts(original, candidate.source, names); !frozen)
     return frozen.error();
+  if (auto device = check_device_only_helpers(original, candidate.source, names); !device)
+    return device.error();
   return candidate;
 }
 

@@ -184,7 +184,8 @@ Result<EvolveResult> evolve(const EvolveTarget& target, Proposer& proposer,
           new_failures.push_back(record.label +
                                  ": no code in response (answer with SEARCH/REPLACE blocks or "
                                  "one fenced code block)");
-        } else if (auto built = build_candidate(parent.source, target.source, parsed, target.names);
+        } else if (auto built = build_candidate(parent.source, target.source, parsed, target.names,
+                                                target.includes);
                    !built) {
           record.fate = CandidateFate::rejected;
           record.reason = built.error().to_string();

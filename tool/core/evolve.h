@@ -16,6 +16,7 @@
 #include "core/kernel_regions.h"
 #include "core/proposer.h"
 #include "core/result.h"
+#include "core/source_safety.h"
 
 namespace kev {
 
@@ -50,6 +51,9 @@ struct EvolveTarget {
   std::string source;     // the original file's text
   std::string spec_text;  // the @kernelevo block (or the spec as YAML), shown to the model
   DeviceFacts device;
+  // Which new includes a candidate may have (null: only the original's, and relative paths
+  // that pass the fixed rules of source_safety.h). Must outlive the evolve() call.
+  const IncludePolicy* includes = nullptr;
 };
 
 // Everything a prompt may use. Nothing secret is ever put here.

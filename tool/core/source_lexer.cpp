@@ -51,9 +51,67 @@ std::size_t directive_end(std::string_view s, std::size_t i) {
   return s.size();
 }
 
+std::vector<Token> lex_spliced(std::string_view s);
+
 }  // namespace
 
-std::vector<Token> lex_cuda(std::string_view s) {
+SplicedText splice_lines(std::string_view raw, bool trigraphs) {
+  // Phase 1: line ends and (optionally) trigraphs, keeping where each character came from.
+  std::string one;
+  std::vector<std::size_t> from;
+  one.reserve(raw.size());
+  from.reserve(raw.size() + 1);
+  for (std::size_t i = 0; i < raw.size(); ++i) {
+    char c = raw[i];
+    std::size_t width = 1;
+    if (c == '\r') {
+      c = '\n';
+      if (i + 1 < raw.size() && raw[i + 1] == '\n') width = 2;
+    } else if (trigraphs && c == '?' && i + 2 < raw.size() && raw[i + 1] == '?' &&
+               (raw[i + 2] == '=' || raw[i + 2] == '/')) {
+      c = raw[i + 2] == '=' ? '#' : '\\';
+      width = 3;
+    }
+    one += c;
+    from.push_back(i);
+    i += width - 1;
+  }
+  from.push_back(raw.size());
+  // Phase 2: splices, a backslash then blanks then a line end.
+  SplicedText out;
+  out.text.reserve(one.size());
+  out.raw_offset.reserve(one.size() + 1);
+  for (std::size_t i = 0; i < one.size(); ++i) {
+    if (one[i] == '\\') {
+      std::size_t j = i + 1;
+      while (j < one.size() &&
+             (one[j] == ' ' || one[j] == '\t' || one[j] == '\f' || one[j] == '\v'))
+        ++j;
+      if (j < one.size() && one[j] == '\n') {
+        i = j;
+        continue;
+      }
+    }
+    out.text += one[i];
+    out.raw_offset.push_back(from[i]);
+  }
+  out.raw_offset.push_back(raw.size());
+  return out;
+}
+
+std::vector<Token> lex_cuda(std::string_view source) {
+  const SplicedText spliced = splice_lines(source);
+  std::vector<Token> tokens = lex_spliced(spliced.text);
+  for (auto& t : tokens) {
+    t.begin = spliced.raw_offset[t.begin];
+    t.end = spliced.raw_offset[t.end];
+  }
+  return tokens;
+}
+
+namespace {
+
+std::vector<Token> lex_spliced(std::string_view s) {
   std::vector<Token> tokens;
   bool line_start = true;  // only whitespace since the last newline
   std::size_t i = 0;
@@ -115,10 +173,14 @@ std::vector<Token> lex_cuda(std::string_view s) {
     }
     tokens.push_back(t);
     i = std::max(t.end, i + 1);
-    line_start = false;
+    // A comment is whitespace: a '#' after it still starts a directive when only blanks and
+    // comments came before on the line (a comment spanning lines does not start a new one).
+    if (t.kind != TokenKind::comment) line_start = false;
   }
   return tokens;
 }
+
+}  // namespace
 
 int line_of(std::string_view source, std::size_t offset) {
   offset = std::min(offset, source.size());

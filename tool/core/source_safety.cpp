@@ -1,8 +1,8 @@
 #include "core/source_safety.h"
 
 #include <array>
-#include <cctype>
 #include <set>
+#include <vector>
 
 #include "core/kernel_regions.h"
 #include "core/source_lexer.h"
@@ -11,37 +11,91 @@ namespace kev {
 
 namespace {
 
-// Directive text with line continuations and comments removed, whitespace collapsed.
-std::string clean_directive(std::string_view text) {
-  std::string joined;
-  for (std::size_t i = 0; i < text.size(); ++i) {
-    if (text[i] == '\\' && i + 1 < text.size() && text[i + 1] == '\n') {
+bool is_ident_char(char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
+}
+bool is_blank(char c) { return c == ' ' || c == '\t' || c == '\f' || c == '\v'; }
+
+// Past blanks and /* */ comments on the same line.
+std::size_t skip_blanks(std::string_view s, std::size_t i) {
+  while (i < s.size()) {
+    if (is_blank(s[i])) {
       ++i;
-      continue;
+    } else if (s.compare(i, 2, "/*") == 0) {
+      const auto close = s.find("*/", i + 2);
+      i = close == std::string_view::npos ? s.size() : close + 2;
+    } else {
+      break;
     }
-    if (text.compare(i, 2, "/*") == 0) {
-      const auto close = text.find("*/", i + 2);
-      if (close == std::string_view::npos) break;
-      i = close + 1;
-      joined += ' ';
-      continue;
-    }
-    if (text.compare(i, 2, "//") == 0) break;
-    joined += text[i];
   }
-  return normalize_whitespace(joined);
+  return i;
 }
 
-// "# include <x>" / "%:include <x>" -> the directive name and the rest.
-std::pair<std::string, std::string> split_directive(const std::string& text) {
-  std::size_t i = text.rfind("%:", 0) == 0 ? 2 : 1;
-  while (i < text.size() && text[i] == ' ') ++i;
-  std::size_t j = i;
-  while (j < text.size() && (std::isalnum(static_cast<unsigned char>(text[j])) || text[j] == '_'))
-    ++j;
-  std::size_t k = j;
-  while (k < text.size() && text[k] == ' ') ++k;
-  return {text.substr(i, j - i), text.substr(k)};
+// The rest of a logical line from `i`, comments removed, whitespace collapsed.
+std::string rest_of_line(std::string_view s, std::size_t i) {
+  std::string out;
+  while (i < s.size() && s[i] != '\n') {
+    if (s.compare(i, 2, "//") == 0) break;
+    if (s.compare(i, 2, "/*") == 0) {
+      const auto close = s.find("*/", i + 2);
+      i = close == std::string_view::npos ? s.size() : close + 2;
+      out += ' ';
+      continue;
+    }
+    out += s[i++];
+  }
+  return normalize_whitespace(out);
+}
+
+struct IncludeLike {
+  std::string name;     // include, include_next, import, embed, __has_include, ...
+  std::string operand;  // `<x.h>`, `"x.h"`, or whatever stands there
+  std::size_t raw_offset = 0;
+  [[nodiscard]] std::string key() const { return name + " " + operand; }
+};
+
+constexpr std::array<std::string_view, 4> kDirectives{"include", "include_next", "import", "embed"};
+constexpr std::array<std::string_view, 3> kProbes{"__has_include", "__has_include_next",
+                                                  "__has_embed"};
+
+// Every #include-like construct, found on the spliced text (trigraphs and digraphs read),
+// whatever context it stands in: a string literal cannot hide one from this scan.
+std::vector<IncludeLike> find_include_like(std::string_view raw) {
+  const SplicedText spliced = splice_lines(raw, /*trigraphs=*/true);
+  const std::string_view s = spliced.text;
+  std::vector<IncludeLike> out;
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    const bool hash = s[i] == '#';
+    const bool digraph = s.compare(i, 2, "%:") == 0;
+    if (hash || digraph) {
+      std::size_t j = skip_blanks(s, i + (hash ? 1 : 2));
+      std::size_t k = j;
+      while (k < s.size() && is_ident_char(s[k])) ++k;
+      const std::string_view name = s.substr(j, k - j);
+      for (const auto d : kDirectives)
+        if (name == d)
+          out.push_back({std::string(name), rest_of_line(s, k), spliced.raw_offset[i]});
+      continue;
+    }
+    if (s[i] != '_' || (i > 0 && is_ident_char(s[i - 1]))) continue;
+    std::size_t k = i;
+    while (k < s.size() && is_ident_char(s[k])) ++k;
+    const std::string_view name = s.substr(i, k - i);
+    for (const auto p : kProbes) {
+      if (name != p) continue;
+      // __has_include ( "x" ): the operand is what stands inside the parentheses.
+      std::size_t j = skip_blanks(s, k);
+      std::string operand;
+      if (j < s.size() && s[j] == '(') {
+        const auto close = s.find_first_of(")\n", j + 1);
+        operand = normalize_whitespace(
+            s.substr(j + 1, (close == std::string_view::npos ? s.size() : close) - j - 1));
+      }
+      out.push_back({std::string(name), operand, spliced.raw_offset[i]});
+    }
+    i = k - 1;
+  }
+  return out;
 }
 
 // Empty when the path is acceptable, else why not.
@@ -72,45 +126,33 @@ std::string path_problem(std::string_view path) {
 }  // namespace
 
 Status check_includes(std::string_view candidate, std::string_view original,
-                      const std::string& file) {
+                      const std::string& file, const IncludePolicy* policy) {
   std::set<std::string> known;
-  for (const auto& t : lex_cuda(original))
-    if (t.kind == TokenKind::directive) known.insert(clean_directive(t.text(original)));
+  for (const auto& inc : find_include_like(original)) known.insert(inc.key());
 
-  for (const auto& t : lex_cuda(candidate)) {
-    if (t.kind != TokenKind::directive) continue;
-    const std::string text = clean_directive(t.text(candidate));
-    if (known.count(text) != 0) continue;
-    const auto [name, rest] = split_directive(text);
-    const SourceLocation where{file, line_of(candidate, t.begin), 0};
-    if (name == "include_next" || name == "embed" || name == "import")
-      return make_error("refused `#" + name + "` in model-written source", where,
-                        ExitCode::failure);
-    if (name != "include") {
-      // __has_include(...) probes the file system from #if lines: same path rules.
-      const auto probe = rest.find("__has_include");
-      if (probe == std::string::npos) continue;
-      const auto open = rest.find_first_of("<\"", probe);
-      if (open == std::string::npos) continue;
-      const char close_c = rest[open] == '<' ? '>' : '"';
-      const auto close = rest.find(close_c, open + 1);
-      const auto path =
-          rest.substr(open + 1, close == std::string::npos ? std::string::npos : close - open - 1);
-      if (const auto why = path_problem(path); !why.empty())
-        return make_error("refused __has_include of \"" + path + "\": " + why, where,
-                          ExitCode::failure);
-      continue;
-    }
+  for (const auto& inc : find_include_like(candidate)) {
+    if (known.count(inc.key()) != 0) continue;
+    const SourceLocation where{file, line_of(candidate, inc.raw_offset), 0};
+    const bool probe = inc.name.rfind("__has_", 0) == 0;
+    const std::string what = probe ? inc.name : "#" + inc.name;
+    if (inc.name != "include" && inc.name != "__has_include")
+      return make_error("refused `" + what + "` in model-written source", where, ExitCode::failure);
+    const std::string& rest = inc.operand;
     if (rest.size() < 2 || (rest.front() != '<' && rest.front() != '"'))
-      return make_error("refused computed #include `" + rest + "` (only <path> or \"path\")", where,
-                        ExitCode::failure);
-    const char close_c = rest.front() == '<' ? '>' : '"';
-    const auto close = rest.find(close_c, 1);
+      return make_error(
+          "refused computed " + what + " `" + rest.substr(0, 80) + "` (only <path> or \"path\")",
+          where, ExitCode::failure);
+    const bool angled = rest.front() == '<';
+    const auto close = rest.find(angled ? '>' : '"', 1);
     if (close == std::string::npos)
-      return make_error("refused malformed #include `" + rest + "`", where, ExitCode::failure);
+      return make_error("refused malformed " + what + " `" + rest.substr(0, 80) + "`", where,
+                        ExitCode::failure);
     const std::string path = rest.substr(1, close - 1);
-    if (const auto why = path_problem(path); !why.empty())
-      return make_error("refused #include of \"" + path + "\": " + why, where, ExitCode::failure);
+    std::string why = path_problem(path);
+    if (why.empty() && policy != nullptr) why = policy->check_include(path, angled);
+    if (!why.empty())
+      return make_error("refused " + what + " of \"" + path + "\": " + why, where,
+                        ExitCode::failure);
   }
   return ok_status();
 }
