@@ -59,7 +59,11 @@ class FakeEvaluator : public VariantEvaluator {
   VariantMeasurement evaluate(const std::string& source) override {
     ++calls;
     VariantMeasurement m;
-    if (source.find("syntax error here") != std::string::npos) {
+    if (source.find("leaky log") != std::string::npos) {
+      m.outcome.disposition = Disposition::compile_failed;
+      m.outcome.detail = "saxpy.cu(40): error: GITHUB_TOKEN=ghp_0123456789abcdefghijABCDEFGHIJ\n" +
+                         std::string(5000, 'x');
+    } else if (source.find("syntax error here") != std::string::npos) {
       m.outcome.disposition = Disposition::compile_failed;
       m.outcome.detail = "saxpy.cu(40): error: identifier \"syntax\" is undefined";
     } else if (source.find("static int launches") != std::string::npos) {
@@ -270,6 +274,34 @@ TEST(VariantArchive, KeepsTheFastestPerBinAndSelectsBestOrElites) {
   for (int i = 0; i < 1000; ++i) best += archive.select_parent(rng).label == "g1c2";
   EXPECT_GT(best, 650);  // half the time the best, plus half of the uniform picks
   EXPECT_LT(best, 850);
+}
+
+}  // namespace
+}  // namespace kev
+
+namespace kev {
+namespace {
+
+TEST_F(EvolveTest, ACompileLogReachesTheModelAndTheRecordScrubbedAndBounded) {
+  options.budget.generations = 2;
+  options.budget.candidates = 1;
+  model.say("ideas");
+  model.say(
+      "```cuda\nextern \"C\" __global__ void saxpy(const float* x, const float* y, float* "
+      "out, float a, int n) {\n  // leaky log\n}\n```");
+  model.say("more ideas");
+  model.say(kSlightlyFaster);
+  auto r = evolve(target, model, prompts, gpu, options);
+  ASSERT_TRUE(r.ok()) << r.error().to_string();
+  ASSERT_EQ(r->candidates[0].status(), "compile_failed");
+  const std::string& kept = r->candidates[0].measurement.outcome.detail;
+  EXPECT_EQ(kept.find("ghp_0123456789"), std::string::npos) << kept;
+  EXPECT_NE(kept.find("GITHUB_TOKEN=[redacted]"), std::string::npos) << kept;
+  ASSERT_EQ(prompts.ideas.size(), 2u);
+  ASSERT_EQ(prompts.ideas[1].last_failures.size(), 1u);
+  const std::string& told = prompts.ideas[1].last_failures[0];
+  EXPECT_EQ(told.find("ghp_0123456789"), std::string::npos) << told;
+  EXPECT_LT(told.size(), options.max_feedback_chars + 200);
 }
 
 }  // namespace

@@ -6,11 +6,14 @@
 
 #include "core/candidate_builder.h"
 #include "core/response_parser.h"
+#include "core/secret_shapes.h"
 #include "core/variant_archive.h"
 
 namespace kev {
 
 namespace {
+
+constexpr std::size_t kMaxDetailChars = 64 * 1024;  // a candidate's detail kept for the report
 
 std::string truncate(std::string_view text, std::size_t max_chars) {
   if (text.size() <= max_chars) return std::string(text);
@@ -95,7 +98,7 @@ Result<EvolveResult> evolve(const EvolveTarget& target, Proposer& proposer,
   const Outcome& base = result.baseline.outcome;
   if (!base.passed() || !base.time_us)
     return make_error("the original kernel `" + target.kernel_id + "` does not pass (" +
-                          to_string(base.disposition) + "): " + truncate(base.detail, 400),
+                          to_string(base.disposition) + "): " + scrubbed_excerpt(base.detail, 400),
                       SourceLocation{target.names.file, 0, 0}, ExitCode::failure);
   const double baseline_us = *base.time_us;
 
@@ -195,13 +198,17 @@ Result<EvolveResult> evolve(const EvolveTarget& target, Proposer& proposer,
           record.kind = to_string(built->kind);
           record.source = std::move(built->source);
           record.measurement = evaluator.evaluate(record.source);
+          // A compile log or mismatch goes to the model and into the report: no secret
+          // shapes, and bounded.
+          record.measurement.outcome.detail =
+              scrubbed_excerpt(record.measurement.outcome.detail, kMaxDetailChars);
           const Outcome& o = record.measurement.outcome;
           if (o.passed() && o.time_us) {
             archive.add({record.label, record.source, *o.time_us,
                          VariantArchive::feature_of(kernel_code(target, record.source))});
           } else {
             new_failures.push_back(record.label + ": " + to_string(o.disposition) + ": " +
-                                   truncate(o.detail, options.max_feedback_chars));
+                                   scrubbed_excerpt(o.detail, options.max_feedback_chars));
           }
         }
       }
