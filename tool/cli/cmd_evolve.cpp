@@ -173,8 +173,9 @@ int run_evolve(const EvolveArgs& args) {
       continue;
     }
     target->device = (*gpu)->facts();
-    auto evaluator = (*gpu)->evaluator_for(*spec);
-    auto result = evolve(*target, **client, prompts, *evaluator, options);
+    EvolveSetup setup = (*gpu)->setup_for(*spec);
+    target->includes = setup.includes.get();
+    auto result = evolve(*target, **client, prompts, *setup.evaluator, options);
     if (!result) {
       rc = report(result.error());
       if (result.error().code == ExitCode::environment) return rc;

@@ -10,9 +10,11 @@
 #include "core/strategy.h"
 #include "core/tuner.h"
 #include "cuda/compile_cache.h"
+#include "cuda/compile_request.h"
 #include "cuda/gpu_evaluator.h"
+#include "cuda/include_policy.h"
 #include "cuda/nvcc_compiler.h"
-#include "cuda/nvrtc_compiler.h"
+#include "cuda/untrusted_source_compiler.h"
 #include "cuda/worker_client.h"
 #endif
 
@@ -59,11 +61,11 @@ class VariantFile {
 
 class GpuVariantEvaluator : public VariantEvaluator {
  public:
-  GpuVariantEvaluator(const KernelSpec& spec, Compiler& nvrtc, Compiler& nvcc, Runner& runner,
+  // `compiler` compiles every variant (and its reference) whatever the text holds.
+  GpuVariantEvaluator(const KernelSpec& spec, std::unique_ptr<Compiler> compiler, Runner& runner,
                       std::string arch, EvolveGpuOptions options)
       : spec_(spec),
-        nvrtc_(nvrtc),
-        nvcc_(nvcc),
+        compiler_(std::move(compiler)),
         runner_(runner),
         arch_(std::move(arch)),
         options_(options) {}
@@ -81,7 +83,7 @@ class GpuVariantEvaluator : public VariantEvaluator {
     cuda::GpuEvaluatorOptions eo;
     eo.arch = spec.arch.empty() ? arch_ : spec.arch;
     eo.timing.seed = options_.seed;
-    cuda::GpuEvaluator evaluator(spec, space, nvrtc_, nvcc_, runner_, eo);
+    cuda::GpuEvaluator evaluator(spec, space, *compiler_, *compiler_, runner_, eo);
     auto baseline = evaluator.measure_baseline();
     if (!baseline) {
       m.outcome.disposition = Disposition::compile_failed;
@@ -110,8 +112,7 @@ class GpuVariantEvaluator : public VariantEvaluator {
 
  private:
   const KernelSpec& spec_;
-  Compiler& nvrtc_;
-  Compiler& nvcc_;
+  std::unique_ptr<Compiler> compiler_;
   Runner& runner_;
   std::string arch_;
   EvolveGpuOptions options_;
@@ -123,7 +124,6 @@ class CudaEvolveGpu : public EvolveGpu {
   explicit CudaEvolveGpu(const EvolveGpuOptions& options)
       : options_(options),
         worker_(cuda::WorkerRunner::self_command(options.device)),
-        cached_nvrtc_(nvrtc_, cuda::CompileCache()),
         cached_nvcc_(nvcc_, cuda::CompileCache()) {}
 
   Status start() {
@@ -139,17 +139,29 @@ class CudaEvolveGpu : public EvolveGpu {
     return {device_.name,     device_.arch,      device_.sms,
             device_.l2_bytes, device_.copy_gbps, device_.read_gbps};
   }
-  std::unique_ptr<VariantEvaluator> evaluator_for(const KernelSpec& spec) override {
-    return std::make_unique<GpuVariantEvaluator>(spec, cached_nvrtc_, cached_nvcc_, worker_,
-                                                 device_.arch, options_);
+  EvolveSetup setup_for(const KernelSpec& spec) override {
+    cuda::IncludePolicyOptions po;
+    po.source = spec.source;
+    po.include_dirs = spec.include_dirs;
+    const std::string arch = spec.arch.empty() ? device_.arch : spec.arch;
+    if (auto reads = nvcc_.list_dependencies(
+            cuda::compile_request_for(spec, {}, {}, arch, /*with_reference=*/true)))
+      po.original_reads = std::move(*reads);
+    auto policy = std::make_unique<cuda::ProjectIncludePolicy>(std::move(po));
+    auto compiler = std::make_unique<cuda::UntrustedSourceCompiler>(nvcc_, cached_nvcc_, *policy);
+    EvolveSetup setup;
+    setup.evaluator = std::make_unique<GpuVariantEvaluator>(spec, std::move(compiler), worker_,
+                                                            device_.arch, options_);
+    setup.includes = std::move(policy);
+    return setup;
   }
 
  private:
   EvolveGpuOptions options_;
   cuda::WorkerRunner worker_;
-  cuda::NvrtcCompiler nvrtc_;
+  // Variants are model output: compiled by nvcc in a child process only, never by NVRTC
+  // in this process (whose memory holds the API key).
   cuda::NvccCompiler nvcc_;
-  cuda::CachingCompiler cached_nvrtc_;
   cuda::CachingCompiler cached_nvcc_;
   DeviceInfo device_;
 };

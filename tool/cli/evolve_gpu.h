@@ -7,6 +7,7 @@
 
 #include "core/evolve.h"
 #include "core/result.h"
+#include "core/source_safety.h"
 #include "core/spec.h"
 
 namespace kev::cli {
@@ -17,12 +18,21 @@ struct EvolveGpuOptions {
   std::uint64_t variant_evaluations = 12;  // parameter points tried per variant (1 = defaults only)
 };
 
+// What one kernel's evolution runs on: its evaluator, and the rule for the includes its
+// candidates may add (EvolveTarget::includes).
+struct EvolveSetup {
+  std::unique_ptr<IncludePolicy> includes;
+  std::unique_ptr<VariantEvaluator> evaluator;
+};
+
 class EvolveGpu {
  public:
   virtual ~EvolveGpu() = default;
   [[nodiscard]] virtual DeviceFacts facts() const = 0;
-  // Valid while this object lives; `spec` must outlive the evaluator.
-  [[nodiscard]] virtual std::unique_ptr<VariantEvaluator> evaluator_for(const KernelSpec& spec) = 0;
+  // Valid while this object lives; `spec` must outlive the setup. Every compile of a
+  // variant runs in a child process (nvcc, scrubbed environment) after `nvcc -M` showed
+  // that it reads only what `includes` allows.
+  [[nodiscard]] virtual EvolveSetup setup_for(const KernelSpec& spec) = 0;
 };
 
 // An error with ExitCode::environment without a usable GPU (or a build without CUDA).

@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <mutex>
+#include <optional>
 #include <set>
 #include <sstream>
 
@@ -91,6 +92,19 @@ std::vector<std::string> project_dependencies(const std::vector<std::string>& de
     }
   }
   return {out.begin(), out.end()};
+}
+
+// The file nvcc reads: the source itself, or its text written into `scratch` under the
+// same file name, so nvcc's diagnostics name the file the user knows.
+std::optional<fs::path> input_file(const CompileRequest& request, const std::string& scratch) {
+  std::error_code ec;
+  if (request.source_text.empty()) return fs::absolute(request.source_path, ec);
+  fs::path input =
+      fs::path(scratch) / (request.source_path.empty() ? fs::path("kernel.cu")
+                                                       : fs::path(request.source_path).filename());
+  if (input.extension() != ".cu") input += ".cu";
+  if (!kev::write_file_atomically(input, request.source_text).ok()) return std::nullopt;
+  return input;
 }
 
 }  // namespace
@@ -179,18 +193,12 @@ CompileOutput NvccCompiler::compile(const CompileRequest& request) {
     return finish();
   }
   std::error_code ec;
-  fs::path input = fs::absolute(request.source_path, ec);
-  if (!request.source_text.empty()) {
-    // Same file name, so nvcc's diagnostics name the file the user knows.
-    input = fs::path(scratch.path()) / (request.source_path.empty()
-                                            ? fs::path("kernel.cu")
-                                            : fs::path(request.source_path).filename());
-    if (input.extension() != ".cu") input += ".cu";
-    if (!kev::write_file_atomically(input, request.source_text).ok()) {
-      out.log = shown + ": error: cannot write the source for nvcc";
-      return finish();
-    }
+  const auto input_or = input_file(request, scratch.path());
+  if (!input_or) {
+    out.log = shown + ": error: cannot write the source for nvcc";
+    return finish();
   }
+  const fs::path input = *input_or;
   const std::string cubin = scratch.path() + "/out.cubin";
   const std::string depfile = scratch.path() + "/out.d";
   auto cmd = command_for(request, input.string(), cubin);
@@ -235,6 +243,29 @@ CompileOutput NvccCompiler::compile(const CompileRequest& request) {
   out.image = std::move(*image);
   out.ok = true;
   return finish();
+}
+
+std::optional<std::vector<std::string>> NvccCompiler::list_dependencies(
+    const CompileRequest& request) const {
+  ScratchDir scratch;
+  if (scratch.path().empty()) return std::nullopt;
+  const auto input = input_file(request, scratch.path());
+  if (!input) return std::nullopt;
+  const std::string depfile = scratch.path() + "/deps.d";
+  auto cmd = command_for(request, input->string(), depfile);
+  cmd.insert(cmd.begin() + 1, "-M");
+  const auto run = run_process(cmd, scrubbed_environment(), options_.timeout_seconds);
+  if (!run.started || run.timed_out || run.exit_code != 0) return std::nullopt;
+  const auto text = read_whole_file(depfile);
+  if (!text) return std::nullopt;
+  std::vector<std::string> out;
+  std::error_code ec;
+  const fs::path self = fs::weakly_canonical(*input, ec);
+  for (const auto& d : parse_depfile(*text)) {
+    const fs::path p = fs::weakly_canonical(d, ec);
+    if (p != self) out.push_back(p.string());
+  }
+  return out;
 }
 
 }  // namespace kev::cuda

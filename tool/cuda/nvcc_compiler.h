@@ -4,6 +4,7 @@
 // Kernel names: `extern "C"` names are the symbols; template instances are found by
 // demangling the CUBIN's entry symbols (see cubin.h), after substituting the request's
 // defines into the name ("softmax<BLOCK>" with -DBLOCK=256 -> "softmax<256>").
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -28,6 +29,12 @@ class NvccCompiler final : public Compiler {
   [[nodiscard]] std::vector<std::string> command_for(const CompileRequest& request,
                                                      const std::string& input,
                                                      const std::string& output) const;
+
+  // Every file the preprocessor reads for `request` (host and device passes; `nvcc -M`, in
+  // the scrubbed environment), canonical, without the source itself; nullopt when it fails.
+  // Nothing nvcc prints is kept: a failed include may have shown part of what it read.
+  [[nodiscard]] std::optional<std::vector<std::string>> list_dependencies(
+      const CompileRequest& request) const;
 
  private:
   NvccOptions options_;
