@@ -31,6 +31,17 @@ struct TimingOptions {
   // Launches shorter than this (median of the first samples) are timed in batches, back to
   // back over rotating argument sets together larger than 4x the L2; 0 turns batching off.
   double batch_below_us = 20.0;
+  // Timed launches rotate over this many input sets of different content, each with its own
+  // reference outputs (the verification rounds' sets), so a kernel that memoizes its result
+  // or skips work on an unchanged input is timed doing the work. 0: as many as fit in
+  // timing_set_budget_bytes, at least 2 and at most 4 (1 reproduces single-set timing, for
+  // the red-team tests).
+  int timing_sets = 0;
+  std::int64_t timing_set_budget_bytes = std::int64_t{1} << 30;
+  // Timed launches whose compared outputs are at most this size are each verified against
+  // their set's reference; above it, the last launch of every group of eight and one other
+  // chosen at random per group (and, batched, the last batch and one random batch).
+  std::int64_t verify_every_launch_below_bytes = std::int64_t{256} << 20;
   double incumbent_us = 0.0;  // best time so far (0 = none): lets timing stop early
   double early_stop_ratio = 1.3;
   double ceiling_margin = 1.10;  // faster than ceiling * margin: rejected as suspicious

@@ -12,6 +12,7 @@
 #include "core/poison.h"
 #include "core/scalar_codec.h"
 #include "core/stats.h"
+#include "core/timing_plan.h"
 #include "core/verify.h"
 #include "cuda/driver.h"
 #include "cuda/nvml_clock.h"
@@ -135,8 +136,12 @@ class ShapeRun {
   Failure check_const(std::size_t round, const std::string& when);
   // The reference must write every element of its outputs, or no candidate could match it.
   Failure check_reference_coverage(const DriverRunner::RoundData& rd);
-  Failure time(ProblemResult& out, std::size_t round);
-  Failure time_batched(ProblemResult& out, std::size_t round);
+  // How many input sets timed launches rotate over (rounds 0..n-1), and whether each timed
+  // launch's outputs are compared (else a sample of them).
+  std::size_t timing_sets() const;
+  bool verify_every_launch() const;
+  Failure time(ProblemResult& out);
+  Failure time_batched(ProblemResult& out, std::size_t input_sets);
   // Keeps sampling until TimingOptions' counts and durations say stop; `sample` adds one
   // or returns a failure.
   Failure sample_until_done(ProblemResult& out,
@@ -514,12 +519,35 @@ Failure ShapeRun::sample_until_done(ProblemResult& out,
   return {};
 }
 
-// `round`: the verification round whose inputs the buffers hold.
-Failure ShapeRun::time(ProblemResult& out, std::size_t round) {
+std::size_t ShapeRun::timing_sets() const {
+  std::int64_t set_bytes = 0;  // a set's inputs and reference outputs
+  for (std::size_t i = 0; i < req_.spec.args.size(); ++i) {
+    const Role role = role_of(req_.spec.args[i]);
+    if (has_input(role)) set_bytes += data_->reference_layout.args[i].bytes;
+    if (is_compared(role)) set_bytes += data_->reference_layout.args[i].bytes;
+  }
+  return timing_set_count(req_.timing, set_bytes);
+}
+
+bool ShapeRun::verify_every_launch() const {
+  std::int64_t bytes = 0;
+  for (std::size_t i = 0; i < req_.spec.args.size(); ++i)
+    if (is_compared(role_of(req_.spec.args[i]))) bytes += layout_.args[i].bytes;
+  return verifies_every_launch(req_.timing, bytes);
+}
+
+// Timed launches rotate over several input sets of different content (launch k runs on
+// set k mod n), each set's inputs copied in before its launch, outputs poisoned and the L2
+// flushed; the outputs of timed launches are compared with their set's reference (every
+// launch, or a sample of them: docs/evaluator.md). A kernel that memoizes across launches
+// or skips work when its input is unchanged is timed doing the work, or caught.
+Failure ShapeRun::time(ProblemResult& out) {
   const TimingOptions& t = req_.timing;
-  const auto& rd = data_->rounds[round];
-  // Outputs poisoned and inputs restored first, then the L2 flushed.
-  auto reset = [&]() -> CUresult {
+  const std::size_t sets = timing_sets();
+  for (std::size_t s = 0; s < sets; ++s)
+    if (Failure f = ensure_round(s)) return f;
+  const auto reset = [&](std::size_t set) -> CUresult {
+    const auto& rd = data_->rounds[set];
     CUresult e = CUDA_SUCCESS;
     for (std::size_t i = 0; i < req_.spec.args.size() && e == CUDA_SUCCESS; ++i) {
       const ArgSpec& a = req_.spec.args[i];
@@ -527,7 +555,7 @@ Failure ShapeRun::time(ProblemResult& out, std::size_t round) {
       if (role == Role::output)
         e = fill_word(work_[i].data(), work_[i].bytes(), poison_word(a.type), size_of(a.type),
                       r_.stream_);
-      else if (role == Role::inout)
+      else if (has_input(role))
         e = cuMemcpyDtoDAsync(work_[i].data(), rd.inputs[i].get(), work_[i].bytes(), r_.stream_);
       else if (role == Role::scratch)
         e = cuMemsetD8Async(work_[i].data(), 0, work_[i].bytes(), r_.stream_);
@@ -535,48 +563,66 @@ Failure ShapeRun::time(ProblemResult& out, std::size_t round) {
     return e == CUDA_SUCCESS ? flush_l2() : e;
   };
   for (int w = 0; w < t.warmup_runs; ++w) {
-    if (CUresult e = reset(); e != CUDA_SUCCESS) return after_launch(e, "warm-up");
+    if (CUresult e = reset(static_cast<std::size_t>(w) % sets); e != CUDA_SUCCESS)
+      return after_launch(e, "warm-up");
     if (Failure f = launch(candidate_, layout_)) return f;
   }
   if (Failure f = wait("warm-up")) return f;
 
-  constexpr int kBatch = 8;
+  constexpr int kBatch = static_cast<int>(TimedLaunchPlan::kGroup);
   while (r_.events_.size() < std::size_t{2} * kBatch) {
     CUevent ev = nullptr;
     if (CUresult e = cuEventCreate(&ev, CU_EVENT_DEFAULT); e != CUDA_SUCCESS)
       return after_launch(e, "event creation");
     r_.events_.push_back(ev);
   }
-  // Each launch timed alone, eight to a synchronisation.
+  TimedLaunchPlan plan(sets, verify_every_launch(), mix(t.seed ^ 0x7173ull, shape_index_));
+  std::size_t launches = 0;  // timed launches so far
+  const auto verify_timed = [&](std::size_t set) -> Failure {
+    const std::string when = "problem " + problem_.to_string() + ", timed launch " +
+                             std::to_string(launches) + " (input set " + std::to_string(set + 1) +
+                             " of " + std::to_string(sets) + ")";
+    if (Failure f = check_outputs(set, Fill::poison, when)) return f;
+    return check_const(set, when);
+  };
+  // Each launch timed alone, eight to a synchronisation, unless one is verified.
   auto alone = [&](std::vector<double>& samples) -> Failure {
-    for (std::size_t b = 0; b < kBatch; ++b) {
-      if (CUresult e = reset(); e != CUDA_SUCCESS) return after_launch(e, "timing");
-      cuEventRecord(r_.events_[2 * b], r_.stream_);
+    plan.next_group();
+    std::size_t pending = 0;  // launches recorded since the last read of the events
+    const auto read_events = [&]() -> Failure {
+      if (Failure f = wait("timed run")) return f;
+      for (std::size_t b = 0; b < pending; ++b) {
+        float ms = 0.0f;
+        if (CUresult e = cuEventElapsedTime(&ms, r_.events_[2 * b], r_.events_[2 * b + 1]);
+            e != CUDA_SUCCESS)
+          return after_launch(e, "event timing");
+        samples.push_back(static_cast<double>(ms) * 1000.0);
+      }
+      pending = 0;
+      return {};
+    };
+    for (std::size_t b = 0; b < TimedLaunchPlan::kGroup; ++b) {
+      const std::size_t set = plan.set_of(launches);
+      if (CUresult e = reset(set); e != CUDA_SUCCESS) return after_launch(e, "timing");
+      cuEventRecord(r_.events_[2 * pending], r_.stream_);
       if (Failure f = launch(candidate_, layout_)) return f;
-      cuEventRecord(r_.events_[2 * b + 1], r_.stream_);
+      cuEventRecord(r_.events_[2 * pending + 1], r_.stream_);
+      ++pending;
+      ++launches;
+      if (plan.verified(b)) {
+        if (Failure f = read_events()) return f;
+        if (Failure f = verify_timed(set)) return f;
+      }
     }
-    if (Failure f = wait("timed run")) return f;
-    for (std::size_t b = 0; b < kBatch; ++b) {
-      float ms = 0.0f;
-      if (CUresult e = cuEventElapsedTime(&ms, r_.events_[2 * b], r_.events_[2 * b + 1]);
-          e != CUDA_SUCCESS)
-        return after_launch(e, "event timing");
-      samples.push_back(static_cast<double>(ms) * 1000.0);
-    }
-    return {};
+    return read_events();
   };
   // A kernel of a few microseconds: its first samples decide whether it is timed in batches.
   std::vector<double> first;
   if (t.batch_below_us > 0.0) {
     if (Failure f = alone(first)) return f;
-    if (stats::median(first) < t.batch_below_us) {
-      if (Failure f = time_batched(out, round)) return f;
-      return check_const(round, "problem " + problem_.to_string() + ", after timing");
-    }
+    if (stats::median(first) < t.batch_below_us) return time_batched(out, sets);
   }
-  if (Failure f = sample_until_done(out, alone, kBatch, std::move(first))) return f;
-  // A kernel that wrote into its const inputs during the timed runs.
-  return check_const(round, "problem " + problem_.to_string() + ", after timing");
+  return sample_until_done(out, alone, kBatch, std::move(first));
 }
 
 // Per-launch events around a kernel of a few microseconds measure the launch as much as the
@@ -584,12 +630,15 @@ Failure ShapeRun::time(ProblemResult& out, std::size_t round) {
 // together over 4x the L2, so no launch finds another's data cached), after one flush; a
 // sample is the batch's time divided by its launches. Every copy's outputs and const
 // inputs are verified after the last batch, so skipping work within a batch is caught.
-Failure ShapeRun::time_batched(ProblemResult& out, std::size_t round) {
+Failure ShapeRun::time_batched(ProblemResult& out, std::size_t input_sets) {
   constexpr std::size_t kAlign = 256;
   constexpr std::size_t kMaxCopies = 4096;
   constexpr std::size_t kMaxBytes = std::size_t{4} << 30;
   const auto& args = req_.spec.args;
-  const auto& rd = data_->rounds[round];
+  // Copy c holds input set c mod `sets`.
+  const auto set_of = [&](std::size_t c) -> const DriverRunner::RoundData& {
+    return data_->rounds[c % input_sets];
+  };
   std::vector<std::size_t> stride(args.size(), 0);
   std::size_t set_bytes = 0;
   for (std::size_t i = 0; i < args.size(); ++i) {
@@ -617,8 +666,8 @@ Failure ShapeRun::time_batched(ProblemResult& out, std::size_t round) {
     for (std::size_t i = 0; i < args.size(); ++i) {
       if (stride[i] == 0 || role_of(args[i]) != which) continue;
       for (std::size_t c = 0; c < copies; ++c)
-        if (CUresult e =
-                cuMemcpyDtoDAsync(pointers[c][i], rd.inputs[i].get(), work_[i].bytes(), r_.stream_);
+        if (CUresult e = cuMemcpyDtoDAsync(pointers[c][i], set_of(c).inputs[i].get(),
+                                           work_[i].bytes(), r_.stream_);
             e != CUDA_SUCCESS)
           return e;
     }
@@ -654,35 +703,52 @@ Failure ShapeRun::time_batched(ProblemResult& out, std::size_t round) {
     samples.push_back(static_cast<double>(ms) * 1000.0 / static_cast<double>(copies));
     return {};
   };
-  if (Failure f = sample_until_done(out, batch, 1)) return f;
-  out.launches_per_sample = static_cast<int>(copies);
-
-  // The last batch's outputs, every copy, against the reference; const inputs unchanged.
-  for (std::size_t c = 0; c < copies; ++c) {
-    for (std::size_t i = 0; i < args.size(); ++i) {
-      const Role role = role_of(args[i]);
-      if (!is_compared(role) && role != Role::const_input) continue;
-      const bool is_const = role == Role::const_input;
-      const auto count =
-          is_const ? work_[i].bytes() : static_cast<std::size_t>(layout_.args[i].count);
-      const Tolerance tol =
-          is_const ? Tolerance{0.0, 0.0} : tolerance_for(args[i].type, req_.spec.tolerance);
-      auto r = compare(is_const ? rd.inputs[i].get() : rd.expected[i].get(), pointers[c][i], count,
-                       is_const ? ScalarType::u8 : args[i].type, tol, role == Role::output);
-      if (!r)
-        return fail(context_lost ? Disposition::crashed : Disposition::invalid,
-                    "batched timing: comparison failed: " + r.error().message, context_lost);
-      if (r->mismatches > 0)
-        return fail(
-            Disposition::incorrect,
-            "problem " + problem_.to_string() + ", batched timing, launch " +
-                std::to_string(c + 1) + " of " + std::to_string(copies) + ": " +
-                (is_const ? "const input '" : "output '") + args[i].name + "': " +
-                std::to_string(r->mismatches) + (is_const ? " bytes changed" : " elements wrong") +
-                (r->unwritten ? " (" + std::to_string(r->unwritten) + " never written)" : ""));
+  // Every copy's outputs against its set's reference, const inputs unchanged.
+  int batches = 0;
+  const auto verify_batch = [&]() -> Failure {
+    for (std::size_t c = 0; c < copies; ++c) {
+      for (std::size_t i = 0; i < args.size(); ++i) {
+        const Role role = role_of(args[i]);
+        if (!is_compared(role) && role != Role::const_input) continue;
+        const bool is_const = role == Role::const_input;
+        const auto count =
+            is_const ? work_[i].bytes() : static_cast<std::size_t>(layout_.args[i].count);
+        const Tolerance tol =
+            is_const ? Tolerance{0.0, 0.0} : tolerance_for(args[i].type, req_.spec.tolerance);
+        const auto& rd = set_of(c);
+        auto r =
+            compare(is_const ? rd.inputs[i].get() : rd.expected[i].get(), pointers[c][i], count,
+                    is_const ? ScalarType::u8 : args[i].type, tol, role == Role::output);
+        if (!r)
+          return fail(context_lost ? Disposition::crashed : Disposition::invalid,
+                      "batched timing: comparison failed: " + r.error().message, context_lost);
+        if (r->mismatches > 0)
+          return fail(
+              Disposition::incorrect,
+              "problem " + problem_.to_string() + ", batched timing, batch " +
+                  std::to_string(batches) + ", launch " + std::to_string(c + 1) + " of " +
+                  std::to_string(copies) + " (input set " + std::to_string(c % input_sets + 1) +
+                  " of " + std::to_string(input_sets) +
+                  "): " + (is_const ? "const input '" : "output '") + args[i].name +
+                  "': " + std::to_string(r->mismatches) +
+                  (is_const ? " bytes changed" : " elements wrong") +
+                  (r->unwritten ? " (" + std::to_string(r->unwritten) + " never written)" : ""));
+      }
     }
-  }
-  return {};
+    return {};
+  };
+  // The last batch is verified, and one earlier batch chosen at random (the second, third
+  // or fourth), so a kernel cannot cheat in all batches but the last.
+  const int random_batch = randomly_verified_batch(mix(req_.timing.seed ^ 0xba7cull, shape_index_));
+  auto checked_batch = [&](std::vector<double>& samples) -> Failure {
+    if (Failure f = batch(samples)) return f;
+    ++batches;
+    if (batches == random_batch) return verify_batch();
+    return {};
+  };
+  if (Failure f = sample_until_done(out, checked_batch, 1)) return f;
+  out.launches_per_sample = static_cast<int>(copies);
+  return verify_batch();
 }
 
 ProblemResult ShapeRun::run(bool timed) {
@@ -702,9 +768,10 @@ ProblemResult ShapeRun::run(bool timed) {
     if (Failure f = verify_round(static_cast<std::size_t>(round), fill)) return finish(f);
   }
   if (!timed) return out;
-  if (Failure f = time(out, static_cast<std::size_t>(rounds - 1))) return finish(f);
-  // Verify again after timing, on fresh inputs, from poisoned outputs.
-  if (Failure f = verify_round(static_cast<std::size_t>(rounds), Fill::poison)) {
+  if (Failure f = time(out)) return finish(f);
+  // Verify again after timing, on inputs no timed launch saw, from poisoned outputs.
+  const std::size_t fresh = std::max(static_cast<std::size_t>(rounds), timing_sets());
+  if (Failure f = verify_round(fresh, Fill::poison)) {
     f.detail += " (after timing)";
     return finish(f);
   }

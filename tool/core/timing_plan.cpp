@@ -1,0 +1,29 @@
+#include "core/timing_plan.h"
+
+#include <algorithm>
+
+namespace kev {
+
+std::size_t timing_set_count(const TimingOptions& timing, std::int64_t set_bytes) {
+  if (timing.timing_sets > 0) return static_cast<std::size_t>(timing.timing_sets);
+  const std::int64_t fit = timing.timing_set_budget_bytes / std::max<std::int64_t>(set_bytes, 1);
+  return static_cast<std::size_t>(std::clamp<std::int64_t>(fit, 2, 4));
+}
+
+bool verifies_every_launch(const TimingOptions& timing, std::int64_t compared_bytes) {
+  return compared_bytes <= timing.verify_every_launch_below_bytes;
+}
+
+TimedLaunchPlan::TimedLaunchPlan(std::size_t sets, bool every, std::uint64_t seed)
+    : sets_(std::max<std::size_t>(sets, 1)), every_(every), pick_(seed) {}
+
+void TimedLaunchPlan::next_group() {
+  random_ = std::uniform_int_distribution<std::size_t>(0, kGroup - 2)(pick_);
+}
+
+int randomly_verified_batch(std::uint64_t seed) {
+  std::mt19937_64 pick(seed);
+  return 2 + static_cast<int>(pick() % 3);
+}
+
+}  // namespace kev

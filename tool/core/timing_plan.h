@@ -1,0 +1,48 @@
+#pragma once
+// Which input set each timed launch runs on, and which timed launches are verified: the
+// device-independent rules of the GPU timer (cuda/driver_runner.cpp), kept here so they are
+// tested without a GPU. See docs/evaluator.md for why these launches suffice.
+#include <cstddef>
+#include <cstdint>
+#include <random>
+
+#include "core/runner.h"
+
+namespace kev {
+
+// Input sets timed launches rotate over: TimingOptions::timing_sets when given (1 only when
+// asked for, to reproduce single-set timing in tests), else as many sets of `set_bytes`
+// (a set's inputs and reference outputs) as fit in the budget, from 2 to 4.
+[[nodiscard]] std::size_t timing_set_count(const TimingOptions& timing, std::int64_t set_bytes);
+
+// Whether every timed launch is verified: compared outputs of at most
+// TimingOptions::verify_every_launch_below_bytes.
+[[nodiscard]] bool verifies_every_launch(const TimingOptions& timing, std::int64_t compared_bytes);
+
+// Launches timed alone, in groups of `kGroup` to a synchronisation: launch k runs on set
+// k mod sets; in a group, the last launch and one other chosen at random are verified (all
+// of them when `every`).
+class TimedLaunchPlan {
+ public:
+  static constexpr std::size_t kGroup = 8;
+  TimedLaunchPlan(std::size_t sets, bool every, std::uint64_t seed);
+  // Starts the next group: call before its first launch.
+  void next_group();
+  [[nodiscard]] std::size_t set_of(std::size_t launch) const { return launch % sets_; }
+  // `index`: the launch's place in the current group, 0-based.
+  [[nodiscard]] bool verified(std::size_t index) const {
+    return every_ || index == kGroup - 1 || index == random_;
+  }
+  [[nodiscard]] std::size_t sets() const { return sets_; }
+
+ private:
+  std::size_t sets_;
+  bool every_;
+  std::mt19937_64 pick_;
+  std::size_t random_ = 0;
+};
+
+// Batched timing verifies the last batch and one of the 2nd to 4th, chosen from `seed`.
+[[nodiscard]] int randomly_verified_batch(std::uint64_t seed);
+
+}  // namespace kev
