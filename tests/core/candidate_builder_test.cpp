@@ -121,9 +121,10 @@ TEST_F(CandidateTest, EditsOfTheSignatureAreRefusedAndIndentationDriftIsTolerate
   auto c = build(
       "<<<<<<< SEARCH\nextern \"C\" __global__ void saxpy(const float* x, const float* y, float* "
       "out, float a, int n) {\n=======\nextern \"C\" __global__ void saxpy(const float* x, const "
-      "float* y, float* out, float a, int n) {\n  // changed\n>>>>>>> REPLACE\n");
-  ASSERT_FALSE(c.ok());  // the SEARCH covers the signature
-  EXPECT_NE(c.error().message.find("frozen signature"), std::string::npos) << c.error().message;
+      "float* y, float* out, float a, long n) {\n  // changed\n>>>>>>> REPLACE\n");
+  ASSERT_FALSE(c.ok());  // the edit changes a parameter's type
+  EXPECT_NE(c.error().message.find("signature of kernel `saxpy`"), std::string::npos)
+      << c.error().message;
 
   // Indentation drift: matched line by line, applied to whole lines.
   c = build(
@@ -411,6 +412,57 @@ TEST_F(CandidateTest, ARewriteWithAGlobalConstructorIsRefusedBeforeCompiling) {
   auto c = build("```cuda\n" + rewrite);
   ASSERT_FALSE(c.ok());
   EXPECT_NE(c.error().message.find("refused a helper"), std::string::npos) << c.error().message;
+}
+
+}  // namespace
+}  // namespace kev
+
+namespace kev {
+namespace {
+
+TEST(LaunchAbi, RestrictAddedConstAndLaunchBoundsKeepTheAbi) {
+  const std::string o = "extern \"C\" __global__ void k(const float* x, float* y, int n)";
+  EXPECT_TRUE(same_launch_abi(o, o));
+  EXPECT_TRUE(same_launch_abi(
+      o,
+      "extern \"C\" __global__ void __launch_bounds__(256, 2) k(const float* __restrict__ x, "
+      "float* __restrict__ y, const int n)"));
+  EXPECT_TRUE(same_launch_abi("extern \"C\" __global__ void __launch_bounds__(128) k(float* x)",
+                              "extern \"C\" __global__ void k(float* /* in */ x)"));
+  EXPECT_FALSE(same_launch_abi(o, "extern \"C\" __global__ void k(float* x, float* y, int n)"));
+  EXPECT_FALSE(
+      same_launch_abi(o, "extern \"C\" __global__ void k(const float* x, float* y, long n)"));
+  EXPECT_FALSE(same_launch_abi(o, "extern \"C\" __global__ void k(const float* x, float* y)"));
+  EXPECT_FALSE(
+      same_launch_abi(o, "extern \"C\" __global__ void k(const float* in, float* y, int n)"));
+  EXPECT_FALSE(same_launch_abi(o, "__global__ void k(const float* x, float* y, int n)"));
+}
+
+TEST_F(CandidateTest, AnEditAddingRestrictAndLaunchBoundsToTheSignatureIsAccepted) {
+  auto c = build(
+      "<<<<<<< SEARCH\nextern \"C\" __global__ void saxpy(const float* x, const float* y, float* "
+      "out, float a, int n) {\n=======\nextern \"C\" __global__ void __launch_bounds__(256) "
+      "saxpy(const float* __restrict__ x, const float* __restrict__ y, float* __restrict__ out, "
+      "const float a, const int n) {\n>>>>>>> REPLACE\n");
+  ASSERT_TRUE(c.ok()) << c.error().to_string();
+  EXPECT_NE(c->source.find("__launch_bounds__(256)"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace kev
+
+namespace kev {
+namespace {
+
+TEST(ResponseParser, ReasoningIsNotTheAnswer) {
+  EXPECT_EQ(strip_reasoning("<think>maybe float4?\n```cuda\ndraft\n```</think>\n1. float4 loads"),
+            "1. float4 loads");
+  EXPECT_EQ(strip_reasoning("so the plan is...</think>\nAnswer"), "Answer");
+  EXPECT_EQ(strip_reasoning("<thinking>a</thinking>x<reasoning>b</reasoning>y"), "xy");
+  EXPECT_EQ(strip_reasoning("<think>cut off mid-thought ```cuda"), "");
+  EXPECT_EQ(strip_reasoning("no tags here"), "no tags here");
+  EXPECT_FALSE(
+      parse_response(strip_reasoning("<think>```cuda\nint x;\n```</think>prose")).has_code());
 }
 
 }  // namespace

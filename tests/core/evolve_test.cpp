@@ -306,3 +306,25 @@ TEST_F(EvolveTest, ACompileLogReachesTheModelAndTheRecordScrubbedAndBounded) {
 
 }  // namespace
 }  // namespace kev
+
+namespace kev {
+namespace {
+
+TEST_F(EvolveTest, IdeasKeptForLaterPromptsHoldTheAnswerNotTheReasoning) {
+  options.budget.generations = 2;
+  options.budget.candidates = 1;
+  model.say("<think>Let me consider shared memory, no, registers...</think>\n1. float4 loads");
+  model.say(kSlightlyFaster);
+  model.say("more ideas");
+  model.say(kSlightlyFaster);
+  auto r = evolve(target, model, prompts, gpu, options);
+  ASSERT_TRUE(r.ok()) << r.error().to_string();
+  ASSERT_EQ(prompts.implementations.size(), 2u);
+  EXPECT_EQ(prompts.implementations[0].ideas, "1. float4 loads");
+  ASSERT_EQ(prompts.ideas[1].ideas_tried.size(), 1u);
+  EXPECT_EQ(prompts.ideas[1].ideas_tried[0].find("shared memory"), std::string::npos);
+  EXPECT_NE(prompts.ideas[1].ideas_tried[0].find("float4 loads"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace kev

@@ -92,10 +92,8 @@ Result<std::string> apply_edits(std::string_view parent, const ParsedResponse& p
     if (r.reference && span.overlaps(*r.reference))
       return rejected(which + " touches the frozen reference kernel `" + names.reference + "`",
                       names, line);
-    if (span.overlaps(r.signature))
-      return rejected(
-          which + " touches the frozen signature of kernel `" + entry_base_name(names.entry) + "`",
-          names, line);
+    // An edit may reach into the signature: check_frozen_parts then accepts only changes
+    // that keep the launch ABI.
     if (!r.editable.contains(span))
       return rejected(which + " lies outside the kernel's own code", names, line);
     std::string replacement = edit.replace;

@@ -162,6 +162,8 @@ Result<EvolveResult> evolve(const EvolveTarget& target, Proposer& proposer,
     std::string failure;
     auto ideas = ask(prompts.ideas_prompt(context), &failure);
     if (fatal) break;
+    // Only the answer is kept for later prompts, not the model's reasoning before it.
+    if (ideas) ideas->text = strip_reasoning(ideas->text);
     context.ideas = ideas ? ideas->text : "(no ideas: the request failed: " + failure + ")";
 
     std::vector<std::string> new_failures;
@@ -180,7 +182,7 @@ Result<EvolveResult> evolve(const EvolveTarget& target, Proposer& proposer,
         record.reason = failure;
       } else {
         record.usage = answer->usage;
-        const ParsedResponse parsed = parse_response(answer->text);
+        const ParsedResponse parsed = parse_response(strip_reasoning(answer->text));
         if (!parsed.has_code()) {
           record.fate = CandidateFate::no_code;
           record.reason = "no code in response";

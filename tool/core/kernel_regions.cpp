@@ -192,13 +192,49 @@ Status check_frozen_parts(std::string_view original, std::string_view candidate,
     const auto d = o->body.end + first_difference(o_suffix, c_suffix);
     return frozen_error(part_at(*o, names, d, false), names, original, d);
   }
-  const auto sig = [](std::string_view text, TextSpan s) {
-    return normalize_whitespace(text.substr(s.begin, s.end - s.begin));
-  };
-  if (sig(original, o->signature) != sig(candidate, c->signature))
-    return frozen_error("the signature of kernel `" + entry_base_name(names.entry) + "`", names,
-                        original, o->signature.begin);
+  if (!same_launch_abi(original.substr(o->signature.begin, o->signature.end - o->signature.begin),
+                       candidate.substr(c->signature.begin, c->signature.end - c->signature.begin)))
+    return frozen_error("the signature of kernel `" + entry_base_name(names.entry) +
+                            "` (only __restrict__, an added const and __launch_bounds__ may "
+                            "change)",
+                        names, original, o->signature.begin);
   return ok_status();
+}
+
+bool same_launch_abi(std::string_view original, std::string_view candidate) {
+  // The signature's words, without comments, restrict qualifiers and __launch_bounds__(...).
+  const auto words = [](std::string_view text) {
+    std::vector<std::string_view> out;
+    const auto tokens = lex_cuda(text);
+    for (std::size_t i = 0; i < tokens.size(); ++i) {
+      if (tokens[i].kind == TokenKind::comment) continue;
+      const std::string_view w = tokens[i].text(text);
+      if (w == "__restrict__" || w == "__restrict" || w == "restrict") continue;
+      if (w == "__launch_bounds__" && i + 1 < tokens.size() && tokens[i + 1].text(text) == "(") {
+        int depth = 0;
+        for (++i; i < tokens.size(); ++i) {
+          const std::string_view p = tokens[i].text(text);
+          if (p == "(") ++depth;
+          if (p == ")" && --depth == 0) break;
+        }
+        continue;
+      }
+      out.push_back(w);
+    }
+    return out;
+  };
+  const auto o = words(original);
+  const auto c = words(candidate);
+  // The original's words in order, the candidate adding only `const`s.
+  std::size_t j = 0;
+  for (const auto w : c) {
+    if (j < o.size() && w == o[j]) {
+      ++j;
+    } else if (w != "const") {
+      return false;
+    }
+  }
+  return j == o.size();
 }
 
 }  // namespace kev

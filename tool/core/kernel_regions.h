@@ -52,12 +52,17 @@ struct KernelRegions {
 
 // Accepts `candidate` only when it keeps every frozen part of `original`: the text before
 // the kernel's region (including the spec block), the reference kernel, the signature
-// (whitespace-insensitively) and the text after the kernel's body. The error says which
+// (up to same_launch_abi) and the text after the kernel's body. The error says which
 // part changed, with the original's file:line.
 [[nodiscard]] Status check_frozen_parts(std::string_view original, std::string_view candidate,
                                         const KernelNames& names);
 
-// Collapses runs of whitespace to one space and trims: how signatures are compared.
+// Whether a kernel signature keeps the original's launch ABI: the same words in order,
+// except `__restrict__` added or removed, `const` added (on a pointee or a value) and
+// `__launch_bounds__(...)` added, changed or removed. Names and types stay.
+[[nodiscard]] bool same_launch_abi(std::string_view original, std::string_view candidate);
+
+// Collapses runs of whitespace to one space and trims.
 [[nodiscard]] std::string normalize_whitespace(std::string_view text);
 
 }  // namespace kev

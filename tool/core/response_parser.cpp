@@ -96,4 +96,23 @@ ParsedResponse parse_response(std::string_view text) {
   return parsed;
 }
 
+std::string strip_reasoning(std::string_view text) {
+  std::string out(text);
+  for (const std::string_view tag : {"think", "thinking", "reasoning"}) {
+    const std::string open = "<" + std::string(tag) + ">";
+    const std::string close = "</" + std::string(tag) + ">";
+    const auto first_close = out.find(close);
+    const auto first_open = out.find(open);
+    if (first_close != std::string::npos &&
+        (first_open == std::string::npos || first_close < first_open))
+      out.erase(0, first_close + close.size());
+    for (auto at = out.find(open); at != std::string::npos; at = out.find(open, at)) {
+      const auto end = out.find(close, at + open.size());
+      out.erase(at, end == std::string::npos ? std::string::npos : end + close.size() - at);
+    }
+  }
+  const auto start = out.find_first_not_of(" \t\r\n");
+  return start == std::string::npos ? std::string() : out.substr(start);
+}
+
 }  // namespace kev

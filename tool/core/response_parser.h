@@ -30,6 +30,12 @@ struct ParsedResponse {
   [[nodiscard]] bool has_code() const { return !edits.empty() || !code_blocks.empty(); }
 };
 
+// Code from the answer after strip_reasoning: a draft in the model's reasoning is not code.
 [[nodiscard]] ParsedResponse parse_response(std::string_view text);
+
+// The answer without its reasoning: <think>...</think> (and <thinking>, <reasoning>)
+// blocks, an unclosed one to the end, and everything before a closing tag that has no
+// opening one (templates that put the opening tag in the prompt).
+[[nodiscard]] std::string strip_reasoning(std::string_view text);
 
 }  // namespace kev
