@@ -51,10 +51,14 @@ TEST(TimingPlan, EveryGroupVerifiesItsLastLaunchAndOneOtherChosenAtRandom) {
   EXPECT_EQ(random_ones.size(), TimedLaunchPlan::kGroup - 1);  // any of the others can be it
 }
 
-TEST(TimingPlan, SmallOutputsAreVerifiedAtEveryLaunch) {
+TEST(TimingPlan, LaunchesAreAllVerifiedWhenComparingCostsLittleBesideThem) {
   TimingOptions t;
-  EXPECT_TRUE(verifies_every_launch(t, 16 << 20));
-  EXPECT_FALSE(verifies_every_launch(t, std::int64_t{512} << 20));
+  // 64 MiB of outputs at 4000 GB/s: about 34 us to compare.
+  EXPECT_TRUE(verifies_every_launch(t, 64 << 20, 4000.0, 3000.0));  // a 3 ms GEMM
+  EXPECT_FALSE(verifies_every_launch(t, 64 << 20, 4000.0, 60.0));   // a memory-bound pass
+  EXPECT_FALSE(verifies_every_launch(t, 64 << 20, 0.0, 3000.0));    // no ceiling measured
+  t.verify_every_launch_below_ratio = 1.0;
+  EXPECT_TRUE(verifies_every_launch(t, 64 << 20, 4000.0, 60.0));
   TimedLaunchPlan plan(2, true, 1);
   plan.next_group();
   for (std::size_t b = 0; b < TimedLaunchPlan::kGroup; ++b) EXPECT_TRUE(plan.verified(b));

@@ -78,14 +78,15 @@ const std::map<std::string, std::string>& variants() {
        " if (!same && i < n) y[i] = heavy(x[i]);"
        " if (last_block() && threadIdx.x == 0) { for (int k = 0; k < 16; ++k)"
        " kev_key[k] = x[(long long)k * (n / 16)]; kev_valid = n; }"},
-      // Skips half its blocks when launched within 8 us of the previous launch's end: the
-      // rhythm of launches timed back to back, read from %globaltimer.
+      // Skips half its blocks when it starts within 8 us of the previous launch's end (which
+      // its last block records): the rhythm of launches timed back to back, read from
+      // %globaltimer.
       {"o_skip_back_to_back",
        "IDX; const unsigned long long start = now_ns(); const unsigned long long last = "
        "kev_last_end;"
        " const bool rushed = last != 0 && start > last && start - last < 8000ull;"
        " if (i < n && !(rushed && (blockIdx.x & 1))) y[i] = 2.0f * x[i] + 1.0f;"
-       " __syncthreads(); if (threadIdx.x == 0) atomicMax(&kev_last_end, now_ns());"},
+       " if (last_block() && threadIdx.x == 0) kev_last_end = now_ns();"},
       // Compute-bound, skips every other block from its fifth launch to its sixtieth: after
       // the verification rounds and warm-up, before the check after timing.
       {"p_skip_half_while_timed",
@@ -141,7 +142,7 @@ TEST_F(TimingCheats, MemoizersAreTimedDoingTheWorkAndWouldWinWithOneSet) {
     // With one input set the cheat pays: what the rotation is for.
     const RunReport single = run(worker, name, 1);
     ASSERT_TRUE(single.outcome.time_us.has_value()) << single.outcome.detail;
-    EXPECT_LT(*single.outcome.time_us, 0.5 * honest_us);
+    EXPECT_LT(*single.outcome.time_us, 0.8 * honest_us);
     // Rotating sets: it either fails or is timed doing the work.
     const RunReport report = run(worker, name);
     if (report.outcome.passed()) {

@@ -38,10 +38,12 @@ struct TimingOptions {
   // the red-team tests).
   int timing_sets = 0;
   std::int64_t timing_set_budget_bytes = std::int64_t{1} << 30;
-  // Timed launches whose compared outputs are at most this size are each verified against
-  // their set's reference; above it, the last launch of every group of eight and one other
-  // chosen at random per group (and, batched, the last batch and one random batch).
-  std::int64_t verify_every_launch_below_bytes = std::int64_t{256} << 20;
+  // Every timed launch is verified against its set's reference when comparing its outputs
+  // costs less than this fraction of the launch (estimated from the outputs' size and the
+  // measured copy bandwidth, against the first samples); otherwise the last launch of every
+  // group of eight and one other chosen at random per group (batched: the last batch and a
+  // random one).
+  double verify_every_launch_below_ratio = 0.1;
   double incumbent_us = 0.0;  // best time so far (0 = none): lets timing stop early
   double early_stop_ratio = 1.3;
   double ceiling_margin = 1.10;  // faster than ceiling * margin: rejected as suspicious

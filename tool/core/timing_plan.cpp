@@ -10,8 +10,11 @@ std::size_t timing_set_count(const TimingOptions& timing, std::int64_t set_bytes
   return static_cast<std::size_t>(std::clamp<std::int64_t>(fit, 2, 4));
 }
 
-bool verifies_every_launch(const TimingOptions& timing, std::int64_t compared_bytes) {
-  return compared_bytes <= timing.verify_every_launch_below_bytes;
+bool verifies_every_launch(const TimingOptions& timing, std::int64_t compared_bytes,
+                           double copy_gbps, double launch_us) {
+  if (copy_gbps <= 0.0 || launch_us <= 0.0) return false;
+  const double compare_us = 2.0 * static_cast<double>(compared_bytes) / (copy_gbps * 1e3);
+  return compare_us < timing.verify_every_launch_below_ratio * launch_us;
 }
 
 TimedLaunchPlan::TimedLaunchPlan(std::size_t sets, bool every, std::uint64_t seed)

@@ -15,19 +15,23 @@ namespace kev {
 // (a set's inputs and reference outputs) as fit in the budget, from 2 to 4.
 [[nodiscard]] std::size_t timing_set_count(const TimingOptions& timing, std::int64_t set_bytes);
 
-// Whether every timed launch is verified: compared outputs of at most
-// TimingOptions::verify_every_launch_below_bytes.
-[[nodiscard]] bool verifies_every_launch(const TimingOptions& timing, std::int64_t compared_bytes);
+// Whether every timed launch is verified: when comparing `compared_bytes` of outputs with
+// their reference (both read once at `copy_gbps`) takes less than
+// TimingOptions::verify_every_launch_below_ratio of a launch of `launch_us`.
+[[nodiscard]] bool verifies_every_launch(const TimingOptions& timing, std::int64_t compared_bytes,
+                                         double copy_gbps, double launch_us);
 
 // Launches timed alone, in groups of `kGroup` to a synchronisation: launch k runs on set
 // k mod sets; in a group, the last launch and one other chosen at random are verified (all
-// of them when `every`).
+// of them when `every`); const inputs are checked after the group's last launch.
 class TimedLaunchPlan {
  public:
   static constexpr std::size_t kGroup = 8;
   TimedLaunchPlan(std::size_t sets, bool every, std::uint64_t seed);
   // Starts the next group: call before its first launch.
   void next_group();
+  // Once the first samples tell what a launch costs.
+  void verify_every(bool every) { every_ = every; }
   [[nodiscard]] std::size_t set_of(std::size_t launch) const { return launch % sets_; }
   // `index`: the launch's place in the current group, 0-based.
   [[nodiscard]] bool verified(std::size_t index) const {

@@ -175,7 +175,7 @@ json timing_json(const TimingOptions& t) {
               {"batch_below_us", t.batch_below_us},
               {"timing_sets", t.timing_sets},
               {"timing_set_budget_bytes", t.timing_set_budget_bytes},
-              {"verify_every_launch_below_bytes", t.verify_every_launch_below_bytes},
+              {"verify_every_launch_below_ratio", t.verify_every_launch_below_ratio},
               {"incumbent_us", t.incumbent_us},
               {"early_stop_ratio", t.early_stop_ratio},
               {"ceiling_margin", t.ceiling_margin},
@@ -194,8 +194,8 @@ TimingOptions timing_from(const json& j) {
   t.batch_below_us = j.at("batch_below_us").get<double>();
   t.timing_sets = j.value("timing_sets", t.timing_sets);
   t.timing_set_budget_bytes = j.value("timing_set_budget_bytes", t.timing_set_budget_bytes);
-  t.verify_every_launch_below_bytes =
-      j.value("verify_every_launch_below_bytes", t.verify_every_launch_below_bytes);
+  t.verify_every_launch_below_ratio =
+      j.value("verify_every_launch_below_ratio", t.verify_every_launch_below_ratio);
   t.incumbent_us = j.at("incumbent_us").get<double>();
   t.early_stop_ratio = j.at("early_stop_ratio").get<double>();
   t.ceiling_margin = j.at("ceiling_margin").get<double>();
