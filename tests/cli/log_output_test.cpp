@@ -92,4 +92,22 @@ TEST(LogOutput, ASourcePathWithACommandIsShownNeutralised) {
   EXPECT_EQ(commands_in(scan.err), "") << scan.err;
 }
 
+TEST(LogOutput, AFileNameWithANewlineStaysOnItsLine) {
+  TempDir tmp;
+  write_text(tmp.path / "a\n::error::forged.cu",
+             "/* @kernelevo\nid: k\n*/\n__global__ void k() {}\n");
+  const auto scan = run_kernelevo("scan .", tmp.path);
+  EXPECT_EQ(scan.exit_code, 2) << scan.err;
+  EXPECT_NE(scan.err.find("kernelevo: a\\n::error::forged.cu:1:4: warning: "), std::string::npos)
+      << scan.err;
+  EXPECT_NE(scan.err.find("kernelevo: a\\n::error::forged.cu:1:4: error: missing required key"),
+            std::string::npos)
+      << scan.err;
+  EXPECT_EQ(commands_in(scan.err), "") << scan.err;
+  const auto check = run_kernelevo("check . --arch sm_90 --replay /dev/null", tmp.path);
+  EXPECT_EQ(check.exit_code, 2) << check.err;
+  EXPECT_NE(check.err.find("kernelevo: warning: "), std::string::npos) << check.err;
+  EXPECT_EQ(commands_in(check.err), "") << check.err;
+}
+
 }  // namespace

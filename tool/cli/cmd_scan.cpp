@@ -76,7 +76,8 @@ int run_scan(const ScanArgs& args) {
   for (const auto& w : load.warnings) {
     const std::string where = w.where.to_string();
     std::cerr << kev::io::prefixed_lines(
-        "kernelevo: ", (where.empty() ? "" : where + ": ") + "warning: " + w.message);
+        "kernelevo: ",
+        (where.empty() ? "" : kev::io::one_line(where) + ": ") + "warning: " + w.message);
   }
   if (!load.errors.empty()) {
     for (const auto& e : load.errors) kev::cli::report(e);

@@ -17,7 +17,10 @@ CommandRegistrar::CommandRegistrar(std::string name, CommandAdder adder) {
 }
 
 int report(const Error& error) {
-  std::cerr << io::prefixed_lines("kernelevo: ", error.to_string());
+  // As Error::to_string, with the location (a file name can hold a newline) kept on one line.
+  const std::string where = error.where.to_string();
+  std::cerr << io::prefixed_lines(
+      "kernelevo: ", (where.empty() ? "" : io::one_line(where) + ": ") + "error: " + error.message);
   return static_cast<int>(error.code);
 }
 
