@@ -6,6 +6,12 @@
 # ($KERNELEVO_GITHUB_API, default https://api.github.com).
 set -euo pipefail
 
+# The token reaches git and curl only, through private files: never a command line (readable
+# by every user of a shared runner in /proc) nor the environment of what the action starts
+# (the project's configure, kernelevo's build, kernelevo and its workers).
+token=${KEV_TOKEN:-}
+unset KEV_TOKEN
+
 mode=${KEV_MODE:-check}
 workdir=${KEV_WORKING_DIRECTORY:-.}
 read -r -a paths <<<"${KEV_PATHS:-.}"
@@ -21,10 +27,36 @@ summary=${GITHUB_STEP_SUMMARY:-/dev/null}
 outputs=${GITHUB_OUTPUT:-/dev/null}
 
 log() { echo "kernelevo-action: $*" >&2; }
-output() { echo "$1=$2" >>"$outputs"; }
 is_true() { [[ ${1,,} == true || $1 == 1 || ${1,,} == yes ]]; }
+# A workflow command (error, warning) whose values cannot end it or start another, escaped as
+# the runner unescapes them.
+annotate() {
+  local title=${2//%/%25} message=${3//%/%25}
+  title=${title//$'\r'/%0D} message=${message//$'\r'/%0D}
+  title=${title//$'\n'/%0A} message=${message//$'\n'/%0A}
+  title=${title//:/%3A}
+  echo "::$1 title=${title//,/%2C}::$message"
+}
+# An output, checked against what it may hold (a count, true/false, a path, an https URL) and
+# written in the runner's NAME<<DELIMITER form with a random delimiter: nothing in a value
+# (an API's answer, a report) can add or change another output.
+output() {
+  local name=$1 value=$2 kind=$3 valid=false delimiter
+  delimiter="kernelevo-$(od -An -N16 -tx1 /dev/urandom | tr -d ' \n')"
+  case $kind in
+    count) [[ $value =~ ^[0-9]+$ ]] && valid=true ;;
+    bool) [[ $value == true || $value == false ]] && valid=true ;;
+    path) [[ -n $value && $value != *[[:cntrl:]]* ]] && valid=true ;;
+    url) [[ $value =~ ^https://[^[:space:][:cntrl:]]+$ ]] && valid=true ;;
+  esac
+  if [[ $valid != true || $value == *"$delimiter"* ]]; then
+    annotate error "kernelevo $mode" "output $name: not a valid $kind: $(printf '%q' "$value")"
+    exit 1
+  fi
+  printf '%s<<%s\n%s\n%s\n' "$name" "$delimiter" "$value" "$delimiter" >>"$outputs"
+}
 
-case $mode in check | compare | tune) ;; *) echo "::error title=kernelevo::unknown mode '$mode' (check, compare or tune)"; exit 2 ;; esac
+case $mode in check | compare | tune) ;; *) annotate error kernelevo "unknown mode '$mode' (check, compare or tune)"; exit 2 ;; esac
 
 cd "$workdir"
 project_dir=$(pwd)
@@ -77,7 +109,7 @@ case $mode in
       base=$(python3 -c 'import json,sys; e=json.load(open(sys.argv[1])); print((e.get("pull_request") or {}).get("base",{}).get("sha",""))' "$GITHUB_EVENT_PATH")
     fi
     if [[ -z $base ]]; then
-      echo "::error title=kernelevo compare::no base revision: set base-ref, or run on pull_request events"
+      annotate error "kernelevo compare" "no base revision: set base-ref, or run on pull_request events"
       exit 2
     fi
     args=(compare --base "$base" "${paths[@]}" --lockfile "$lockfile" --min-change "$threshold" --rounds "$rounds"
@@ -101,7 +133,7 @@ case $mode in
       # A kernel without a winner (exit 1) still gets reports from tune; the step fails as
       # it always did, and no pull request is opened for a partial tune.
       if [[ $rc -ne 0 && $rc -ne 3 ]]; then
-        echo "::error title=kernelevo tune::kernelevo tune failed (exit $rc); reports, if any, are in $out_dir"
+        annotate error "kernelevo tune" "kernelevo tune failed (exit $rc); reports, if any, are in $out_dir"
         exit "$rc"
       fi
     fi
@@ -110,13 +142,13 @@ esac
 
 if [[ $rc -eq 3 ]]; then
   echo "## kernelevo $mode skipped: no GPU on this runner" >>"$summary"
-  echo "::warning title=kernelevo::$mode skipped: no usable GPU on this runner"
-  output regressions 0
-  output improvements 0
+  annotate warning kernelevo "$mode skipped: no usable GPU on this runner"
+  output regressions 0 count
+  output improvements 0 count
   exit 0
 fi
 if [[ ! -f $report_json ]]; then
-  echo "::error title=kernelevo $mode::kernelevo $mode failed (exit $rc) before writing a report"
+  annotate error "kernelevo $mode" "kernelevo $mode failed (exit $rc) before writing a report"
   exit "$(( rc == 0 ? 1 : rc ))"
 fi
 
@@ -130,19 +162,24 @@ import json, sys
 c = json.load(open(sys.argv[1]))["summary"]["counts"]
 print(c.get("SLOWER", 0) + c.get("FAILED", 0), c.get("FASTER", 0))' "$report_json")
 read -r regressions improvements <<<"$counts"
-output regressions "$regressions"
-output improvements "$improvements"
-output report-markdown "$report_md"
-output report-json "$report_json"
-output report-html "$report_html"
+output regressions "$regressions" count
+output improvements "$improvements" count
+output report-markdown "$report_md" path
+output report-json "$report_json" path
+output report-html "$report_html" path
 
 if [[ $mode == tune ]]; then
   changed=false
   git diff --quiet -- "$lockfile" 2>/dev/null || changed=true
   [[ -z $(git status --porcelain -- "$lockfile" 2>/dev/null) ]] || changed=true
-  output lockfile-changed "$changed"
+  output lockfile-changed "$changed" bool
   if [[ $changed == true ]] && is_true "${KEV_OPEN_PULL_REQUEST:-true}"; then
-    [[ -n ${KEV_TOKEN:-} ]] || { echo "::error title=kernelevo tune::open-pull-request needs a token"; exit 2; }
+    [[ -n $token ]] || { annotate error "kernelevo tune" "open-pull-request needs a token"; exit 2; }
+    # It goes into a header and curl's configuration: only the characters of GitHub's tokens.
+    [[ $token =~ ^[A-Za-z0-9_.~+/=-]+$ ]] || {
+      annotate error "kernelevo tune" "the token holds characters that no GitHub token has"
+      exit 2
+    }
     repo=${GITHUB_REPOSITORY:?GITHUB_REPOSITORY is not set}
     base_branch=${GITHUB_REF_NAME:-main}
     branch="kernelevo/tune-${GITHUB_RUN_ID:-$(date +%s)}"
@@ -150,20 +187,34 @@ if [[ $mode == tune ]]; then
     git add -- "$lockfile"
     git -c user.name="kernelevo" -c user.email="kernelevo@users.noreply.github.com" \
       commit -q -m "kernelevo: update tuned winners" -m "$(head -1 "$report_md" | sed 's/^## //')"
-    auth=$(printf 'x-access-token:%s' "$KEV_TOKEN" | base64 | tr -d '\n')
-    git -c "http.extraheader=AUTHORIZATION: basic $auth" push -q origin "HEAD:refs/heads/$branch" >&2
-    body=$(python3 -c '
+    # Files only this user can read, in a directory removed on exit: git includes one as
+    # configuration, curl reads the other as its own.
+    secrets=$(mktemp -d "${RUNNER_TEMP:-${TMPDIR:-/tmp}}/kernelevo-token.XXXXXX")
+    trap 'rm -rf "$secrets"' EXIT
+    (
+      umask 077
+      auth=$(printf 'x-access-token:%s' "$token" | base64 | tr -d '\n')
+      printf '[http]\n\textraheader = AUTHORIZATION: basic %s\n' "$auth" >"$secrets/git-config"
+      printf 'header = "Authorization: Bearer %s"\n' "$token" >"$secrets/curl-config"
+    )
+    git -c include.path="$secrets/git-config" push -q origin "HEAD:refs/heads/$branch" >&2
+    python3 -c '
 import json, sys
-print(json.dumps({"title": "kernelevo: update tuned winners", "head": sys.argv[1], "base": sys.argv[2],
-                  "body": open(sys.argv[3]).read(), "maintainer_can_modify": True}))' "$branch" "$base_branch" "$report_md")
-    response=$(curl -sS --fail-with-body -X POST "$api/repos/$repo/pulls" \
-      -H "Authorization: Bearer $KEV_TOKEN" -H "Accept: application/vnd.github+json" \
-      -H "X-GitHub-Api-Version: 2022-11-28" --data "$body") || {
-      echo "::error title=kernelevo tune::opening the pull request failed: $response"
+json.dump({"title": "kernelevo: update tuned winners", "head": sys.argv[1], "base": sys.argv[2],
+           "body": open(sys.argv[3]).read(), "maintainer_can_modify": True}, open(sys.argv[4], "w"))' \
+      "$branch" "$base_branch" "$report_md" "$secrets/body.json"
+    response=$(curl -sS --fail-with-body -K "$secrets/curl-config" -X POST "$api/repos/$repo/pulls" \
+      -H "Accept: application/vnd.github+json" -H "X-GitHub-Api-Version: 2022-11-28" \
+      --data-binary @"$secrets/body.json") || {
+      annotate error "kernelevo tune" "opening the pull request failed: ${response:0:2000}"
       exit 1
     }
-    url=$(python3 -c 'import json,sys; print(json.loads(sys.argv[1])["html_url"])' "$response")
-    output pull-request-url "$url"
+    url=$(printf '%s' "$response" | python3 -c 'import json,sys; print(json.load(sys.stdin)["html_url"])' 2>/dev/null) || url=""
+    [[ $url =~ ^https://[^[:space:][:cntrl:]]+$ ]] || {
+      annotate error "kernelevo tune" "the API's answer has no https html_url: ${response:0:2000}"
+      exit 1
+    }
+    output pull-request-url "$url" url
     echo "" >>"$summary"
     echo "Pull request: $url" >>"$summary"
   fi

@@ -243,6 +243,18 @@ TEST(Annotations, CapsAtTenPerKindWithASummary) {
   EXPECT_EQ(out.find("p PASS"), std::string::npos);
 }
 
+TEST(Annotations, UntrustedValuesStayInsideTheirAnnotation) {
+  Report r;
+  auto k = kernel("k:1,x", KernelVerdict::failed, 5);
+  k.source = "src/a.cu,line=99\n::add-mask::x";
+  k.evidence = "boom\r\n::error file=forged.cu::forged 100%";
+  r.kernels = {k};
+  EXPECT_EQ(report_annotations(r),
+            "::error file=src/a.cu%2Cline=99%0A%3A%3Aadd-mask%3A%3Ax,line=5,"
+            "title=kernelevo%3A k%3A1%2Cx FAILED::boom%0D%0A::error file=forged.cu::forged "
+            "100%25\n");
+}
+
 TEST(Annotations, PropertiesEscapeColonAndComma) {
   EXPECT_EQ(escape_annotation_property("a:b,c%d"), "a%3Ab%2Cc%25d");
   EXPECT_EQ(escape_annotation_data("a:b,c\r\n"), "a:b,c%0D%0A");
@@ -253,6 +265,62 @@ TEST(Markdown, PipesInNamesDoNotBreakTheTable) {
   EXPECT_NE(md.find("`scan\\|odd`"), std::string::npos);
   EXPECT_NE(md.find("**SLOWER**"), std::string::npos);
   EXPECT_NE(md.find("1 kernel fails the gate"), std::string::npos);
+}
+
+// A report whose strings come from an untrusted lockfile or report JSON (tuned_with, device
+// names, ids, sources, evidence): none of it may become markup in a job summary or a
+// pull-request body.
+Report hostile_report() {
+  Report r = tune_report();
+  r.device = "<img src=https://evil.example/t.png>";
+  r.created = "::error::forged";
+  auto& k = r.kernels[0];
+  k.id = "a`b|c";
+  k.source = "src/x|y.cu";
+  k.strategy = "[click](https://evil.example) <img src=x> @octocat #12 | *bold* $x$";
+  k.evidence = "tuned with x\n## Heading\n- item | cell\r\n<script>alert(1)</script> snake_case";
+  return r;
+}
+
+// Pipes that split a table row into cells: those not escaped with a backslash.
+std::size_t cell_separators(const std::string& row) {
+  std::size_t n = 0;
+  for (std::size_t i = 0; i < row.size(); ++i)
+    if (row[i] == '|' && (i == 0 || row[i - 1] != '\\')) ++n;
+  return n;
+}
+
+TEST(Markdown, UntrustedStringsAreTextNotMarkup) {
+  const std::string md = report_markdown(hostile_report());
+  for (std::size_t i = 0; i < md.size(); ++i) {  // no HTML, no link or image
+    if (md[i] == '<' || md.compare(i, 2, "](") == 0) {
+      EXPECT_TRUE(i > 0 && md[i - 1] == '\\') << i << " in\n" << md;
+    }
+  }
+  EXPECT_EQ(md.find("@octocat"), std::string::npos) << md;
+  EXPECT_EQ(md.find("#12"), std::string::npos) << md;
+  EXPECT_EQ(md.find("::"), std::string::npos) << md;
+  EXPECT_NE(md.find("[click\\](https://evil.example) \\<img src=x> @&#8203;octocat "
+                    "#&#8203;12 \\| \\*bold\\* \\$x\\$"),
+            std::string::npos)
+      << md;
+  EXPECT_NE(md.find("| ``a`b\\|c`` |"), std::string::npos) << md;  // the id, whole
+  EXPECT_NE(md.find("snake_case"), std::string::npos) << md;       // words keep their '_'
+  std::istringstream lines(md);
+  std::size_t rows = 0;
+  for (std::string line; std::getline(lines, line);) {
+    // Every line is one the writer starts; no value begins a line of its own.
+    EXPECT_TRUE(line.empty() || line.rfind("## ", 0) == 0 || line.rfind("### ", 0) == 0 ||
+                line.rfind("| ", 0) == 0 || line.rfind("|---", 0) == 0 ||
+                line.rfind("- ``", 0) == 0 || line.rfind("- `", 0) == 0 ||
+                line.rfind("\\:", 0) == 0 || line.rfind(":\\:", 0) == 0)
+        << line;
+    if (line.rfind("| ", 0) == 0) {
+      ++rows;
+      EXPECT_EQ(cell_separators(line), 9U) << line;  // eight columns
+    }
+  }
+  EXPECT_EQ(rows, 3U);  // the header and two kernels
 }
 
 TEST(Html, IsSelfContainedWithCharts) {

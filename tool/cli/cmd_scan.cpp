@@ -8,6 +8,7 @@
 #include "cli/command.h"
 #include "cli/spec_json.h"
 #include "core/space_summary.h"
+#include "io/log_text.h"
 #include "io/spec_loader.h"
 
 namespace {
@@ -74,8 +75,9 @@ int run_scan(const ScanArgs& args) {
   const kev::SpecLoad load = kev::load_specs(paths);
   for (const auto& w : load.warnings) {
     const std::string where = w.where.to_string();
-    std::cerr << "kernelevo: " << (where.empty() ? "" : where + ": ") << "warning: " << w.message
-              << '\n';
+    std::cerr << kev::io::prefixed_lines(
+        "kernelevo: ",
+        (where.empty() ? "" : kev::io::one_line(where) + ": ") + "warning: " + w.message);
   }
   if (!load.errors.empty()) {
     for (const auto& e : load.errors) kev::cli::report(e);

@@ -11,6 +11,7 @@
 #include "cli/command.h"
 #include "io/header_gen.h"
 #include "io/lockfile_json.h"
+#include "io/log_text.h"
 #include "io/source_selection.h"
 
 namespace kev::cli {
@@ -40,7 +41,7 @@ int run_select(const SelectArgs& args) {
   options.strict = args.strict;
   auto selected = select_source(lock ? &*lock : nullptr, options);
   if (!selected) return report(selected.error());
-  for (const auto& note : selected->notes) std::cerr << "kernelevo: " << note << '\n';
+  for (const auto& note : selected->notes) std::cerr << io::prefixed_lines("kernelevo: ", note);
   if (auto w = write_if_changed(args.out, selected->text); !w) return report(w.error());
   if (!args.depfile.empty()) {
     const std::string target = args.depfile_target.empty() ? args.out : args.depfile_target;

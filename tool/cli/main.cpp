@@ -3,6 +3,7 @@
 #include <iostream>
 
 #include "cli/command.h"
+#include "io/log_text.h"
 
 namespace kev::cli {
 
@@ -16,15 +17,23 @@ CommandRegistrar::CommandRegistrar(std::string name, CommandAdder adder) {
 }
 
 int report(const Error& error) {
-  std::cerr << "kernelevo: " << error.to_string() << '\n';
+  // As Error::to_string, with the location (a file name can hold a newline) kept on one line.
+  const std::string where = error.where.to_string();
+  std::cerr << io::prefixed_lines(
+      "kernelevo: ", (where.empty() ? "" : io::one_line(where) + ": ") + "error: " + error.message);
   return static_cast<int>(error.code);
 }
 
-void warn(const std::string& message) { std::cerr << "kernelevo: warning: " << message << '\n'; }
+void warn(const std::string& message) {
+  std::cerr << io::prefixed_lines("kernelevo: ", "warning: " + message);
+}
 
 }  // namespace kev::cli
 
 int main(int argc, char** argv) {
+  // stderr reaches CI logs, and much of what is printed there quotes files kernelevo does not
+  // trust: nothing on it may run as a workflow command, whichever code prints it.
+  const kev::io::ScopedCommandGuard stderr_guard(std::cerr);
   CLI::App app{"kernelevo: tune marked CUDA kernels, lock the winners, gate regressions"};
   app.set_version_flag("--version", std::string("kernelevo ") + KERNELEVO_VERSION);
   app.require_subcommand(1);

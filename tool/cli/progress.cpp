@@ -6,6 +6,8 @@
 #include <cstdlib>
 #include <iostream>
 
+#include "io/log_text.h"
+
 namespace kev::cli {
 
 std::string format_time_us(double us) {
@@ -25,7 +27,7 @@ Progress::Progress(std::string label, std::optional<std::uint64_t> total)
 
 Progress::Progress(std::string label, std::optional<std::uint64_t> total, std::ostream& out,
                    bool tty, bool color)
-    : label_(std::move(label)), total_(total), out_(out), tty_(tty), color_(color && tty) {}
+    : label_(io::one_line(label)), total_(total), out_(out), tty_(tty), color_(color && tty) {}
 
 std::string Progress::line(std::uint64_t done, std::optional<double> best_us) const {
   std::string s = label_ + ": " + std::to_string(done);

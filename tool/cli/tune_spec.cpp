@@ -27,6 +27,7 @@
 #include "io/hash.h"
 #include "io/json_value.h"
 #include "io/lockfile_json.h"
+#include "io/log_text.h"
 #include "io/spec_loader.h"
 
 #if KERNELEVO_HAVE_CUDA
@@ -386,8 +387,8 @@ Result<KernelRow> tune_kernel(const KernelSpec& spec, const std::vector<TuneGpu*
     if (e.outcome.passed()) problems_by_key[space.key(e.point)] = problem_rows(report);
     if (!e.outcome.passed() && e.outcome.disposition != Disposition::compile_failed)
       std::cerr << "kernelevo: " << spec.id << ": " << space.key(e.point) << ": "
-                << to_string(e.outcome.disposition) << ": " << e.outcome.detail.substr(0, 300)
-                << '\n';
+                << to_string(e.outcome.disposition) << ": "
+                << io::one_line(e.outcome.detail.substr(0, 300)) << '\n';
     trace->record(e, space);
     progress.evaluated(index, e, best);
   };

@@ -3,27 +3,15 @@
 #include <cstdio>
 #include <sstream>
 
+#include "io/markdown_text.h"
 #include "io/report_text.h"
 
 namespace kev::io {
 
 namespace {
 
-// Table cells must not break the table: pipes are escaped, newlines become spaces.
-std::string cell(const std::string& text) {
-  std::string out;
-  for (char c : text) {
-    if (c == '|')
-      out += "\\|";
-    else if (c == '\n' || c == '\r')
-      out += ' ';
-    else
-      out += c;
-  }
-  return out;
-}
-
-std::string code(const std::string& text) { return text.empty() ? "" : "`" + cell(text) + "`"; }
+// Ids in table cells as code, with '|' escaped for the table.
+std::string code_cell(const std::string& text) { return markdown_code(text, /*in_table=*/true); }
 
 std::string verdict_cell(KernelVerdict v) {
   const std::string name = to_string(v);
@@ -62,19 +50,19 @@ void table(std::ostringstream& out, const Report& r) {
         if (k.evaluations)
           strategy +=
               (strategy.empty() ? "" : ", ") + std::to_string(*k.evaluations) + " evaluations";
-        out << "| " << code(k.id) << " | " << verdict_cell(k.verdict) << " | "
+        out << "| " << code_cell(k.id) << " | " << verdict_cell(k.verdict) << " | "
             << fmt_us(k.baseline_us) << " | " << fmt_us(k.time_us) << " | "
             << fmt_speedup(k.speedup) << " | " << fmt_percent(k.roofline_fraction) << " | "
-            << cell(params_text(k.params)) << " | " << cell(strategy) << " |\n";
+            << markdown_text(params_text(k.params)) << " | " << markdown_text(strategy) << " |\n";
       }
       break;
     case ReportKind::check:
       out << "| Kernel | Verdict | Recorded | Measured | Change | 95% CI of ratio | Parameters |\n"
           << "|---|---|---:|---:|---:|---|---|\n";
       for (const auto& k : r.kernels)
-        out << "| " << code(k.id) << " | " << verdict_cell(k.verdict) << " | "
+        out << "| " << code_cell(k.id) << " | " << verdict_cell(k.verdict) << " | "
             << fmt_us(k.baseline_us) << " | " << fmt_us(k.time_us) << " | " << fmt_ratio_change(k)
-            << " | " << fmt_ci(k) << " | " << cell(params_text(k.params)) << " |\n";
+            << " | " << fmt_ci(k) << " | " << markdown_text(params_text(k.params)) << " |\n";
       break;
     case ReportKind::compare:
       out << "| Kernel | Verdict | Base | Head | Change | 95% CI of ratio | p | Parameters |\n"
@@ -84,9 +72,9 @@ void table(std::ostringstream& out, const Report& r) {
         if (k.p_value) std::snprintf(p, sizeof p, "%.3g", *k.p_value);
         std::string params = params_text(k.params);
         if (k.base_params != k.params) params = params_text(k.base_params) + " → " + params;
-        out << "| " << code(k.id) << " | " << verdict_cell(k.verdict) << " | "
+        out << "| " << code_cell(k.id) << " | " << verdict_cell(k.verdict) << " | "
             << fmt_us(k.baseline_us) << " | " << fmt_us(k.time_us) << " | " << fmt_ratio_change(k)
-            << " | " << fmt_ci(k) << " | " << p << " | " << cell(params) << " |\n";
+            << " | " << fmt_ci(k) << " | " << p << " | " << markdown_text(params) << " |\n";
       }
       break;
   }
@@ -96,9 +84,9 @@ void table(std::ostringstream& out, const Report& r) {
 
 std::string report_markdown(const Report& r) {
   std::ostringstream out;
-  out << "## " << title_line(r) << "\n\n";
+  out << "## " << markdown_text(title_line(r)) << "\n\n";
   const std::string s = settings(r);
-  if (!s.empty()) out << s << "\n\n";
+  if (!s.empty()) out << markdown_text(s) << "\n\n";
   if (r.kernels.empty()) {
     out << "No marked kernels with entries for this GPU.\n";
     return out.str();
@@ -111,11 +99,11 @@ std::string report_markdown(const Report& r) {
         << " the gate.**\n\n";
   out << "### Evidence\n\n";
   for (const auto& k : r.kernels) {
-    out << "- `" << k.id << "`";
+    out << "- " << markdown_code(k.id);
     const std::string where = location(k);
-    if (!where.empty()) out << " (`" << where << "`)";
+    if (!where.empty()) out << " (" << markdown_code(where) << ")";
     out << " **" << to_string(k.verdict) << "**";
-    if (!k.evidence.empty()) out << ": " << k.evidence;
+    if (!k.evidence.empty()) out << ": " << markdown_text(k.evidence);
     out << "\n";
   }
   return out.str();
