@@ -9,7 +9,7 @@
 #include <limits>
 
 #include "core/tuner.h"
-#include "io/atomic_file.h"
+#include "io/file_read.h"
 
 namespace kev {
 namespace {

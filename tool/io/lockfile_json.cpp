@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "io/atomic_file.h"
+#include "io/file_read.h"
 #include "io/hash.h"
 
 namespace kev {
@@ -17,7 +18,6 @@ namespace {
 
 using Json = nlohmann::json;
 
-constexpr std::size_t kMaxFileBytes = 16u << 20;
 constexpr std::size_t kMaxIdentifier = 64;  // parameter names and string values
 constexpr std::size_t kMaxKernelId = 128;
 constexpr std::size_t kMaxDeviceName = 128;
@@ -464,8 +464,8 @@ std::string format_time_us(double us) {
 }
 
 Result<Lockfile> parse_lockfile(std::string_view text, const std::string& file_name) {
-  if (text.size() > kMaxFileBytes)
-    return make_error("lockfile is larger than " + std::to_string(kMaxFileBytes) + " bytes",
+  if (text.size() > kMaxLockfileBytes)
+    return make_error("lockfile is larger than " + std::to_string(kMaxLockfileBytes) + " bytes",
                       {file_name});
   Json root;
   try {
@@ -523,7 +523,7 @@ std::string format_lockfile(const Lockfile& lock) {
 }
 
 Result<Lockfile> read_lockfile(const std::filesystem::path& path) {
-  auto text = read_file_if_exists(path, kMaxFileBytes);
+  auto text = read_file_if_exists(path, kMaxLockfileBytes);
   if (!text) return text.error();
   if (!text->has_value())
     return make_error("no lockfile at " + path.string() +
@@ -532,7 +532,7 @@ Result<Lockfile> read_lockfile(const std::filesystem::path& path) {
 }
 
 Result<Lockfile> read_lockfile_or_empty(const std::filesystem::path& path) {
-  auto text = read_file_if_exists(path, kMaxFileBytes);
+  auto text = read_file_if_exists(path, kMaxLockfileBytes);
   if (!text) return text.error();
   if (!text->has_value()) return Lockfile{};
   return parse_lockfile(**text, path.string());
@@ -540,7 +540,7 @@ Result<Lockfile> read_lockfile_or_empty(const std::filesystem::path& path) {
 
 Status update_lockfile(const std::filesystem::path& path,
                        const std::function<Status(Lockfile&)>& change) {
-  return update_file_locked(path,
+  return update_file_locked(path, kMaxLockfileBytes,
                             [&](const std::optional<std::string>& old) -> Result<std::string> {
                               Lockfile lock;
                               if (old) {

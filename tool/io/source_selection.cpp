@@ -1,14 +1,12 @@
 #include "io/source_selection.h"
 
-#include "io/atomic_file.h"
+#include "io/file_read.h"
 #include "io/hash.h"
 
 namespace kev {
 namespace {
 
 namespace fs = std::filesystem;
-
-constexpr std::size_t kMaxSourceBytes = 16u << 20;
 
 // A path as a C string literal's contents.
 Result<std::string> c_string_of(const fs::path& path) {

@@ -3,10 +3,10 @@
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
 #include <nlohmann/json.hpp>
 
 #include "io/compressed_file.h"
+#include "io/file_read.h"
 #include "io/json_value.h"
 
 namespace kev::io {
@@ -249,20 +249,15 @@ Result<TraceWriter> TraceWriter::create(const std::string& path, const TraceHead
 
 Result<TraceWriter> TraceWriter::append(const std::string& path) {
   // Drop a partial last line so the next record starts on a line of its own.
-  std::error_code ec;
-  const auto size = std::filesystem::file_size(path, ec);
-  if (ec) return make_error("cannot open trace: " + ec.message(), {path});
-  {
-    std::ifstream in(path, std::ios::binary);
-    std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-    if (!text.empty() && text.back() != '\n') {
-      const auto last_newline = text.rfind('\n');
-      const auto keep = last_newline == std::string::npos ? 0 : last_newline + 1;
-      std::filesystem::resize_file(path, keep, ec);
-      if (ec) return make_error("cannot repair trace: " + ec.message(), {path});
-    }
+  const auto text = read_regular_file(path, kMaxRecordingBytes);
+  if (!text) return text.error();
+  if (!text->empty() && text->back() != '\n') {
+    const auto last_newline = text->rfind('\n');
+    const auto keep = last_newline == std::string::npos ? 0 : last_newline + 1;
+    std::error_code ec;
+    std::filesystem::resize_file(path, keep, ec);
+    if (ec) return make_error("cannot repair trace: " + ec.message(), {path});
   }
-  (void)size;
   std::FILE* f = std::fopen(path.c_str(), "a");
   if (f == nullptr)
     return make_error("cannot append to trace: " + std::string(std::strerror(errno)), {path});
