@@ -7,6 +7,7 @@
 
 #include "io/compressed_file.h"
 #include "io/file_read.h"
+#include "io/json_parse.h"
 #include "io/json_value.h"
 
 namespace kev::io {
@@ -113,14 +114,16 @@ Result<Trace> parse_trace(const std::string& text, const std::string& path) {
     pos = end + 1;
     ++line;
     if (view.find_first_not_of(" \t\r") == std::string_view::npos) continue;
-    json j = json::parse(view.begin(), view.end(), nullptr, false);
-    if (j.is_discarded()) {
-      if (last && have_header) {  // a killed writer leaves at most one partial, final line
+    auto parsed = parse_untrusted_json<json>(view, {path, line, 1});
+    if (!parsed) {
+      // A killed writer leaves at most one partial, final line (a duplicate key is no cut).
+      if (last && have_header && !json::accept(view.begin(), view.end())) {
         trace.truncated = true;
         break;
       }
-      return make_error("invalid JSON on this line of the trace", {path, line, 1});
+      return parsed.error();
     }
+    const json& j = *parsed;
     if (!have_header) {
       auto h = header_from_json(j, path);
       if (!h) return h.error();
