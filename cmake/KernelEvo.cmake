@@ -290,8 +290,9 @@ function(_kernelevo_finalize target)
       BYPRODUCTS "${selected}"
       COMMAND ${tool} select-source --source "${rel}" --out "${selected}" --lockfile "${LOCKFILE}"
               --depfile "${select_depfile}" --depfile-target "${select_stamp}" ${select_options}
+              ${spec_args}
       COMMAND "${CMAKE_COMMAND}" -E touch "${select_stamp}"
-      DEPENDS "${src}" ${lock_depends} ${tool_target}
+      DEPENDS "${src}" ${lock_depends} ${spec_depends} ${tool_target}
       DEPFILE "${select_depfile}"
       WORKING_DIRECTORY "${PROJECT_DIR}"
       COMMENT "kernelevo: source to build for ${rel}"

@@ -13,7 +13,16 @@ expect_contains("${project}" "softmax_kernels INTERFACE src" "the test edits the
 file(WRITE "${app}/CMakeLists.txt" "${project}")
 set(marker "KERNELEVO_VARIANT_WAS_BUILT")
 file(READ "${app}/src/softmax.cu" original)
-set(variant "${original}\nextern \"C\" const char kernelevo_test_variant_marker[] = \"${marker}\";\n")
+# The marker goes where a variant may differ from its original: in the kernel's own region,
+# between the spec block and the kernel (a build refuses a variant that changes the rest).
+string(FIND "${original}" "// clang-format on\n" spec_end)
+if(spec_end LESS 0)
+  message(FATAL_ERROR "the test expects the spec block of src/softmax.cu to end in \"// clang-format on\"")
+endif()
+math(EXPR spec_end "${spec_end} + 19")
+string(SUBSTRING "${original}" 0 ${spec_end} head)
+string(SUBSTRING "${original}" ${spec_end} -1 tail)
+set(variant "${head}extern \"C\" const char kernelevo_test_variant_marker[] = \"${marker}\";\n${tail}")
 file(MAKE_DIRECTORY "${app}/kernelevo-variants")
 file(WRITE "${app}/kernelevo-variants/softmax_rows.cu" "${variant}")
 file(SHA256 "${app}/kernelevo-variants/softmax_rows.cu" variant_hash)

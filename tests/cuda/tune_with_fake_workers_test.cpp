@@ -370,8 +370,11 @@ class CheckWithVariant : public ::testing::Test {
                                dir_.file("softmax.cu"));
     std::ifstream in(dir_.file("softmax.cu"));
     const std::string original((std::istreambuf_iterator<char>(in)), {});
-    variant_ =
-        original + "\n__device__ const char kernelevo_test_marker[] = \"" + kMarker + "\";\n";
+    // In the kernel's own region (after the spec block), where a variant may differ.
+    const std::string spec_end = "// clang-format on\n";
+    const std::size_t at = original.find(spec_end) + spec_end.size();
+    variant_ = original.substr(0, at) + "__device__ const char kernelevo_test_marker[] = \"" +
+               kMarker + "\";\n" + original.substr(at);
     std::filesystem::create_directories(dir_.file("kernelevo-variants"));
     dir_.write("kernelevo-variants/softmax_rows.cu", variant_);
     const nlohmann::json lock = {

@@ -4,6 +4,9 @@
 
 #include <filesystem>
 #include <fstream>
+#include <iterator>
+#include <thread>
+#include <vector>
 
 namespace kev {
 namespace {
@@ -272,6 +275,50 @@ TEST(WriteIfChanged, KeepsAnUnchangedFileUntouched) {
   std::getline(in, line);
   EXPECT_EQ(line, "b");
   std::filesystem::remove_all(dir);
+}
+
+std::string contents(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+}
+
+TEST(WriteIfChanged, WritesNoFileThroughALinkAndLeavesNoTemporary) {
+  namespace fs = std::filesystem;
+  const auto dir = fs::temp_directory_path() / "kernelevo_header_gen_links";
+  fs::remove_all(dir);
+  fs::create_directories(dir / "kernelevo");
+  std::ofstream(dir / "victim.h") << "victim\n";
+  // A link where the old writer put its fixed temporary, and a link as the target itself.
+  fs::create_symlink(dir / "victim.h", dir / "kernelevo" / "params.h.tmp");
+  fs::create_symlink(dir / "victim.h", dir / "kernelevo" / "params.h");
+  auto written = write_if_changed((dir / "kernelevo" / "params.h").string(), "#define X 1\n");
+  ASSERT_TRUE(written.ok()) << written.error().to_string();
+  EXPECT_TRUE(*written);
+  EXPECT_EQ(contents(dir / "victim.h"), "victim\n");
+  EXPECT_FALSE(fs::is_symlink(dir / "kernelevo" / "params.h"));
+  EXPECT_EQ(contents(dir / "kernelevo" / "params.h"), "#define X 1\n");
+  for (const auto& e : fs::directory_iterator(dir / "kernelevo"))
+    EXPECT_TRUE(e.path().filename() == "params.h" || e.path().filename() == "params.h.tmp")
+        << e.path();
+  fs::remove_all(dir);
+}
+
+TEST(WriteIfChanged, ConcurrentWritersNeverLeaveAPart) {
+  namespace fs = std::filesystem;
+  const auto dir = fs::temp_directory_path() / "kernelevo_header_gen_concurrent";
+  fs::remove_all(dir);
+  const std::string path = (dir / "params.h").string();
+  const std::string a(200000, 'a');
+  const std::string b(300000, 'b');
+  std::vector<std::thread> writers;
+  for (int t = 0; t < 4; ++t)
+    writers.emplace_back([&, t] {
+      for (int i = 0; i < 20; ++i) ASSERT_TRUE(write_if_changed(path, (i + t) % 2 ? a : b).ok());
+    });
+  for (auto& w : writers) w.join();
+  const std::string last = contents(path);
+  EXPECT_TRUE(last == a || last == b) << last.size();
+  fs::remove_all(dir);
 }
 
 }  // namespace

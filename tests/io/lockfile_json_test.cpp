@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 
+#include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -165,7 +166,7 @@ TEST(LockfileJson, RefusesBadFilesWithExactMessages) {
        "control)"},
       {"garbage", "{\n  \"kernels\": {},\n  oops\n}\n",
        "lock.json:3:3: error: not valid JSON: syntax error while parsing object key - invalid "
-       "literal; last read: '\"kernels\": {},<U+000A>  o'; expected string literal (the lockfile "
+       "literal; last read: ': {},<U+000A>  o'; expected string literal (the lockfile "
        "is corrupt; "
        "restore it from version control)"},
       {"empty", "",
@@ -181,12 +182,12 @@ TEST(LockfileJson, RefusesBadFilesWithExactMessages) {
        "kernelevo"},
       {"unknown top-level key", R"({"schema_version": 1, "kernels": {}, "x": 1})",
        "lock.json:1:38: error: unknown key 'x' (expected kernels, schema_version)"},
-      {"schema missing", R"({"kernels": {}})", "lock.json: error: missing \"schema_version\""},
+      {"schema missing", R"({"kernels": {}})", "lock.json:1:1: error: missing \"schema_version\""},
       {"schema string", R"({"schema_version": "1", "kernels": {}})",
        "lock.json:1:2: error: schema_version: expected an integer"},
       {"schema zero", R"({"schema_version": 0, "kernels": {}})",
        "lock.json:1:2: error: schema_version: unsupported schema_version 0"},
-      {"root array", "[1, 2]", "lock.json: error: expected an object, found an array"},
+      {"root array", " [1, 2]", "lock.json:1:2: error: expected an object, found an array"},
       {"kernels array", R"({"schema_version": 1, "kernels": []})",
        "lock.json:1:23: error: kernels: expected an object, found an array"},
       {"duplicate key", R"({"schema_version": 1, "kernels": {}, "kernels": {}})",
@@ -295,6 +296,59 @@ TEST(LockfileJson, ErrorsPointAtTheLineOfTheEntry) {
             "kernelevo.lock.json:55:13: error: tiny_scale sm_90 NVIDIA H200: time_us: expected a "
             "positive "
             "number of microseconds");
+}
+
+double seconds_since(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+TEST(LockfileJson, APathologicalFileIsRefusedInLinearTime) {
+  // 1 MiB of empty objects in an array took 30 s to refuse, 16 MiB hours.
+  std::string text = "{\"source\": [";
+  while (text.size() < (1u << 20)) text += "{}, ";
+  text += "{}]}";
+  const auto start = std::chrono::steady_clock::now();
+  auto r = parse_lockfile(text, "lock.json");
+  EXPECT_LT(seconds_since(start), 1.0);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.error().to_string(), "lock.json:1:1: error: missing \"schema_version\"");
+}
+
+TEST(LockfileJson, ALargeValidFileParsesInLinearTime) {
+  // 20 000 kernels, about 9 MB: 7.5 s before, under the square of its size.
+  Lockfile lock;
+  for (int i = 0; i < 20000; ++i) {
+    const std::string id = "kernel_" + std::to_string(i);
+    LockEntry e;
+    e.params = {{"BLOCK", Value(std::int64_t{128})}, {"VEC", Value(std::int64_t{4})}};
+    e.time_us = 12.5;
+    e.baseline_us = 20.0;
+    e.tuned_with = "kernelevo 0.1.0, CUDA 13.0, strategy auto, 200 evaluations";
+    set_entry(lock, id, "src/" + id + ".cu", kHash, "sm_90", "NVIDIA H200", e);
+    set_entry(lock, id, "src/" + id + ".cu", kHash, "sm_80", "NVIDIA A100-SXM4-80GB", e);
+  }
+  const std::string text = format_lockfile(lock);
+  ASSERT_GT(text.size(), 8u << 20);
+  const auto start = std::chrono::steady_clock::now();
+  auto r = parse_lockfile(text, "lock.json");
+  EXPECT_LT(seconds_since(start), 3.0);
+  ASSERT_TRUE(r.ok()) << r.error().to_string();
+  EXPECT_EQ(r->kernels.size(), 20000u);
+}
+
+TEST(LockfileJson, ASyntaxErrorDoesNotRepeatTheStringItSitsIn) {
+  const std::string secret = "ghp_0123456789abcdefghijklmnopqrstuvwxyzABCD";
+  for (const std::string& text :
+       {"{\"schema_version\": 1, \"kernels\": {\"k\": {\"tuned_with\": \"" + secret + "\n",
+        "{\"schema_version\": 1, \"kernels\": {\"" + secret + "\" oops",
+        "{\"schema_version\": 1 \"" + secret + "\"}"}) {
+    auto r = parse_lockfile(text, "lock.json");
+    ASSERT_FALSE(r.ok());
+    const std::string message = r.error().to_string();
+    EXPECT_EQ(message.find("ghp_"), std::string::npos) << message;
+    EXPECT_EQ(message.rfind("lock.json:1:", 0), 0u) << message;
+    EXPECT_NE(message.find("not valid JSON"), std::string::npos) << message;
+  }
 }
 
 TEST(LockfileJson, MissingFileIsAClearError) {

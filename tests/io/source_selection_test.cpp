@@ -14,8 +14,20 @@ namespace {
 
 namespace fs = std::filesystem;
 
-const std::string kOriginal = "#include \"kernels.h\"\n__global__ void k() {}\n";
-const std::string kVariant = "#include \"kernels.h\"\n__global__ void k() { /* faster */ }\n";
+// A marked source: the spec block, the signature and the code around the kernel are what a
+// variant must keep.
+std::string marked(const std::string& before, const std::string& body,
+                   const std::string& after = "// host code\n") {
+  return before +
+         "// clang-format off\n/* @kernelevo\nid: k\nkernel: k\nparams:\n  B: [1, 2]\n"
+         "problems:\n  - {n: 4}\nargs:\n  - {name: y, type: \"float*\", count: \"n\", output: "
+         "true}\n  - {name: n, type: int, value: n}\nlaunch: {grid: [1], block: [B]}\n*/\n"
+         "// clang-format on\n__global__ void k(float* y, int n) " +
+         body + "\n" + after;
+}
+
+const std::string kOriginal = marked("#include \"kernels.h\"\n", "{}");
+const std::string kVariant = marked("#include \"kernels.h\"\n", "{ /* faster */ }");
 
 class SourceSelection : public ::testing::Test {
  protected:
@@ -40,7 +52,13 @@ class SourceSelection : public ::testing::Test {
     std::ofstream(root_ / rel, std::ios::binary) << text;
   }
   SelectOptions options(bool strict = false) const {
-    return {root_ / "src/k.cu", root_ / "kernelevo.lock.json", "src/k.cu", strict};
+    return {root_ / "src/k.cu", root_ / "kernelevo.lock.json", "src/k.cu", strict, {}};
+  }
+  std::string test_support_read(const fs::path& p) const {
+    std::ifstream in(p, std::ios::binary);
+    std::stringstream ss;
+    ss << in.rdbuf();
+    return ss.str();
   }
   std::string include_of_original() const {
     return "#include \"" + (root_ / "src/k.cu").string() + "\"\n";
@@ -55,8 +73,8 @@ TEST_F(SourceSelection, ACurrentVariantIsBuiltWithItsFileNamedForDiagnostics) {
   ASSERT_TRUE(s.ok()) << s.error().to_string();
   // Its "kernels.h" is the one beside the original, as for the original.
   EXPECT_EQ(s->text, "#line 1 \"" + (root_ / "kernelevo-variants/k.cu").string() +
-                         "\"\n#include \"" + (root_ / "src/kernels.h").string() +
-                         "\"\n__global__ void k() { /* faster */ }\n");
+                         "\"\n#include \"" + (root_ / "src/kernels.h").string() + "\"\n" +
+                         kVariant.substr(kVariant.find('\n') + 1));
   EXPECT_EQ(s->kernel_id, "k");
   EXPECT_EQ(s->variant, root_ / "kernelevo-variants/k.cu");
   ASSERT_EQ(s->notes.size(), 1u);
@@ -66,20 +84,25 @@ TEST_F(SourceSelection, ACurrentVariantIsBuiltWithItsFileNamedForDiagnostics) {
 }
 
 TEST_F(SourceSelection, OnlyQuotedIncludesOfHeadersBesideTheOriginalAreAnchored) {
-  const std::string variant =
+  const std::string includes =
       "  #  include \"kernels.h\"  // spaced\n#include <kernels.h>\n#include \"elsewhere.h\"\n"
       "#include \"/abs/x.h\"\n// #include \"kernels.h\" in a comment\n#define include "
       "\"kernels.h\"\n";
+  const std::string original = marked(includes, "{}");
+  const std::string variant = marked(includes, "{ /* faster */ }");
+  write("src/k.cu", original);
   write("kernelevo-variants/k.cu", variant);
-  lock_.kernels["k"].variant->hash = sha256_of(variant);
+  lock_.kernels["k"].variant = {"kernelevo-variants/k.cu", sha256_of(variant), sha256_of(original)};
   auto s = select_source(&lock_, options());
   ASSERT_TRUE(s.ok());
+  ASSERT_EQ(s->kernel_id, "k") << s->notes[0];
   const std::string header = (root_ / "src/kernels.h").string();
   EXPECT_EQ(s->text, "#line 1 \"" + (root_ / "kernelevo-variants/k.cu").string() + "\"\n" +
                          "  #  include \"" + header +
                          "\"  // spaced\n#include <kernels.h>\n"
                          "#include \"elsewhere.h\"\n#include \"/abs/x.h\"\n"
-                         "// #include \"kernels.h\" in a comment\n#define include \"kernels.h\"\n");
+                         "// #include \"kernels.h\" in a comment\n#define include \"kernels.h\"\n" +
+                         variant.substr(includes.size()));
 }
 
 TEST_F(SourceSelection, WithoutLockfileOrVariantTheOriginalIsIncludedSilently) {
@@ -149,7 +172,98 @@ TEST_F(SourceSelection, AVariantLinkedOutsideTheLockfileDirectoryIsRefused) {
   ASSERT_TRUE(s.ok());
   EXPECT_EQ(s->text, include_of_original());
   ASSERT_EQ(s->notes.size(), 1u);
-  EXPECT_NE(s->notes[0].find("outside the lockfile's directory"), std::string::npos) << s->notes[0];
+  EXPECT_NE(s->notes[0].find("outside the lockfile's kernelevo-variants/"), std::string::npos)
+      << s->notes[0];
+}
+
+TEST_F(SourceSelection, AVariantsFolderLinkedElsewhereIsRefused) {
+  fs::remove_all(root_ / "kernelevo-variants");
+  fs::create_directories(root_ / "elsewhere");
+  write("elsewhere/k.cu", kVariant);
+  fs::create_directory_symlink(root_ / "elsewhere", root_ / "kernelevo-variants");
+  auto s = select_source(&lock_, options());
+  ASSERT_TRUE(s.ok());
+  EXPECT_EQ(s->text, include_of_original());
+  ASSERT_EQ(s->notes.size(), 1u);
+  EXPECT_NE(s->notes[0].find("outside the lockfile's kernelevo-variants/"), std::string::npos)
+      << s->notes[0];
+}
+
+// The lockfile may name any file with its real hash: only a .cu under kernelevo-variants/
+// that keeps the original's frozen parts is built.
+TEST_F(SourceSelection, AFileOutsideTheVariantsFolderIsNotBuiltWhateverItsHash) {
+  for (const std::string file : {"src/kernels.h", "src/k.cu", "kernelevo-variants/k.h",
+                                 "kernelevo-variants", "other/kernelevo-variants/k.cu"}) {
+    std::error_code ec;
+    const std::string text =
+        fs::is_regular_file(root_ / file, ec) ? test_support_read(root_ / file) : "";
+    lock_.kernels["k"].variant = LockedVariant{file, sha256_of(text), sha256_of(kOriginal)};
+    auto s = select_source(&lock_, options());
+    ASSERT_TRUE(s.ok()) << file;
+    EXPECT_EQ(s->text, include_of_original()) << file;
+    ASSERT_EQ(s->notes.size(), 1u) << file;
+    EXPECT_EQ(s->notes[0], "src/k.cu: building the original, not kernel k's variant " + file +
+                               ": " + file +
+                               " is not a .cu file in kernelevo-variants/, where evolve writes "
+                               "variants. Run `kernelevo evolve src/k.cu --kernel k` again, or "
+                               "remove its \"variant\" from kernelevo.lock.json");
+    auto strict = select_source(&lock_, options(/*strict=*/true));
+    ASSERT_FALSE(strict.ok()) << file;
+    EXPECT_NE(strict.error().message.find("kernelevo.lock.json"), std::string::npos);
+  }
+}
+
+TEST_F(SourceSelection, AVariantChangingAFrozenPartIsNotBuilt) {
+  const std::string spec_changed = [] {
+    std::string v = kVariant;
+    v.replace(v.find("B: [1, 2]"), 9, "B: [1, 3]");
+    return v;
+  }();
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {spec_changed, "the candidate changes the spec comment block"},
+      {marked("#include \"kernels.h\"\n#include \"/etc/passwd\"\n", "{}"),
+       "the candidate changes code before the kernel's own region"},
+      {marked("#include \"kernels.h\"\n", "{}", "// host code\nint evil() { return 1; }\n"),
+       "the candidate changes code after the kernel"},
+      {[] {
+         std::string v = kVariant;
+         v.replace(v.find("float* y, int n"), 15, "float* y, long n");
+         return v;
+       }(),
+       "the candidate changes the signature of kernel `k`"},
+      {"#include \"kernels.h\"\nint main() {}\n", "kernel"},
+  };
+  for (const auto& [variant, why] : cases) {
+    write("kernelevo-variants/k.cu", variant);
+    lock_.kernels["k"].variant->hash = sha256_of(variant);
+    auto s = select_source(&lock_, options());
+    ASSERT_TRUE(s.ok());
+    EXPECT_EQ(s->text, include_of_original()) << why;
+    ASSERT_EQ(s->notes.size(), 1u);
+    EXPECT_NE(s->notes[0].find("kernelevo-variants/k.cu is not src/k.cu with kernel k rewritten: "),
+              std::string::npos)
+        << s->notes[0];
+    EXPECT_NE(s->notes[0].find(why), std::string::npos) << s->notes[0];
+    EXPECT_FALSE(select_source(&lock_, options(/*strict=*/true)).ok());
+  }
+}
+
+TEST_F(SourceSelection, AKernelTheOriginalDoesNotMarkIsNotBuilt) {
+  lock_.kernels["ghost"] = lock_.kernels["k"];
+  lock_.kernels.erase("k");
+  auto s = select_source(&lock_, options());
+  ASSERT_TRUE(s.ok());
+  EXPECT_EQ(s->text, include_of_original());
+  ASSERT_EQ(s->notes.size(), 1u);
+  EXPECT_NE(s->notes[0].find("src/k.cu marks no kernel ghost to check the variant against"),
+            std::string::npos)
+      << s->notes[0];
+  // A kernel a project kernelevo.yaml specifies for the source is checked the same way.
+  SelectOptions with_ghost = options();
+  with_ghost.kernels["ghost"] = KernelNames{"src/k.cu", "k", ""};
+  auto built = select_source(&lock_, with_ghost);
+  ASSERT_TRUE(built.ok());
+  EXPECT_EQ(built->kernel_id, "ghost");
 }
 
 TEST_F(SourceSelection, StrictMakesAFallbackAnError) {
@@ -162,13 +276,16 @@ TEST_F(SourceSelection, StrictMakesAFallbackAnError) {
 }
 
 TEST_F(SourceSelection, OneVariantPerSourceTheFirstByKernelId) {
-  const std::string other = "#include \"kernels.h\"\n__global__ void k() { /* other */ }\n";
+  const std::string other = marked("#include \"kernels.h\"\n", "{ /* other */ }");
   write("kernelevo-variants/j.cu", other);
   LockedKernel& j = lock_.kernels["j"];
   j.source = "src/k.cu";
   j.source_hash = sha256_of(kOriginal);
   j.variant = LockedVariant{"kernelevo-variants/j.cu", sha256_of(other), sha256_of(kOriginal)};
-  auto s = select_source(&lock_, options());
+  // j is specified by a project kernelevo.yaml (here for the same function as k).
+  SelectOptions with_j = options();
+  with_j.kernels["j"] = KernelNames{"src/k.cu", "k", ""};
+  auto s = select_source(&lock_, with_j);
   ASSERT_TRUE(s.ok());
   EXPECT_EQ(s->kernel_id, "j");
   ASSERT_EQ(s->notes.size(), 2u);

@@ -117,6 +117,26 @@ TEST_F(TraceTest, AnInvalidLineInTheMiddleIsAnErrorWithItsLine) {
   EXPECT_EQ(trace.error().where.file, path("t.jsonl"));
 }
 
+TEST_F(TraceTest, JsonErrorsNameLineAndColumnAndADuplicateKeyIsNoCutLine) {
+  const std::string good = io::trace_record_line(record(128, 1, "fast", 1.0));
+  std::ofstream(path("t.jsonl")) << io::trace_header_line(header_) << "\n"
+                                 << good << "\n  {\"params\": tru}\n"
+                                 << good << "\n";
+  auto trace = io::read_trace(path("t.jsonl"));
+  ASSERT_FALSE(trace.ok());
+  EXPECT_EQ(trace.error().to_string().rfind(path("t.jsonl") + ":3:17: error: not valid JSON: ", 0),
+            0u)
+      << trace.error().to_string();
+  // A last line with a duplicate key is valid JSON, not a line cut short by a killed writer.
+  std::ofstream(path("d.jsonl")) << io::trace_header_line(header_) << "\n"
+                                 << good << "\n"
+                                 << R"({"params": {}, "params": {"BLOCK": 256}})"
+                                 << "\n";
+  trace = io::read_trace(path("d.jsonl"));
+  ASSERT_FALSE(trace.ok());
+  EXPECT_EQ(trace.error().to_string(), path("d.jsonl") + ":3:16: error: duplicate key 'params'");
+}
+
 TEST_F(TraceTest, RejectsOtherVersionsAndFormats) {
   std::ofstream(path("v2.jsonl")) << R"({"format":"kernelevo-trace","version":2,"dims":[]})"
                                   << "\n";

@@ -3,9 +3,7 @@
 // measure faster. `--dry-run` prints the prompts it would send and sends nothing.
 #include <CLI/CLI.hpp>
 #include <filesystem>
-#include <fstream>
 #include <iostream>
-#include <sstream>
 
 #include "cli/command.h"
 #include "cli/evolve_gpu.h"
@@ -13,6 +11,7 @@
 #include "core/kernel_regions.h"
 #include "core/tuner.h"
 #include "io/atomic_file.h"
+#include "io/file_read.h"
 #include "io/llm_settings.h"
 #include "io/lockfile_json.h"
 #include "io/spec_loader.h"
@@ -40,10 +39,8 @@ struct EvolveArgs {
 };
 
 std::string read_text(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
+  auto text = read_regular_file(path, kMaxSourceBytes);
+  return text ? std::move(*text) : std::string();
 }
 
 // What the model is shown as the spec: the @kernelevo block itself when the source has one,

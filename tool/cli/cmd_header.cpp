@@ -5,13 +5,12 @@
 // settings as JSON for the tuner (io/compile_settings.h).
 #include <CLI/CLI.hpp>
 #include <filesystem>
-#include <fstream>
 #include <iostream>
 #include <optional>
-#include <sstream>
 
 #include "cli/command.h"
 #include "io/compile_settings.h"
+#include "io/file_read.h"
 #include "io/hash.h"
 #include "io/header_gen.h"
 #include "io/lockfile_json.h"
@@ -31,17 +30,9 @@ struct HeaderArgs {
   bool strict = false;
 };
 
-std::optional<std::string> read_text(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return std::nullopt;
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
 int write_settings(const HeaderArgs& args) {
-  const auto text = read_text(args.settings);
-  if (!text) return kev::cli::report(kev::make_error("cannot read " + args.settings));
+  const auto text = kev::read_regular_file(args.settings, kev::kMaxSourceBytes);
+  if (!text) return kev::cli::report(text.error());
   auto settings = kev::parse_compile_settings_lines(*text, args.settings);
   if (!settings) return kev::cli::report(settings.error());
   auto written = kev::write_if_changed(args.settings_json, kev::compile_settings_json(*settings));
@@ -59,8 +50,8 @@ int run_header(const HeaderArgs& args) {
   if (!args.settings.empty()) {
     if (const int rc = write_settings(args); rc != 0) return rc;
   }
-  const auto text = read_text(args.source);
-  if (!text) return report(kev::make_error("cannot read the marked source " + args.source));
+  const auto text = kev::read_regular_file(args.source, kev::kMaxSourceBytes);
+  if (!text) return report(text.error());
 
   // The kernels marked in the source, plus any a project kernelevo.yaml assigns to it.
   std::vector<std::string> paths{args.source};

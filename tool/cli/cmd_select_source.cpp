@@ -1,11 +1,12 @@
 // `kernelevo select-source --source FILE --out FILE [--lockfile FILE] [--depfile FILE]
-// [--strict]` (hidden; run by cmake/KernelEvo.cmake at build time): writes the text a
-// build compiles for a marked source, the variant `evolve` recorded while it is current,
-// else an #include of the original (io/source_selection.h), only when its content
-// changes. The depfile names the variant files, so editing one re-runs this step.
+// [--spec kernelevo.yaml] [--strict]` (hidden; run by cmake/KernelEvo.cmake at build time):
+// writes the text a build compiles for a marked source, the variant `evolve` recorded while
+// it is current, else an #include of the original (io/source_selection.h), only when its
+// content changes. The depfile names the variant files, so editing one re-runs this step.
 #include <CLI/CLI.hpp>
 #include <filesystem>
 #include <iostream>
+#include <map>
 #include <vector>
 
 #include "cli/command.h"
@@ -13,6 +14,7 @@
 #include "io/lockfile_json.h"
 #include "io/log_text.h"
 #include "io/source_selection.h"
+#include "io/spec_loader.h"
 
 namespace kev::cli {
 namespace {
@@ -23,8 +25,30 @@ struct SelectArgs {
   std::string lockfile = kLockfileName;
   std::string depfile;
   std::string depfile_target;
+  std::vector<std::string> spec_files;
   bool strict = false;
 };
+
+bool same_file(const std::string& a, const std::string& b) {
+  std::error_code ec;
+  return a == b || std::filesystem::equivalent(a, b, ec);
+}
+
+// The kernels a project kernelevo.yaml specifies for `source` (those the source marks are
+// read from it by select_source).
+Result<std::map<std::string, KernelNames>> project_kernels(const SelectArgs& args) {
+  std::map<std::string, KernelNames> out;
+  if (args.spec_files.empty()) return out;
+  const SpecLoad load = load_specs(args.spec_files);
+  if (!load.errors.empty()) {
+    for (std::size_t i = 0; i + 1 < load.errors.size(); ++i) report(load.errors[i]);
+    return load.errors.back();
+  }
+  for (const auto& spec : load.specs)
+    if (same_file(spec.source, args.source))
+      out.emplace(spec.id, KernelNames{args.source, spec.kernel, spec.reference});
+  return out;
+}
 
 int run_select(const SelectArgs& args) {
   std::optional<Lockfile> lock;
@@ -39,6 +63,11 @@ int run_select(const SelectArgs& args) {
   options.lockfile = args.lockfile;
   options.source_name = args.source;
   options.strict = args.strict;
+  if (lock) {
+    auto kernels = project_kernels(args);
+    if (!kernels) return report(kernels.error());
+    options.kernels = std::move(*kernels);
+  }
   auto selected = select_source(lock ? &*lock : nullptr, options);
   if (!selected) return report(selected.error());
   for (const auto& note : selected->notes) std::cerr << io::prefixed_lines("kernelevo: ", note);
@@ -68,6 +97,8 @@ CommandRegistrar reg{
                       "Also write a dependency file naming the variant files");
       sub->add_option("--depfile-target", args.depfile_target,
                       "The target the dependency file names (default: --out)");
+      sub->add_option("--spec", args.spec_files,
+                      "A project kernelevo.yaml that may specify kernels of the source");
       sub->add_flag("--strict", args.strict, "A recorded variant that is not current is an error");
       sub->callback([&exit_code] { exit_code = run_select(args); });
     }};

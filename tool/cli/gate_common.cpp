@@ -110,6 +110,10 @@ CompiledSources compiled_sources(const std::vector<const KernelSpec*>& specs, co
     options.source = source.is_absolute() ? source : root / source;
     options.lockfile = lockfile_path;
     options.source_name = normal_path(spec->source);
+    for (const KernelSpec* other : specs)  // what a variant must keep (io/source_selection.h)
+      if (other->source == spec->source)
+        options.kernels.emplace(other->id,
+                                KernelNames{options.source_name, other->kernel, other->reference});
     auto selected = select_source(lock, options);
     if (!selected || selected->variant.empty()) continue;  // the original is what builds
     std::error_code ec;

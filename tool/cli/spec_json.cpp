@@ -1,11 +1,10 @@
 #include "cli/spec_json.h"
 
-#include <fstream>
 #include <optional>
-#include <sstream>
 #include <string>
 
 #include "core/source_defaults.h"
+#include "io/file_read.h"
 
 namespace kev::cli {
 namespace {
@@ -54,11 +53,9 @@ Json value_json(const Value& v) {
 }
 
 Json defaults_json(const KernelSpec& spec) {
-  std::ifstream in(spec.source, std::ios::binary);
-  if (!in) return nullptr;
-  std::ostringstream text;
-  text << in.rdbuf();
-  const auto defaults = source_defaults(text.str(), spec);
+  const auto text = read_regular_file(spec.source, kMaxSourceBytes);
+  if (!text) return nullptr;
+  const auto defaults = source_defaults(*text, spec);
   if (!defaults) return nullptr;
   Json out = Json::object();
   for (const auto& [name, value] : *defaults) out[name] = value_json(value);

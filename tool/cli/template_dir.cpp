@@ -2,7 +2,9 @@
 
 #include <algorithm>
 #include <cstdlib>
-#include <fstream>
+#include <sstream>
+
+#include "io/file_read.h"
 
 namespace kev::cli {
 namespace fs = std::filesystem;
@@ -17,7 +19,9 @@ bool is_dir(const fs::path& p) {
 // The text of the first non-empty comment line ("// text", "/* text", or " * text" inside a
 // block comment); empty when the file does not start with a comment.
 std::string first_comment_line(const fs::path& file) {
-  std::ifstream in(file);
+  const auto content = read_regular_file(file, kMaxSourceBytes);
+  if (!content) return "";
+  std::istringstream in(*content);
   std::string line;
   bool in_block = false;
   while (std::getline(in, line)) {

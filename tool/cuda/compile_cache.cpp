@@ -135,7 +135,7 @@ std::string CompileCache::entry_path(const std::string& key) const {
 
 std::optional<CompileOutput> CompileCache::lookup(const std::string& key) const {
   const auto start = std::chrono::steady_clock::now();
-  auto text = read_whole_file(entry_path(key));
+  auto text = read_whole_file(entry_path(key), kMaxToolOutputBytes);
   if (!text) return std::nullopt;
   auto records = parse_entry(*text);
   if (!records) return std::nullopt;

@@ -4,7 +4,6 @@
 #include <cctype>
 #include <cmath>
 #include <cstring>
-#include <fstream>
 #include <functional>
 #include <sstream>
 #include <thread>
@@ -15,6 +14,7 @@
 #include "core/timing_plan.h"
 #include "core/verify.h"
 #include "cuda/driver.h"
+#include "cuda/files.h"
 #include "cuda/nvml_clock.h"
 
 namespace kev::cuda {
@@ -83,7 +83,7 @@ class Module {
 
 std::string read_driver_version() {
   if (std::string v = nvml_driver_version(); !v.empty()) return v;
-  std::ifstream in("/proc/driver/nvidia/version");
+  std::istringstream in(read_whole_file("/proc/driver/nvidia/version", 1u << 16).value_or(""));
   std::string line;
   if (!std::getline(in, line)) return {};
   // "NVRM version: NVIDIA UNIX Open Kernel Module for x86_64  580.159.04  Release Build ..."

@@ -1,17 +1,11 @@
 #include "cuda/files.h"
 
-#include <fstream>
-#include <sstream>
-
 namespace kev::cuda {
 
-std::optional<std::string> read_whole_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return std::nullopt;
-  std::ostringstream content;
-  content << in.rdbuf();
-  if (in.bad()) return std::nullopt;
-  return content.str();
+std::optional<std::string> read_whole_file(const std::string& path, std::size_t max_bytes) {
+  auto text = read_regular_file(path, max_bytes);
+  if (!text) return std::nullopt;
+  return std::move(*text);
 }
 
 bool is_under(const std::filesystem::path& path, const std::filesystem::path& dir) {

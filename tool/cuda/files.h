@@ -1,13 +1,21 @@
 #pragma once
 // Reading a whole file, for the compilers and the compile cache (atomic writes: io/atomic_file.h),
 // and where a path lies.
+#include <cstddef>
 #include <filesystem>
 #include <optional>
 #include <string>
 
+#include "io/file_read.h"
+
 namespace kev::cuda {
 
-[[nodiscard]] std::optional<std::string> read_whole_file(const std::string& path);
+// What the tools write: images, compile cache entries, compiler output.
+inline constexpr std::size_t kMaxToolOutputBytes = 256u << 20;
+
+// nullopt for anything but a regular file of at most `max_bytes` (io/file_read.h).
+[[nodiscard]] std::optional<std::string> read_whole_file(const std::string& path,
+                                                         std::size_t max_bytes = kMaxSourceBytes);
 
 // Whether `path` is `dir` or lies below it, comparing the paths as written (no file system
 // access: normalise or canonicalise both first). An empty `dir` holds nothing.

@@ -1,7 +1,6 @@
 #include "cuda/include_scan.h"
 
 #include <filesystem>
-#include <fstream>
 #include <optional>
 #include <set>
 #include <sstream>
@@ -98,10 +97,8 @@ std::vector<std::string> scan_includes(const std::string& source_text,
       const auto header = resolve(*inc, dir, include_dirs);
       if (!header || excluded.holds(*header)) continue;
       if (!found.insert(header->real.string()).second) continue;
-      std::ifstream in(header->real, std::ios::binary);
-      std::ostringstream content;
-      content << in.rdbuf();
-      pending.emplace_back(content.str(), header->spelled.parent_path());
+      pending.emplace_back(read_whole_file(header->real.string()).value_or(""),
+                           header->spelled.parent_path());
     }
   }
   return {found.begin(), found.end()};

@@ -80,7 +80,7 @@ MemcheckResult memcheck_params(GpuEvaluator& evaluator, const ParamSet& params, 
     result.report = evaluator.run_params_on(worker, params, timing, false);
     worker.quit(120.0);
   }
-  const std::string log = read_whole_file(log_path).value_or("");
+  const std::string log = read_whole_file(log_path, kMaxToolOutputBytes).value_or("");
   std::error_code ec;
   fs::remove(log_path, ec);
 

@@ -219,7 +219,7 @@ CompileOutput NvccCompiler::compile(const CompileRequest& request) {
     if (out.log.empty()) out.log = shown + ": error: nvcc failed";
     return finish();
   }
-  auto image = read_whole_file(cubin);
+  auto image = read_whole_file(cubin, kMaxToolOutputBytes);
   auto info = image ? read_cubin(*image) : std::nullopt;
   if (!info) {
     out.log += shown + ": error: nvcc produced no readable CUBIN\n";

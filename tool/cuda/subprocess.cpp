@@ -127,7 +127,7 @@ ProcessResult run_process(const std::vector<std::string>& argv, const std::vecto
       result.signalled = true;
     }
   }
-  result.output = read_whole_file(out_path).value_or("");
+  result.output = read_whole_file(out_path, kMaxToolOutputBytes).value_or("");
   ::unlink(out_path.c_str());
   return result;
 }

@@ -9,6 +9,8 @@
 #include <cstring>
 #include <vector>
 
+#include "io/file_read.h"
+
 namespace kev {
 namespace {
 
@@ -91,8 +93,20 @@ Status write_file_atomically(const std::filesystem::path& path, std::string_view
 
 Result<FileLock> FileLock::acquire(const std::filesystem::path& path) {
   const std::filesystem::path lock_path = path.string() + ".lock";
-  const int fd = ::open(lock_path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-  if (fd < 0) return io_error("cannot open the lock file", lock_path);
+  // O_NOFOLLOW: a planted link must not make the lock create or open another file;
+  // O_NONBLOCK: a planted FIFO must not block the open.
+  const int fd =
+      ::open(lock_path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK, 0644);
+  if (fd < 0 && errno != ELOOP && errno != EISDIR)
+    return io_error("cannot open the lock file", lock_path);
+  struct stat st {};
+  if (fd < 0 || ::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    if (fd >= 0) ::close(fd);
+    return make_error("the lock file " + lock_path.string() +
+                          " is not a regular file (a link, a directory or a device); remove it "
+                          "and kernelevo creates it again",
+                      {}, ExitCode::usage);
+  }
   while (::flock(fd, LOCK_EX) != 0) {
     if (errno == EINTR) continue;
     const Error e = io_error("cannot lock", lock_path);
@@ -106,39 +120,11 @@ FileLock::~FileLock() {
   if (fd_ >= 0) ::close(fd_);  // closing the descriptor releases the flock
 }
 
-Result<std::optional<std::string>> read_file_if_exists(const std::filesystem::path& path,
-                                                       std::size_t max_bytes) {
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) {
-    if (errno == ENOENT) return std::optional<std::string>{};
-    return io_error("cannot read", path);
-  }
-  std::string text;
-  char buf[1 << 16];
-  for (;;) {
-    const ssize_t n = ::read(fd, buf, sizeof buf);
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) {
-      const Error e = io_error("cannot read", path);
-      ::close(fd);
-      return e;
-    }
-    if (n == 0) break;
-    text.append(buf, static_cast<std::size_t>(n));
-    if (text.size() > max_bytes) {
-      ::close(fd);
-      return make_error(path.string() + " is larger than " + std::to_string(max_bytes) +
-                        " bytes; refusing to read it");
-    }
-  }
-  ::close(fd);
-  return std::optional<std::string>(std::move(text));
-}
-
-Status update_file_locked(const std::filesystem::path& path, const FileUpdate& update) {
+Status update_file_locked(const std::filesystem::path& path, std::size_t max_bytes,
+                          const FileUpdate& update) {
   auto lock = FileLock::acquire(path);
   if (!lock) return lock.error();
-  auto old = read_file_if_exists(path);
+  auto old = read_file_if_exists(path, max_bytes);
   if (!old) return old.error();
   auto next = update(*old);
   if (!next) return next.error();

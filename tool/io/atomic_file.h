@@ -37,7 +37,8 @@ class AtomicWriter {
 Status write_file_atomically(const std::filesystem::path& path, std::string_view contents);
 
 // An exclusive advisory lock on "<path>.lock", held until destroyed. acquire() waits for
-// other holders (other processes, or other FileLocks in this one).
+// other holders (other processes, or other FileLocks in this one). The sidecar is never
+// followed through a link and must be a regular file.
 class FileLock {
  public:
   static Result<FileLock> acquire(const std::filesystem::path& path);
@@ -51,15 +52,12 @@ class FileLock {
   int fd_ = -1;
 };
 
-// The current contents of a file; nullopt when it does not exist. Files over `max_bytes`
-// are refused.
-Result<std::optional<std::string>> read_file_if_exists(const std::filesystem::path& path,
-                                                       std::size_t max_bytes = 64u << 20);
-
-// Read-modify-write under the lock: reads the file (nullopt when absent), asks `update` for
-// the new contents and writes them atomically. When `update` fails, or returns the
-// contents unchanged, the file is not touched.
+// Read-modify-write under the lock: reads the file (nullopt when absent; refused when it is
+// not a regular file or holds more than `max_bytes`), asks `update` for the new contents and
+// writes them atomically. When reading or `update` fails, or `update` returns the contents
+// unchanged, the file is not touched.
 using FileUpdate = std::function<Result<std::string>(const std::optional<std::string>& old)>;
-Status update_file_locked(const std::filesystem::path& path, const FileUpdate& update);
+Status update_file_locked(const std::filesystem::path& path, std::size_t max_bytes,
+                          const FileUpdate& update);
 
 }  // namespace kev

@@ -2,6 +2,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "io/json_parse.h"
+
 namespace kev {
 
 Result<CompileSettings> parse_compile_settings_lines(std::string_view text,
@@ -62,8 +64,10 @@ std::string compile_settings_json(const CompileSettings& s) {
 
 Result<CompileSettings> parse_compile_settings_json(std::string_view text,
                                                     const std::string& file_name) {
+  auto parsed = io::parse_untrusted_json<nlohmann::json>(text, {file_name});
+  if (!parsed) return parsed.error();
   try {
-    const auto j = nlohmann::json::parse(text);
+    const auto& j = *parsed;
     if (!j.is_object() || j.value("schema_version", 0) != 1)
       return make_error(file_name + ": not a compile settings file of schema_version 1");
     CompileSettings s;

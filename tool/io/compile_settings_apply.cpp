@@ -2,9 +2,9 @@
 
 #include <algorithm>
 #include <array>
-#include <fstream>
-#include <sstream>
 #include <string_view>
+
+#include "io/file_read.h"
 
 namespace kev {
 namespace fs = std::filesystem;
@@ -97,11 +97,9 @@ Result<std::vector<CompileSettings>> load_compile_settings(const fs::path& file_
   }
   std::vector<CompileSettings> all;
   for (const auto& file : files) {
-    std::ifstream in(file, std::ios::binary);
-    if (!in) return make_error("cannot read the compile settings file " + file.string());
-    std::ostringstream text;
-    text << in.rdbuf();
-    auto settings = parse_compile_settings_json(text.str(), file.string());
+    const auto text = read_regular_file(file, kMaxSourceBytes);
+    if (!text) return text.error();
+    auto settings = parse_compile_settings_json(*text, file.string());
     if (!settings) return settings.error();
     all.push_back(std::move(settings).value());
   }

@@ -3,9 +3,6 @@
 #include <openssl/evp.h>
 
 #include <array>
-#include <cerrno>
-#include <cstring>
-#include <fstream>
 #include <memory>
 
 namespace kev {
@@ -37,18 +34,11 @@ std::string sha256_of(std::string_view bytes) {
   return d.finish();
 }
 
-Result<std::string> sha256_of_file(const std::filesystem::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in)
-    return make_error("cannot read " + path.string() + ": " + std::strerror(errno), {},
-                      ExitCode::usage);
+Result<std::string> sha256_of_file(const std::filesystem::path& path, std::size_t max_bytes) {
   DigestContext d;
-  std::array<char, 1 << 16> buf{};
-  while (in) {
-    in.read(buf.data(), buf.size());
-    d.update(buf.data(), static_cast<std::size_t>(in.gcount()));
-  }
-  if (in.bad()) return make_error("error reading " + path.string(), {}, ExitCode::usage);
+  auto read = read_regular_file_chunks(
+      path, max_bytes, [&](std::string_view bytes) { d.update(bytes.data(), bytes.size()); });
+  if (!read) return read.error();
   return d.finish();
 }
 

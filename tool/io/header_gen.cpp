@@ -3,12 +3,14 @@
 #include <algorithm>
 #include <cctype>
 #include <filesystem>
-#include <fstream>
 #include <limits>
 #include <map>
 #include <regex>
 #include <set>
 #include <sstream>
+
+#include "io/atomic_file.h"
+#include "io/file_read.h"
 
 namespace kev {
 
@@ -541,29 +543,19 @@ Result<std::vector<std::string>> parse_cuda_architectures(std::string_view list)
 
 Result<bool> write_if_changed(const std::string& path, const std::string& text) {
   namespace fs = std::filesystem;
-  {
-    std::ifstream in(path, std::ios::binary);
-    if (in) {
-      std::ostringstream current;
-      current << in.rdbuf();
-      if (current.str() == text) return false;
-    }
-  }
+  // Anything but a regular file holding `text` (read no further: a bigger file differs)
+  // is replaced.
+  if (auto current = read_file_if_exists(path, text.size()); current && *current == text)
+    return false;
   std::error_code ec;
   const fs::path target(path);
   if (target.has_parent_path()) fs::create_directories(target.parent_path(), ec);
   if (ec)
     return make_error("cannot create " + target.parent_path().string() + ": " + ec.message(), {},
                       ExitCode::environment);
-  const std::string temporary = path + ".tmp";
-  {
-    std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
-    out << text;
-    if (!out) return make_error("cannot write " + temporary, {}, ExitCode::environment);
-  }
-  fs::rename(temporary, target, ec);
-  if (ec)
-    return make_error("cannot write " + path + ": " + ec.message(), {}, ExitCode::environment);
+  // A temporary file of its own, renamed over the target: concurrent builds writing the same
+  // file never see a part, and a link at the target is replaced, not followed.
+  if (auto written = write_file_atomically(target, text); !written) return written.error();
   return true;
 }
 

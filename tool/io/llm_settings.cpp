@@ -10,7 +10,7 @@
 
 #include "core/endpoint_url.h"
 #include "core/tuner.h"
-#include "io/atomic_file.h"
+#include "io/file_read.h"
 
 namespace kev {
 namespace {

@@ -6,18 +6,19 @@
 #include <cstdio>
 #include <limits>
 #include <nlohmann/json.hpp>
-#include <set>
 #include <vector>
 
 #include "io/atomic_file.h"
+#include "io/file_read.h"
 #include "io/hash.h"
+#include "io/json_parse.h"
 
 namespace kev {
 namespace {
 
 using Json = nlohmann::json;
+using io::excerpt;
 
-constexpr std::size_t kMaxFileBytes = 16u << 20;
 constexpr std::size_t kMaxIdentifier = 64;  // parameter names and string values
 constexpr std::size_t kMaxKernelId = 128;
 constexpr std::size_t kMaxDeviceName = 128;
@@ -49,14 +50,6 @@ struct Invalid {
 
 [[noreturn]] void fail(const Where& where, const std::string& what) {
   throw Invalid{where.label.empty() ? what : where.label + ": " + what, where.keys};
-}
-
-// Untrusted text cut short and made printable before it goes into a message.
-std::string excerpt(std::string_view text) {
-  constexpr std::size_t kMax = 40;
-  std::string s;
-  for (char c : text.substr(0, kMax)) s += std::isprint(static_cast<unsigned char>(c)) ? c : '?';
-  return "'" + s + (text.size() > kMax ? "...'" : "'");
 }
 
 bool is_identifier(std::string_view s) {
@@ -290,92 +283,27 @@ Lockfile read_root(const Json& root) {
   return lock;
 }
 
-// Rejects duplicate keys: JSON parsers keep one of them silently, so a reviewer could read
-// one value while the tool uses another.
-class DuplicateKeyGuard {
- public:
-  bool operator()(int /*depth*/, Json::parse_event_t event, Json& parsed) {
-    switch (event) {
-      case Json::parse_event_t::object_start:
-        open_.push_back({});
-        break;
-      case Json::parse_event_t::object_end:
-        open_.pop_back();
-        break;
-      case Json::parse_event_t::key: {
-        const auto& key = parsed.get_ref<const std::string&>();
-        if (!open_.back().keys.insert(key).second) {
-          Where where;
-          for (std::size_t i = 0; i + 1 < open_.size(); ++i) where.keys.push_back(open_[i].last);
-          where.keys.push_back(key);
-          fail(where, "duplicate key " + excerpt(key) + path());
-        }
-        open_.back().last = key;
-        break;
-      }
-      default:
-        break;
-    }
-    return true;
-  }
-
- private:
-  struct Open {
-    std::set<std::string> keys;
-    std::string last;
-  };
-  std::string path() const {
-    std::string p;
-    for (std::size_t i = 0; i + 1 < open_.size(); ++i) p += (p.empty() ? "" : ".") + open_[i].last;
-    return p.empty() ? "" : " in " + p;
-  }
-  std::vector<Open> open_;
-};
-
-// Line and column (1-based) of the character at `offset`.
-SourceLocation location_of_offset(std::string_view text, std::size_t offset,
-                                  const std::string& file) {
-  SourceLocation loc{file, 1, 1};
-  const std::size_t end = std::min(offset, text.size());
-  for (std::size_t i = 0; i < end; ++i) {
-    if (text[i] == '\n') {
-      ++loc.line;
-      loc.column = 1;
-    } else {
-      ++loc.column;
-    }
-  }
-  return loc;
-}
-
 // Finds a member by its key path, each key searched from where its parent was found: the
-// first `"key"` followed by a colon (the `occurrence`-th for the last key, for duplicates).
-// The file only (no line) when the path cannot be followed.
+// first `"key"` followed by a colon. Where the path cannot be followed, the deepest member
+// found (or the top-level value) is named.
 SourceLocation locate_keys(std::string_view text, const std::vector<std::string>& keys,
-                           const std::string& file, int occurrence) {
-  std::size_t pos = 0;
-  for (std::size_t k = 0; k < keys.size(); ++k) {
-    const std::string needle = Json(keys[k]).dump();
-    int wanted = k + 1 == keys.size() ? occurrence : 1;
+                           const std::string& file) {
+  std::size_t pos = text.find_first_not_of(" \t\r\n");
+  if (pos == std::string_view::npos) pos = 0;
+  std::size_t found = pos;
+  for (const auto& key : keys) {
+    const std::string needle = Json(key).dump();
     for (;;) {
       pos = text.find(needle, pos);
-      if (pos == std::string_view::npos) return {file};
+      if (pos == std::string_view::npos) return io::location_of_offset(text, found, {file});
       std::size_t after = pos + needle.size();
       while (after < text.size() && std::isspace(static_cast<unsigned char>(text[after]))) ++after;
-      if (after < text.size() && text[after] == ':' && --wanted == 0) break;
+      if (after < text.size() && text[after] == ':') break;
       pos += needle.size();
     }
+    found = pos;
   }
-  if (keys.empty()) return {file};
-  return location_of_offset(text, pos, file);
-}
-
-// nlohmann's message without its "[json.exception...] parse error at line L, column C: "
-// prefix (the location is reported separately).
-std::string parse_message(const std::string& what) {
-  const auto column = what.find("column ");
-  const auto colon = what.find(": ", column == std::string::npos ? 0 : column);
-  return colon == std::string::npos ? what : what.substr(colon + 2);
+  return io::location_of_offset(text, found, {file});
 }
 
 // --- writing ----------------------------------------------------------------------------
@@ -464,28 +392,22 @@ std::string format_time_us(double us) {
 }
 
 Result<Lockfile> parse_lockfile(std::string_view text, const std::string& file_name) {
-  if (text.size() > kMaxFileBytes)
-    return make_error("lockfile is larger than " + std::to_string(kMaxFileBytes) + " bytes",
-                      {file_name});
-  Json root;
-  try {
-    DuplicateKeyGuard guard;
-    root = Json::parse(text.begin(), text.end(), std::ref(guard));
-  } catch (const Json::parse_error& e) {
-    return make_error("not valid JSON: " + parse_message(e.what()) +
-                          " (the lockfile is corrupt; restore it from version control)",
-                      location_of_offset(text, e.byte > 0 ? e.byte - 1 : 0, file_name));
-  } catch (const Invalid& e) {  // a duplicate key: point at its second occurrence
-    return make_error(e.message, locate_keys(text, e.keys, file_name, 2));
-  } catch (const Json::exception& e) {
-    return make_error(std::string("not valid JSON: ") + e.what(), {file_name});
+  if (text.size() > kMaxLockfileBytes)
+    return make_error("lockfile is larger than " + byte_size_text(kMaxLockfileBytes),
+                      {file_name, 1, 1});
+  auto root = io::parse_untrusted_json<Json>(text, {file_name});
+  if (!root) {
+    Error e = root.error();
+    if (e.message.rfind("not valid JSON", 0) == 0)
+      e.message += " (the lockfile is corrupt; restore it from version control)";
+    return e;
   }
   try {
-    return read_root(root);
+    return read_root(*root);
   } catch (const Invalid& e) {
-    return make_error(e.message, locate_keys(text, e.keys, file_name, 1));
+    return make_error(e.message, locate_keys(text, e.keys, file_name));
   } catch (const Json::exception& e) {
-    return make_error(e.what(), {file_name});
+    return make_error(e.what(), locate_keys(text, {}, file_name));
   }
 }
 
@@ -523,7 +445,7 @@ std::string format_lockfile(const Lockfile& lock) {
 }
 
 Result<Lockfile> read_lockfile(const std::filesystem::path& path) {
-  auto text = read_file_if_exists(path, kMaxFileBytes);
+  auto text = read_file_if_exists(path, kMaxLockfileBytes);
   if (!text) return text.error();
   if (!text->has_value())
     return make_error("no lockfile at " + path.string() +
@@ -532,7 +454,7 @@ Result<Lockfile> read_lockfile(const std::filesystem::path& path) {
 }
 
 Result<Lockfile> read_lockfile_or_empty(const std::filesystem::path& path) {
-  auto text = read_file_if_exists(path, kMaxFileBytes);
+  auto text = read_file_if_exists(path, kMaxLockfileBytes);
   if (!text) return text.error();
   if (!text->has_value()) return Lockfile{};
   return parse_lockfile(**text, path.string());
@@ -540,7 +462,7 @@ Result<Lockfile> read_lockfile_or_empty(const std::filesystem::path& path) {
 
 Status update_lockfile(const std::filesystem::path& path,
                        const std::function<Status(Lockfile&)>& change) {
-  return update_file_locked(path,
+  return update_file_locked(path, kMaxLockfileBytes,
                             [&](const std::optional<std::string>& old) -> Result<std::string> {
                               Lockfile lock;
                               if (old) {

@@ -3,6 +3,7 @@
 #include <nlohmann/json.hpp>
 
 #include "io/compressed_file.h"
+#include "io/json_parse.h"
 #include "io/kernel_tuner_cache.h"
 #include "io/t4_results.h"
 #include "io/trace.h"
@@ -15,23 +16,9 @@ Result<Recording> parse_recording(const std::string& text, const std::string& pa
     if (!trace) return trace.error();
     return recording_from_trace(*trace, path);
   }
-  nlohmann::ordered_json doc;
-  try {
-    doc = nlohmann::ordered_json::parse(text);
-  } catch (const nlohmann::json::parse_error& e) {
-    // e.byte is 1-based; turn it into a line and column.
-    std::size_t line = 1, column = 1;
-    for (std::size_t i = 0; i + 1 < e.byte && i < text.size(); ++i) {
-      if (text[i] == '\n') {
-        ++line;
-        column = 1;
-      } else {
-        ++column;
-      }
-    }
-    return make_error("invalid JSON: " + std::string(e.what()),
-                      {path, static_cast<int>(line), static_cast<int>(column)});
-  }
+  auto parsed = parse_untrusted_json<nlohmann::ordered_json>(text, {path});
+  if (!parsed) return parsed.error();
+  const nlohmann::ordered_json& doc = *parsed;
   try {
     if (doc.is_object() && doc.contains("cache")) return recording_from_kernel_tuner(doc, path);
     if (doc.is_object() && doc.contains("results")) return recording_from_t4(doc, path);

@@ -3,6 +3,7 @@
 #include <cmath>
 #include <nlohmann/json.hpp>
 
+#include "io/json_parse.h"
 #include "io/json_value.h"
 
 namespace kev::io {
@@ -97,21 +98,6 @@ Result<KernelReport> kernel_from_json(const json& j, const std::string& path, st
   return k;
 }
 
-SourceLocation location_of_byte(const std::string& text, const std::string& path,
-                                std::size_t byte) {
-  int line = 1;
-  int column = 1;
-  for (std::size_t i = 0; i < byte && i < text.size(); ++i) {
-    if (text[i] == '\n') {
-      ++line;
-      column = 1;
-    } else {
-      ++column;
-    }
-  }
-  return {path, line, column};
-}
-
 }  // namespace
 
 std::string report_to_json(const Report& r) {
@@ -146,13 +132,9 @@ bool looks_like_report_json(const std::string& text) {
 }
 
 Result<Report> parse_report_json(const std::string& text, const std::string& path) {
-  json j;
-  try {
-    j = json::parse(text);
-  } catch (const json::parse_error& e) {
-    return make_error(std::string("invalid JSON: ") + e.what(),
-                      location_of_byte(text, path, e.byte > 0 ? e.byte - 1 : 0));
-  }
+  auto parsed = parse_untrusted_json<json>(text, {path});
+  if (!parsed) return parsed.error();
+  const json& j = *parsed;
   if (!j.is_object() || j.value("schema", std::string{}) != kReportSchema)
     return make_error("not a kernelevo report (lacks \"schema\": \"kernelevo-report\")", at(path));
   if (!j.contains("version") || !j.at("version").is_number_integer())

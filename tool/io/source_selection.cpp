@@ -1,14 +1,13 @@
 #include "io/source_selection.h"
 
-#include "io/atomic_file.h"
+#include "io/file_read.h"
 #include "io/hash.h"
+#include "io/spec_yaml.h"
 
 namespace kev {
 namespace {
 
 namespace fs = std::filesystem;
-
-constexpr std::size_t kMaxSourceBytes = 16u << 20;
 
 // A path as a C string literal's contents.
 Result<std::string> c_string_of(const fs::path& path) {
@@ -71,14 +70,12 @@ bool same_file(const fs::path& a, const fs::path& b) {
   return a.lexically_normal() == b.lexically_normal();
 }
 
-// `inner` (resolved through links) lies under `dir`.
+// `inner` (resolved through links) lies under `dir` (as given: a canonical path).
 bool resolves_inside(const fs::path& inner, const fs::path& dir) {
-  std::error_code inner_ec;
-  std::error_code dir_ec;
-  const fs::path real = fs::weakly_canonical(inner, inner_ec);
-  const fs::path root = fs::weakly_canonical(dir, dir_ec);
-  if (inner_ec || dir_ec) return false;
-  const fs::path rel = real.lexically_relative(root);
+  std::error_code ec;
+  const fs::path real = fs::weakly_canonical(inner, ec);
+  if (ec) return false;
+  const fs::path rel = real.lexically_relative(dir);
   return !rel.empty() && *rel.begin() != "..";
 }
 
@@ -93,28 +90,70 @@ fs::path nearest_existing_dir(const fs::path& file, const fs::path& root) {
   return root;
 }
 
+constexpr const char* kVariantsDir = "kernelevo-variants";
+
+// Where `evolve` writes variants (llm/evolve_output.h): "kernelevo-variants/<name>.cu".
+bool is_variant_path(const std::string& file) {
+  const fs::path p = fs::path(file).lexically_normal();
+  auto part = p.begin();
+  return part != p.end() && *part == kVariantsDir && ++part != p.end() && p.extension() == ".cu";
+}
+
+// By kernel id: the kernels `original` marks, then those the caller names.
+std::map<std::string, KernelNames> kernels_of(const std::string& original,
+                                              const SelectOptions& options) {
+  std::map<std::string, KernelNames> out;
+  for (const auto& block : find_marked_blocks(original, options.source_name))
+    for (const auto& spec : parse_marked_block(block, options.source_name).specs)
+      out.emplace(spec.id, KernelNames{options.source_name, spec.kernel, spec.reference});
+  for (const auto& [id, names] : options.kernels) out.emplace(id, names);
+  return out;
+}
+
 struct Verdict {
   std::string why_not;  // empty: current
   std::string text;     // the variant's text when current
 };
 
-Verdict judge(const LockedVariant& v, const fs::path& file, const fs::path& lock_dir,
-              const std::string& source_hash, const std::string& source_name,
+struct Original {
+  const std::string& text;
+  const std::string& hash;
+  const std::map<std::string, KernelNames>& kernels;
+};
+
+Verdict judge(const std::string& id, const LockedVariant& v, const fs::path& file,
+              const fs::path& lock_dir, const Original& original, const SelectOptions& options,
               std::vector<fs::path>& depends) {
+  const std::string& source_name = options.source_name;
   std::error_code ec;
   const bool exists = fs::exists(file, ec);
   depends.push_back(exists ? file : nearest_existing_dir(file, lock_dir));
   if (!v.has_hashes()) return {"it was recorded without hashes (by an older kernelevo)", {}};
-  if (v.base_source_hash != source_hash)
+  if (!is_variant_path(v.file))
+    return {v.file + " is not a .cu file in " + kVariantsDir + "/, where evolve writes variants",
+            {}};
+  if (v.base_source_hash != original.hash)
     return {source_name + " changed since the variant was evolved from it", {}};
+  const auto names = original.kernels.find(id);
+  if (names == original.kernels.end())
+    return {source_name + " marks no kernel " + id + " to check the variant against", {}};
   if (!exists) return {v.file + " does not exist", {}};
-  if (!resolves_inside(file, lock_dir))
-    return {v.file + " resolves (through a link) outside the lockfile's directory", {}};
+  // The folder itself must not be a link either: the lockfile's directory is resolved, the
+  // folder in it is not.
+  if (!resolves_inside(file, fs::weakly_canonical(lock_dir, ec) / kVariantsDir))
+    return {v.file + " resolves (through a link) outside the lockfile's " + kVariantsDir + "/", {}};
   auto text = read_file_if_exists(file, kMaxSourceBytes);
   if (!text || !text->has_value())
     return {"cannot read " + v.file + (text ? std::string() : ": " + text.error().message), {}};
   if (sha256_of(**text) != v.hash)
     return {v.file + " was edited after it was recorded (its sha256 is not the lockfile's)", {}};
+  if (auto kept = check_frozen_parts(original.text, **text, names->second); !kept) {
+    const Error& e = kept.error();
+    const std::string where = e.where.to_string();
+    return {v.file + " is not " + source_name + " with kernel " + id + " rewritten: " + e.message +
+                (where.empty() ? "" : " (" + where + ")"),
+            {}};
+  }
   return {{}, std::move(**text)};
 }
 
@@ -136,12 +175,15 @@ Result<SelectedSource> select_source(const Lockfile* lock, const SelectOptions& 
     return make_error("cannot read the marked source " + source.string(), {}, ExitCode::failure);
   const std::string source_hash = sha256_of(**original);
   const std::string lockfile_name = options.lockfile.filename().string();
+  std::optional<std::map<std::string, KernelNames>> kernels;  // read when a variant is recorded
 
   for (const auto& [id, kernel] : lock->kernels) {
     if (!kernel.variant || !same_file(lock_dir / kernel.source, source)) continue;
+    if (!kernels) kernels = kernels_of(**original, options);
     const LockedVariant& v = *kernel.variant;
     const fs::path file = (lock_dir / v.file).lexically_normal();
-    Verdict verdict = judge(v, file, lock_dir, source_hash, options.source_name, out.depends);
+    Verdict verdict =
+        judge(id, v, file, lock_dir, {**original, source_hash, *kernels}, options, out.depends);
     if (!verdict.why_not.empty()) {
       const std::string message = options.source_name + ": building the original, not kernel " +
                                   id + "'s variant " + v.file + ": " + verdict.why_not +

@@ -4,13 +4,21 @@
 // `kernelevo select-source` (cmake/KernelEvo.cmake), so configuring stays fast and editing
 // the lockfile or the variant rebuilds that source alone.
 //
-// A variant is current when its file exists inside the lockfile's directory, its sha256 is
-// the one recorded, and the original's sha256 is the recorded base_source_hash (the
-// variant was evolved from the original as it is now).
+// The lockfile is untrusted (it arrives in pull requests); the original on disk is what the
+// variant is judged against. A variant is current when its file is a .cu under the
+// lockfile's kernelevo-variants/ folder (links resolved), its sha256 is the one recorded,
+// the original's sha256 is the recorded base_source_hash (the variant was evolved from the
+// original as it is now), and it keeps every part of the original that evolve may not change
+// (core/kernel_regions.h: the spec block, the reference kernel, the kernel's signature and
+// everything outside the kernel), located by the kernel's spec: a mark in the original, or
+// one of `SelectOptions::kernels`. A recorded kernel id the original does not mark is never
+// built.
 #include <filesystem>
+#include <map>
 #include <string>
 #include <vector>
 
+#include "core/kernel_regions.h"
 #include "core/lockfile.h"
 #include "core/result.h"
 
@@ -37,6 +45,9 @@ struct SelectOptions {
   std::filesystem::path lockfile;  // variants and sources are relative to its directory
   std::string source_name;         // as named in notes ("src/softmax.cu")
   bool strict = false;             // a recorded variant that is not current is an error
+  // By kernel id: the kernels of `source` that a project kernelevo.yaml specifies (those
+  // marked in the source are read from it).
+  std::map<std::string, KernelNames> kernels;
 };
 
 // `lock` is null when there is no lockfile. Kernels belong to `source` when their `source`

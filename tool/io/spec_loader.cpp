@@ -2,13 +2,13 @@
 
 #include <algorithm>
 #include <filesystem>
-#include <fstream>
 #include <map>
 #include <set>
 #include <sstream>
 #include <tuple>
 
 #include "core/spec_check.h"
+#include "io/file_read.h"
 #include "io/spec_yaml.h"
 
 namespace kev {
@@ -27,12 +27,8 @@ bool is_project_file(const fs::path& p) { return p.filename() == kProjectFile; }
 
 std::string display(const fs::path& p) { return p.lexically_normal().generic_string(); }
 
-std::optional<std::string> read_text(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return std::nullopt;
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
+Result<std::string> read_text(const std::string& path) {
+  return read_regular_file(path, kMaxSourceBytes);
 }
 
 struct Inputs {
@@ -41,12 +37,12 @@ struct Inputs {
   std::vector<std::string> project_files;
 };
 
-void collect_directory(const fs::path& dir, Inputs& in, std::vector<Error>& errors) {
+void collect_directory(const fs::path& dir, Inputs& in, SpecLoad& out) {
   std::error_code ec;
   std::vector<fs::path> files;
   fs::recursive_directory_iterator it(dir, fs::directory_options::skip_permission_denied, ec);
   if (ec) {
-    errors.push_back(
+    out.errors.push_back(
         make_error("cannot read directory '" + display(dir) + "': " + ec.message(), {}));
     return;
   }
@@ -59,7 +55,14 @@ void collect_directory(const fs::path& dir, Inputs& in, std::vector<Error>& erro
         it.disable_recursion_pending();
       continue;
     }
-    if (is_source(p) || is_header(p)) files.push_back(p);
+    if (!is_source(p) && !is_header(p)) continue;
+    // A link to a device or a FIFO named like a source is not one (reading it would never end).
+    if (!it->is_regular_file(ec)) {
+      out.warnings.push_back(
+          make_error("not a regular file (a link to a device, a FIFO?); skipped", {display(p)}));
+      continue;
+    }
+    files.push_back(p);
   }
   std::sort(files.begin(), files.end());
   for (const auto& f : files) (is_source(f) ? in.sources : in.headers).push_back(display(f));
@@ -69,7 +72,11 @@ void collect_directory(const fs::path& dir, Inputs& in, std::vector<Error>& erro
 
 void check_header(const std::string& path, SpecLoad& out) {
   const auto text = read_text(path);
-  if (!text || text->find("@kernelevo") == std::string::npos) return;
+  if (!text) {
+    out.errors.push_back(text.error());
+    return;
+  }
+  if (text->find("@kernelevo") == std::string::npos) return;
   for (const auto& block : find_marked_blocks(*text, path)) {
     out.errors.push_back(
         make_error("@kernelevo marks belong in .cu sources, not headers; move the mark "
@@ -112,7 +119,7 @@ SpecLoad load_specs(const std::vector<std::string>& paths) {
     std::error_code ec;
     const fs::path p(path);
     if (fs::is_directory(p, ec)) {
-      collect_directory(p, in, out.errors);
+      collect_directory(p, in, out);
     } else if (!fs::exists(p, ec)) {
       out.errors.push_back(make_error("no such file or directory: '" + path + "'", {}));
     } else if (is_project_file(p) || p.extension() == ".yaml" || p.extension() == ".yml") {
@@ -138,7 +145,7 @@ SpecLoad load_specs(const std::vector<std::string>& paths) {
   for (const auto& source : in.sources) {
     const auto text = read_text(source);
     if (!text) {
-      out.errors.push_back(make_error("cannot read '" + source + "'", {}));
+      out.errors.push_back(text.error());
       continue;
     }
     if (text->find("@kernelevo") == std::string::npos) continue;
@@ -160,7 +167,7 @@ SpecLoad load_specs(const std::vector<std::string>& paths) {
   for (const auto& project : in.project_files) {
     const auto text = read_text(project);
     if (!text) {
-      out.errors.push_back(make_error("cannot read '" + project + "'", {}));
+      out.errors.push_back(text.error());
       continue;
     }
     SpecParse p = parse_project_yaml(*text, project);

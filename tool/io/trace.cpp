@@ -3,10 +3,11 @@
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
 #include <nlohmann/json.hpp>
 
 #include "io/compressed_file.h"
+#include "io/file_read.h"
+#include "io/json_parse.h"
 #include "io/json_value.h"
 
 namespace kev::io {
@@ -113,14 +114,16 @@ Result<Trace> parse_trace(const std::string& text, const std::string& path) {
     pos = end + 1;
     ++line;
     if (view.find_first_not_of(" \t\r") == std::string_view::npos) continue;
-    json j = json::parse(view.begin(), view.end(), nullptr, false);
-    if (j.is_discarded()) {
-      if (last && have_header) {  // a killed writer leaves at most one partial, final line
+    auto parsed = parse_untrusted_json<json>(view, {path, line, 1});
+    if (!parsed) {
+      // A killed writer leaves at most one partial, final line (a duplicate key is no cut).
+      if (last && have_header && !json::accept(view.begin(), view.end())) {
         trace.truncated = true;
         break;
       }
-      return make_error("invalid JSON on this line of the trace", {path, line, 1});
+      return parsed.error();
     }
+    const json& j = *parsed;
     if (!have_header) {
       auto h = header_from_json(j, path);
       if (!h) return h.error();
@@ -249,20 +252,15 @@ Result<TraceWriter> TraceWriter::create(const std::string& path, const TraceHead
 
 Result<TraceWriter> TraceWriter::append(const std::string& path) {
   // Drop a partial last line so the next record starts on a line of its own.
-  std::error_code ec;
-  const auto size = std::filesystem::file_size(path, ec);
-  if (ec) return make_error("cannot open trace: " + ec.message(), {path});
-  {
-    std::ifstream in(path, std::ios::binary);
-    std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-    if (!text.empty() && text.back() != '\n') {
-      const auto last_newline = text.rfind('\n');
-      const auto keep = last_newline == std::string::npos ? 0 : last_newline + 1;
-      std::filesystem::resize_file(path, keep, ec);
-      if (ec) return make_error("cannot repair trace: " + ec.message(), {path});
-    }
+  const auto text = read_regular_file(path, kMaxRecordingBytes);
+  if (!text) return text.error();
+  if (!text->empty() && text->back() != '\n') {
+    const auto last_newline = text->rfind('\n');
+    const auto keep = last_newline == std::string::npos ? 0 : last_newline + 1;
+    std::error_code ec;
+    std::filesystem::resize_file(path, keep, ec);
+    if (ec) return make_error("cannot repair trace: " + ec.message(), {path});
   }
-  (void)size;
   std::FILE* f = std::fopen(path.c_str(), "a");
   if (f == nullptr)
     return make_error("cannot append to trace: " + std::string(std::strerror(errno)), {path});
