@@ -323,3 +323,21 @@ TEST(WriteIfChanged, ConcurrentWritersNeverLeaveAPart) {
 
 }  // namespace
 }  // namespace kev
+
+namespace kev {
+namespace {
+
+TEST(HeaderGen, ASourceDefaultThatIsAnExpressionIsKeptWhole) {
+  Lockfile lock = lock_with("sm_90", "NVIDIA H200", {{"SOFTMAX_BLOCK", 512}, {"SOFTMAX_VEC", 4}});
+  HeaderOptions o = options({"sm_80", "sm_90"});
+  o.source_text =
+      "#ifndef SOFTMAX_BLOCK\n#define SOFTMAX_BLOCK (4 * 32) /* default */\n#endif\n"
+      "#ifndef SOFTMAX_VEC\n#define SOFTMAX_VEC \\\n 1\n#endif\n";
+  auto h = generate_params_header({softmax_spec()}, &lock, o);
+  ASSERT_TRUE(h.ok()) << h.error().to_string();
+  EXPECT_NE(host_part(h->text).find("return ((4 * 32));  // source default"), std::string::npos)
+      << h->text;
+}
+
+}  // namespace
+}  // namespace kev

@@ -2,6 +2,7 @@
 // The values a source gives its parameters when none is set: its `#define NAME VALUE`
 // fallbacks (DESIGN.md section 2). The baseline and the reference run with these, so their
 // launch geometry matches the code they were compiled as.
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -11,8 +12,15 @@
 
 namespace kev {
 
+// The replacement text of the first object-like `#define NAME text` of the source, read as
+// the preprocessor reads it (splices joined, comments removed, blanks trimmed), or nullopt.
+// The one reading of a source's defaults: the tuner's (below) and the header's.
+[[nodiscard]] std::optional<std::string> source_default_text(std::string_view source_text,
+                                                             std::string_view name);
+
 // Every spec parameter needs a `#define` in the source; the first one found is used.
-// A value that is an integer or float literal becomes that number, anything else a string.
+// A value that is an integer or float literal becomes that number, a constant integer
+// expression (`(4 * 32)`) its value, anything else a string.
 [[nodiscard]] Result<ParamSet> source_defaults(std::string_view source_text,
                                                const KernelSpec& spec);
 

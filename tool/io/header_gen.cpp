@@ -9,6 +9,7 @@
 #include <set>
 #include <sstream>
 
+#include "core/source_defaults.h"
 #include "io/atomic_file.h"
 #include "io/file_read.h"
 
@@ -76,15 +77,6 @@ std::set<std::string> template_params(const KernelSpec& spec) {
     if (spec.param(it->str())) names.insert(it->str());
   }
   return names;
-}
-
-// The source's own default: the text of the first `#define NAME text` line.
-std::optional<std::string> source_default(const std::string& source_text, const std::string& name) {
-  const std::regex define(R"((^|\n)[ \t]*#[ \t]*define[ \t]+)" + name +
-                          R"([ \t]+([^\n]*?)[ \t]*(//[^\n]*|/\*[^\n]*)?(\r?\n|$))");
-  std::smatch m;
-  if (!std::regex_search(source_text, m, define) || m[2].str().empty()) return std::nullopt;
-  return m[2].str();
 }
 
 // ---------------------------------------------------------------------------------------
@@ -360,7 +352,7 @@ Result<GeneratedHeader> generate_params_header(const std::vector<KernelSpec>& sp
   bool need_arch_list = false;
   for (const Param& p : plan.params) {
     HostDecision d{&p, numbered_picks(p, plan, built), true, nullptr, {}, value_type(p)};
-    d.fallback = source_default(options.source_text, p.name);
+    d.fallback = source_default_text(options.source_text, p.name);
     if (!built.empty()) {
       std::vector<const Pick*> picks;
       for (const auto& a : built) picks.push_back(&p.by_arch.at(a));
