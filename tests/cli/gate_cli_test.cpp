@@ -81,6 +81,21 @@ TEST(CheckCli, NonFiniteThresholdsAreRefused) {
   EXPECT_EQ(run(in_gate("check --replay slower.jsonl --threshold 0.05")).rc, 1);
 }
 
+// A negative time in a replayed trace read as a huge speed-up (FASTER, exit 0).
+TEST(CheckCli, ANegativeTimeInATraceIsAnErrorNamingItsLine) {
+  TempDir tmp;
+  std::string trace = slurp(kGate + "/slower.jsonl");
+  const auto at = trace.find("\"time_us\": ", trace.find('\n'));
+  ASSERT_NE(at, std::string::npos);
+  trace.replace(at, trace.find(',', at) - at, "\"time_us\": -5");
+  const fs::path bad = tmp.path / "negative.jsonl";
+  kev::test_support::write_text(bad, trace);
+  const auto r = kev::test_support::run_in(kGate, kBin + " check --replay " + bad.string());
+  EXPECT_EQ(r.exit_code, 2) << r.out;
+  EXPECT_NE(r.err.find(bad.string() + ":2:1: error: "), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("time_us is -5"), std::string::npos) << r.err;
+}
+
 TEST(CheckCli, BrokenWinnerFails) {
   const Proc r = run(in_gate("check --replay broken.jsonl"));
   EXPECT_EQ(r.rc, 1);

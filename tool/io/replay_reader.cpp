@@ -31,6 +31,8 @@ Result<Recording> parse_recording(const std::string& text, const std::string& pa
     }
     return make_error("invalid JSON: " + std::string(e.what()),
                       {path, static_cast<int>(line), static_cast<int>(column)});
+  } catch (const nlohmann::json::exception& e) {  // a number too large for a double
+    return make_error("invalid JSON: " + std::string(e.what()), {path});
   }
   try {
     if (doc.is_object() && doc.contains("cache")) return recording_from_kernel_tuner(doc, path);
