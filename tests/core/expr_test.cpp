@@ -256,6 +256,19 @@ TEST(Expr, ErrorsQuoteAnExcerptOfALongExpression) {
       << r.error().message;
   EXPECT_NE(r.error().message.find("x + 1 / y + x"), std::string::npos) << r.error().message;
   EXPECT_EQ(r.error().message.substr(r.error().message.size() - 4), "...\"");
+  // So are long names and numbers.
+  const std::string name(100000, 'n');
+  auto undefined = Expr::parse(name + " + 1", kOrigin);
+  ASSERT_TRUE(undefined.ok());
+  auto u = undefined->eval([](std::string_view) -> std::optional<std::int64_t> { return {}; });
+  ASSERT_FALSE(u.ok());
+  EXPECT_LT(u.error().message.size(), 400u);
+  EXPECT_NE(u.error().message.find("undefined name '" + std::string(40, 'n') + "...'"),
+            std::string::npos)
+      << u.error().message;
+  auto number = Expr::parse("1" + name, kOrigin);
+  ASSERT_FALSE(number.ok());
+  EXPECT_LT(number.error().message.size(), 400u);
   // Short expressions are quoted whole.
   EXPECT_EQ(quote_expression("a + b", 2), "\"a + b\"");
 }

@@ -26,6 +26,7 @@ constexpr int kMaxNesting = 256;
 constexpr std::size_t kQuotedWhole = 120;   // longer expressions are quoted in part
 constexpr std::size_t kQuotedBefore = 60;   // characters kept before the offset
 constexpr std::size_t kQuotedLength = 120;  // characters kept in all
+constexpr std::size_t kClippedLength = 40;  // of a name or number in a message
 
 bool is_name_start(char c) { return std::isalpha(static_cast<unsigned char>(c)) || c == '_'; }
 bool is_name_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
@@ -167,6 +168,13 @@ bool is_utf8_continuation(char c) { return (static_cast<unsigned char>(c) & 0xC0
 
 }  // namespace
 
+std::string clipped(std::string_view text) {
+  if (text.size() <= kClippedLength) return std::string(text);
+  std::size_t end = kClippedLength;
+  while (end < text.size() && is_utf8_continuation(text[end])) ++end;
+  return std::string(text.substr(0, end)) + "...";
+}
+
 std::string quote_expression(std::string_view text, std::size_t offset) {
   if (text.size() <= kQuotedWhole) return "\"" + std::string(text) + "\"";
   std::size_t begin = offset > kQuotedBefore ? offset - kQuotedBefore : 0;
@@ -218,7 +226,7 @@ struct ExprParser {
   std::string describe(const Token& t) const {
     if (t.kind == TokenKind::end) return "end of expression";
     std::string quoted_token(1, '\'');
-    quoted_token.append(text.substr(t.offset, t.length));
+    quoted_token.append(clipped(text.substr(t.offset, t.length)));
     quoted_token.push_back('\'');
     return quoted_token;
   }
@@ -246,13 +254,13 @@ struct ExprParser {
         const std::string_view word = text.substr(i, j - i);
         if (!std::all_of(word.begin(), word.end(),
                          [](char d) { return std::isdigit(static_cast<unsigned char>(d)); })) {
-          return fail_at(i, "invalid number '" + std::string(word) + "' " + quoted(i) +
-                                "; expected an integer");
+          return fail_at(
+              i, "invalid number '" + clipped(word) + "' " + quoted(i) + "; expected an integer");
         }
         const auto [ptr, ec] = std::from_chars(word.data(), word.data() + word.size(), t.number);
         if (ec != std::errc{}) {
-          return fail_at(i, "integer literal '" + std::string(word) + "' does not fit in 64 bits " +
-                                quoted(i));
+          return fail_at(
+              i, "integer literal '" + clipped(word) + "' does not fit in 64 bits " + quoted(i));
         }
         t.kind = TokenKind::number;
         t.length = j - i;
@@ -450,7 +458,7 @@ struct ExprParser {
     } else if (name == "ceil_div") {
       op = ExprOp::ceil_div;
     } else {
-      return fail_at(fn.offset, "unknown function '" + name + "' " + quoted(fn.offset) +
+      return fail_at(fn.offset, "unknown function '" + clipped(name) + "' " + quoted(fn.offset) +
                                     "; expected min, max or ceil_div");
     }
     ++pos;  // '('
@@ -503,7 +511,8 @@ Error failure_error(const Expr& e, const ExprNode& prog, Failure f, std::size_t 
   ExprParser locator;
   locator.text = e.text();
   locator.origin = e.origin();
-  const std::string token = e.text().substr(in.token_offset, in.token_length);
+  const std::string token =
+      clipped(std::string_view(e.text()).substr(in.token_offset, in.token_length));
   const std::string where = " in expression " + quote_expression(e.text(), in.token_offset);
   std::string message;
   switch (f) {

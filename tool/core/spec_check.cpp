@@ -163,7 +163,7 @@ std::vector<Error> check_spec(const KernelSpec& spec, bool names_only, std::uint
         expected += " (no problems are listed)";
       }
       errors.push_back(
-          make_error("undefined name '" + name + "'" + in_expression(e, name) + expected,
+          make_error("undefined name '" + clipped(name) + "'" + in_expression(e, name) + expected,
                      name_location(e, name)));
     }
   };
