@@ -4,20 +4,16 @@
 
 #include <chrono>
 
+#include "spec_fixture.h"
+
 namespace kev {
 namespace {
 
-Expr expr(std::string_view text, int line = 7) {
-  auto e = Expr::parse(text, {"kernelevo.yaml", line, 14});
-  EXPECT_TRUE(e.ok()) << text;
-  return e.ok() ? *e : Expr{};
-}
+using testing::param;
 
-ParamSpec param(std::string name, std::vector<std::int64_t> values) {
-  ParamSpec p;
-  p.name = std::move(name);
-  for (auto v : values) p.values.emplace_back(v);
-  return p;
+// Expressions of kernelevo.yaml, at column 14 of `line`.
+Expr expr(std::string_view text, int line = 7) {
+  return testing::expr(text, {"kernelevo.yaml", line, 14});
 }
 
 // One parameter B, one problem dimension n, an output of `count` floats, one block.
@@ -89,11 +85,9 @@ TEST(SpecCheck, AValidateShapeThatCannotBeLaunchedIsAnError) {
 
 TEST(SpecCheck, HugeSpacesAreCheckedQuickly) {
   KernelSpec spec = spec_with_count("n * 4 * B", k2To62);
-  for (int i = 0; i < 10; ++i) {
-    ParamSpec p{"P" + std::to_string(i), {}, {}};
-    for (int v = 0; v < 40; ++v) p.values.emplace_back(v);
-    spec.params.push_back(std::move(p));
-  }
+  KernelSpec huge = testing::huge_spec();
+  for (auto& p : huge.params)
+    if (p.name != "A") spec.params.push_back(std::move(p));  // B and P0..P9: 3 * 40^10 points
   const auto start = std::chrono::steady_clock::now();
   const auto errors = check_spec(spec);
   ASSERT_EQ(errors.size(), 1u);

@@ -5,27 +5,15 @@
 #include <chrono>
 #include <map>
 
+#include "spec_fixture.h"
+
 namespace kev {
 namespace {
 
-Expr expr(std::string_view text) {
-  auto e = Expr::parse(text, {"t.cu", 1, 1});
-  EXPECT_TRUE(e.ok()) << text;
-  return e.ok() ? *e : Expr{};
-}
-
-ParamSpec param(std::string name, std::vector<std::int64_t> values) {
-  ParamSpec p;
-  p.name = std::move(name);
-  for (auto v : values) p.values.emplace_back(v);
-  return p;
-}
-
-std::vector<std::int64_t> range(std::int64_t n) {
-  std::vector<std::int64_t> v;
-  for (std::int64_t i = 0; i < n; ++i) v.push_back(i);
-  return v;
-}
+using testing::expr;
+using testing::huge_spec;
+using testing::param;
+using testing::range;
 
 Problem problem(std::map<std::string, std::int64_t> dims) { return Problem{std::move(dims), {}}; }
 
@@ -165,15 +153,6 @@ TEST(SpecSpace, TenMillionPointsCountedAndSampledQuickly) {
   // Debug builds included: counting 10^7 points must stay interactive.
   EXPECT_LT(std::chrono::duration<double>(counted - sampled).count(), 20.0);
   EXPECT_EQ(space.size(), expected);  // cached
-}
-
-// A:[1,2] and ten parameters of 40 values: 2 * 40^10 points.
-KernelSpec huge_spec(std::vector<std::string> constraints = {}) {
-  KernelSpec spec;
-  spec.params = {param("A", {1, 2})};
-  for (int i = 0; i < 10; ++i) spec.params.push_back(param("P" + std::to_string(i), range(40)));
-  for (const auto& c : constraints) spec.constraints.push_back(expr(c));
-  return spec;
 }
 
 double seconds_since(std::chrono::steady_clock::time_point start) {

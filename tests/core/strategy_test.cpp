@@ -10,6 +10,7 @@
 #include "core/spec_space.h"
 #include "core/tuner.h"
 #include "search_fixture.h"
+#include "spec_fixture.h"
 
 namespace kev {
 namespace {
@@ -148,23 +149,6 @@ class IndexSumEvaluator : public Evaluator {
   }
 };
 
-// A:[1,2] and ten parameters of 40 values (2 * 40^10 points) under `constraints`.
-KernelSpec huge_spec(const std::vector<std::string>& constraints) {
-  KernelSpec spec;
-  spec.params.push_back({"A", {Value(1), Value(2)}, {}});
-  for (int i = 0; i < 10; ++i) {
-    ParamSpec p{"P" + std::to_string(i), {}, {}};
-    for (int v = 0; v < 40; ++v) p.values.emplace_back(v);
-    spec.params.push_back(std::move(p));
-  }
-  for (const auto& c : constraints) {
-    auto e = Expr::parse(c, {"t.cu", 1, 1});
-    EXPECT_TRUE(e.ok()) << c;
-    if (e.ok()) spec.constraints.push_back(*e);
-  }
-  return spec;
-}
-
 TEST_P(StrategyContract, ReachesItsBudgetQuicklyOnAHugeSpace) {
   for (const auto& constraints : std::vector<std::vector<std::string>>{
            {},
@@ -172,7 +156,7 @@ TEST_P(StrategyContract, ReachesItsBudgetQuicklyOnAHugeSpace) {
            {"A == 2", "P4 == 7 && P9 == 3"},
            {"A + P0 + P1 + P2 + P3 + P4 + P5 + P6 + P7 + P8 + P9 != 3"}}) {
     const auto start = std::chrono::steady_clock::now();
-    const KernelSpec spec = huge_spec(constraints);
+    const KernelSpec spec = testing::huge_spec(constraints);
     SpecSpace space(spec, {});
     IndexSumEvaluator evaluator;
     auto s = make(space, 3);
