@@ -67,6 +67,35 @@ TEST(CheckCli, UnchangedPassesSlowerFailsWithAReport) {
   EXPECT_NE(bad.out.find("slower than allowed +5.0%"), std::string::npos);
 }
 
+// A NaN threshold compared false against everything and turned SLOWER into UNSURE (exit 0).
+TEST(CheckCli, NonFiniteThresholdsAreRefused) {
+  for (const char* value : {"nan", "inf", "-nan", "1e999"}) {
+    const auto r = kev::test_support::run_in(
+        kGate, kBin + " check --replay slower.jsonl --threshold " + value);
+    EXPECT_EQ(r.exit_code, 2) << value << ": " << r.out;
+    EXPECT_NE(r.err.find("--threshold: '" + std::string(value) + "' is not a finite number"),
+              std::string::npos)
+        << r.err;
+    EXPECT_EQ(r.out, "");  // nothing measured, no verdict
+  }
+  EXPECT_EQ(run(in_gate("check --replay slower.jsonl --threshold 0.05")).rc, 1);
+}
+
+// A negative time in a replayed trace read as a huge speed-up (FASTER, exit 0).
+TEST(CheckCli, ANegativeTimeInATraceIsAnErrorNamingItsLine) {
+  TempDir tmp;
+  std::string trace = slurp(kGate + "/slower.jsonl");
+  const auto at = trace.find("\"time_us\": ", trace.find('\n'));
+  ASSERT_NE(at, std::string::npos);
+  trace.replace(at, trace.find(',', at) - at, "\"time_us\": -5");
+  const fs::path bad = tmp.path / "negative.jsonl";
+  kev::test_support::write_text(bad, trace);
+  const auto r = kev::test_support::run_in(kGate, kBin + " check --replay " + bad.string());
+  EXPECT_EQ(r.exit_code, 2) << r.out;
+  EXPECT_NE(r.err.find(bad.string() + ":2:1: error: "), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("time_us is -5"), std::string::npos) << r.err;
+}
+
 TEST(CheckCli, BrokenWinnerFails) {
   const Proc r = run(in_gate("check --replay broken.jsonl"));
   EXPECT_EQ(r.rc, 1);
@@ -124,6 +153,19 @@ TEST(CompareCli, VerdictsAndExitCodes) {
   EXPECT_EQ(same.rc, 0);
   EXPECT_NE(same.out.find("| SAME |"), std::string::npos) << same.out;
   EXPECT_EQ(repo.worktrees(), 1);  // every base worktree was removed
+}
+
+TEST(CompareCli, NonFiniteMinimumChangesAreRefused) {
+  Repo repo;
+  for (const char* option : {"--min-change", "--min-abs-us"}) {
+    const auto r = kev::test_support::run_in(
+        repo.path, repo.compare("unchanged.jsonl", "slower.jsonl", std::string(option) + " nan")
+                       .substr(("cd " + repo.path.string() + " && ").size()));
+    EXPECT_EQ(r.exit_code, 2) << option << ": " << r.out;
+    EXPECT_NE(r.err.find(std::string(option) + ": 'nan' is not a finite number"), std::string::npos)
+        << r.err;
+  }
+  EXPECT_EQ(repo.worktrees(), 1);  // refused before any base worktree was made
 }
 
 TEST(CompareCli, UsesTheBaseRevisionsLockedParameters) {

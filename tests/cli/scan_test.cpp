@@ -2,8 +2,10 @@
 // files in tests/fixtures/golden/.
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <sstream>
 
 #include "support/cli_run.h"
@@ -57,6 +59,47 @@ TEST(Scan, ReportsEveryErrorAndExitsTwo) {
   EXPECT_EQ(run.exit_code, 2);
   EXPECT_EQ(run.out, "");
   EXPECT_EQ(run.err, golden("scan_broken.stderr.txt"));
+}
+
+double seconds_since(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+// 2 * 40^10 points each: counted exactly without constraints and where constraints link a few
+// parameters; a lower bound where one constraint reads every parameter.
+TEST(Scan, CountsHugeSpacesWithoutVisitingThem) {
+  const auto start = std::chrono::steady_clock::now();
+  const ScanRun run = scan("specs/huge", "");
+  EXPECT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_EQ(run.out, golden("scan_huge.txt"));
+  EXPECT_EQ(run.err, "");
+  const ScanRun json = scan("specs/huge", "--format json");
+  ASSERT_EQ(json.exit_code, 0);
+  const auto kernels = nlohmann::json::parse(json.out)["kernels"];
+  ASSERT_EQ(kernels.size(), 3u);
+  EXPECT_EQ(kernels[0]["space"]["valid"], 20971520000000000ULL);
+  EXPECT_EQ(kernels[0]["space"]["exact"], true);
+  EXPECT_EQ(kernels[1]["space"]["valid"], 101376000000000ULL);
+  EXPECT_EQ(kernels[1]["space"]["exact"], true);
+  EXPECT_EQ(kernels[2]["space"]["exact"], false);  // "valid" is a lower bound
+  EXPECT_GT(kernels[2]["space"]["valid"].get<std::uint64_t>(), 0u);
+  EXPECT_LT(seconds_since(start), 1.5);  // both runs
+}
+
+TEST(Scan, RejectsHugeSpacesThatAreEmptyOrCannotBeLaunched) {
+  const auto start = std::chrono::steady_clock::now();
+  const ScanRun run = scan("specs/huge_broken", "");
+  EXPECT_EQ(run.exit_code, 2);
+  EXPECT_EQ(run.out, "");
+  EXPECT_EQ(run.err,
+            "kernelevo: kernelevo.yaml:19:20: error: no valid configuration: the constraints "
+            "exclude all 20971520000000000 points of the space\n"
+            "kernelevo: kernelevo.yaml:42:45: error: none of the 288 configurations tried can be "
+            "launched: integer overflow at '*' in expression \"n * 4 * A\" (first at "
+            "A=1,P0=1,P1=1,P2=1,P3=1,P4=1,P5=1,P6=1,P7=1,P8=1,P9=1, problem "
+            "n=4611686018427387904)\n"
+            "kernelevo: 2 errors in kernel specs\n");
+  EXPECT_LT(seconds_since(start), 0.5);
 }
 
 TEST(Scan, RejectsAnUnknownFormat) {

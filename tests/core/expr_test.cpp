@@ -1,7 +1,9 @@
 #include "core/expr.h"
 
 #include <gtest/gtest.h>
+#include <pthread.h>
 
+#include <chrono>
 #include <map>
 
 namespace kev {
@@ -177,6 +179,109 @@ TEST(Expr, ParseErrorsNameTokenAndExpectation) {
             "'-' or '!'");
   EXPECT_EQ(error_of(std::string(300, '(') + "1" + std::string(300, ')')).substr(0, 47),
             "k.cu:7:266: error: expression nested too deeply");
+}
+
+TEST(Expr, DeepNestingIsRefusedWithAShortMessage) {
+  const auto start = std::chrono::steady_clock::now();
+  for (const std::string open : {"(", "-", "!", "min(1, ", "-(", "!!"}) {
+    std::string text;
+    for (int i = 0; i < 100000; ++i) text += open;
+    text += "1";
+    for (int i = 0; i < 100000; ++i)
+      for (char c : open)
+        if (c == '(') text += ')';
+    auto e = Expr::parse(text, kOrigin);
+    ASSERT_FALSE(e.ok()) << open;
+    EXPECT_NE(e.error().message.find("expression nested too deeply (more than 256 levels)"),
+              std::string::npos)
+        << open << ": " << e.error().message.substr(0, 200);
+    EXPECT_LT(e.error().message.size(), 300u) << open;
+    EXPECT_EQ(e.error().where.line, 7);
+  }
+  EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(), 0.5);
+}
+
+// Parses `text` on a thread with a small stack: the nesting limit keeps the parser's
+// recursion well inside it.
+bool parses_on_small_stack(const std::string& text) {
+  struct Job {
+    const std::string* text;
+    bool ok = false;
+  } job{&text};
+  pthread_attr_t attr;
+  pthread_attr_init(&attr);
+  pthread_attr_setstacksize(&attr, 2u << 20);  // a quarter of a main thread's usual 8 MiB
+  pthread_t thread;
+  const auto body = [](void* arg) -> void* {
+    auto* j = static_cast<Job*>(arg);
+    j->ok = Expr::parse(*j->text, kOrigin).ok();
+    return nullptr;
+  };
+  EXPECT_EQ(pthread_create(&thread, &attr, body, &job), 0);
+  pthread_join(thread, nullptr);
+  pthread_attr_destroy(&attr);
+  return job.ok;
+}
+
+TEST(Expr, TheDeepestAllowedNestingParsesOnASmallStack) {
+  std::string text;
+  for (int i = 0; i < 64; ++i) text += "(-min(!x, ";
+  text += "1";
+  for (int i = 0; i < 64; ++i) text += "))";
+  EXPECT_TRUE(parses_on_small_stack(text));
+  EXPECT_TRUE(parses_on_small_stack(std::string(256, '(') + "1" + std::string(256, ')')));
+  EXPECT_FALSE(parses_on_small_stack(std::string(257, '(') + "1" + std::string(257, ')')));
+}
+
+TEST(Expr, ErrorsQuoteAnExcerptOfALongExpression) {
+  std::string sum;
+  for (int i = 0; i < 50000; ++i) sum += "x + ";
+  // A parse error far into the text.
+  auto bad = Expr::parse(sum + "$", kOrigin);
+  ASSERT_FALSE(bad.ok());
+  EXPECT_LT(bad.error().message.size(), 300u);
+  EXPECT_NE(bad.error().message.find("unexpected character '$' in expression \"..."),
+            std::string::npos)
+      << bad.error().message;
+  EXPECT_NE(bad.error().message.find("x + $\""), std::string::npos) << bad.error().message;
+  // An evaluation error: the excerpt is around the failing operator.
+  auto e = Expr::parse(sum + "1 / y + " + sum + "1", kOrigin);
+  ASSERT_TRUE(e.ok());
+  auto r =
+      e->eval([](std::string_view n) -> std::optional<std::int64_t> { return n == "y" ? 0 : 1; });
+  ASSERT_FALSE(r.ok());
+  EXPECT_LT(r.error().message.size(), 300u);
+  EXPECT_NE(r.error().message.find("division by zero at '/' in expression \"..."),
+            std::string::npos)
+      << r.error().message;
+  EXPECT_NE(r.error().message.find("x + 1 / y + x"), std::string::npos) << r.error().message;
+  EXPECT_EQ(r.error().message.substr(r.error().message.size() - 4), "...\"");
+  // So are long names and numbers.
+  const std::string name(100000, 'n');
+  auto undefined = Expr::parse(name + " + 1", kOrigin);
+  ASSERT_TRUE(undefined.ok());
+  auto u = undefined->eval([](std::string_view) -> std::optional<std::int64_t> { return {}; });
+  ASSERT_FALSE(u.ok());
+  EXPECT_LT(u.error().message.size(), 400u);
+  EXPECT_NE(u.error().message.find("undefined name '" + std::string(40, 'n') + "...'"),
+            std::string::npos)
+      << u.error().message;
+  auto number = Expr::parse("1" + name, kOrigin);
+  ASSERT_FALSE(number.ok());
+  EXPECT_LT(number.error().message.size(), 400u);
+  // Short expressions are quoted whole.
+  EXPECT_EQ(quote_expression("a + b", 2), "\"a + b\"");
+}
+
+TEST(Expr, ManyDistinctNamesParseQuickly) {
+  std::string text = "a0";
+  for (int i = 1; i < 50000; ++i) text += " + a" + std::to_string(i);
+  const auto start = std::chrono::steady_clock::now();
+  auto e = Expr::parse(text, kOrigin);
+  ASSERT_TRUE(e.ok());
+  EXPECT_EQ(e->names().size(), 50000u);
+  EXPECT_EQ(e->names()[49999], "a49999");
+  EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(), 0.5);
 }
 
 TEST(Expr, MultiLineTextLocatesLineAndColumn) {

@@ -5,27 +5,15 @@
 #include <chrono>
 #include <map>
 
+#include "spec_fixture.h"
+
 namespace kev {
 namespace {
 
-Expr expr(std::string_view text) {
-  auto e = Expr::parse(text, {"t.cu", 1, 1});
-  EXPECT_TRUE(e.ok()) << text;
-  return e.ok() ? *e : Expr{};
-}
-
-ParamSpec param(std::string name, std::vector<std::int64_t> values) {
-  ParamSpec p;
-  p.name = std::move(name);
-  for (auto v : values) p.values.emplace_back(v);
-  return p;
-}
-
-std::vector<std::int64_t> range(std::int64_t n) {
-  std::vector<std::int64_t> v;
-  for (std::int64_t i = 0; i < n; ++i) v.push_back(i);
-  return v;
-}
+using testing::expr;
+using testing::huge_spec;
+using testing::param;
+using testing::range;
 
 Problem problem(std::map<std::string, std::int64_t> dims) { return Problem{std::move(dims), {}}; }
 
@@ -142,7 +130,8 @@ TEST(SpecSpace, TenMillionPointsCountedAndSampledQuickly) {
   KernelSpec spec;
   spec.params = {param("A", range(100)), param("B", range(100)), param("C", range(1000))};
   spec.constraints = {expr("A * B <= 2500"), expr("(A + C) % 7 != 3")};
-  SpecSpace space(spec, {});
+  // Both constraints read A: one group of 10^7 points, about 6 * 10^6 search steps.
+  SpecSpace space(spec, {}, 1u << 24);
   EXPECT_EQ(space.points(), 10'000'000u);
   const auto start = std::chrono::steady_clock::now();
   Rng rng(3);
@@ -164,6 +153,121 @@ TEST(SpecSpace, TenMillionPointsCountedAndSampledQuickly) {
   // Debug builds included: counting 10^7 points must stay interactive.
   EXPECT_LT(std::chrono::duration<double>(counted - sampled).count(), 20.0);
   EXPECT_EQ(space.size(), expected);  // cached
+}
+
+double seconds_since(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+constexpr std::uint64_t k40To8 = 6'553'600'000'000ULL;    // 40^8
+constexpr std::uint64_t kHugePoints = 2 * k40To8 * 1600;  // 2 * 40^10
+
+TEST(SpecSpace, CountsAHugeUnconstrainedSpaceWithoutEnumeratingIt) {
+  const auto start = std::chrono::steady_clock::now();
+  SpecSpace space(huge_spec(), {});
+  EXPECT_EQ(space.points(), kHugePoints);
+  const SpaceCount count = space.count();
+  EXPECT_TRUE(count.exact);
+  EXPECT_EQ(count.value, kHugePoints);
+  EXPECT_EQ(space.size(), kHugePoints);
+  EXPECT_FALSE(space.empty());
+  Rng rng(1);
+  for (int i = 0; i < 100; ++i) {
+    auto p = space.sample(rng);
+    ASSERT_TRUE(p.has_value());
+    EXPECT_TRUE(space.contains(*p));
+  }
+  EXPECT_LT(seconds_since(start), 0.5);
+}
+
+TEST(SpecSpace, CountsParametersLinkedByConstraintsApartFromTheRest) {
+  const auto start = std::chrono::steady_clock::now();
+  // A == 2 leaves half; P0 + P1 <= 10 links P0 and P1 only: 66 of their 1600 pairs.
+  SpecSpace space(huge_spec({"A == 2", "P0 + P1 <= 10"}), {});
+  const SpaceCount count = space.count();
+  EXPECT_TRUE(count.exact);
+  EXPECT_EQ(count.value, 66 * k40To8);
+  // A constraint excluding everything is found to be empty at once.
+  SpecSpace none(huge_spec({"P3 * P7 > 5000"}), {});
+  EXPECT_EQ(none.count().value, 0u);
+  EXPECT_TRUE(none.count().exact);
+  EXPECT_TRUE(none.empty());
+  Rng rng(2);
+  EXPECT_FALSE(none.sample(rng).has_value());
+  EXPECT_LT(seconds_since(start), 0.5);
+}
+
+TEST(SpecSpace, SamplesAHugeSpaceWhoseConstraintsAdmitFewValues) {
+  const auto start = std::chrono::steady_clock::now();
+  // 1 in 3200 points is valid: rejection over the whole space fails, per linked group not.
+  SpecSpace space(huge_spec({"A == 2", "P4 == 7 && P9 == 3"}), {});
+  EXPECT_EQ(space.count().value, k40To8);
+  Rng rng(3);
+  for (int i = 0; i < 200; ++i) {
+    auto p = space.sample(rng);
+    ASSERT_TRUE(p.has_value());
+    ASSERT_TRUE(space.contains(*p));
+    EXPECT_EQ((*p)[0], 1u);
+    EXPECT_EQ((*p)[5], 7u);
+    EXPECT_EQ((*p)[10], 3u);
+  }
+  EXPECT_LT(seconds_since(start), 0.5);
+}
+
+TEST(SpecSpace, ACountTooCostlyToFinishIsALowerBound) {
+  const auto start = std::chrono::steady_clock::now();
+  // One constraint reads every parameter: nothing splits, and 2 * 40^10 leaves cannot be
+  // visited. The count stops after its step budget and says so.
+  SpecSpace space(huge_spec({"A + P0 + P1 + P2 + P3 + P4 + P5 + P6 + P7 + P8 + P9 != 3"}), {},
+                  100'000);
+  const SpaceCount count = space.count();
+  EXPECT_FALSE(count.exact);
+  EXPECT_GT(count.value, 0u);
+  EXPECT_LT(count.value, kHugePoints);
+  EXPECT_EQ(to_string(count), "at least " + std::to_string(count.value));
+  EXPECT_EQ(to_string(SpaceCount{12, true}), "12");
+  EXPECT_FALSE(space.empty());
+  Rng rng(4);
+  auto p = space.sample(rng);
+  ASSERT_TRUE(p.has_value());
+  EXPECT_TRUE(space.contains(*p));
+  EXPECT_LT(seconds_since(start), 0.5);
+}
+
+TEST(SpecSpace, NextAfterSkipsWholeInvalidSubtrees) {
+  const auto start = std::chrono::steady_clock::now();
+  // A == 2: the first 40^10 points in order are all invalid.
+  SpecSpace space(huge_spec({"A == 2", "P9 % 20 == 1"}), {});
+  auto first = space.next_after(std::nullopt);
+  ASSERT_TRUE(first.has_value());
+  EXPECT_EQ(*first, (Point{1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1}));
+  auto second = space.next_after(first);
+  ASSERT_TRUE(second.has_value());
+  EXPECT_EQ(*second, (Point{1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 21}));
+  auto third = space.next_after(second);
+  ASSERT_TRUE(third.has_value());
+  EXPECT_EQ(*third, (Point{1, 0, 0, 0, 0, 0, 0, 0, 0, 1, 1}));
+  // The last valid point has no successor; an invalid point resumes at the next valid one.
+  const Point last{1, 39, 39, 39, 39, 39, 39, 39, 39, 39, 21};
+  EXPECT_FALSE(space.next_after(last).has_value());
+  EXPECT_EQ(space.next_after(Point{0, 5, 0, 0, 0, 0, 0, 0, 0, 0, 0}), first);
+  EXPECT_LT(seconds_since(start), 0.5);
+}
+
+TEST(SpecSpace, NextAfterFollowsForEachOrder) {
+  KernelSpec spec;
+  spec.params = {param("A", {1, 2, 3}), param("B", {1, 2, 3})};
+  spec.constraints = {expr("A != B"), expr("cols % A == 0")};
+  SpecSpace space(spec, {problem({{"cols", 4}})});
+  std::vector<Point> visited;
+  space.for_each([&](const Point& p) {
+    visited.push_back(p);
+    return true;
+  });
+  std::vector<Point> stepped;
+  for (auto p = space.next_after(std::nullopt); p; p = space.next_after(p)) stepped.push_back(*p);
+  EXPECT_EQ(stepped, visited);
+  EXPECT_EQ(visited.size(), 4u);  // A in {1, 2}, B != A
 }
 
 }  // namespace

@@ -2,12 +2,15 @@
 
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <set>
 
 #include "core/recorded_space.h"
 #include "core/replay_evaluator.h"
+#include "core/spec_space.h"
 #include "core/tuner.h"
 #include "search_fixture.h"
+#include "spec_fixture.h"
 
 namespace kev {
 namespace {
@@ -131,6 +134,49 @@ TEST_P(StrategyContract, NeverProposesPointsItWasToldAbout) {
   const auto points = drain(*s, evaluator);
   EXPECT_EQ(points.size() + told.size(), space.size());
   for (const auto& p : points) EXPECT_EQ(told.count(p), 0u);
+}
+
+// Times a point by its indices, so the search has a gradient to follow.
+class IndexSumEvaluator : public Evaluator {
+ public:
+  Outcome evaluate(const Point& p) override {
+    Outcome out;
+    out.disposition = Disposition::passed;
+    double t = 10.0;
+    for (const auto v : p) t += v;
+    out.time_us = t;
+    return out;
+  }
+};
+
+TEST_P(StrategyContract, ReachesItsBudgetQuicklyOnAHugeSpace) {
+  for (const auto& constraints : std::vector<std::vector<std::string>>{
+           {},
+           {"A == 2", "P0 + P1 <= 10"},
+           {"A == 2", "P4 == 7 && P9 == 3"},
+           {"A + P0 + P1 + P2 + P3 + P4 + P5 + P6 + P7 + P8 + P9 != 3"}}) {
+    const auto start = std::chrono::steady_clock::now();
+    const KernelSpec spec = testing::huge_spec(constraints);
+    SpecSpace space(spec, {});
+    IndexSumEvaluator evaluator;
+    auto s = make(space, 3);
+    TuneRequest req;
+    req.space = &space;
+    req.strategy = s.get();
+    req.evaluator = &evaluator;
+    req.budget.evaluations = 30;
+    const auto result = run_tuner(std::move(req));
+    EXPECT_EQ(result.evaluations, 30u) << constraints.size();
+    EXPECT_FALSE(result.exhausted);
+    std::set<Point> distinct;
+    for (const auto& e : result.history) {
+      EXPECT_TRUE(space.contains(e.point));
+      distinct.insert(e.point);
+    }
+    EXPECT_EQ(distinct.size(), 30u);
+    EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(), 1.0)
+        << constraints.size();
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(AllStrategies, StrategyContract, ::testing::ValuesIn(strategy_names()),

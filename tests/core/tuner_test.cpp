@@ -184,6 +184,9 @@ TEST(TunerTest, ParsesDurations) {
   EXPECT_FALSE(parse_duration("soon").ok());
   EXPECT_FALSE(parse_duration("5 days").ok());
   EXPECT_FALSE(parse_duration("-3s").ok());
+  // A NaN budget never runs out (elapsed >= NaN is false); infinity is no budget either.
+  for (const char* text : {"nan", "nans", "NaN", "inf", "infm", "-inf", "1e400s", "1e306h"})
+    EXPECT_FALSE(parse_duration(text).ok()) << text;
 }
 
 }  // namespace

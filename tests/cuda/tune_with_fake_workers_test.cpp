@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -482,6 +483,35 @@ TEST_F(CheckWithVariant, AnEditedVariantLeavesCheckMeasuringTheOriginal) {
   ASSERT_FALSE(seen.empty()) << run.err;
   for (const auto& m : seen) EXPECT_EQ(m, "absent");
   EXPECT_THAT(evidence(), ::testing::Not(::testing::HasSubstr("evolved variant")));
+}
+
+// Spaces of 2 * 40^10 points (tests/fixtures/specs/huge): no strategy counts or walks them
+// up front, so tune reaches its budget of evaluations as on a small space.
+TEST(TuneHugeSpace, EveryStrategyReachesItsBudgetWithoutWalkingTheSpace) {
+  TempDir dir;
+  for (const char* name : {"kernelevo.yaml", "free.cu", "linked.cu", "coupled.cu"})
+    std::filesystem::copy_file(testing::fixture(std::string("specs/huge/") + name), dir.file(name));
+  const std::string env = "KERNELEVO_WORKER_WRAPPER='" + std::string(KERNELEVO_FAKE_WORKER) +
+                          "' KERNELEVO_FAKE_RUN_MS=1 KERNELEVO_CACHE_DIR='" + dir.file("cache") +
+                          "'";
+  // coupled: one constraint reads every parameter, so its count is only a lower bound.
+  for (const auto& [kernel, strategy] : std::vector<std::pair<std::string, std::string>>{
+           {"coupled", "auto"}, {"coupled", "random"}, {"linked", "exhaustive"}}) {
+    const auto start = std::chrono::steady_clock::now();
+    const CliRun run = kernelevo(dir, env,
+                                 "tune . --kernel " + kernel + " --strategy " + strategy +
+                                     " --budget 3 --format json --lockfile lock.json");
+    ASSERT_EQ(run.exit_code, 0) << kernel << " " << strategy << ": " << run.err;
+    const auto report = nlohmann::json::parse(run.out);
+    EXPECT_EQ(report["kernels"][0]["evaluations"], 3) << run.out;
+    EXPECT_FALSE(report["kernels"][0]["winner"].is_null()) << run.out;
+    EXPECT_NE(run.err.find(kernel == "coupled" ? "at least " : "101376000000000 configurations"),
+              std::string::npos)
+        << run.err;
+    // Compiles included; walking the space would take days.
+    EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(),
+              30.0);
+  }
 }
 
 }  // namespace

@@ -91,6 +91,38 @@ TEST(ReplayReaderTest, ErrorsNameTheFileAndPosition) {
   std::filesystem::remove_all(dir);
 }
 
+// Times that are negative or not finite would pass any gate; every reader refuses them.
+TEST(ReplayReaderTest, NegativeOrNonFiniteTimesAreErrors) {
+  const auto dir = std::filesystem::temp_directory_path() / "kernelevo_replay_times_test";
+  std::filesystem::create_directories(dir);
+  const std::string kt_head =
+      R"({"tune_params_keys": ["b"], "tune_params": {"b": [1, 2]}, "cache": {)"
+      R"("1": {"b": 1, "time": 2.0, "times": [2.0, 2.1]}, "2": {"b": 2, )";
+  const std::string t4_head =
+      R"({"results": [{"configuration": {"b": 1}, "measurements": [{"name": "time", "value": 2}]},)"
+      R"( {"configuration": {"b": 2}, )";
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {kt_head + R"("time": -5}}})", "cache entry '2': time is -5; times must be finite"},
+      // Finite in milliseconds, infinite in microseconds.
+      {kt_head + R"("time": 1e306}}})", "cache entry '2': time is 1e+306"},
+      {kt_head + R"("time": 2.0, "times": [2.0, -0.5]}}})", "cache entry '2': a value of times"},
+      {t4_head + R"("measurements": [{"name": "time", "value": -1}]}]})",
+       "result 2: the time measurement is -1; times must be finite and not negative"},
+      {t4_head + R"("times": {"runtimes": [-2, 2]}}]})", "result 2: a runtime is -2"},
+      // JSON has no infinity; a number too large for a double is refused, not a crash.
+      {kt_head + R"("time": 1e999}}})", "number overflow"}};
+  for (const auto& [text, message] : cases) {
+    const std::string file = (dir / "r.json").string();
+    std::ofstream(file) << text;
+    const auto rec = io::read_recording(file);
+    ASSERT_FALSE(rec.ok()) << text;
+    EXPECT_EQ(rec.error().where.file, file);
+    EXPECT_NE(rec.error().message.find(message), std::string::npos) << rec.error().message;
+    EXPECT_EQ(rec.error().code, ExitCode::usage);
+  }
+  std::filesystem::remove_all(dir);
+}
+
 TEST(SharedSpacesTest, ConvolutionA100LoadsFastAndMatchesItsT4Twin) {
   const std::string dir = KERNELEVO_SHARED_SPACES;
   if (!std::filesystem::exists(dir + "/convolution_A100.json.gz")) GTEST_SKIP() << dir << " absent";

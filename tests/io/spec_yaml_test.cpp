@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <filesystem>
 #include <fstream>
 
@@ -223,6 +224,26 @@ TEST(SpecYaml, LetsThatDoubleAtEachStepStopAtALimit) {
       p.errors.front().message.find("is longer than 16384 characters with its lets written out"),
       std::string::npos)
       << p.errors.front().to_string();
+}
+
+TEST(SpecYaml, ALongValueListIsCheckedForRepeatsInLinearTime) {
+  std::string values = "[";
+  for (int i = 0; i < 200000; ++i) values += std::to_string(i) + ", ";
+  values += "2.5, 2.50, 7]";  // 2.50 repeats 2.5, 7 repeats 7
+  const auto start = std::chrono::steady_clock::now();
+  const SpecParse p = parse_marked_block(
+      block_of("kernel: k\nparams:\n  B: " + values +
+               "\nargs: [{name: n, type: int, value: 1}]\nlaunch: {grid: 1, block: 1}\n"),
+      "t.cu");
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  std::vector<std::string> errors;
+  for (const auto& e : p.errors) errors.push_back(e.to_string());
+  ASSERT_EQ(errors.size(), 2u);
+  EXPECT_NE(errors[0].find("error: parameter 'B' lists 2.50 twice"), std::string::npos)
+      << errors[0];
+  EXPECT_NE(errors[1].find("error: parameter 'B' lists 7 twice"), std::string::npos) << errors[1];
+  EXPECT_LT(seconds, 2.0);  // mostly YAML parsing; repeats were once found in quadratic time
 }
 
 TEST(SpecYaml, WarnsWhenTheFormatGuardIsMissing) {

@@ -137,6 +137,36 @@ TEST_F(TraceTest, JsonErrorsNameLineAndColumnAndADuplicateKeyIsNoCutLine) {
   EXPECT_EQ(trace.error().to_string(), path("d.jsonl") + ":3:16: error: duplicate key 'params'");
 }
 
+// A negative or infinite time read back would pass any gate (time_us: -5 gave FASTER).
+TEST_F(TraceTest, NegativeOrNonFiniteTimesAreErrorsWithTheirLine) {
+  const std::string good = io::trace_record_line(record(128, 1, "fast", 10.0));
+  struct Case {
+    std::string from, to, message;
+  };
+  const std::vector<Case> cases = {
+      {"\"time_us\":10.0", "\"time_us\":-5",
+       "time_us is -5; times must be finite and not negative"},
+      {"\"ci_us\":[9.0,11.0]", "\"ci_us\":[-9.0,11.0]", "ci_us[0] is -9"},
+      {"\"samples_us\":[10.0,10.5]", "\"samples_us\":[10.0,-0.5]", "samples_us[1] is -0.5"},
+      // JSON has no infinity; a number too large for a double is not valid JSON here.
+      {"\"time_us\":10.0", "\"time_us\":1e999", "JSON"}};
+  for (const auto& c : cases) {
+    std::string bad = good;
+    const auto at = bad.find(c.from);
+    ASSERT_NE(at, std::string::npos) << c.from << " not in " << good;
+    bad.replace(at, c.from.size(), c.to);
+    std::ofstream(path("t.jsonl")) << io::trace_header_line(header_) << "\n"
+                                   << good << "\n"
+                                   << bad << "\n";
+    auto trace = io::read_trace(path("t.jsonl"));
+    ASSERT_FALSE(trace.ok()) << c.to;
+    EXPECT_EQ(trace.error().where.file, path("t.jsonl"));
+    EXPECT_EQ(trace.error().where.line, 3) << c.to;
+    EXPECT_NE(trace.error().message.find(c.message), std::string::npos) << trace.error().message;
+    EXPECT_EQ(trace.error().code, ExitCode::usage);
+  }
+}
+
 TEST_F(TraceTest, RejectsOtherVersionsAndFormats) {
   std::ofstream(path("v2.jsonl")) << R"({"format":"kernelevo-trace","version":2,"dims":[]})"
                                   << "\n";

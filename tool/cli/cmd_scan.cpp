@@ -1,6 +1,7 @@
-// `kernelevo scan [PATH...]`: lists the marked kernels and their space sizes, or every spec
-// error found (exit 2). `--format json` also gives each spec's problems, arguments, launch
-// geometry, metrics and source defaults, so scripts can launch a kernel the way the tuner does.
+// `kernelevo scan [PATH...]`: lists the marked kernels and their space sizes ("at least N"
+// where counting stopped early), or every spec error found (exit 2). `--format json` also
+// gives each spec's problems, arguments, launch geometry, metrics and source defaults, so
+// scripts can launch a kernel the way the tuner does.
 #include <CLI/CLI.hpp>
 #include <iostream>
 #include <nlohmann/json.hpp>
@@ -27,9 +28,11 @@ void print_text(const std::vector<kev::KernelSpec>& specs) {
   for (const auto& spec : specs) {
     const kev::SpaceSummary s = kev::summarize_space(spec);
     std::cout << spec.id << "  " << location(spec) << "  kernel " << spec.kernel << "  params "
-              << spec.params.size() << "  space " << s.total << "  valid " << s.valid << '\n';
+              << spec.params.size() << "  space " << kev::to_string(s.total) << "  valid "
+              << kev::to_string(s.valid) << '\n';
     for (const auto& p : s.per_problem)
-      std::cout << "  problem " << p.problem.to_string() << "  valid " << p.valid << '\n';
+      std::cout << "  problem " << p.problem.to_string() << "  valid " << kev::to_string(p.valid)
+                << '\n';
   }
 }
 
@@ -53,7 +56,8 @@ void print_json(const std::vector<kev::KernelSpec>& specs) {
     for (const auto& p : s.per_problem) {
       nlohmann::ordered_json dims = nlohmann::ordered_json::object();
       for (const auto& [name, value] : p.problem.dims) dims[name] = value;
-      problems.push_back({{"problem", std::move(dims)}, {"valid", p.valid}});
+      problems.push_back(
+          {{"problem", std::move(dims)}, {"valid", p.valid.value}, {"exact", p.valid.exact}});
     }
     nlohmann::ordered_json kernel = {{"id", spec.id},
                                      {"kernel", spec.kernel},
@@ -62,7 +66,11 @@ void print_json(const std::vector<kev::KernelSpec>& specs) {
                                      {"kernel_line", spec.kernel_line},
                                      {"params", std::move(params)}};
     kev::cli::add_spec_json(spec, kernel);
-    kernel["space"] = {{"total", s.total}, {"valid", s.valid}, {"problems", std::move(problems)}};
+    // "exact": false where a count stopped early (and total beyond 2^64 - 1): lower bounds.
+    kernel["space"] = {{"total", s.total.value},
+                       {"valid", s.valid.value},
+                       {"exact", s.total.exact && s.valid.exact},
+                       {"problems", std::move(problems)}};
     kernels.push_back(std::move(kernel));
   }
   nlohmann::ordered_json out = {{"schema_version", 1}, {"kernels", std::move(kernels)}};

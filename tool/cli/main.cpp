@@ -3,6 +3,7 @@
 #include <iostream>
 
 #include "cli/command.h"
+#include "cli/numeric_options.h"
 #include "io/log_text.h"
 
 namespace kev::cli {
@@ -42,6 +43,7 @@ int main(int argc, char** argv) {
   std::sort(commands.begin(), commands.end(),
             [](const auto& a, const auto& b) { return a.name < b.name; });
   for (auto& command : commands) command.adder(app, exit_code);
+  kev::cli::check_numeric_options(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -310,7 +310,8 @@ Result<KernelRow> tune_kernel(const KernelSpec& spec, const std::vector<TuneGpu*
     }
   }
   cuda::GpuEvaluator evaluator(spec, space, run.nvrtc, run.nvcc, *gpu.worker, eo);
-  std::cerr << "kernelevo: " << spec.id << ": " << space.size()
+  const SpaceCount configurations = space.count();
+  std::cerr << "kernelevo: " << spec.id << ": " << to_string(configurations)
             << " configurations; measuring the baseline"
             << (run.options.gpus.empty() ? "" : " on GPU " + std::to_string(gpu.index)) << "\n";
   auto baseline = evaluator.measure_baseline();
@@ -363,9 +364,9 @@ Result<KernelRow> tune_kernel(const KernelSpec& spec, const std::vector<TuneGpu*
   if (!trace) return trace.error();
 
   std::map<std::string, std::vector<ProblemRow>> problems_by_key;
-  Progress progress("tune " + spec.id, run.budget.evaluations
-                                           ? run.budget.evaluations
-                                           : std::optional<std::uint64_t>(space.size()));
+  std::optional<std::uint64_t> expected = run.budget.evaluations;
+  if (!expected && configurations.exact) expected = configurations.value;
+  Progress progress("tune " + spec.id, expected);
   TuneRequest request;
   request.space = &space;
   request.strategy = strategy->get();

@@ -10,7 +10,8 @@ namespace kev {
 
 std::size_t ResolvedProblem::buffer_bytes() const {
   std::size_t total = 0;
-  for (const auto& a : args) total += a.bytes;
+  for (const auto& a : args)
+    if (__builtin_add_overflow(total, a.bytes, &total)) return SIZE_MAX;  // saturates
   return total;
 }
 
@@ -29,8 +30,8 @@ Result<unsigned> eval_dim(const Expr& e, const NameLookup& lookup, const char* w
   auto v = e.eval(lookup);
   if (!v) return v.error();
   if (*v < 0 || *v > max) {
-    return make_error(std::string(what) + " '" + e.text() + "' is " + std::to_string(*v) +
-                          ", outside 0.." + std::to_string(max),
+    return make_error(std::string(what) + " " + quote_expression(e.text()) + " is " +
+                          std::to_string(*v) + ", outside 0.." + std::to_string(max),
                       e.origin());
   }
   return static_cast<unsigned>(*v);
@@ -55,7 +56,12 @@ Result<ResolvedProblem> resolve_problem(const KernelSpec& spec, const ParamSet& 
                           a.count->origin());
       }
       r.count = *n;
-      r.bytes = static_cast<std::size_t>(*n) * size_of(a.type);
+      if (__builtin_mul_overflow(static_cast<std::size_t>(*n), size_of(a.type), &r.bytes)) {
+        return make_error("count of '" + a.name + "' is " + std::to_string(*n) + " elements of " +
+                              std::to_string(size_of(a.type)) +
+                              " bytes: more bytes than 64 bits can count",
+                          a.count->origin());
+      }
     } else {
       double v = 0.0;
       if (a.float_value) {

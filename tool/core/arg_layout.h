@@ -30,7 +30,7 @@ struct ResolvedProblem {
   ResolvedLaunch launch;
   std::optional<std::int64_t> bytes;               // metrics.bytes
   std::optional<std::int64_t> flops;               // metrics.flops
-  [[nodiscard]] std::size_t buffer_bytes() const;  // all pointer arguments together
+  [[nodiscard]] std::size_t buffer_bytes() const;  // all pointer arguments (saturating)
 };
 
 // Names resolve to problem dimensions first, then integer parameters.

@@ -1,6 +1,8 @@
 #include "core/evaluation.h"
 
 #include <array>
+#include <cmath>
+#include <sstream>
 #include <utility>
 
 namespace kev {
@@ -27,6 +29,14 @@ std::optional<Disposition> parse_disposition(std::string_view s) {
   for (const auto& [k, name] : kNames)
     if (s == name) return k;
   return std::nullopt;
+}
+
+bool usable_time(double t) { return std::isfinite(t) && t >= 0; }
+
+std::string time_text(double t) {
+  std::ostringstream os;
+  os << t;
+  return os.str();
 }
 
 }  // namespace kev

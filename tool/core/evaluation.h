@@ -39,4 +39,10 @@ struct Outcome {
   [[nodiscard]] bool passed() const { return disposition == Disposition::passed; }
 };
 
+// A time read from a file (a trace, a recording) is usable when finite and not negative: a
+// negative or NaN time would pass any comparison with a recorded one.
+[[nodiscard]] bool usable_time(double t);
+// "-5", "inf": a time as such messages quote it.
+[[nodiscard]] std::string time_text(double t);
+
 }  // namespace kev

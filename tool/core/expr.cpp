@@ -4,6 +4,7 @@
 #include <array>
 #include <cctype>
 #include <charconv>
+#include <unordered_map>
 
 #include "core/expr_program.h"
 
@@ -19,7 +20,13 @@ struct Token {
   std::int64_t number = 0;
 };
 
+// Parentheses, unary operators and calls nest the parser's recursion (about 14 frames a
+// level): 256 levels stay far inside any thread's stack.
 constexpr int kMaxNesting = 256;
+constexpr std::size_t kQuotedWhole = 120;   // longer expressions are quoted in part
+constexpr std::size_t kQuotedBefore = 60;   // characters kept before the offset
+constexpr std::size_t kQuotedLength = 120;  // characters kept in all
+constexpr std::size_t kClippedLength = 40;  // of a name or number in a message
 
 bool is_name_start(char c) { return std::isalpha(static_cast<unsigned char>(c)) || c == '_'; }
 bool is_name_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
@@ -157,7 +164,27 @@ Failure run(const ExprNode& prog, const Fetch& fetch, std::int64_t& out,
   return Failure::none;
 }
 
+bool is_utf8_continuation(char c) { return (static_cast<unsigned char>(c) & 0xC0) == 0x80; }
+
 }  // namespace
+
+std::string clipped(std::string_view text) {
+  if (text.size() <= kClippedLength) return std::string(text);
+  std::size_t end = kClippedLength;
+  while (end < text.size() && is_utf8_continuation(text[end])) ++end;
+  return std::string(text.substr(0, end)) + "...";
+}
+
+std::string quote_expression(std::string_view text, std::size_t offset) {
+  if (text.size() <= kQuotedWhole) return "\"" + std::string(text) + "\"";
+  std::size_t begin = offset > kQuotedBefore ? offset - kQuotedBefore : 0;
+  begin = std::min(begin, text.size() - kQuotedLength);
+  std::size_t end = begin + kQuotedLength;
+  while (begin > 0 && is_utf8_continuation(text[begin])) --begin;
+  while (end < text.size() && is_utf8_continuation(text[end])) ++end;
+  return "\"" + std::string(begin > 0 ? "..." : "") + std::string(text.substr(begin, end - begin)) +
+         (end < text.size() ? "..." : "") + "\"";
+}
 
 struct ExprParser {
   std::string_view text;
@@ -166,6 +193,7 @@ struct ExprParser {
   std::size_t pos = 0;
   std::shared_ptr<ExprNode> prog = std::make_shared<ExprNode>();
   std::vector<std::string> names;
+  std::unordered_map<std::string, std::uint32_t> name_index;  // into names
   std::uint32_t depth = 0;
   int nesting = 0;
   std::optional<Error> error;
@@ -183,7 +211,12 @@ struct ExprParser {
     return loc;
   }
 
-  std::string quoted() const { return "in expression \"" + std::string(text) + "\""; }
+  std::string quoted(std::uint32_t offset) const {
+    return "in expression " + quote_expression(text, offset);
+  }
+  std::string too_deep() const {
+    return "expression nested too deeply (more than " + std::to_string(kMaxNesting) + " levels)";
+  }
 
   bool fail_at(std::uint32_t offset, std::string message) {
     if (!error) error = make_error(std::move(message), location_at(offset));
@@ -193,7 +226,7 @@ struct ExprParser {
   std::string describe(const Token& t) const {
     if (t.kind == TokenKind::end) return "end of expression";
     std::string quoted_token(1, '\'');
-    quoted_token.append(text.substr(t.offset, t.length));
+    quoted_token.append(clipped(text.substr(t.offset, t.length)));
     quoted_token.push_back('\'');
     return quoted_token;
   }
@@ -201,7 +234,7 @@ struct ExprParser {
   bool unexpected(const char* expected) {
     const Token& t = tokens[pos];
     return fail_at(t.offset,
-                   "unexpected " + describe(t) + " " + quoted() + "; expected " + expected);
+                   "unexpected " + describe(t) + " " + quoted(t.offset) + "; expected " + expected);
   }
 
   bool lex() {
@@ -221,13 +254,13 @@ struct ExprParser {
         const std::string_view word = text.substr(i, j - i);
         if (!std::all_of(word.begin(), word.end(),
                          [](char d) { return std::isdigit(static_cast<unsigned char>(d)); })) {
-          return fail_at(i, "invalid number '" + std::string(word) + "' " + quoted() +
-                                "; expected an integer");
+          return fail_at(
+              i, "invalid number '" + clipped(word) + "' " + quoted(i) + "; expected an integer");
         }
         const auto [ptr, ec] = std::from_chars(word.data(), word.data() + word.size(), t.number);
         if (ec != std::errc{}) {
           return fail_at(
-              i, "integer literal '" + std::string(word) + "' does not fit in 64 bits " + quoted());
+              i, "integer literal '" + clipped(word) + "' does not fit in 64 bits " + quoted(i));
         }
         t.kind = TokenKind::number;
         t.length = j - i;
@@ -266,20 +299,20 @@ struct ExprParser {
             if (next == '=') {
               t.length = 2;
             } else if (c == '=') {
-              return fail_at(i, "unexpected '=' " + quoted() + "; expected '==' for comparison");
+              return fail_at(i, "unexpected '=' " + quoted(i) + "; expected '==' for comparison");
             }
             break;
           case '&':
           case '|':
             if (next != c) {
-              return fail_at(i, std::string("unexpected '") + c + "' " + quoted() + "; expected '" +
-                                    c + c + "'");
+              return fail_at(i, std::string("unexpected '") + c + "' " + quoted(i) +
+                                    "; expected '" + c + c + "'");
             }
             t.kind = TokenKind::op;
             t.length = 2;
             break;
           default:
-            return fail_at(i, std::string("unexpected character '") + c + "' " + quoted());
+            return fail_at(i, std::string("unexpected character '") + c + "' " + quoted(i));
         }
         i += t.length;
       }
@@ -369,7 +402,7 @@ struct ExprParser {
     if (at_op("-") || at_op("!")) {
       const Token op_token = tokens[pos++];
       if (++nesting > kMaxNesting)
-        return fail_at(op_token.offset, "expression nested too deeply " + quoted());
+        return fail_at(op_token.offset, too_deep() + " " + quoted(op_token.offset));
       const bool ok = parse_unary();
       --nesting;
       if (!ok) return false;
@@ -395,8 +428,7 @@ struct ExprParser {
         return true;
       case TokenKind::lparen: {
         ++pos;
-        if (++nesting > kMaxNesting)
-          return fail_at(t.offset, "expression nested too deeply " + quoted());
+        if (++nesting > kMaxNesting) return fail_at(t.offset, too_deep() + " " + quoted(t.offset));
         if (!parse_or()) return false;
         --nesting;
         if (tokens[pos].kind != TokenKind::rparen) return unexpected("')'");
@@ -407,9 +439,9 @@ struct ExprParser {
         ++pos;
         const std::string name(text.substr(t.offset, t.length));
         if (tokens[pos].kind == TokenKind::lparen) return parse_call(t, name);
-        auto it = std::find(names.begin(), names.end(), name);
-        if (it == names.end()) it = names.insert(names.end(), name);
-        emit(ExprOp::push_name, t, static_cast<std::uint32_t>(it - names.begin()));
+        const auto [it, added] = name_index.emplace(name, static_cast<std::uint32_t>(names.size()));
+        if (added) names.push_back(name);
+        emit(ExprOp::push_name, t, it->second);
         return true;
       }
       default:
@@ -426,12 +458,11 @@ struct ExprParser {
     } else if (name == "ceil_div") {
       op = ExprOp::ceil_div;
     } else {
-      return fail_at(fn.offset, "unknown function '" + name + "' " + quoted() +
+      return fail_at(fn.offset, "unknown function '" + clipped(name) + "' " + quoted(fn.offset) +
                                     "; expected min, max or ceil_div");
     }
     ++pos;  // '('
-    if (++nesting > kMaxNesting)
-      return fail_at(fn.offset, "expression nested too deeply " + quoted());
+    if (++nesting > kMaxNesting) return fail_at(fn.offset, too_deep() + " " + quoted(fn.offset));
     if (!parse_or()) return false;
     if (tokens[pos].kind != TokenKind::comma) {
       return unexpected(("',' (" + name + " takes 2 arguments)").c_str());
@@ -480,8 +511,9 @@ Error failure_error(const Expr& e, const ExprNode& prog, Failure f, std::size_t 
   ExprParser locator;
   locator.text = e.text();
   locator.origin = e.origin();
-  const std::string token = e.text().substr(in.token_offset, in.token_length);
-  const std::string where = " in expression \"" + e.text() + "\"";
+  const std::string token =
+      clipped(std::string_view(e.text()).substr(in.token_offset, in.token_length));
+  const std::string where = " in expression " + quote_expression(e.text(), in.token_offset);
   std::string message;
   switch (f) {
     case Failure::undefined_name:

@@ -19,6 +19,12 @@ using NameLookup = std::function<std::optional<std::int64_t>(std::string_view)>;
 
 struct ExprNode;
 
+// `text` in double quotes for a message: whole when short, else the part around `offset`
+// with "..." for what is left out, so an error never repeats a huge expression.
+[[nodiscard]] std::string quote_expression(std::string_view text, std::size_t offset = 0);
+// A name or number for a message: its first 40 characters and "..." when longer.
+[[nodiscard]] std::string clipped(std::string_view text);
+
 class Expr {
  public:
   Expr() = default;

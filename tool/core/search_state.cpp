@@ -27,6 +27,11 @@ void SearchState::record(const Point& p, const Outcome& outcome) {
   }
 }
 
+bool SearchState::exhausted() const {
+  const SpaceCount count = space_.count();
+  return count.exact && seen_valid_ >= count.value;
+}
+
 std::optional<double> SearchState::score(const Point& p) const {
   const auto it = scores_.find(p);
   if (it == scores_.end()) return std::nullopt;
@@ -41,6 +46,8 @@ std::optional<Point> SearchState::random_unseen() {
     if (!p) return std::nullopt;
     if (!seen(*p)) return p;
   }
+  // Enumerating a space that could not even be counted would not end.
+  if (!space_.count().exact) return std::nullopt;
   std::optional<Point> chosen;
   std::uint64_t unseen = 0;
   space_.for_each([&](const Point& p) {

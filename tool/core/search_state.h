@@ -24,8 +24,9 @@ class SearchState {
   bool mark_seen(const Point& p);
   // Records an outcome (and marks the point seen).
   void record(const Point& p, const Outcome& outcome);
-  // Every valid point has been proposed or told.
-  [[nodiscard]] bool exhausted() const { return seen_valid_ >= space_.size(); }
+  // Every valid point has been proposed or told (never true of a space too costly to
+  // count).
+  [[nodiscard]] bool exhausted() const;
 
   // Time of a told point; +inf when it failed; nullopt when not told yet.
   [[nodiscard]] std::optional<double> score(const Point& p) const;

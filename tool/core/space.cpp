@@ -4,6 +4,31 @@
 
 namespace kev {
 
+std::string to_string(const SpaceCount& count) {
+  return (count.exact ? "" : "at least ") + std::to_string(count.value);
+}
+
+// Odometer steps over every point, last dimension fastest.
+std::optional<Point> SearchSpace::next_after(const std::optional<Point>& after) const {
+  const auto& ds = dims();
+  for (const auto& d : ds)
+    if (d.values.empty()) return std::nullopt;
+  Point p = after ? *after : Point(ds.size(), 0);
+  if (p.size() != ds.size()) return std::nullopt;
+  const auto advance = [&] {
+    for (std::size_t i = ds.size(); i-- > 0;) {
+      if (++p[i] < ds[i].values.size()) return true;
+      p[i] = 0;
+    }
+    return false;
+  };
+  if (after && !advance()) return std::nullopt;
+  do {
+    if (contains(p)) return p;
+  } while (advance());
+  return std::nullopt;
+}
+
 std::uint64_t SearchSpace::total() const {
   std::uint64_t product = 1;
   for (const auto& dim : dims()) {

@@ -23,18 +23,32 @@ struct Dimension {
   std::vector<Value> values;
 };
 
+// A number of valid points: exact, or a lower bound where counting them all would take too
+// long (and where the number does not fit in 64 bits).
+struct SpaceCount {
+  std::uint64_t value = 0;
+  bool exact = true;
+};
+// "1234", or "at least 1234".
+[[nodiscard]] std::string to_string(const SpaceCount& count);
+
 class SearchSpace {
  public:
   virtual ~SearchSpace() = default;
   [[nodiscard]] virtual const std::vector<Dimension>& dims() const = 0;
   // True when the point satisfies every constraint (for a recorded space: was recorded).
   [[nodiscard]] virtual bool contains(const Point& p) const = 0;
-  // Number of valid points (may enumerate once; implementations cache it).
+  // Number of valid points (implementations cache it); a lower bound where count() is not
+  // exact.
   [[nodiscard]] virtual std::uint64_t size() const = 0;
+  [[nodiscard]] virtual SpaceCount count() const { return {size(), true}; }
   // A uniformly random valid point; nullopt when the space is empty.
   [[nodiscard]] virtual std::optional<Point> sample(Rng& rng) const = 0;
   // Visits valid points in a fixed order until `visit` returns false.
   virtual void for_each(const std::function<bool(const Point&)>& visit) const = 0;
+  // The first valid point after `after` in for_each's order (the very first without it);
+  // nullopt past the last. `after` need not be valid.
+  [[nodiscard]] virtual std::optional<Point> next_after(const std::optional<Point>& after) const;
 
   // Product of the dimensions' cardinalities (valid or not).
   [[nodiscard]] std::uint64_t total() const;

@@ -2,8 +2,10 @@
 
 #include <algorithm>
 #include <cctype>
+#include <limits>
 #include <set>
 
+#include "core/arg_layout.h"
 #include "core/spec_space.h"
 
 namespace kev {
@@ -11,20 +13,28 @@ namespace {
 
 bool is_name_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
 
-// Location of the first whole-word occurrence of `name` in the expression's text.
-SourceLocation name_location(const Expr& e, const std::string& name) {
-  SourceLocation where = e.origin();
+// Offset of the first whole-word occurrence of `name` in the expression's text (0 if none).
+std::size_t name_offset(const Expr& e, const std::string& name) {
   const std::string& text = e.text();
   for (std::size_t pos = text.find(name); pos != std::string::npos;
        pos = text.find(name, pos + 1)) {
     const bool starts = pos == 0 || !is_name_char(text[pos - 1]);
     const bool ends = pos + name.size() >= text.size() || !is_name_char(text[pos + name.size()]);
-    if (starts && ends && where.column > 0 && text.find('\n') == std::string::npos) {
-      where.column += static_cast<int>(pos);
-      break;
-    }
+    if (starts && ends) return pos;
   }
+  return 0;
+}
+
+// Location of that occurrence (the expression's start where it spans several lines).
+SourceLocation name_location(const Expr& e, const std::string& name) {
+  SourceLocation where = e.origin();
+  if (where.column > 0 && e.text().find('\n') == std::string::npos)
+    where.column += static_cast<int>(name_offset(e, name));
   return where;
+}
+
+std::string in_expression(const Expr& e, const std::string& name) {
+  return " in expression " + quote_expression(e.text(), name_offset(e, name));
 }
 
 std::string list_names(const std::set<std::string>& names) {
@@ -33,10 +43,74 @@ std::string list_names(const std::set<std::string>& names) {
   return s;
 }
 
+constexpr std::uint64_t kLaunchChecksInOrder = 256;
+constexpr int kLaunchChecksAtRandom = 32;
+
+// An error when no configuration tried resolves (arguments, launch geometry and metrics for
+// every problem and validate shape): a count that overflows everywhere is a spec error, not
+// something the tuner finds out at every point. Tries the first valid points in order, then
+// some drawn at random when there are more.
+std::optional<Error> unlaunchable(const KernelSpec& spec, const SpecSpace& space,
+                                  std::uint64_t count_steps) {
+  std::vector<const Problem*> shapes;
+  for (const auto& p : spec.problems) shapes.push_back(&p);
+  for (const auto& p : spec.validate) shapes.push_back(&p);
+  if (shapes.empty()) return std::nullopt;
+  std::optional<Error> first;
+  std::string first_at;
+  std::uint64_t tried = 0;
+  const auto launches = [&](const Point& p) {
+    ++tried;
+    const ParamSet params = space.to_params(p);
+    for (const Problem* shape : shapes) {
+      auto resolved = resolve_problem(spec, params, *shape);
+      if (resolved) continue;
+      if (!first) {
+        first = resolved.error();
+        first_at = space.key(p) + ", problem " + shape->to_string();
+      }
+      return false;
+    }
+    return true;
+  };
+  bool launched = false;
+  bool more = false;
+  const bool searched = space.for_each_within(count_steps, [&](const Point& p) {
+    if (tried == kLaunchChecksInOrder) {
+      more = true;
+      return false;
+    }
+    launched = launches(p);
+    return !launched;
+  });
+  if (launched || !first) return std::nullopt;
+  if (more || !searched) {
+    Rng rng(1);
+    for (int i = 0; i < kLaunchChecksAtRandom && !launched; ++i) {
+      const auto p = space.sample(rng);
+      if (!p) break;
+      launched = launches(*p);
+    }
+    if (launched) return std::nullopt;
+    return make_error("none of the " + std::to_string(tried) +
+                          " configurations tried can be launched: " + first->message +
+                          " (first at " + first_at + ")",
+                      first->where);
+  }
+  return make_error(
+      "no configuration can be launched: " + first->message + " (first at " + first_at + ")",
+      first->where);
+}
+
+// "all 12 points of the space", or "every point of the space" beyond 2^64 - 1.
+std::string all_points(const SpecSpace& space) {
+  if (space.points() == std::numeric_limits<std::uint64_t>::max()) return "every point";
+  return "all " + std::to_string(space.points()) + " points";
+}
+
 }  // namespace
 
-std::vector<Error> check_spec(const KernelSpec& spec, bool names_only,
-                              std::uint64_t max_points_checked) {
+std::vector<Error> check_spec(const KernelSpec& spec, bool names_only, std::uint64_t count_steps) {
   std::vector<Error> errors;
   std::set<std::string> params;
   for (const auto& p : spec.params) params.insert(p.name);
@@ -72,10 +146,10 @@ std::vector<Error> check_spec(const KernelSpec& spec, bool names_only,
         const bool all_int = std::all_of(p->values.begin(), p->values.end(),
                                          [](const Value& v) { return v.is_int(); });
         if (!all_int) {
-          errors.push_back(make_error(
-              "parameter '" + name +
-                  "' has non-integer values and cannot be used in expression \"" + e.text() + "\"",
-              name_location(e, name)));
+          errors.push_back(make_error("parameter '" + name +
+                                          "' has non-integer values and cannot be used" +
+                                          in_expression(e, name),
+                                      name_location(e, name)));
         }
         continue;
       }
@@ -89,7 +163,7 @@ std::vector<Error> check_spec(const KernelSpec& spec, bool names_only,
         expected += " (no problems are listed)";
       }
       errors.push_back(
-          make_error("undefined name '" + name + "' in expression \"" + e.text() + "\"" + expected,
+          make_error("undefined name '" + clipped(name) + "'" + in_expression(e, name) + expected,
                      name_location(e, name)));
     }
   };
@@ -105,34 +179,38 @@ std::vector<Error> check_spec(const KernelSpec& spec, bool names_only,
   if (spec.metric_flops) check_names(*spec.metric_flops);
   if (names_only || !errors.empty() || spec.params.empty()) return errors;
 
-  // Empty spaces: first under the parameter-only constraints, then per problem.
-  const SpecSpace unconstrained_by_problems(spec, {});
-  if (unconstrained_by_problems.points() > max_points_checked) return errors;
+  // Empty spaces: first under the parameter-only constraints, then per problem. A space too
+  // costly to count is taken to be non-empty (the tuner's sampler finds out).
+  const SpecSpace unconstrained_by_problems(spec, {}, count_steps);
   if (unconstrained_by_problems.empty()) {
     const SourceLocation where =
         spec.constraints.empty() ? spec.where : spec.constraints.front().origin();
-    errors.push_back(make_error("no valid configuration: the constraints exclude all " +
-                                    std::to_string(unconstrained_by_problems.points()) +
-                                    " points of the space",
+    errors.push_back(make_error("no valid configuration: the constraints exclude " +
+                                    all_points(unconstrained_by_problems) + " of the space",
                                 where));
     return errors;
   }
-  if (!unconstrained_by_problems.depends_on_problems()) return errors;
-  for (const auto& problem : spec.problems) {
-    const SpecSpace space(spec, {problem});
-    if (space.empty()) {
-      errors.push_back(make_error("no valid configuration for problem " + problem.to_string() +
-                                      ": the constraints exclude all " +
-                                      std::to_string(space.points()) + " points of the space",
-                                  problem.where));
+  if (unconstrained_by_problems.depends_on_problems()) {
+    for (const auto& problem : spec.problems) {
+      const SpecSpace space(spec, {problem}, count_steps);
+      if (space.empty()) {
+        errors.push_back(make_error("no valid configuration for problem " + problem.to_string() +
+                                        ": the constraints exclude " + all_points(space) +
+                                        " of the space",
+                                    problem.where));
+      }
     }
+    if (!errors.empty()) return errors;
   }
-  if (errors.empty() && spec.problems.size() > 1 && SpecSpace(spec, spec.problems).empty()) {
+  const SpecSpace space(spec, spec.problems, count_steps);
+  if (spec.problems.size() > 1 && space.empty()) {
     errors.push_back(
         make_error("no configuration is valid for every problem at once; tune the problems "
                    "with separate kernel specs",
                    spec.problems.front().where));
+    return errors;
   }
+  if (auto e = unlaunchable(spec, space, count_steps)) errors.push_back(std::move(*e));
   return errors;
 }
 

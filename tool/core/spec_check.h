@@ -8,13 +8,17 @@
 
 #include "core/result.h"
 #include "core/spec.h"
+#include "core/spec_space.h"
 
 namespace kev {
 
 // `names_only`: check expression names only (for a spec that already has other errors).
-// Spaces of more than `max_points_checked` points are not searched for a valid point (the
-// tuner's sampler reports an empty one later); counting them would stall every scan.
-[[nodiscard]] std::vector<Error> check_spec(const KernelSpec& spec, bool names_only = false,
-                                            std::uint64_t max_points_checked = 50'000'000);
+// Each space is counted within `count_steps` search steps (SpecSpace); one too costly to
+// count is taken to be non-empty (the tuner's sampler reports an empty one later).
+// A spec none of whose configurations tried can be launched (an argument count, the launch
+// geometry or a metric that cannot be evaluated for some problem) is an error too.
+[[nodiscard]] std::vector<Error> check_spec(
+    const KernelSpec& spec, bool names_only = false,
+    std::uint64_t count_steps = SpecSpace::kDefaultCountSteps);
 
 }  // namespace kev

@@ -10,7 +10,8 @@ constexpr std::uint64_t kSmallSpace = 64;
 }
 
 std::unique_ptr<Strategy> make_auto(const SearchSpace& space, std::uint64_t seed) {
-  if (space.size() <= kSmallSpace) return make_exhaustive(space, seed);
+  if (const SpaceCount count = space.count(); count.exact && count.value <= kSmallSpace)
+    return make_exhaustive(space, seed);
   LocalSearchOptions options;
   options.name = "auto";
   options.initial_samples = 10;

@@ -10,37 +10,21 @@ class ExhaustiveStrategy : public Strategy {
   ExhaustiveStrategy(const SearchSpace& space, std::uint64_t seed) : state_(space, seed) {}
 
   std::optional<Point> ask() override {
-    const auto& dims = state_.space().dims();
-    if (!cursor_) {
-      for (const auto& d : dims)
-        if (d.values.empty()) return std::nullopt;
-      cursor_ = Point(dims.size(), 0);
-    } else if (!advance(dims)) {
-      return std::nullopt;
-    }
-    do {
-      if (state_.space().contains(*cursor_) && !state_.seen(*cursor_)) {
-        state_.mark_seen(*cursor_);
-        return cursor_;
+    // The space steps to its next valid point itself, skipping what its constraints exclude.
+    while (!done_) {
+      cursor_ = state_.space().next_after(cursor_);
+      if (!cursor_) {
+        done_ = true;
+        break;
       }
-    } while (advance(dims));
+      if (state_.mark_seen(*cursor_)) return cursor_;
+    }
     return std::nullopt;
   }
   void tell(const Point& p, const Outcome& outcome) override { state_.record(p, outcome); }
   [[nodiscard]] std::string name() const override { return "exhaustive"; }
 
  private:
-  // Odometer step, last dimension fastest; false after the last point.
-  bool advance(const std::vector<Dimension>& dims) {
-    if (done_) return false;
-    for (std::size_t i = dims.size(); i-- > 0;) {
-      if (++(*cursor_)[i] < dims[i].values.size()) return true;
-      (*cursor_)[i] = 0;
-    }
-    done_ = true;
-    return false;
-  }
-
   SearchState state_;
   std::optional<Point> cursor_;
   bool done_ = false;

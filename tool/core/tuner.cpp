@@ -1,6 +1,7 @@
 #include "core/tuner.h"
 
 #include <charconv>
+#include <cmath>
 #include <deque>
 #include <mutex>
 #include <thread>
@@ -128,6 +129,9 @@ Result<std::chrono::duration<double>> parse_duration(std::string_view text) {
   else
     return make_error("invalid duration unit in '" + std::string(text) +
                       "' (expected ms, s, m or h)");
+  // A NaN budget never runs out (elapsed >= NaN is false), nor does an infinite one.
+  if (!std::isfinite(value * scale))
+    return make_error("invalid duration '" + std::string(text) + "' (expected e.g. 90s, 5m, 1h)");
   return std::chrono::duration<double>(value * scale);
 }
 

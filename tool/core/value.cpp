@@ -1,6 +1,7 @@
 #include "core/value.h"
 
 #include <cmath>
+#include <functional>
 #include <limits>
 #include <sstream>
 
@@ -21,6 +22,19 @@ std::string Value::to_string() const {
     return os.str();
   }
   return std::get<2>(v_);
+}
+
+std::size_t ValueHash::operator()(const Value& v) const noexcept {
+  std::size_t h = 0;
+  if (v.is_int()) {
+    h = std::hash<std::int64_t>{}(std::get<0>(v.v_));
+  } else if (v.is_double()) {
+    const double d = std::get<1>(v.v_);
+    h = d == 0.0 ? 0 : std::hash<double>{}(d);
+  } else {
+    h = std::hash<std::string>{}(std::get<2>(v.v_));
+  }
+  return h ^ (v.v_.index() * 0x9e3779b97f4a7c15ULL);
 }
 
 }  // namespace kev

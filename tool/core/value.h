@@ -28,12 +28,18 @@ class Value {
   [[nodiscard]] std::string to_string() const;
 
   friend bool operator==(const Value&, const Value&) = default;
+  friend struct ValueHash;
   friend auto operator<=>(const Value& a, const Value& b) {
     return a.to_string() <=> b.to_string();
   }
 
  private:
   std::variant<std::int64_t, double, std::string> v_{std::int64_t{0}};
+};
+
+// Agrees with operator== (0.0 and -0.0 are equal), for sets of values.
+struct ValueHash {
+  std::size_t operator()(const Value& v) const noexcept;
 };
 
 }  // namespace kev

@@ -68,12 +68,28 @@ Result<Recording> recording_from_kernel_tuner(const nlohmann::ordered_json& doc,
       out.disposition = *d;
       out.detail = time->get<std::string>();
     } else if (time->is_number()) {
+      // Milliseconds; a time that is negative or not finite (also once in microseconds) would
+      // pass any gate.
+      const auto us = [&](const json& t, const char* what) -> Result<double> {
+        const double ms = t.get<double>();
+        if (!usable_time(ms) || !usable_time(ms * 1000.0))
+          return make_error("cache entry '" + config + "': " + what + " is " + time_text(ms) +
+                                "; times must be finite and not negative",
+                            {path});
+        return ms * 1000.0;
+      };
       out.disposition = Disposition::passed;
-      out.time_us = time->get<double>() * 1000.0;
+      auto t = us(*time, "time");
+      if (!t) return t.error();
+      out.time_us = *t;
       const auto times = entry.find("times");
       if (times != entry.end() && times->is_array())
-        for (const auto& t : *times)
-          if (t.is_number()) out.samples_us.push_back(t.get<double>() * 1000.0);
+        for (const auto& sample : *times) {
+          if (!sample.is_number()) continue;
+          auto s = us(sample, "a value of times");
+          if (!s) return s.error();
+          out.samples_us.push_back(*s);
+        }
     } else {
       return make_error("cache entry '" + config + "': time is neither a number nor a string",
                         {path});

@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <optional>
+#include <unordered_set>
 
 #include "core/source_lexer.h"
 
@@ -190,7 +191,7 @@ Result<Expr> parse_expr(std::string_view text, const SourceLocation& origin, con
   // Lets built from lets double in length at each step; a spec cannot make us build a
   // gigabyte expression.
   if (expanded.size() > kMaxExpandedExpr) {
-    return make_error("expression \"" + std::string(text) + "\" is longer than " +
+    return make_error("expression " + quote_expression(text) + " is longer than " +
                           std::to_string(kMaxExpandedExpr) +
                           " characters with its lets written out",
                       origin);
@@ -270,6 +271,7 @@ void parse_params(const YAML::Node& n, const Ctx& ctx, KernelSpec& spec) {
       continue;
     }
     bool ok = true;
+    std::unordered_set<Value, ValueHash> listed;
     for (const auto& v : values) {
       if (!v.IsScalar() || v.Scalar().empty()) {
         ctx.error(ctx.at(v), "parameter '" + p.name + "': values must be numbers or names");
@@ -277,7 +279,7 @@ void parse_params(const YAML::Node& n, const Ctx& ctx, KernelSpec& spec) {
         continue;
       }
       Value value = value_of_scalar(v.Scalar());
-      if (std::find(p.values.begin(), p.values.end(), value) != p.values.end()) {
+      if (!listed.insert(value).second) {
         ctx.error(ctx.at(v), "parameter '" + p.name + "' lists " + v.Scalar() + " twice");
         ok = false;
         continue;

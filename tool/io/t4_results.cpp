@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <map>
 #include <unordered_map>
+#include <unordered_set>
 
 #include "io/json_value.h"
 
@@ -39,6 +40,7 @@ Result<Recording> recording_from_t4(const nlohmann::ordered_json& doc, const std
   // (numerically where numeric) so adjacent values are neighbours for local moves.
   std::vector<std::string> names;
   std::vector<std::vector<Value>> values;
+  std::vector<std::unordered_set<Value, ValueHash>> seen;  // values[d], for repeats
   for (const auto& r : results) {
     if (!r.contains("configuration") || !r.at("configuration").is_object())
       return make_error("a result lacks its configuration object", {path});
@@ -47,11 +49,12 @@ Result<Recording> recording_from_t4(const nlohmann::ordered_json& doc, const std
       if (it == names.end()) {
         names.push_back(name);
         values.emplace_back();
+        seen.emplace_back();
         it = names.end() - 1;
       }
-      auto& vs = values[static_cast<std::size_t>(it - names.begin())];
+      const auto d = static_cast<std::size_t>(it - names.begin());
       Value value = value_from_json(v);
-      if (std::find(vs.begin(), vs.end(), value) == vs.end()) vs.push_back(std::move(value));
+      if (seen[d].insert(value).second) values[d].push_back(std::move(value));
     }
   }
   std::vector<std::unordered_map<std::string, std::uint32_t>> index_of(names.size());
@@ -80,18 +83,32 @@ Result<Recording> recording_from_t4(const nlohmann::ordered_json& doc, const std
     }
     Outcome out;
     out.disposition = disposition_of(r.value("invalidity", std::string{"correct"}));
+    // A time that is negative or not finite (also once in microseconds) would pass any gate.
+    const auto us = [&](double t, double unit, const char* what) -> Result<double> {
+      if (!usable_time(t) || !usable_time(t * unit))
+        return make_error("result " + std::to_string(n) + ": " + what + " is " + time_text(t) +
+                              "; times must be finite and not negative",
+                          {path});
+      return t * unit;
+    };
     if (out.disposition == Disposition::passed) {
       if (r.contains("times") && r.at("times").contains("runtimes"))
-        for (const auto& t : r.at("times").at("runtimes"))
-          if (t.is_number()) out.samples_us.push_back(t.get<double>() * scale);
+        for (const auto& t : r.at("times").at("runtimes")) {
+          if (!t.is_number()) continue;
+          auto sample = us(t.get<double>(), scale, "a runtime");
+          if (!sample) return sample.error();
+          out.samples_us.push_back(*sample);
+        }
       if (r.contains("measurements"))
         for (const auto& m : r.at("measurements"))
           if (m.value("name", std::string{}) == "time" && m.contains("value") &&
-              m.at("value").is_number())
-            out.time_us =
-                m.at("value").get<double>() * (m.value("unit", std::string{}).empty()
-                                                   ? scale
-                                                   : unit_to_us(m.value("unit", std::string{})));
+              m.at("value").is_number()) {
+            const std::string unit = m.value("unit", std::string{});
+            auto t = us(m.at("value").get<double>(), unit.empty() ? scale : unit_to_us(unit),
+                        "the time measurement");
+            if (!t) return t.error();
+            out.time_us = *t;
+          }
       if (!out.time_us && !out.samples_us.empty()) {
         double sum = 0;
         for (double s : out.samples_us) sum += s;
