@@ -9,6 +9,7 @@
 
 #include "core/spec_check.h"
 #include "io/file_read.h"
+#include "io/foreign_tree.h"
 #include "io/spec_yaml.h"
 
 namespace kev {
@@ -50,9 +51,11 @@ void collect_directory(const fs::path& dir, Inputs& in, SpecLoad& out) {
     if (ec) break;
     const fs::path& p = it->path();
     if (it->is_directory(ec)) {
-      const std::string name = p.filename().string();
-      if ((!name.empty() && name[0] == '.') || fs::exists(p / "CMakeCache.txt", ec))
+      const TreeKind kind = classify_subdirectory(p);
+      if (kind != TreeKind::own) {
         it.disable_recursion_pending();
+        if (kind != TreeKind::hidden) out.skipped.push_back(display(p));
+      }
       continue;
     }
     if (!is_source(p) && !is_header(p)) continue;
@@ -139,6 +142,8 @@ SpecLoad load_specs(const std::vector<std::string>& paths) {
   dedupe(in.sources);
   dedupe(in.headers);
   dedupe(in.project_files);
+  std::sort(out.skipped.begin(), out.skipped.end());
+  dedupe(out.skipped);
 
   std::vector<KernelSpec> parsed;
   std::vector<bool> complete;  // false: a partial spec, already in error
