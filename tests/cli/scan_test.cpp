@@ -115,6 +115,56 @@ TEST(Scan, SkipsVendoredCopiesAndBuildTrees) {
   fs::remove_all(dir);
 }
 
+// A spec checked against its kernel, inline and from kernelevo.yaml: mismatches exit 2 with
+// file:line, an unused parameter or one without an #ifndef default only warns.
+TEST(Scan, ChecksTheSpecAgainstTheKernel) {
+  namespace fs = std::filesystem;
+  using kev::test_support::run_kernelevo;
+  using kev::test_support::write_text;
+  const fs::path dir = fs::temp_directory_path() / "kernelevo_scan_against_source";
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  const std::string spec =
+      "// clang-format off\n/* @kernelevo\nkernel: k\nparams: {B: [64, 128]}\n"
+      "problems: [{n: 1024}]\nargs:\n  - {name: y, type: \"float*\", count: n, output: true}\n"
+      "  - {name: n, type: int, value: n}\nlaunch: {grid: [\"ceil_div(n, B)\"], block: [B]}\n"
+      "*/\n// clang-format on\n";
+  write_text(dir / "ok.cu", "#ifndef B\n#define B 64\n#endif\n" + spec +
+                                "__global__ void k(float* y, int n) { y[n % B] = 0; }\n");
+  write_text(dir / "three.cu", "#ifndef B\n#define B 64\n#endif\n" + spec +
+                                   "__global__ void k(float* y, int n, int m) { y[B] = n; }\n");
+  write_text(dir / "unused.cu",
+             "#define B 64\n" + spec + "__global__ void k(float* y, int n) {}\n");
+  write_text(dir / "kernelevo.yaml",
+             "- source: plain.cu\n  kernel: plain\n  params: {B: [1]}\n"
+             "  args: [{name: y, type: \"float*\", count: 4, output: true}]\n"
+             "  launch: {grid: 1, block: B}\n");
+  write_text(dir / "plain.cu", "__global__ void plain(int n) { (void)n; }\n");
+
+  const auto ok = run_kernelevo("scan ok.cu", dir);
+  EXPECT_EQ(ok.exit_code, 0) << ok.err;
+  EXPECT_EQ(ok.err, "");
+  const auto three = run_kernelevo("scan three.cu", dir);
+  EXPECT_EQ(three.exit_code, 2);
+  EXPECT_EQ(three.err,
+            "kernelevo: three.cu:10:5: error: the spec lists 2 arguments but kernel `k` "
+            "(three.cu:15) takes 3 parameters\nkernelevo: 1 error in kernel specs\n");
+  const auto unused = run_kernelevo("scan unused.cu", dir);
+  EXPECT_EQ(unused.exit_code, 0);
+  EXPECT_EQ(unused.err,
+            "kernelevo: unused.cu:5:10: warning: parameter B is never used by unused.cu: tuning it "
+            "changes nothing\nkernelevo: unused.cu:5:10: warning: parameter B has no `#ifndef B` "
+            "default in unused.cu: add `#ifndef B` / `#define B <value>` / `#endif` so that the "
+            "source builds without kernelevo and a tuned value is not redefined\n");
+  const auto yaml = run_kernelevo("scan kernelevo.yaml", dir);
+  EXPECT_EQ(yaml.exit_code, 2);
+  EXPECT_NE(yaml.err.find("kernelevo.yaml:4:10: error: argument 'y' is a pointer but parameter 1 "
+                          "of kernel `plain` (`int n`, plain.cu:1) is a scalar"),
+            std::string::npos)
+      << yaml.err;
+  fs::remove_all(dir);
+}
+
 TEST(Scan, MissingPathExitsTwo) {
   const ScanRun run = scan(".", "no/such/dir");
   EXPECT_EQ(run.exit_code, 2);
