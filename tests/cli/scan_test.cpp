@@ -108,6 +108,106 @@ TEST(Scan, RejectsAnUnknownFormat) {
   EXPECT_EQ(run.out, "");
 }
 
+// A project with a vendored copy of kernelevo (its templates, and a template whose spec is
+// broken) and a build folder: `scan .` and `check .` read only the project's own kernels.
+TEST(Scan, SkipsVendoredCopiesAndBuildTrees) {
+  namespace fs = std::filesystem;
+  using kev::test_support::run_kernelevo;
+  using kev::test_support::write_text;
+  const fs::path dir = fs::temp_directory_path() / "kernelevo_scan_vendored_cli";
+  fs::remove_all(dir);
+  const fs::path vendored = dir / "third_party/kernelevo";
+  fs::create_directories(dir / "src");
+  fs::create_directories(dir / "build");
+  fs::create_directories(vendored / "templates");
+  write_text(dir / "CMakeLists.txt",
+             "cmake_minimum_required(VERSION 3.24)\nproject(app LANGUAGES CXX CUDA)\n"
+             "add_subdirectory(third_party/kernelevo)\n");
+  write_text(vendored / "CMakeLists.txt", "project(kernelevo LANGUAGES CXX)\n");
+  for (const char* name : {"softmax.cu", "sum.cu", "transpose.cu"})
+    fs::copy_file(std::string(KERNELEVO_SOURCE_DIR) + "/templates/" + name,
+                  vendored / "templates" / name);
+  write_text(vendored / "templates/broken.cu",
+             "/* @kernelevo\nkernel: nope\n*/\n__global__ void f(float* x) {}\n");
+  fs::copy_file(kFixtures + "/specs/softmax.cu", dir / "src/softmax.cu");
+  write_text(dir / "build/CMakeCache.txt", "");
+  fs::copy_file(kFixtures + "/specs/softmax.cu", dir / "build/copy.cu");  // a duplicate id
+
+  const std::string skipped =
+      "kernelevo: skipped 2 directories (build trees, other projects, vendored code; name one "
+      "to scan it): build, third_party\n";
+  for (const std::string& path : {std::string("."), std::string("./"), dir.string()}) {
+    const auto run = run_kernelevo("scan " + kev::test_support::quoted(path), dir);
+    EXPECT_EQ(run.exit_code, 0) << path << ": " << run.err;
+    EXPECT_EQ(run.out.rfind("softmax_rows  ", 0), 0u) << path << ": " << run.out;
+    EXPECT_EQ(run.out.find("sum_reduce"), std::string::npos) << run.out;
+    EXPECT_NE(run.err.find("skipped 2 directories"), std::string::npos) << run.err;
+    if (path == ".") {
+      EXPECT_EQ(run.err, skipped);
+    }
+  }
+  // No spec error: the check goes on to the GPU (exit 3 without one, 0 with one).
+  const auto check = run_kernelevo("check .", dir);
+  EXPECT_NE(check.exit_code, 2) << check.err;
+  EXPECT_EQ(check.err.find("error"), std::string::npos) << check.err;
+  // A file named on the command line is read wherever it lies.
+  const auto named = run_kernelevo("scan third_party/kernelevo/templates/broken.cu", dir);
+  EXPECT_EQ(named.exit_code, 2);
+  EXPECT_NE(named.err.find("third_party/kernelevo/templates/broken.cu:"), std::string::npos)
+      << named.err;
+  fs::remove_all(dir);
+}
+
+// A spec checked against its kernel, inline and from kernelevo.yaml: mismatches exit 2 with
+// file:line, an unused parameter or one without an #ifndef default only warns.
+TEST(Scan, ChecksTheSpecAgainstTheKernel) {
+  namespace fs = std::filesystem;
+  using kev::test_support::run_kernelevo;
+  using kev::test_support::write_text;
+  const fs::path dir = fs::temp_directory_path() / "kernelevo_scan_against_source";
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  const std::string spec =
+      "// clang-format off\n/* @kernelevo\nkernel: k\nparams: {B: [64, 128]}\n"
+      "problems: [{n: 1024}]\nargs:\n  - {name: y, type: \"float*\", count: n, output: true}\n"
+      "  - {name: n, type: int, value: n}\nlaunch: {grid: [\"ceil_div(n, B)\"], block: [B]}\n"
+      "*/\n// clang-format on\n";
+  write_text(dir / "ok.cu", "#ifndef B\n#define B 64\n#endif\n" + spec +
+                                "__global__ void k(float* y, int n) { y[n % B] = 0; }\n");
+  write_text(dir / "three.cu", "#ifndef B\n#define B 64\n#endif\n" + spec +
+                                   "__global__ void k(float* y, int n, int m) { y[B] = n; }\n");
+  write_text(dir / "unused.cu",
+             "#define B 64\n" + spec + "__global__ void k(float* y, int n) {}\n");
+  write_text(dir / "kernelevo.yaml",
+             "- source: plain.cu\n  kernel: plain\n  params: {B: [1]}\n"
+             "  args: [{name: y, type: \"float*\", count: 4, output: true}]\n"
+             "  launch: {grid: 1, block: B}\n");
+  write_text(dir / "plain.cu", "__global__ void plain(int n) { (void)n; }\n");
+
+  const auto ok = run_kernelevo("scan ok.cu", dir);
+  EXPECT_EQ(ok.exit_code, 0) << ok.err;
+  EXPECT_EQ(ok.err, "");
+  const auto three = run_kernelevo("scan three.cu", dir);
+  EXPECT_EQ(three.exit_code, 2);
+  EXPECT_EQ(three.err,
+            "kernelevo: three.cu:10:5: error: the spec lists 2 arguments but kernel `k` "
+            "(three.cu:15) takes 3 parameters\nkernelevo: 1 error in kernel specs\n");
+  const auto unused = run_kernelevo("scan unused.cu", dir);
+  EXPECT_EQ(unused.exit_code, 0);
+  EXPECT_EQ(unused.err,
+            "kernelevo: unused.cu:5:10: warning: parameter B is never used by unused.cu: tuning it "
+            "changes nothing\nkernelevo: unused.cu:5:10: warning: parameter B has no `#ifndef B` "
+            "default in unused.cu: add `#ifndef B` / `#define B <value>` / `#endif` so that the "
+            "source builds without kernelevo and a tuned value is not redefined\n");
+  const auto yaml = run_kernelevo("scan kernelevo.yaml", dir);
+  EXPECT_EQ(yaml.exit_code, 2);
+  EXPECT_NE(yaml.err.find("kernelevo.yaml:4:10: error: argument 'y' is a pointer but parameter 1 "
+                          "of kernel `plain` (`int n`, plain.cu:1) is a scalar"),
+            std::string::npos)
+      << yaml.err;
+  fs::remove_all(dir);
+}
+
 TEST(Scan, MissingPathExitsTwo) {
   const ScanRun run = scan(".", "no/such/dir");
   EXPECT_EQ(run.exit_code, 2);

@@ -164,9 +164,30 @@ std::vector<Case> cases() {
         "k.cu:10:44: error: parameter 'B' has non-integer values and cannot be used in expression "
         "\"B\""}},
       {"parameter_reused_in_file",
-       {{"k.cu", block(v) + block(replace(v, "kernel: k", "kernel: k2"))}},
+       {{"k.cu",
+         block(v) + replace(block(replace(v, "kernel: k", "kernel: k2")), "void k(", "void k2(")}},
        {"k.cu:18:3: error: parameter 'B' is already used by kernel 'k' in this file (at k.cu:5:3); "
         "parameter names must be unique within a source file"}},
+      {"kernel_not_in_source",
+       {{"k.cu", block(replace(v, "kernel: k", "kernel: kk"))}},
+       {"k.cu:2:4: error: kernel `kk` is not defined in k.cu (no __global__ function of that "
+        "name with a body)"}},
+      {"kernel_not_global",
+       {{"k.cu", replace(block(v), "__global__", "__device__")}},
+       {"k.cu:2:4: error: kernel `k` (defined at k.cu:13) is not a __global__ function"}},
+      {"args_count_differs",
+       {{"k.cu", block(replace(v, "  - {name: n, type: int, value: n}\n", ""))}},
+       {"k.cu:8:5: error: the spec lists 1 argument but kernel `k` (k.cu:12) takes 2 "
+        "parameters"}},
+      {"arg_kind_differs",
+       {{"k.cu", block(replace(v, "{name: n, type: int, value: n}",
+                               "{name: n, type: \"const int*\", count: n}"))}},
+       {"k.cu:9:5: error: argument 'n' is a pointer but parameter 2 of kernel `k` (`int n`, "
+        "k.cu:13) is a scalar"}},
+      {"no_output_argument",
+       {{"k.cu", block(replace(v, ", output: true", ""))}},
+       {"k.cu:8:5: error: no output argument: mark the pointer the kernel writes its result to "
+        "`output: true` (or `inout: true`), so that its result can be verified"}},
       {"duplicate_id_across_files",
        {{"a.cu", block(v)},
         {"b.cu", block(replace(replace(v, "B", "C"), "kernel: k", "kernel: k\nid: k"))}},

@@ -300,6 +300,51 @@ TEST(SpecYaml, DirectoryScanReadsProjectFileAndSkipsBuildTrees) {
   fs::remove_all(dir);
 }
 
+// A project holding a vendored copy of another project, a build folder and folders named
+// as vendored code usually is: a directory walk reads only the project's own sources, and
+// says which directories it left out; naming a skipped file or directory reads it.
+TEST(SpecYaml, DirectoryScanSkipsOtherProjectsAndVendoredTrees) {
+  namespace fs = std::filesystem;
+  const fs::path dir = fs::temp_directory_path() / "kernelevo_scan_vendored";
+  fs::remove_all(dir);
+  const auto put = [&](const fs::path& rel, const std::string& text) {
+    fs::create_directories((dir / rel).parent_path());
+    std::ofstream(dir / rel) << text;
+  };
+  fs::create_directories(dir / "src");
+  fs::copy_file(kFixtures + "/specs/softmax.cu", dir / "src/softmax.cu");
+  const std::string broken = "/* @kernelevo\nkernel: nope\n*/\n__global__ void f() {}\n";
+  put("CMakeLists.txt", "cmake_minimum_required(VERSION 3.24)\nproject(app CUDA)\n");
+  put("libs/kev/CMakeLists.txt", "# a vendored copy\nPROJECT (kev LANGUAGES CXX)\n");
+  put("libs/kev/templates/a.cu", broken);
+  put("mod/.git", "gitdir: ../.git/modules/mod\n");  // a submodule
+  put("mod/b.cu", broken);
+  put("out/CMakeCache.txt", "");
+  put("out/c.cu", broken);
+  for (const char* name : {"third_party", "external", "vendor", "_deps", "build-release"})
+    put(fs::path(name) / "d.cu", broken);
+  // A subdirectory of the project with its own CMakeLists.txt but no project() is walked.
+  put("kernels/CMakeLists.txt", "add_library(kernels STATIC k.cu)  # project(not this)\n");
+  fs::copy_file(std::string(KERNELEVO_SOURCE_DIR) + "/templates/sum.cu", dir / "kernels/sum.cu");
+
+  for (const std::string& root : {dir.string(), dir.string() + "/", (dir / "src/..").string()}) {
+    const SpecLoad load = load_specs({root});
+    for (const auto& e : load.errors) ADD_FAILURE() << root << ": " << e.to_string();
+    ASSERT_EQ(load.specs.size(), 2u) << root;
+    EXPECT_EQ(load.specs[0].id, "sum_reduce");
+    EXPECT_EQ(load.specs[1].id, "softmax_rows");
+    std::vector<std::string> skipped;
+    for (const auto& s : load.skipped) skipped.push_back(fs::path(s).filename().string());
+    EXPECT_EQ(skipped, (std::vector<std::string>{"_deps", "build-release", "external", "kev", "mod",
+                                                 "out", "third_party", "vendor"}))
+        << root;
+  }
+  // Named on the command line, a skipped file or directory is read.
+  EXPECT_FALSE(load_specs({(dir / "third_party/d.cu").string()}).errors.empty());
+  EXPECT_FALSE(load_specs({(dir / "libs/kev").string()}).errors.empty());
+  fs::remove_all(dir);
+}
+
 TEST(SpecYaml, AcceptsTheShippedTemplates) {
   const std::string dir = std::string(KERNELEVO_SOURCE_DIR) + "/templates";
   if (!std::filesystem::exists(dir)) GTEST_SKIP() << "no templates/";

@@ -77,6 +77,23 @@ void print_json(const std::vector<kev::KernelSpec>& specs) {
   std::cout << out.dump(2) << '\n';
 }
 
+// One line for every directory a walk left out, so a vendored copy or a build tree is not
+// read silently: "skipped 2 directories (...): build, third_party".
+void print_skipped(const std::vector<std::string>& skipped) {
+  if (skipped.empty()) return;
+  constexpr std::size_t kShown = 5;
+  std::string names;
+  for (std::size_t i = 0; i < skipped.size() && i < kShown; ++i)
+    names += (i == 0 ? "" : ", ") + skipped[i];
+  if (skipped.size() > kShown) names += " and " + std::to_string(skipped.size() - kShown) + " more";
+  std::cerr << kev::io::prefixed_lines(
+      "kernelevo: ",
+      kev::io::one_line(
+          "skipped " + std::to_string(skipped.size()) +
+          (skipped.size() == 1 ? " directory" : " directories") +
+          " (build trees, other projects, vendored code; name one to scan it): " + names));
+}
+
 int run_scan(const ScanArgs& args) {
   const std::vector<std::string> paths =
       args.paths.empty() ? std::vector<std::string>{"."} : args.paths;
@@ -87,6 +104,7 @@ int run_scan(const ScanArgs& args) {
         "kernelevo: ",
         (where.empty() ? "" : kev::io::one_line(where) + ": ") + "warning: " + w.message);
   }
+  print_skipped(load.skipped);
   if (!load.errors.empty()) {
     for (const auto& e : load.errors) kev::cli::report(e);
     std::cerr << "kernelevo: " << load.errors.size()

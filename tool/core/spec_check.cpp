@@ -114,6 +114,12 @@ std::vector<Error> check_spec(const KernelSpec& spec, bool names_only, std::uint
   std::vector<Error> errors;
   std::set<std::string> params;
   for (const auto& p : spec.params) params.insert(p.name);
+  if (!names_only && std::none_of(spec.args.begin(), spec.args.end(),
+                                  [](const ArgSpec& a) { return a.output || a.inout; }))
+    errors.push_back(make_error(
+        "no output argument: mark the pointer the kernel writes its result to `output: true` "
+        "(or `inout: true`), so that its result can be verified",
+        spec.args.empty() ? spec.where : spec.args.front().where));
 
   // Dimensions that every shape has; a name used in an expression must be one of them.
   std::vector<const Problem*> shapes;

@@ -8,7 +8,9 @@
 #include <tuple>
 
 #include "core/spec_check.h"
+#include "core/spec_source_check.h"
 #include "io/file_read.h"
+#include "io/foreign_tree.h"
 #include "io/spec_yaml.h"
 
 namespace kev {
@@ -50,9 +52,11 @@ void collect_directory(const fs::path& dir, Inputs& in, SpecLoad& out) {
     if (ec) break;
     const fs::path& p = it->path();
     if (it->is_directory(ec)) {
-      const std::string name = p.filename().string();
-      if ((!name.empty() && name[0] == '.') || fs::exists(p / "CMakeCache.txt", ec))
+      const TreeKind kind = classify_subdirectory(p);
+      if (kind != TreeKind::own) {
         it.disable_recursion_pending();
+        if (kind != TreeKind::hidden) out.skipped.push_back(display(p));
+      }
       continue;
     }
     if (!is_source(p) && !is_header(p)) continue;
@@ -86,11 +90,9 @@ void check_header(const std::string& path, SpecLoad& out) {
 }
 
 // Line of `kernel`'s __global__ definition in a source named by a project file, 0 if none.
-int find_kernel_line(const std::string& path, const std::string& kernel) {
-  const auto text = read_text(path);
-  if (!text) return 0;
+int find_kernel_line(const std::string& text, const std::string& kernel) {
   const std::string base = kernel.substr(0, kernel.find('<'));
-  std::istringstream lines(*text);
+  std::istringstream lines(text);
   std::string line;
   int n = 0;
   int global_line = 0;
@@ -139,9 +141,12 @@ SpecLoad load_specs(const std::vector<std::string>& paths) {
   dedupe(in.sources);
   dedupe(in.headers);
   dedupe(in.project_files);
+  std::sort(out.skipped.begin(), out.skipped.end());
+  dedupe(out.skipped);
 
   std::vector<KernelSpec> parsed;
-  std::vector<bool> complete;  // false: a partial spec, already in error
+  std::vector<bool> complete;                // false: a partial spec, already in error
+  std::map<std::string, std::string> texts;  // marked sources and those project files name
   for (const auto& source : in.sources) {
     const auto text = read_text(source);
     if (!text) {
@@ -149,6 +154,7 @@ SpecLoad load_specs(const std::vector<std::string>& paths) {
       continue;
     }
     if (text->find("@kernelevo") == std::string::npos) continue;
+    texts[source] = *text;
     for (const auto& block : find_marked_blocks(*text, source)) {
       SpecParse p = parse_marked_block(block, source);
       append(out.errors, std::move(p.errors));
@@ -189,7 +195,15 @@ SpecLoad load_specs(const std::vector<std::string>& paths) {
             "source '" + s.source + "' of kernel '" + s.id + "' is not a .cu file", s.where));
         continue;
       }
-      s.kernel_line = find_kernel_line(s.source, s.kernel);
+      if (!texts.count(s.source)) {
+        auto source_text = read_text(s.source);
+        if (!source_text) {
+          out.errors.push_back(source_text.error());
+          continue;
+        }
+        texts[s.source] = std::move(*source_text);
+      }
+      s.kernel_line = find_kernel_line(texts[s.source], s.kernel);
       parsed.push_back(std::move(s));
       complete.push_back(true);
     }
@@ -225,6 +239,11 @@ SpecLoad load_specs(const std::vector<std::string>& paths) {
   }
   for (std::size_t i = 0; i < parsed.size(); ++i) {
     std::vector<Error> errors = check_spec(parsed[i], !complete[i]);
+    if (complete[i]) {
+      SourceCheck against = check_spec_against_source(parsed[i], texts[parsed[i].source]);
+      append(errors, std::move(against.errors));
+      append(out.warnings, std::move(against.warnings));
+    }
     if (!errors.empty()) keep[i] = false;
     append(out.errors, std::move(errors));
   }

@@ -1,0 +1,26 @@
+#pragma once
+// Checks of a parsed spec against the text of its source, the mistakes a first spec makes:
+// errors for a `kernel` the source does not define as a __global__ function, and for `args`
+// that do not match the kernel's parameters in number or kind (pointer or scalar);
+// warnings for a tuning parameter the source never uses and for one without an
+// `#ifndef NAME` default (a `-DNAME=` value is then redefined, or the source does not build
+// without kernelevo).
+#include <string_view>
+#include <vector>
+
+#include "core/result.h"
+#include "core/spec.h"
+
+namespace kev {
+
+struct SourceCheck {
+  std::vector<Error> errors;
+  std::vector<Error> warnings;
+};
+
+// `source_text` is the text of `spec.source`. A templated entry (`kernel: f<P>`) is looked
+// up by its base name; its template arguments count as uses of the parameters they name.
+[[nodiscard]] SourceCheck check_spec_against_source(const KernelSpec& spec,
+                                                    std::string_view source_text);
+
+}  // namespace kev
