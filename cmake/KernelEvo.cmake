@@ -195,10 +195,9 @@ function(_kernelevo_finalize target)
   endif()
   _kernelevo_tool(tool tool_target)
 
-  set(lock_depends "")
-  if(EXISTS "${LOCKFILE}")
-    set(lock_depends "${LOCKFILE}")
-  else()
+  # The lockfile is no direct dependency of the build steps, which may outlive it: their
+  # depfiles name it while it exists, else the directory it would appear in.
+  if(NOT EXISTS "${LOCKFILE}")
     # A lockfile created later must reach the build: watch the directory it will appear in.
     get_filename_component(lock_dir "${LOCKFILE}" DIRECTORY)
     if(IS_DIRECTORY "${lock_dir}")
@@ -257,17 +256,22 @@ function(_kernelevo_finalize target)
     set(header "${gen_dir}/kernelevo/params.h")
     set(stamp "${gen_dir}/params.stamp")
     _kernelevo_write_settings(${target} "${src}" "${gen_dir}" raw_settings)
+    cmake_policy(PUSH)
+    cmake_policy(SET CMP0116 NEW)
     add_custom_command(
       OUTPUT "${stamp}"
       BYPRODUCTS "${header}" "${settings_dir}/${id}.json"
       COMMAND ${tool} header --source "${rel}" --out "${gen_dir}" --lockfile "${LOCKFILE}"
               --archs "${archs}" ${options} ${spec_args}
               --settings "${raw_settings}" --settings-json "${settings_dir}/${id}.json"
+              --depfile "${gen_dir}/params.d" --depfile-target "${stamp}"
       COMMAND "${CMAKE_COMMAND}" -E touch "${stamp}"
-      DEPENDS "${src}" ${lock_depends} ${spec_depends} ${tool_target} "${raw_settings}"
+      DEPENDS "${src}" ${spec_depends} ${tool_target} "${raw_settings}"
+      DEPFILE "${gen_dir}/params.d"
       WORKING_DIRECTORY "${PROJECT_DIR}"
       COMMENT "kernelevo: tuned parameters for ${rel}"
       VERBATIM)
+    cmake_policy(POP)
     list(APPEND stamps "${stamp}")
     if(NOT src IN_LIST replaced)
       # Not among the target's plain SOURCES (a generator expression, or KERNELS naming a
@@ -281,8 +285,8 @@ function(_kernelevo_finalize target)
     set(selected "${gen_dir}/${name}")
     set(select_stamp "${gen_dir}/select.stamp")
     set(select_depfile "${gen_dir}/select.d")
-    # The depfile names the variant files, so editing one re-runs the selection; its
-    # paths are absolute, which CMP0116 (NEW) handles for every generator.
+    # The depfile names the variant files and the lockfile, so editing one re-runs the
+    # selection; its paths are absolute, which CMP0116 (NEW) handles for every generator.
     cmake_policy(PUSH)
     cmake_policy(SET CMP0116 NEW)
     add_custom_command(
@@ -292,7 +296,7 @@ function(_kernelevo_finalize target)
               --depfile "${select_depfile}" --depfile-target "${select_stamp}" ${select_options}
               ${spec_args}
       COMMAND "${CMAKE_COMMAND}" -E touch "${select_stamp}"
-      DEPENDS "${src}" ${lock_depends} ${spec_depends} ${tool_target}
+      DEPENDS "${src}" ${spec_depends} ${tool_target}
       DEPFILE "${select_depfile}"
       WORKING_DIRECTORY "${PROJECT_DIR}"
       COMMENT "kernelevo: source to build for ${rel}"

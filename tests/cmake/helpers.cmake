@@ -17,7 +17,8 @@ function(copy_project name out)
   set(${out} "${WORK_DIR}/${name}" PARENT_SCOPE)
 endfunction()
 
-# Configures `src` into `bin` with Ninja and the tool under test; extra args pass through.
+# Configures `src` into `bin` with ${GENERATOR} (default Ninja) and the tool under test;
+# extra args pass through.
 # Sets <out>_output (stdout+stderr) and fails unless configure succeeds.
 function(configure src bin)
   set(tool "-DKERNELEVO_EXECUTABLE=${KERNELEVO}")
@@ -28,7 +29,10 @@ function(configure src bin)
   if(CUDA_COMPILER)
     set(cuda "-DCMAKE_CUDA_COMPILER=${CUDA_COMPILER}")
   endif()
-  execute_process(COMMAND "${CMAKE_COMMAND}" -S "${src}" -B "${bin}" -G Ninja ${tool} ${cuda}
+  if(NOT GENERATOR)
+    set(GENERATOR Ninja)
+  endif()
+  execute_process(COMMAND "${CMAKE_COMMAND}" -S "${src}" -B "${bin}" -G "${GENERATOR}" ${tool} ${cuda}
                           "-DKERNELEVO_MODULE=${SOURCE_DIR}/cmake/KernelEvo.cmake" ${ARGN}
                   RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE out)
   if(NOT rc EQUAL 0)
@@ -43,7 +47,7 @@ function(build bin)
   if(ARGN)
     set(targets --target ${ARGN})
   endif()
-  execute_process(COMMAND "${CMAKE_COMMAND}" --build "${bin}" -j 2 ${targets} -- -v
+  execute_process(COMMAND "${CMAKE_COMMAND}" --build "${bin}" -j 2 --verbose ${targets}
                   RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE out)
   set(build_rc "${rc}" PARENT_SCOPE)
   set(build_output "${out}" PARENT_SCOPE)

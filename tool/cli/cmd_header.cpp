@@ -1,13 +1,16 @@
 // `kernelevo header --source FILE --out DIR [--lockfile FILE] [--archs LIST] [--device NAME]
-// [--strict] [--spec kernelevo.yaml] [--settings LINES --settings-json FILE]`: writes
+// [--strict] [--spec kernelevo.yaml] [--settings LINES --settings-json FILE]
+// [--depfile FILE --depfile-target FILE]`: writes
 // DIR/kernelevo/params.h, the marked source's tuned values for the build (DESIGN.md
 // section 8), only when its content changes; with --settings, also the source's compile
-// settings as JSON for the tuner (io/compile_settings.h).
+// settings as JSON for the tuner (io/compile_settings.h); with --depfile, a dependency file
+// naming the source and the lockfile (cli/build_depfile.h).
 #include <CLI/CLI.hpp>
 #include <filesystem>
 #include <iostream>
 #include <optional>
 
+#include "cli/build_depfile.h"
 #include "cli/command.h"
 #include "io/compile_settings.h"
 #include "io/file_read.h"
@@ -27,6 +30,8 @@ struct HeaderArgs {
   std::vector<std::string> spec_files;
   std::string settings;
   std::string settings_json;
+  std::string depfile;
+  std::string depfile_target;
   bool strict = false;
 };
 
@@ -93,6 +98,14 @@ int run_header(const HeaderArgs& args) {
   const auto path = std::filesystem::path(args.out) / "kernelevo" / "params.h";
   auto written = kev::write_if_changed(path.string(), header->text);
   if (!written) return report(written.error());
+  if (!args.depfile.empty()) {
+    std::error_code ec;
+    std::vector<std::filesystem::path> depends{std::filesystem::absolute(args.source, ec)};
+    for (const auto& s : args.spec_files) depends.push_back(std::filesystem::absolute(s, ec));
+    const std::string target = args.depfile_target.empty() ? path.string() : args.depfile_target;
+    auto dep = kev::cli::write_build_depfile(args.depfile, target, depends, args.lockfile);
+    if (!dep) return report(dep.error());
+  }
   return 0;
 }
 
@@ -117,6 +130,10 @@ kev::cli::CommandRegistrar reg{
                       "Where to write them as JSON for the tuner")
           ->needs(sub->get_option("--settings"));
       sub->get_option("--settings")->needs(sub->get_option("--settings-json"));
+      sub->add_option("--depfile", args.depfile,
+                      "Also write a dependency file naming the source and the lockfile");
+      sub->add_option("--depfile-target", args.depfile_target,
+                      "The target the dependency file names (default: the header)");
       sub->add_flag("--strict", args.strict,
                     "An entry tuned on another version of the source is an error");
       sub->callback([&exit_code] { exit_code = run_header(args); });

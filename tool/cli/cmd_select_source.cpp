@@ -9,6 +9,7 @@
 #include <map>
 #include <vector>
 
+#include "cli/build_depfile.h"
 #include "cli/command.h"
 #include "io/header_gen.h"
 #include "io/lockfile_json.h"
@@ -77,8 +78,7 @@ int run_select(const SelectArgs& args) {
     // The original first: a depfile naming nothing reads as missing, and its step as dirty.
     std::vector<std::filesystem::path> depends{std::filesystem::absolute(args.source, ec)};
     depends.insert(depends.end(), selected->depends.begin(), selected->depends.end());
-    const auto absolute_target = std::filesystem::absolute(target, ec);
-    if (auto w = write_if_changed(args.depfile, depfile_text(absolute_target, depends)); !w)
+    if (auto w = write_build_depfile(args.depfile, target, depends, args.lockfile); !w)
       return report(w.error());
   }
   return 0;
@@ -94,7 +94,7 @@ CommandRegistrar reg{
       sub->add_option("--out", args.out, "The file to write")->required();
       sub->add_option("--lockfile", args.lockfile, "Lockfile (default: kernelevo.lock.json)");
       sub->add_option("--depfile", args.depfile,
-                      "Also write a dependency file naming the variant files");
+                      "Also write a dependency file naming the variant files and the lockfile");
       sub->add_option("--depfile-target", args.depfile_target,
                       "The target the dependency file names (default: --out)");
       sub->add_option("--spec", args.spec_files,
