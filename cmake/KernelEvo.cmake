@@ -151,15 +151,25 @@ function(_kernelevo_write_settings target src gen_dir out_file)
     endif()
   endforeach()
   separate_arguments(flags NATIVE_COMMAND "${CMAKE_CUDA_FLAGS}")
-  if(CMAKE_BUILD_TYPE)
-    string(TOUPPER "${CMAKE_BUILD_TYPE}" config)
-    separate_arguments(config_flags NATIVE_COMMAND "${CMAKE_CUDA_FLAGS_${config}}")
-    list(APPEND flags ${config_flags})
+  get_property(multi_config GLOBAL PROPERTY GENERATOR_IS_MULTI_CONFIG)
+  set(configs "${CMAKE_BUILD_TYPE}")
+  if(multi_config)
+    set(configs ${CMAKE_CONFIGURATION_TYPES})
   endif()
   # Values known now go inside generator expressions: escape what would end one early.
   foreach(v src_includes src_defines src_options flags)
     string(REPLACE ">" "$<ANGLE-R>" ${v} "${${v}}")
     string(REPLACE "," "$<COMMA>" ${v} "${${v}}")
+  endforeach()
+  foreach(config IN LISTS configs)
+    string(TOUPPER "${config}" upper)
+    separate_arguments(config_flags NATIVE_COMMAND "${CMAKE_CUDA_FLAGS_${upper}}")
+    string(REPLACE ">" "$<ANGLE-R>" config_flags "${config_flags}")
+    string(REPLACE "," "$<COMMA>" config_flags "${config_flags}")
+    if(config_flags)
+      string(REPLACE ";" "$<SEMICOLON>" config_flags "${config_flags}")
+      list(APPEND flags "$<$<CONFIG:${config}>:${config_flags}>")
+    endif()
   endforeach()
   set(content "source\t${src}\ntarget\t${target}\ncompiler\t${CMAKE_CUDA_COMPILER}\n")
   string(APPEND content "compiler_launcher\t${CMAKE_CUDA_COMPILER_LAUNCHER}\n")
@@ -174,8 +184,10 @@ function(_kernelevo_write_settings target src gen_dir out_file)
     endif()
   endforeach()
   # $<COMPILE_LANGUAGE> in the name: options may hold $<COMPILE_LANGUAGE:CUDA> expressions,
-  # which CMake evaluates per language; the tuner wants the CUDA file.
-  file(GENERATE OUTPUT "${gen_dir}/compile_settings.$<COMPILE_LANGUAGE>.txt" CONTENT "${content}")
+  # which CMake evaluates per language; the tuner wants the CUDA file alone. `gen_dir` holds
+  # $<CONFIG> with a multi-config generator: options may differ per configuration.
+  file(GENERATE OUTPUT "${gen_dir}/compile_settings.$<COMPILE_LANGUAGE>.txt" CONTENT "${content}"
+       CONDITION "$<COMPILE_LANGUAGE:CUDA>")
   set(${out_file} "${gen_dir}/compile_settings.CUDA.txt" PARENT_SCOPE)
 endfunction()
 
@@ -244,30 +256,45 @@ function(_kernelevo_finalize target)
     list(APPEND select_options --strict)
   endif()
 
+  # With a multi-config generator the header steps and compile settings are per
+  # configuration (its options may differ), in a <config> folder; params.h does not depend
+  # on the configuration, but each configuration's step writes its own.
+  set(cfg "")
+  get_property(multi_config GLOBAL PROPERTY GENERATOR_IS_MULTI_CONFIG)
+  if(multi_config)
+    set(cfg "/$<CONFIG>")
+  endif()
   set(stamps "")
   set(selected_sources "")
   set(relative_sources "")
-  set(settings_dir "${CMAKE_BINARY_DIR}/kernelevo/compile_settings/${target}")
+  set(settings_dir "${CMAKE_BINARY_DIR}/kernelevo/compile_settings/${target}${cfg}")
   foreach(src IN LISTS marked)
     file(RELATIVE_PATH rel "${PROJECT_DIR}" "${src}")
     list(APPEND relative_sources "${rel}")
     string(MAKE_C_IDENTIFIER "${rel}" id)
     set(gen_dir "${target_bin}/kernelevo/${target}/${id}")
-    set(header "${gen_dir}/kernelevo/params.h")
-    set(stamp "${gen_dir}/params.stamp")
-    _kernelevo_write_settings(${target} "${src}" "${gen_dir}" raw_settings)
+    set(header_dir "${gen_dir}${cfg}")
+    set(header "${header_dir}/kernelevo/params.h")
+    set(stamp "${header_dir}/params.stamp")
+    # OBJECT_DEPENDS takes no $<CONFIG>: per configuration, the target's dependency on the
+    # header steps orders the first build and the compiler's depfile covers later ones.
+    set(object_depends "${header}")
+    if(multi_config)
+      set(object_depends "")
+    endif()
+    _kernelevo_write_settings(${target} "${src}" "${header_dir}" raw_settings)
     cmake_policy(PUSH)
     cmake_policy(SET CMP0116 NEW)
     add_custom_command(
       OUTPUT "${stamp}"
       BYPRODUCTS "${header}" "${settings_dir}/${id}.json"
-      COMMAND ${tool} header --source "${rel}" --out "${gen_dir}" --lockfile "${LOCKFILE}"
+      COMMAND ${tool} header --source "${rel}" --out "${header_dir}" --lockfile "${LOCKFILE}"
               --archs "${archs}" ${options} ${spec_args}
               --settings "${raw_settings}" --settings-json "${settings_dir}/${id}.json"
-              --depfile "${gen_dir}/params.d" --depfile-target "${stamp}"
+              --depfile "${header_dir}/params.d" --depfile-target "${stamp}"
       COMMAND "${CMAKE_COMMAND}" -E touch "${stamp}"
       DEPENDS "${src}" ${spec_depends} ${tool_target} "${raw_settings}"
-      DEPFILE "${gen_dir}/params.d"
+      DEPFILE "${header_dir}/params.d"
       WORKING_DIRECTORY "${PROJECT_DIR}"
       COMMENT "kernelevo: tuned parameters for ${rel}"
       VERBATIM)
@@ -276,8 +303,8 @@ function(_kernelevo_finalize target)
     if(NOT src IN_LIST replaced)
       # Not among the target's plain SOURCES (a generator expression, or KERNELS naming a
       # file the target does not list): compiled as it is, without variant selection.
-      set_property(SOURCE "${src}" TARGET_DIRECTORY ${target} APPEND PROPERTY INCLUDE_DIRECTORIES "${gen_dir}")
-      set_property(SOURCE "${src}" TARGET_DIRECTORY ${target} APPEND PROPERTY OBJECT_DEPENDS "${header}")
+      set_property(SOURCE "${src}" TARGET_DIRECTORY ${target} APPEND PROPERTY INCLUDE_DIRECTORIES "${header_dir}")
+      set_property(SOURCE "${src}" TARGET_DIRECTORY ${target} APPEND PROPERTY OBJECT_DEPENDS "${object_depends}")
       continue()
     endif()
     # Named like the original, so objects and compile commands keep its name.
@@ -312,8 +339,8 @@ function(_kernelevo_finalize target)
     # absolute: the original's directory as an include directory would also change where
     # its <...> includes are found.)
     set_property(SOURCE "${selected}" TARGET_DIRECTORY ${target} APPEND PROPERTY
-                 INCLUDE_DIRECTORIES "${gen_dir}")
-    set_property(SOURCE "${selected}" TARGET_DIRECTORY ${target} APPEND PROPERTY OBJECT_DEPENDS "${header}")
+                 INCLUDE_DIRECTORIES "${header_dir}")
+    set_property(SOURCE "${selected}" TARGET_DIRECTORY ${target} APPEND PROPERTY OBJECT_DEPENDS "${object_depends}")
     set_property(SOURCE "${selected}" TARGET_DIRECTORY ${target} PROPERTY GENERATED TRUE)
     list(APPEND stamps "${select_stamp}")
     list(APPEND selected_sources "${selected}")
