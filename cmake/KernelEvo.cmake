@@ -99,8 +99,13 @@ function(kernelevo_optimize target)
     get_filename_component(k "${k}" ABSOLUTE BASE_DIR "${CMAKE_CURRENT_SOURCE_DIR}")
     list(APPEND kernels "${k}")
   endforeach()
+  # Decided now, not in the deferred step: building the tool adds a subdirectory, which
+  # deferred calls may not.
+  _kernelevo_tool(tool tool_target)
   set_target_properties(${target} PROPERTIES
     KERNELEVO_OPTIMIZED TRUE
+    KERNELEVO_TOOL "${tool}"
+    KERNELEVO_TOOL_TARGET "${tool_target}"
     KERNELEVO_LOCKFILE "${KE_LOCKFILE}"
     KERNELEVO_DEVICE "${KE_DEVICE}"
     KERNELEVO_STRICT "${KE_STRICT}"
@@ -197,15 +202,16 @@ function(_kernelevo_finalize target)
     message(STATUS "kernelevo: no marked kernels among the .cu sources of ${target}")
     return()
   endif()
-  foreach(p LOCKFILE DEVICE STRICT NO_TESTS PROJECT_DIR)
+  foreach(p LOCKFILE DEVICE STRICT NO_TESTS PROJECT_DIR TOOL TOOL_TARGET)
     get_target_property(${p} ${target} KERNELEVO_${p})
   endforeach()
+  set(tool "${TOOL}")
+  set(tool_target "${TOOL_TARGET}")
   get_target_property(target_bin ${target} BINARY_DIR)
   get_target_property(archs ${target} CUDA_ARCHITECTURES)
   if(NOT archs)
     set(archs "")
   endif()
-  _kernelevo_tool(tool tool_target)
 
   # The lockfile is no direct dependency of the build steps, which may outlive it: their
   # depfiles name it while it exists, else the directory it would appear in.
