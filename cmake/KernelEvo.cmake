@@ -25,6 +25,7 @@ set(KERNELEVO_EXECUTABLE "" CACHE FILEPATH "The kernelevo tool to run (empty: fi
 set(KERNELEVO_DEVICE "" CACHE STRING "Device whose lockfile entries builds use where an architecture has several")
 option(KERNELEVO_STRICT "A lockfile entry tuned on another version of its source fails the build" OFF)
 option(KERNELEVO_REQUIRE_GPU "kernelevo tests fail, rather than skip, without a GPU" OFF)
+set(KERNELEVO_TEST_TIMEOUT 1800 CACHE STRING "Seconds a kernelevo gate test may run")
 set(KERNELEVO_TUNE_ARGS "" CACHE STRING
     "Arguments appended to kernelevo-tune's `kernelevo tune` (a list: --strategy;auto;--budget;40)")
 
@@ -40,6 +41,10 @@ function(_kernelevo_tool out_command out_target)
   foreach(candidate kernelevo::kernelevo kernelevo)
     if(TARGET ${candidate})
       get_target_property(imported ${candidate} IMPORTED)
+      get_target_property(aliased ${candidate} ALIASED_TARGET)
+      if(aliased)
+        set(candidate ${aliased})
+      endif()
       set(${out_command} "$<TARGET_FILE:${candidate}>" PARENT_SCOPE)
       if(imported)
         set(${out_target} "" PARENT_SCOPE)
@@ -392,8 +397,9 @@ function(_kernelevo_finalize target)
     add_test(NAME kernelevo.check.${target}
       COMMAND ${tool} check ${relative_sources} --lockfile "${LOCKFILE}" ${test_require_gpu}
       WORKING_DIRECTORY "${PROJECT_DIR}")
+    # One gate at a time on the GPU, and bounded (KERNELEVO_TEST_TIMEOUT seconds).
     set_tests_properties(kernelevo.check.${target} PROPERTIES LABELS kernelevo
-      SKIP_RETURN_CODE 3)
+      SKIP_RETURN_CODE 3 RESOURCE_LOCK kernelevo_gpu TIMEOUT ${KERNELEVO_TEST_TIMEOUT})
   endif()
   list(LENGTH marked count)
   message(STATUS "kernelevo: ${target}: ${count} marked source(s), lockfile ${LOCKFILE}")
