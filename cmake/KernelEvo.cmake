@@ -25,6 +25,7 @@ set(KERNELEVO_EXECUTABLE "" CACHE FILEPATH "The kernelevo tool to run (empty: fi
 set(KERNELEVO_DEVICE "" CACHE STRING "Device whose lockfile entries builds use where an architecture has several")
 option(KERNELEVO_STRICT "A lockfile entry tuned on another version of its source fails the build" OFF)
 option(KERNELEVO_REQUIRE_GPU "kernelevo tests fail, rather than skip, without a GPU" OFF)
+set(KERNELEVO_TEST_TIMEOUT 1800 CACHE STRING "Seconds a kernelevo gate test may run")
 set(KERNELEVO_TUNE_ARGS "" CACHE STRING
     "Arguments appended to kernelevo-tune's `kernelevo tune` (a list: --strategy;auto;--budget;40)")
 
@@ -40,6 +41,10 @@ function(_kernelevo_tool out_command out_target)
   foreach(candidate kernelevo::kernelevo kernelevo)
     if(TARGET ${candidate})
       get_target_property(imported ${candidate} IMPORTED)
+      get_target_property(aliased ${candidate} ALIASED_TARGET)
+      if(aliased)
+        set(candidate ${aliased})
+      endif()
       set(${out_command} "$<TARGET_FILE:${candidate}>" PARENT_SCOPE)
       if(imported)
         set(${out_target} "" PARENT_SCOPE)
@@ -99,8 +104,13 @@ function(kernelevo_optimize target)
     get_filename_component(k "${k}" ABSOLUTE BASE_DIR "${CMAKE_CURRENT_SOURCE_DIR}")
     list(APPEND kernels "${k}")
   endforeach()
+  # Decided now, not in the deferred step: building the tool adds a subdirectory, which
+  # deferred calls may not.
+  _kernelevo_tool(tool tool_target)
   set_target_properties(${target} PROPERTIES
     KERNELEVO_OPTIMIZED TRUE
+    KERNELEVO_TOOL "${tool}"
+    KERNELEVO_TOOL_TARGET "${tool_target}"
     KERNELEVO_LOCKFILE "${KE_LOCKFILE}"
     KERNELEVO_DEVICE "${KE_DEVICE}"
     KERNELEVO_STRICT "${KE_STRICT}"
@@ -151,15 +161,25 @@ function(_kernelevo_write_settings target src gen_dir out_file)
     endif()
   endforeach()
   separate_arguments(flags NATIVE_COMMAND "${CMAKE_CUDA_FLAGS}")
-  if(CMAKE_BUILD_TYPE)
-    string(TOUPPER "${CMAKE_BUILD_TYPE}" config)
-    separate_arguments(config_flags NATIVE_COMMAND "${CMAKE_CUDA_FLAGS_${config}}")
-    list(APPEND flags ${config_flags})
+  get_property(multi_config GLOBAL PROPERTY GENERATOR_IS_MULTI_CONFIG)
+  set(configs "${CMAKE_BUILD_TYPE}")
+  if(multi_config)
+    set(configs ${CMAKE_CONFIGURATION_TYPES})
   endif()
   # Values known now go inside generator expressions: escape what would end one early.
   foreach(v src_includes src_defines src_options flags)
     string(REPLACE ">" "$<ANGLE-R>" ${v} "${${v}}")
     string(REPLACE "," "$<COMMA>" ${v} "${${v}}")
+  endforeach()
+  foreach(config IN LISTS configs)
+    string(TOUPPER "${config}" upper)
+    separate_arguments(config_flags NATIVE_COMMAND "${CMAKE_CUDA_FLAGS_${upper}}")
+    string(REPLACE ">" "$<ANGLE-R>" config_flags "${config_flags}")
+    string(REPLACE "," "$<COMMA>" config_flags "${config_flags}")
+    if(config_flags)
+      string(REPLACE ";" "$<SEMICOLON>" config_flags "${config_flags}")
+      list(APPEND flags "$<$<CONFIG:${config}>:${config_flags}>")
+    endif()
   endforeach()
   set(content "source\t${src}\ntarget\t${target}\ncompiler\t${CMAKE_CUDA_COMPILER}\n")
   string(APPEND content "compiler_launcher\t${CMAKE_CUDA_COMPILER_LAUNCHER}\n")
@@ -174,8 +194,10 @@ function(_kernelevo_write_settings target src gen_dir out_file)
     endif()
   endforeach()
   # $<COMPILE_LANGUAGE> in the name: options may hold $<COMPILE_LANGUAGE:CUDA> expressions,
-  # which CMake evaluates per language; the tuner wants the CUDA file.
-  file(GENERATE OUTPUT "${gen_dir}/compile_settings.$<COMPILE_LANGUAGE>.txt" CONTENT "${content}")
+  # which CMake evaluates per language; the tuner wants the CUDA file alone. `gen_dir` holds
+  # $<CONFIG> with a multi-config generator: options may differ per configuration.
+  file(GENERATE OUTPUT "${gen_dir}/compile_settings.$<COMPILE_LANGUAGE>.txt" CONTENT "${content}"
+       CONDITION "$<COMPILE_LANGUAGE:CUDA>")
   set(${out_file} "${gen_dir}/compile_settings.CUDA.txt" PARENT_SCOPE)
 endfunction()
 
@@ -185,15 +207,16 @@ function(_kernelevo_finalize target)
     message(STATUS "kernelevo: no marked kernels among the .cu sources of ${target}")
     return()
   endif()
-  foreach(p LOCKFILE DEVICE STRICT NO_TESTS PROJECT_DIR)
+  foreach(p LOCKFILE DEVICE STRICT NO_TESTS PROJECT_DIR TOOL TOOL_TARGET)
     get_target_property(${p} ${target} KERNELEVO_${p})
   endforeach()
+  set(tool "${TOOL}")
+  set(tool_target "${TOOL_TARGET}")
   get_target_property(target_bin ${target} BINARY_DIR)
   get_target_property(archs ${target} CUDA_ARCHITECTURES)
   if(NOT archs)
     set(archs "")
   endif()
-  _kernelevo_tool(tool tool_target)
 
   # The lockfile is no direct dependency of the build steps, which may outlive it: their
   # depfiles name it while it exists, else the directory it would appear in.
@@ -244,30 +267,45 @@ function(_kernelevo_finalize target)
     list(APPEND select_options --strict)
   endif()
 
+  # With a multi-config generator the header steps and compile settings are per
+  # configuration (its options may differ), in a <config> folder; params.h does not depend
+  # on the configuration, but each configuration's step writes its own.
+  set(cfg "")
+  get_property(multi_config GLOBAL PROPERTY GENERATOR_IS_MULTI_CONFIG)
+  if(multi_config)
+    set(cfg "/$<CONFIG>")
+  endif()
   set(stamps "")
   set(selected_sources "")
   set(relative_sources "")
-  set(settings_dir "${CMAKE_BINARY_DIR}/kernelevo/compile_settings/${target}")
+  set(settings_dir "${CMAKE_BINARY_DIR}/kernelevo/compile_settings/${target}${cfg}")
   foreach(src IN LISTS marked)
     file(RELATIVE_PATH rel "${PROJECT_DIR}" "${src}")
     list(APPEND relative_sources "${rel}")
     string(MAKE_C_IDENTIFIER "${rel}" id)
     set(gen_dir "${target_bin}/kernelevo/${target}/${id}")
-    set(header "${gen_dir}/kernelevo/params.h")
-    set(stamp "${gen_dir}/params.stamp")
-    _kernelevo_write_settings(${target} "${src}" "${gen_dir}" raw_settings)
+    set(header_dir "${gen_dir}${cfg}")
+    set(header "${header_dir}/kernelevo/params.h")
+    set(stamp "${header_dir}/params.stamp")
+    # OBJECT_DEPENDS takes no $<CONFIG>: per configuration, the target's dependency on the
+    # header steps orders the first build and the compiler's depfile covers later ones.
+    set(object_depends "${header}")
+    if(multi_config)
+      set(object_depends "")
+    endif()
+    _kernelevo_write_settings(${target} "${src}" "${header_dir}" raw_settings)
     cmake_policy(PUSH)
     cmake_policy(SET CMP0116 NEW)
     add_custom_command(
       OUTPUT "${stamp}"
       BYPRODUCTS "${header}" "${settings_dir}/${id}.json"
-      COMMAND ${tool} header --source "${rel}" --out "${gen_dir}" --lockfile "${LOCKFILE}"
+      COMMAND ${tool} header --source "${rel}" --out "${header_dir}" --lockfile "${LOCKFILE}"
               --archs "${archs}" ${options} ${spec_args}
               --settings "${raw_settings}" --settings-json "${settings_dir}/${id}.json"
-              --depfile "${gen_dir}/params.d" --depfile-target "${stamp}"
+              --depfile "${header_dir}/params.d" --depfile-target "${stamp}"
       COMMAND "${CMAKE_COMMAND}" -E touch "${stamp}"
       DEPENDS "${src}" ${spec_depends} ${tool_target} "${raw_settings}"
-      DEPFILE "${gen_dir}/params.d"
+      DEPFILE "${header_dir}/params.d"
       WORKING_DIRECTORY "${PROJECT_DIR}"
       COMMENT "kernelevo: tuned parameters for ${rel}"
       VERBATIM)
@@ -276,8 +314,8 @@ function(_kernelevo_finalize target)
     if(NOT src IN_LIST replaced)
       # Not among the target's plain SOURCES (a generator expression, or KERNELS naming a
       # file the target does not list): compiled as it is, without variant selection.
-      set_property(SOURCE "${src}" TARGET_DIRECTORY ${target} APPEND PROPERTY INCLUDE_DIRECTORIES "${gen_dir}")
-      set_property(SOURCE "${src}" TARGET_DIRECTORY ${target} APPEND PROPERTY OBJECT_DEPENDS "${header}")
+      set_property(SOURCE "${src}" TARGET_DIRECTORY ${target} APPEND PROPERTY INCLUDE_DIRECTORIES "${header_dir}")
+      set_property(SOURCE "${src}" TARGET_DIRECTORY ${target} APPEND PROPERTY OBJECT_DEPENDS "${object_depends}")
       continue()
     endif()
     # Named like the original, so objects and compile commands keep its name.
@@ -312,8 +350,8 @@ function(_kernelevo_finalize target)
     # absolute: the original's directory as an include directory would also change where
     # its <...> includes are found.)
     set_property(SOURCE "${selected}" TARGET_DIRECTORY ${target} APPEND PROPERTY
-                 INCLUDE_DIRECTORIES "${gen_dir}")
-    set_property(SOURCE "${selected}" TARGET_DIRECTORY ${target} APPEND PROPERTY OBJECT_DEPENDS "${header}")
+                 INCLUDE_DIRECTORIES "${header_dir}")
+    set_property(SOURCE "${selected}" TARGET_DIRECTORY ${target} APPEND PROPERTY OBJECT_DEPENDS "${object_depends}")
     set_property(SOURCE "${selected}" TARGET_DIRECTORY ${target} PROPERTY GENERATED TRUE)
     list(APPEND stamps "${select_stamp}")
     list(APPEND selected_sources "${selected}")
@@ -359,8 +397,9 @@ function(_kernelevo_finalize target)
     add_test(NAME kernelevo.check.${target}
       COMMAND ${tool} check ${relative_sources} --lockfile "${LOCKFILE}" ${test_require_gpu}
       WORKING_DIRECTORY "${PROJECT_DIR}")
+    # One gate at a time on the GPU, and bounded (KERNELEVO_TEST_TIMEOUT seconds).
     set_tests_properties(kernelevo.check.${target} PROPERTIES LABELS kernelevo
-      SKIP_RETURN_CODE 3)
+      SKIP_RETURN_CODE 3 RESOURCE_LOCK kernelevo_gpu TIMEOUT ${KERNELEVO_TEST_TIMEOUT})
   endif()
   list(LENGTH marked count)
   message(STATUS "kernelevo: ${target}: ${count} marked source(s), lockfile ${LOCKFILE}")

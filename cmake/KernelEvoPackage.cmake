@@ -3,6 +3,9 @@
 include(GNUInstallDirs)
 include(CMakePackageConfigHelpers)
 include(${CMAKE_CURRENT_LIST_DIR}/KernelEvo.cmake)
+if(NOT KERNELEVO_INSTALL)
+  return()
+endif()
 
 set(KERNELEVO_INSTALL_BINDIR ${CMAKE_INSTALL_BINDIR})
 set(KERNELEVO_INSTALL_CMAKEDIR ${CMAKE_INSTALL_LIBDIR}/cmake/kernelevo)

@@ -2,9 +2,29 @@
 # separate project finds it with find_package and its build runs the installed tool.
 include(${CMAKE_CURRENT_LIST_DIR}/helpers.cmake)
 execute_process(COMMAND "${CMAKE_COMMAND}" --install "${KERNELEVO_BUILD_DIR}" --prefix "${WORK_DIR}/prefix"
+                        --strip
                 RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE out)
 if(NOT rc EQUAL 0)
   message(FATAL_ERROR "install failed:\n${out}")
+endif()
+# Stripped, and its RUNPATH names the toolkit's directory holding NVRTC.
+find_program(READELF readelf)
+if(READELF)
+  execute_process(COMMAND "${READELF}" -S -d "${WORK_DIR}/prefix/bin/kernelevo" OUTPUT_VARIABLE elf)
+  expect_not_contains("${elf}" ".symtab" "installed kernelevo stripped")
+  string(REGEX MATCH "RUNPATH\\)[^[]*\\[([^]]*)\\]" runpath "${elf}")
+  if(NOT CMAKE_MATCH_1)
+    message(FATAL_ERROR "installed kernelevo has no RUNPATH:\n${elf}")
+  endif()
+  string(REPLACE ":" ";" dirs "${CMAKE_MATCH_1}")
+  set(nvrtc "")
+  foreach(d IN LISTS dirs)
+    file(GLOB found "${d}/libnvrtc.so*")
+    list(APPEND nvrtc ${found})
+  endforeach()
+  if(NOT nvrtc)
+    message(FATAL_ERROR "no libnvrtc in the installed kernelevo's RUNPATH ${CMAKE_MATCH_1}")
+  endif()
 endif()
 foreach(f bin/kernelevo lib/cmake/kernelevo/kernelevoConfig.cmake lib/cmake/kernelevo/KernelEvo.cmake
           share/kernelevo/templates/softmax.cu)
