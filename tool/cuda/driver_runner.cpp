@@ -531,11 +531,12 @@ Failure ShapeRun::sample_until_done(ProblemResult& out,
 }
 
 std::size_t ShapeRun::timing_sets() const {
-  std::int64_t set_bytes = 0;  // a set's inputs and reference outputs
+  std::int64_t set_bytes = 0;  // a set's inputs, reference outputs and const copies
   for (std::size_t i = 0; i < req_.spec.args.size(); ++i) {
     const Role role = role_of(req_.spec.args[i]);
     if (has_input(role)) set_bytes += data_->reference_layout.args[i].bytes;
     if (is_compared(role)) set_bytes += data_->reference_layout.args[i].bytes;
+    if (role == Role::const_input) set_bytes += data_->reference_layout.args[i].bytes;  // its copy
   }
   return timing_set_count(req_.timing, set_bytes);
 }
@@ -555,28 +556,69 @@ bool ShapeRun::verify_every_launch(double launch_us) const {
 Failure ShapeRun::time(ProblemResult& out) {
   const TimingOptions& t = req_.timing;
   const std::size_t sets = timing_sets();
+  const auto& args = req_.spec.args;
   for (std::size_t s = 0; s < sets; ++s)
     if (Failure f = ensure_round(s)) return f;
+  // Const inputs: one guarded copy per set, made once (a kernel may not write them, which
+  // the checks after each group see); other inputs are copied in before every launch.
+  std::vector<std::vector<GuardedBuffer>> const_copies(sets);
+  std::vector<std::vector<CUdeviceptr>> pointers(sets, std::vector<CUdeviceptr>(args.size(), 0));
+  for (std::size_t s = 0; s < sets; ++s) {
+    const_copies[s].resize(args.size());
+    for (std::size_t i = 0; i < args.size(); ++i) {
+      if (!args[i].pointer) continue;
+      pointers[s][i] = work_[i].data();
+      if (role_of(args[i]) != Role::const_input) continue;
+      GuardedBuffer& copy = const_copies[s][i];
+      CUresult e = copy.allocate(work_[i].bytes());
+      if (e == CUDA_SUCCESS) e = copy.fill_guards(r_.stream_);
+      if (e == CUDA_SUCCESS)
+        e = cuMemcpyDtoDAsync(copy.data(), data_->rounds[s].inputs[i].get(), copy.bytes(),
+                              r_.stream_);
+      if (e != CUDA_SUCCESS) return after_launch(e, "timing: copying const inputs");
+      pointers[s][i] = copy.data();
+    }
+  }
   const auto reset = [&](std::size_t set) -> CUresult {
     const auto& rd = data_->rounds[set];
     CUresult e = CUDA_SUCCESS;
-    for (std::size_t i = 0; i < req_.spec.args.size() && e == CUDA_SUCCESS; ++i) {
-      const ArgSpec& a = req_.spec.args[i];
+    for (std::size_t i = 0; i < args.size() && e == CUDA_SUCCESS; ++i) {
+      const ArgSpec& a = args[i];
       const Role role = role_of(a);
       if (role == Role::output)
         e = fill_word(work_[i].data(), work_[i].bytes(), poison_word(a.type), size_of(a.type),
                       r_.stream_);
-      else if (has_input(role))
+      else if (role == Role::input || role == Role::inout)
         e = cuMemcpyDtoDAsync(work_[i].data(), rd.inputs[i].get(), work_[i].bytes(), r_.stream_);
       else if (role == Role::scratch)
         e = cuMemsetD8Async(work_[i].data(), 0, work_[i].bytes(), r_.stream_);
     }
     return e == CUDA_SUCCESS ? flush_l2() : e;
   };
+  // Set `set`'s const copies against the pristine inputs, and their guards.
+  const auto check_const_copies = [&](std::size_t set, const std::string& when) -> Failure {
+    for (std::size_t i = 0; i < args.size(); ++i) {
+      if (role_of(args[i]) != Role::const_input) continue;
+      const GuardedBuffer& copy = const_copies[set][i];
+      if (std::string g = copy.check_guards(); !g.empty())
+        return fail(Disposition::incorrect, when + ": argument '" + args[i].name + "': " + g);
+      auto c = compare_bytes(data_->rounds[set].inputs[i].get(), copy.data(), copy.bytes());
+      if (!c)
+        return fail(context_lost ? Disposition::crashed : Disposition::invalid,
+                    when + ": comparison failed: " + c.error().message, context_lost);
+      if (c->mismatches > 0)
+        return fail(Disposition::incorrect, when + ": const input '" + args[i].name +
+                                                "' of input set " + std::to_string(set + 1) +
+                                                " was modified (" + std::to_string(c->mismatches) +
+                                                " words changed, first at byte " +
+                                                std::to_string(c->first_bad) + ")");
+    }
+    return {};
+  };
   for (int w = 0; w < t.warmup_runs; ++w) {
-    if (CUresult e = reset(static_cast<std::size_t>(w) % sets); e != CUDA_SUCCESS)
-      return after_launch(e, "warm-up");
-    if (Failure f = launch(candidate_, layout_)) return f;
+    const std::size_t set = static_cast<std::size_t>(w) % sets;
+    if (CUresult e = reset(set); e != CUDA_SUCCESS) return after_launch(e, "warm-up");
+    if (Failure f = launch(candidate_, layout_, &pointers[set])) return f;
   }
   if (Failure f = wait("warm-up")) return f;
 
@@ -589,12 +631,14 @@ Failure ShapeRun::time(ProblemResult& out) {
   }
   TimedLaunchPlan plan(sets, false, mix(t.seed ^ 0x7173ull, shape_index_));
   std::size_t launches = 0;  // timed launches so far
-  const auto verify_timed = [&](std::size_t set, bool and_const) -> Failure {
+  std::size_t groups = 0;
+  const auto verify_timed = [&](std::size_t set, bool group_end) -> Failure {
     const std::string when = "problem " + problem_.to_string() + ", timed launch " +
                              std::to_string(launches) + " (input set " + std::to_string(set + 1) +
                              " of " + std::to_string(sets) + ")";
     if (Failure f = check_outputs(set, Fill::poison, when)) return f;
-    return and_const ? check_const(set, when) : Failure{};
+    // One set's const inputs a group, each set in turn.
+    return group_end ? check_const_copies(groups % sets, when) : Failure{};
   };
   // Each launch timed alone, eight to a synchronisation, unless one is verified.
   auto alone = [&](std::vector<double>& samples) -> Failure {
@@ -616,7 +660,7 @@ Failure ShapeRun::time(ProblemResult& out) {
       const std::size_t set = plan.set_of(launches);
       if (CUresult e = reset(set); e != CUDA_SUCCESS) return after_launch(e, "timing");
       cuEventRecord(r_.events_[2 * pending], r_.stream_);
-      if (Failure f = launch(candidate_, layout_)) return f;
+      if (Failure f = launch(candidate_, layout_, &pointers[set])) return f;
       cuEventRecord(r_.events_[2 * pending + 1], r_.stream_);
       ++pending;
       ++launches;
@@ -625,6 +669,7 @@ Failure ShapeRun::time(ProblemResult& out) {
         if (Failure f = verify_timed(set, b == TimedLaunchPlan::kGroup - 1)) return f;
       }
     }
+    ++groups;
     return read_events();
   };
   // A kernel of a few microseconds: its first samples decide whether it is timed in batches.
