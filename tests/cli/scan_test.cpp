@@ -163,8 +163,9 @@ TEST(Scan, SkipsVendoredCopiesAndBuildTrees) {
   }
   // No spec error: the check goes on to the GPU (exit 3 without one, 0 with one).
   const auto check = run_kernelevo("check .", dir);
-  EXPECT_NE(check.exit_code, 2) << check.err;
-  EXPECT_EQ(check.err.find("error"), std::string::npos) << check.err;
+  EXPECT_TRUE(check.exit_code == 0 || check.exit_code == 3) << check.err;
+  // Spec errors read "file:line: error: ..."; a machine without a driver names its CUDA error.
+  EXPECT_EQ(check.err.find("error:"), std::string::npos) << check.err;
   // A file named on the command line is read wherever it lies.
   const auto named = run_kernelevo("scan third_party/kernelevo/templates/broken.cu", dir);
   EXPECT_EQ(named.exit_code, 2);
