@@ -9,11 +9,14 @@
 #   bench/evaluator/run.sh RESULTS_DIR BASELINE_SOURCE_DIR [PART...]
 #
 # PART: build tests rates repeat (default: all four, in that order). JOBS (default 16).
+# RATES: the tunes of the rates part (default "softmax rmsnorm sgemm").
 set -uo pipefail
 dest=$1 base_src=$2
 shift 2
 parts=" ${*:-build tests rates repeat} "
 want() { [[ "$parts" == *" $1 "* ]]; }
+rates=" ${RATES:-softmax rmsnorm sgemm} "
+rated() { [[ "$rates" == *" $1 "* ]]; }
 mkdir -p "$dest"
 dest="$(cd "$dest" && pwd)"
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
@@ -67,9 +70,9 @@ if want rates; then
   for which in old new; do
     bin=$old; [[ $which == new ]] && bin=$new
     step "rates: $which"
-    run_tune "softmax-$which" "$bin" "$root/templates/softmax.cu" --strategy exhaustive --time 60s
-    run_tune "rmsnorm-$which" "$bin" "$root/templates/rmsnorm.cu" --strategy exhaustive --time 60s
-    run_tune "sgemm-$which" "$bin" "$root/templates/sgemm.cu" --strategy random --budget 200 --seed 1 --time 120s
+    rated softmax && run_tune "softmax-$which" "$bin" "$root/templates/softmax.cu" --strategy exhaustive --time 60s
+    rated rmsnorm && run_tune "rmsnorm-$which" "$bin" "$root/templates/rmsnorm.cu" --strategy exhaustive --time 60s
+    rated sgemm && run_tune "sgemm-$which" "$bin" "$root/templates/sgemm.cu" --strategy random --budget 200 --seed 1 --time 120s
   done
 fi
 
