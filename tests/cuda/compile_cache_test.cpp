@@ -10,35 +10,13 @@
 #include "compile_test_support.h"
 #include "cuda/files.h"
 #include "cuda/nvrtc_compiler.h"
+#include "support/fakes.h"
 
 namespace kev::cuda {
 namespace {
 
+using kev::testing::FakeCompiler;
 using testing::TempDir;
-
-// Counts compiles; its "image" is the source text plus the defines, and it reports the
-// header named by the request's first include dir as a dependency.
-class CountingCompiler final : public Compiler {
- public:
-  CompileOutput compile(const CompileRequest& request) override {
-    ++calls;
-    CompileOutput out;
-    out.ok = !fail;
-    if (fail) {
-      out.log = "error";
-      return out;
-    }
-    out.image = "IMAGE:" + request.source_text;
-    for (const auto& [name, value] : request.defines) out.image += ";" + name + "=" + value;
-    for (const auto& k : request.kernel_names) out.lowered_names[k] = "lowered_" + k;
-    if (!request.include_dirs.empty()) out.dependencies = {request.include_dirs[0] + "/dep.h"};
-    out.log = "compiled";
-    return out;
-  }
-  [[nodiscard]] std::string identity() const override { return "counting 1.0"; }
-  std::atomic<int> calls{0};
-  bool fail = false;
-};
 
 class CompileCacheTest : public ::testing::Test {
  protected:
@@ -51,7 +29,7 @@ class CompileCacheTest : public ::testing::Test {
     request_.include_dirs = {dir_.file("inc")};
   }
   TempDir dir_;
-  CountingCompiler inner_;
+  FakeCompiler inner_;
   CompileRequest request_;
   [[nodiscard]] CompileCache cache() const { return CompileCache(dir_.file("cache")); }
 };
@@ -75,7 +53,7 @@ TEST_F(CompileCacheTest, SurvivesANewProcess) {
     CachingCompiler compiler(inner_, cache());
     (void)compiler.compile(request_);
   }
-  CountingCompiler other;
+  FakeCompiler other;
   CachingCompiler compiler(other, cache());
   EXPECT_TRUE(compiler.compile(request_).cached);
   EXPECT_EQ(other.calls, 0);

@@ -11,10 +11,12 @@
 #include "cuda/include_policy.h"
 #include "cuda/subprocess.h"
 #include "cuda/toolkit.h"
+#include "support/fakes.h"
 
 namespace kev::cuda {
 namespace {
 
+using kev::testing::FakeCompiler;
 using testing::TempDir;
 
 constexpr const char* kCanary = "CANARY_7f3a91_DOT_ENV";
@@ -89,23 +91,10 @@ TEST(ProjectIncludePolicy, WithoutARepositoryOnlyTheOriginalsReadsAndSystemHeade
   EXPECT_EQ(p.check_file("/usr/include/stdio.h"), "");
 }
 
-// Counts the requests that got past the audit.
-class CountingCompiler : public Compiler {
- public:
-  int calls = 0;
-  CompileOutput compile(const CompileRequest&) override {
-    ++calls;
-    CompileOutput out;
-    out.ok = true;
-    return out;
-  }
-  std::string identity() const override { return "counting"; }
-};
-
 TEST_F(Project, TheAuditStopsACompileThatWouldReadAFileThePolicyRefuses) {
   NvccCompiler nvcc;
   const auto p = policy();
-  CountingCompiler inner;
+  FakeCompiler inner;
   UntrustedSourceCompiler compiler(nvcc, inner, p);
   const auto request = [&](const std::string& text) {
     CompileRequest r;

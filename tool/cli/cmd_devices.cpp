@@ -1,12 +1,11 @@
 // `kernelevo devices`: the GPUs this machine has, with measured bandwidth ceilings.
-#if KERNELEVO_HAVE_CUDA
 #include <CLI/CLI.hpp>
 #include <cstdio>
 #include <iostream>
 #include <nlohmann/json.hpp>
 
 #include "cli/command.h"
-#include "cuda/worker_client.h"
+#include "cuda/gpu_backend.h"
 
 namespace kev::cli {
 namespace {
@@ -21,8 +20,7 @@ int run_devices(const DevicesArgs& args) {
   std::vector<DeviceInfo> found;
   // Without explicit --device, list GPUs 0, 1, ... until one does not exist.
   for (std::size_t i = 0; i < indices.size(); ++i) {
-    cuda::WorkerRunner worker(cuda::WorkerRunner::self_command(indices[i]));
-    auto info = worker.device_info();
+    auto info = cuda::probe_device(indices[i]);
     if (!info) {
       if (found.empty() || !args.devices.empty())
         return report(make_error("no GPU: " + info.error().message, {}, ExitCode::environment));
@@ -64,6 +62,7 @@ int run_devices(const DevicesArgs& args) {
 
 const CommandRegistrar registrar{
     "devices", [](CLI::App& app, int& exit_code) {
+      if (!cuda::have_gpu()) return;  // a build without CUDA has no such command
       static DevicesArgs args;
       auto* sub = app.add_subcommand("devices", "List GPUs with their measured bandwidth ceilings");
       sub->add_option("--device", args.devices, "Only these GPU indices");
@@ -74,4 +73,3 @@ const CommandRegistrar registrar{
 
 }  // namespace
 }  // namespace kev::cli
-#endif  // KERNELEVO_HAVE_CUDA

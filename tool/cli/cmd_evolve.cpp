@@ -6,10 +6,10 @@
 #include <iostream>
 
 #include "cli/command.h"
-#include "cli/evolve_gpu.h"
 #include "core/evolve.h"
 #include "core/kernel_regions.h"
 #include "core/tuner.h"
+#include "cuda/evolve_gpu.h"
 #include "io/atomic_file.h"
 #include "io/file_read.h"
 #include "io/llm_settings.h"
@@ -152,11 +152,11 @@ int run_evolve(const EvolveArgs& args) {
   auto client = llm::ChatClient::create(config, std::move(key));
   if (!client) return report(client.error());
 
-  EvolveGpuOptions gpu_options;
+  cuda::EvolveGpuOptions gpu_options;
   gpu_options.device = args.device;
   gpu_options.seed = args.seed;
   gpu_options.variant_evaluations = args.variant_evaluations;
-  auto gpu = open_evolve_gpu(gpu_options);
+  auto gpu = cuda::open_evolve_gpu(gpu_options);
   if (!gpu) return report(gpu.error());
   std::cerr << "kernelevo: evolving with " << config.model << " at " << (*client)->endpoint()
             << '\n';
@@ -170,7 +170,7 @@ int run_evolve(const EvolveArgs& args) {
       continue;
     }
     target->device = (*gpu)->facts();
-    EvolveSetup setup = (*gpu)->setup_for(*spec);
+    cuda::EvolveSetup setup = (*gpu)->setup_for(*spec);
     target->includes = setup.includes.get();
     auto result = evolve(*target, **client, prompts, *setup.evaluator, options);
     if (!result) {

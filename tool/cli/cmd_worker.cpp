@@ -1,10 +1,9 @@
 // `kernelevo worker --device N`: the measuring process the tuner starts, one per GPU. It
 // speaks JSON lines on stdin/stdout (cuda/worker_protocol.h) and is not meant for people.
-#if KERNELEVO_HAVE_CUDA
 #include <CLI/CLI.hpp>
 
 #include "cli/command.h"
-#include "cuda/worker_main.h"
+#include "cuda/gpu_backend.h"
 
 namespace {
 
@@ -14,12 +13,12 @@ struct WorkerArgs {
 
 kev::cli::CommandRegistrar reg{
     "worker", [](CLI::App& app, int& exit_code) {
+      if (!kev::cuda::have_gpu()) return;
       static WorkerArgs args;
       auto* sub = app.add_subcommand("worker", "GPU worker process (internal)");
       sub->group("");  // hidden from --help
       sub->add_option("--device", args.device, "GPU index");
-      sub->callback([&exit_code] { exit_code = kev::cuda::serve_worker(args.device); });
+      sub->callback([&exit_code] { exit_code = kev::cuda::serve_gpu_worker(args.device); });
     }};
 
 }  // namespace
-#endif  // KERNELEVO_HAVE_CUDA

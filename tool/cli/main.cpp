@@ -4,6 +4,7 @@
 
 #include "cli/command.h"
 #include "cli/numeric_options.h"
+#include "io/console.h"
 #include "io/log_text.h"
 
 namespace kev::cli {
@@ -20,13 +21,14 @@ CommandRegistrar::CommandRegistrar(std::string name, CommandAdder adder) {
 int report(const Error& error) {
   // As Error::to_string, with the location (a file name can hold a newline) kept on one line.
   const std::string where = error.where.to_string();
-  std::cerr << io::prefixed_lines(
-      "kernelevo: ", (where.empty() ? "" : io::one_line(where) + ": ") + "error: " + error.message);
+  io::Console::standard_error().print(io::prefixed_lines(
+      "kernelevo: ",
+      (where.empty() ? "" : io::one_line(where) + ": ") + "error: " + error.message));
   return static_cast<int>(error.code);
 }
 
 void warn(const std::string& message) {
-  std::cerr << io::prefixed_lines("kernelevo: ", "warning: " + message);
+  io::Console::standard_error().print(io::prefixed_lines("kernelevo: ", "warning: " + message));
 }
 
 }  // namespace kev::cli

@@ -1,10 +1,7 @@
 #include "cli/progress.h"
 
-#include <unistd.h>
-
 #include <cstdio>
 #include <cstdlib>
-#include <iostream>
 
 #include "io/log_text.h"
 
@@ -22,12 +19,16 @@ std::string format_time_us(double us) {
 }
 
 Progress::Progress(std::string label, std::optional<std::uint64_t> total)
-    : Progress(std::move(label), total, std::cerr, isatty(STDERR_FILENO) != 0,
-               isatty(STDERR_FILENO) != 0 && std::getenv("NO_COLOR") == nullptr) {}
+    : Progress(std::move(label), total, io::Console::standard_error(),
+               std::getenv("NO_COLOR") == nullptr) {}
 
-Progress::Progress(std::string label, std::optional<std::uint64_t> total, std::ostream& out,
-                   bool tty, bool color)
-    : label_(io::one_line(label)), total_(total), out_(out), tty_(tty), color_(color && tty) {}
+Progress::Progress(std::string label, std::optional<std::uint64_t> total, io::Console& console,
+                   bool color)
+    : label_(io::one_line(label)),
+      total_(total),
+      console_(console),
+      tty_(console.tty()),
+      color_(color && tty_) {}
 
 std::string Progress::line(std::uint64_t done, std::optional<double> best_us) const {
   std::string s = label_ + ": " + std::to_string(done);
@@ -54,15 +55,15 @@ void Progress::update(std::uint64_t done, std::optional<double> best_us, bool im
     if (drawn_ && !improved && now - last_draw_ < std::chrono::milliseconds(50)) return;
     last_draw_ = now;
     drawn_ = true;
-    out_ << "\r\033[K" << line(done, best_us) << std::flush;
+    console_.status(line(done, best_us));
   } else if (improved) {
-    out_ << line(done, best_us) << '\n';
+    console_.print(line(done, best_us));
   }
 }
 
 void Progress::finish() {
   if (tty_) {
-    out_ << "\r\033[K" << line(last_done_, last_best_) << '\n' << std::flush;
+    console_.end_status(line(last_done_, last_best_));
     drawn_ = false;
   }
 }

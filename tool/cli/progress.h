@@ -3,19 +3,18 @@
 // otherwise. Colour only on a terminal and when NO_COLOR is unset.
 #include <chrono>
 #include <cstdint>
-#include <iosfwd>
 #include <optional>
 #include <string>
 
 #include "core/tuner.h"
+#include "io/console.h"
 
 namespace kev::cli {
 
 class Progress {
  public:
   Progress(std::string label, std::optional<std::uint64_t> total);  // writes to stderr
-  Progress(std::string label, std::optional<std::uint64_t> total, std::ostream& out, bool tty,
-           bool color);
+  Progress(std::string label, std::optional<std::uint64_t> total, io::Console& console, bool color);
   // After each evaluation: evaluations done so far and the best time (if any passed).
   void update(std::uint64_t done, std::optional<double> best_us, bool improved);
   // The same from the tuner's observer: evaluation `index` (from 0) was `e`, the best so far
@@ -28,7 +27,7 @@ class Progress {
 
   std::string label_;
   std::optional<std::uint64_t> total_;
-  std::ostream& out_;
+  io::Console& console_;
   bool tty_;
   bool color_;
   bool drawn_ = false;

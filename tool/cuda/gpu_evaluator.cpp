@@ -3,7 +3,6 @@
 #include "core/source_defaults.h"
 #include "cuda/compile_request.h"
 #include "cuda/files.h"
-#include "cuda/source_kind.h"
 
 namespace kev::cuda {
 
@@ -15,17 +14,15 @@ std::string tail_of(const std::string& log, std::size_t max = 4000) {
 
 }  // namespace
 
-GpuEvaluator::GpuEvaluator(const KernelSpec& spec, const SearchSpace& space, Compiler& nvrtc,
-                           Compiler& nvcc, Runner& runner, GpuEvaluatorOptions options)
+GpuEvaluator::GpuEvaluator(const KernelSpec& spec, const SearchSpace& space, Compiler& compiler,
+                           Runner& runner, GpuEvaluatorOptions options)
     : spec_(spec),
       space_(space),
-      compiler_(nvrtc),
-      nvcc_(&nvcc),
+      compiler_(compiler),
       runner_(runner),
       options_(std::move(options)),
       compiles_(std::make_shared<Compiles>()) {
-  compiles_->nvrtc = std::make_unique<CompilePool>(compiler_, options_.compile_threads);
-  compiles_->nvcc = std::make_unique<CompilePool>(*nvcc_, options_.compile_threads);
+  compiles_->pool = std::make_unique<CompilePool>(compiler_, options_.compile_threads);
   incumbent_us_ = options_.timing.incumbent_us;
 }
 
@@ -36,7 +33,6 @@ GpuEvaluator::GpuEvaluator(const GpuEvaluator& first, Runner& runner)
     : spec_(first.spec_),
       space_(first.space_),
       compiler_(first.compiler_),
-      nvcc_(first.nvcc_),
       runner_(runner),
       options_(first.options_),
       compiles_(first.compiles_),
@@ -54,8 +50,7 @@ CompileRequest GpuEvaluator::request_for(const ParamSet& params, bool with_refer
 }
 
 std::shared_future<CompileOutput> GpuEvaluator::compile_async(const ParamSet& params) {
-  CompilePool& pool = holds_host_code(source_text_) ? *compiles_->nvcc : *compiles_->nvrtc;
-  return pool.submit(request_for(params, false)).share();
+  return compiles_->pool->submit(request_for(params, false)).share();
 }
 
 Result<Outcome> GpuEvaluator::measure_baseline() {
@@ -66,8 +61,7 @@ Result<Outcome> GpuEvaluator::measure_baseline() {
   if (!defaults) return defaults.error();
   defaults_ = std::move(defaults).value();
 
-  Compiler& c = holds_host_code(source_text_) ? *nvcc_ : compiler_;
-  CompileOutput base = c.compile(request_for({}, true));
+  CompileOutput base = compiler_.compile(request_for({}, true));
   compile_seconds_ += base.seconds;
   if (!base.ok)
     return make_error("the source does not compile with its own defaults:\n" + tail_of(base.log),

@@ -15,6 +15,7 @@
 #include "core/compiler.h"
 #include "core/evaluator.h"
 #include "core/runner.h"
+#include "core/tune_backend.h"
 #include "cuda/compile_pool.h"
 
 namespace kev::cuda {
@@ -27,12 +28,12 @@ struct GpuEvaluatorOptions {
   std::optional<std::string> source_text;
 };
 
-class GpuEvaluator final : public Evaluator {
+class GpuEvaluator final : public KernelEvaluator {
  public:
-  // `nvrtc` compiles device-only sources, `nvcc` the ones with host code; both must outlive
-  // this object, as must `spec`, `space` and `runner`.
-  GpuEvaluator(const KernelSpec& spec, const SearchSpace& space, Compiler& nvrtc, Compiler& nvcc,
-               Runner& runner, GpuEvaluatorOptions options);
+  // `compiler` compiles every request: an AutoCompiler (cuda/compilers.h) sends each source
+  // to NVRTC or nvcc. It must outlive this object, as must `spec`, `space` and `runner`.
+  GpuEvaluator(const KernelSpec& spec, const SearchSpace& space, Compiler& compiler, Runner& runner,
+               GpuEvaluatorOptions options);
   ~GpuEvaluator() override;
 
   // The same kernel on another GPU (its own runner), for a search shared by several GPUs:
@@ -44,18 +45,18 @@ class GpuEvaluator final : public Evaluator {
   // Reads the source, compiles the baseline and the reference, measures the baseline.
   // An error when the source cannot be read or the reference does not compile; a baseline
   // that fails verification is an Outcome (not passed), reported by the caller.
-  Result<Outcome> measure_baseline();
+  Result<Outcome> measure_baseline() override;
 
   Outcome evaluate(const Point& p) override;
   void prefetch(const std::vector<Point>& upcoming) override;
   void set_incumbent_us(double best_us) override;
 
   // The last run's per-problem results (GB/s, fraction of the copy ceiling).
-  [[nodiscard]] const RunReport& last_report() const { return last_report_; }
-  [[nodiscard]] const RunReport& baseline_report() const { return baseline_report_; }
+  [[nodiscard]] const RunReport& last_report() const override { return last_report_; }
+  [[nodiscard]] const RunReport& baseline_report() const override { return baseline_report_; }
   [[nodiscard]] const ParamSet& defaults() const { return defaults_; }
   // Measures a parameter set (a locked winner re-measured in this run).
-  Outcome evaluate_params(const ParamSet& params);
+  Outcome evaluate_params(const ParamSet& params) override;
   // Runs a parameter set once more on another runner with other timing (the winner under a
   // sanitizer); last_report() is left alone.
   RunReport run_params_on(Runner& runner, const ParamSet& params, const TimingOptions& timing,
@@ -63,14 +64,13 @@ class GpuEvaluator final : public Evaluator {
   [[nodiscard]] double compile_seconds() const { return compile_seconds_; }
 
  private:
-  // The compile side, shared by siblings; pending is declared first so the pools (which
-  // finish or cancel their jobs) go before it.
+  // The compile side, shared by siblings; pending is declared first so the pool (which
+  // finishes or cancels its jobs) goes before it.
   struct Compiles {
     std::mutex mutex;
     std::map<std::string, std::shared_future<CompileOutput>> pending;  // by space key
-    std::set<std::string> taken;         // evaluated or being evaluated: never prefetched again
-    std::unique_ptr<CompilePool> nvrtc;  // for device-only sources
-    std::unique_ptr<CompilePool> nvcc;   // nvcc processes, for sources with host code
+    std::set<std::string> taken;  // evaluated or being evaluated: never prefetched again
+    std::unique_ptr<CompilePool> pool;
   };
 
   GpuEvaluator(const GpuEvaluator& first, Runner& runner);  // sibling()'s
@@ -82,7 +82,6 @@ class GpuEvaluator final : public Evaluator {
   const KernelSpec& spec_;
   const SearchSpace& space_;
   Compiler& compiler_;
-  Compiler* nvcc_ = nullptr;
   Runner& runner_;
   GpuEvaluatorOptions options_;
   std::shared_ptr<Compiles> compiles_;

@@ -17,10 +17,7 @@ struct SpecMeasurer::Kernel {
 };
 
 SpecMeasurer::SpecMeasurer(int device, std::uint64_t seed)
-    : seed_(seed),
-      worker_(WorkerRunner::self_command(device)),
-      cached_nvrtc_(nvrtc_, CompileCache()),
-      cached_nvcc_(nvcc_, CompileCache()) {}
+    : seed_(seed), worker_(WorkerRunner::self_command(device)) {}
 
 SpecMeasurer::~SpecMeasurer() {
   kernels_.clear();  // evaluators finish their compiles before the compilers go away
@@ -63,8 +60,8 @@ SpecMeasurer::Kernel* SpecMeasurer::kernel_for(const MeasureTarget& target, std:
   options.timing.seed = seed_;
   options.compile_threads = 1;  // one target is compiled at a time
   if (target.compiled != nullptr) options.source_text = target.compiled->text;
-  k->evaluator = std::make_unique<GpuEvaluator>(k->spec, *k->space, cached_nvrtc_, cached_nvcc_,
-                                                worker_, options);
+  k->evaluator =
+      std::make_unique<GpuEvaluator>(k->spec, *k->space, compilers_.automatic, worker_, options);
   // Reads the source, compiles the reference (the source's defaults) and runs it once. A
   // baseline that does not verify is no verdict on the target: its own run decides.
   auto baseline = k->evaluator->measure_baseline();

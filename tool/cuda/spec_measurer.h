@@ -10,9 +10,7 @@
 #include <string>
 
 #include "core/measurer.h"
-#include "cuda/compile_cache.h"
-#include "cuda/nvcc_compiler.h"
-#include "cuda/nvrtc_compiler.h"
+#include "cuda/compilers.h"
 #include "cuda/worker_client.h"
 
 namespace kev::cuda {
@@ -38,10 +36,7 @@ class SpecMeasurer final : public Measurer {
 
   std::uint64_t seed_;
   WorkerRunner worker_;
-  NvrtcCompiler nvrtc_;
-  NvccCompiler nvcc_;
-  CachingCompiler cached_nvrtc_;
-  CachingCompiler cached_nvcc_;
+  CachedCompilers compilers_;
   std::string arch_;
   std::map<std::string, std::unique_ptr<Kernel>> kernels_;  // by side and kernel id
 };

@@ -1,6 +1,5 @@
-#include "cli/evolve_gpu.h"
+#include "cuda/evolve_gpu.h"
 
-#if KERNELEVO_HAVE_CUDA
 #include <unistd.h>
 
 #include <filesystem>
@@ -16,20 +15,8 @@
 #include "cuda/nvcc_compiler.h"
 #include "cuda/untrusted_source_compiler.h"
 #include "cuda/worker_client.h"
-#endif
 
-namespace kev::cli {
-
-#if !KERNELEVO_HAVE_CUDA
-
-Result<std::unique_ptr<EvolveGpu>> open_evolve_gpu(const EvolveGpuOptions&) {
-  return make_error(
-      "this kernelevo was built without CUDA: evolve needs a GPU (--dry-run "
-      "prints the prompts without one)",
-      {}, ExitCode::environment);
-}
-
-#else
+namespace kev::cuda {
 
 namespace {
 
@@ -80,10 +67,10 @@ class GpuVariantEvaluator : public VariantEvaluator {
     KernelSpec spec = spec_;
     spec.source = file.path();
     SpecSpace space(spec, spec.problems);
-    cuda::GpuEvaluatorOptions eo;
+    GpuEvaluatorOptions eo;
     eo.arch = spec.arch.empty() ? arch_ : spec.arch;
     eo.timing.seed = options_.seed;
-    cuda::GpuEvaluator evaluator(spec, space, *compiler_, *compiler_, runner_, eo);
+    GpuEvaluator evaluator(spec, space, *compiler_, runner_, eo);
     auto baseline = evaluator.measure_baseline();
     if (!baseline) {
       m.outcome.disposition = Disposition::compile_failed;
@@ -123,8 +110,8 @@ class CudaEvolveGpu : public EvolveGpu {
  public:
   explicit CudaEvolveGpu(const EvolveGpuOptions& options)
       : options_(options),
-        worker_(cuda::WorkerRunner::self_command(options.device)),
-        cached_nvcc_(nvcc_, cuda::CompileCache()) {}
+        worker_(WorkerRunner::self_command(options.device)),
+        cached_nvcc_(nvcc_, CompileCache()) {}
 
   Status start() {
     auto info = worker_.device_info();
@@ -140,15 +127,15 @@ class CudaEvolveGpu : public EvolveGpu {
             device_.l2_bytes, device_.copy_gbps, device_.read_gbps};
   }
   EvolveSetup setup_for(const KernelSpec& spec) override {
-    cuda::IncludePolicyOptions po;
+    IncludePolicyOptions po;
     po.source = spec.source;
     po.include_dirs = spec.include_dirs;
     const std::string arch = spec.arch.empty() ? device_.arch : spec.arch;
     if (auto reads = nvcc_.list_dependencies(
-            cuda::compile_request_for(spec, {}, {}, arch, /*with_reference=*/true)))
+            compile_request_for(spec, {}, {}, arch, /*with_reference=*/true)))
       po.original_reads = std::move(*reads);
-    auto policy = std::make_unique<cuda::ProjectIncludePolicy>(std::move(po));
-    auto compiler = std::make_unique<cuda::UntrustedSourceCompiler>(nvcc_, cached_nvcc_, *policy);
+    auto policy = std::make_unique<ProjectIncludePolicy>(std::move(po));
+    auto compiler = std::make_unique<UntrustedSourceCompiler>(nvcc_, cached_nvcc_, *policy);
     EvolveSetup setup;
     setup.evaluator = std::make_unique<GpuVariantEvaluator>(spec, std::move(compiler), worker_,
                                                             device_.arch, options_);
@@ -158,11 +145,11 @@ class CudaEvolveGpu : public EvolveGpu {
 
  private:
   EvolveGpuOptions options_;
-  cuda::WorkerRunner worker_;
+  WorkerRunner worker_;
   // Variants are model output: compiled by nvcc in a child process only, never by NVRTC
   // in this process (whose memory holds the API key).
-  cuda::NvccCompiler nvcc_;
-  cuda::CachingCompiler cached_nvcc_;
+  NvccCompiler nvcc_;
+  CachingCompiler cached_nvcc_;
   DeviceInfo device_;
 };
 
@@ -174,6 +161,4 @@ Result<std::unique_ptr<EvolveGpu>> open_evolve_gpu(const EvolveGpuOptions& optio
   return std::unique_ptr<EvolveGpu>(std::move(gpu));
 }
 
-#endif
-
-}  // namespace kev::cli
+}  // namespace kev::cuda

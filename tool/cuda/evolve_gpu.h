@@ -10,7 +10,7 @@
 #include "core/source_safety.h"
 #include "core/spec.h"
 
-namespace kev::cli {
+namespace kev::cuda {
 
 struct EvolveGpuOptions {
   int device = 0;
@@ -35,8 +35,9 @@ class EvolveGpu {
   [[nodiscard]] virtual EvolveSetup setup_for(const KernelSpec& spec) = 0;
 };
 
-// An error with ExitCode::environment without a usable GPU (or a build without CUDA).
+// An error with ExitCode::environment without a usable GPU (or a build without CUDA:
+// gpu_backend_stub.cpp).
 // Call it only after the API key was taken out of the environment: it starts the worker.
 [[nodiscard]] Result<std::unique_ptr<EvolveGpu>> open_evolve_gpu(const EvolveGpuOptions& options);
 
-}  // namespace kev::cli
+}  // namespace kev::cuda

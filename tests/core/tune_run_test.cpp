@@ -1,0 +1,228 @@
+// The tune workflow in-process (core/tune_run.h) with the fakes of tests/support/fakes.h:
+// baseline, search, memcheck, the lock decision and the policy for several GPUs.
+#include "core/tune_run.h"
+
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <thread>
+
+#include "core/spec_fixture.h"
+#include "support/fakes.h"
+
+namespace kev {
+namespace {
+
+using testing::FakeTuneBackend;
+using testing::FakeTuneConsole;
+using testing::FakeTuneStore;
+
+KernelSpec spec_with(std::string id, std::int64_t values) {
+  KernelSpec spec;
+  spec.id = std::move(id);
+  spec.source = "kernels/" + spec.id + ".cu";
+  std::vector<std::int64_t> v;
+  for (std::int64_t i = 1; i <= values; ++i) v.push_back(i);
+  spec.params = {kev::testing::param("X", v)};
+  return spec;
+}
+
+std::int64_t x_of(const ParamSet& p) { return p.at("X").as_int().value_or(0); }
+
+class TuneRunTest : public ::testing::Test {
+ protected:
+  TuneRunTest() {
+    options.strategy = "exhaustive";
+    backend.time_of = [](const ParamSet& p) { return 100.0 / static_cast<double>(x_of(p)); };
+  }
+  Result<std::vector<KernelRow>> tune(const std::vector<const KernelSpec*>& kernels,
+                                      const std::vector<int>& gpus = {0}) {
+    auto devices = open_devices(backend, gpus, console);
+    EXPECT_TRUE(devices.ok());
+    return tune_kernels(kernels, *devices, backend, store, console, options);
+  }
+  // Two GPUs whose evaluations take long enough that both get some.
+  void two_slow_gpus() {
+    backend.present = {0, 1};
+    backend.time_of = [](const ParamSet& p) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(2));
+      return 100.0 / static_cast<double>(x_of(p));
+    };
+  }
+  const LockEntry* locked(const std::string& id) {
+    auto k = store.lock.kernels.find(id);
+    if (k == store.lock.kernels.end()) return nullptr;
+    return &k->second.targets.at("sm_90").at("Fake GPU");
+  }
+
+  FakeTuneBackend backend;
+  FakeTuneStore store;
+  FakeTuneConsole console;
+  TuneRunOptions options;
+};
+
+TEST_F(TuneRunTest, TunesOneKernelAndLocksTheFastestPoint) {
+  const KernelSpec spec = spec_with("scale", 4);
+  auto rows = tune({&spec});
+  ASSERT_TRUE(rows.ok());
+  ASSERT_EQ(rows->size(), 1u);
+  const KernelRow& row = rows->front();
+  EXPECT_EQ(row.id, "scale");
+  EXPECT_EQ(row.exit_code, 0);
+  EXPECT_EQ(row.baseline_us, 20.0);
+  EXPECT_EQ(row.winner_us, 25.0);
+  ASSERT_TRUE(row.winner);
+  EXPECT_EQ(x_of(*row.winner), 4);
+  EXPECT_EQ(row.evaluations, 4u);
+  EXPECT_EQ(row.lock, LockAction::locked);
+  EXPECT_EQ(row.gpus, std::vector<int>{0});
+  ASSERT_NE(locked("scale"), nullptr);
+  EXPECT_EQ(x_of(locked("scale")->params), 4);
+  EXPECT_EQ(store.lock.kernels.at("scale").source, "kernels/scale.cu");
+  EXPECT_TRUE(console.has("scale: 4 configurations; measuring the baseline"));
+}
+
+TEST_F(TuneRunTest, ALockedWinnerTunedAgainIsNotRewritten) {
+  const KernelSpec spec = spec_with("scale", 4);
+  ASSERT_TRUE(tune({&spec}).ok());
+  auto again = tune({&spec});
+  ASSERT_TRUE(again.ok());
+  EXPECT_EQ(again->front().lock, LockAction::already_locked);
+  EXPECT_EQ(store.writes, 1);
+  EXPECT_TRUE(backend.remeasured.empty());
+}
+
+TEST_F(TuneRunTest, TheLockedWinnerIsKeptWhenTheNewOneIsNotFasterWithConfidence) {
+  const KernelSpec spec = spec_with("scale", 4);
+  ASSERT_TRUE(tune({&spec}).ok());
+  // X=3 is locked and now measures within 1% of the new winner X=4.
+  store.lock.kernels.at("scale").targets.at("sm_90").at("Fake GPU").params["X"] = std::int64_t{3};
+  backend.time_of = [](const ParamSet& p) {
+    return x_of(p) == 3 ? 10.05 : 100.0 / static_cast<double>(x_of(p)) - 15;
+  };
+  auto rows = tune({&spec});
+  ASSERT_TRUE(rows.ok());
+  const KernelRow& row = rows->front();
+  EXPECT_EQ(row.lock, LockAction::kept);
+  EXPECT_EQ(x_of(row.kept_params), 3);
+  EXPECT_DOUBLE_EQ(row.kept_us, 10.05);
+  ASSERT_EQ(backend.remeasured.size(), 1u);
+  EXPECT_EQ(x_of(backend.remeasured.front()), 3);
+  EXPECT_EQ(x_of(locked("scale")->params), 3);
+  EXPECT_EQ(store.writes, 1);
+}
+
+TEST_F(TuneRunTest, AChallengerFasterWithConfidenceReplacesTheLockedWinner) {
+  const KernelSpec spec = spec_with("scale", 4);
+  ASSERT_TRUE(tune({&spec}).ok());
+  store.lock.kernels.at("scale").targets.at("sm_90").at("Fake GPU").params["X"] = std::int64_t{1};
+  auto rows = tune({&spec});
+  ASSERT_TRUE(rows.ok());
+  EXPECT_EQ(rows->front().lock, LockAction::locked);
+  EXPECT_EQ(x_of(locked("scale")->params), 4);
+  EXPECT_EQ(store.writes, 2);
+}
+
+TEST_F(TuneRunTest, AWinnerThatFailsMemcheckIsNotLocked) {
+  options.memcheck = true;
+  backend.memcheck_verdict = {true, false, "1 error: invalid read"};
+  const KernelSpec spec = spec_with("scale", 4);
+  auto rows = tune({&spec});
+  ASSERT_TRUE(rows.ok());
+  const KernelRow& row = rows->front();
+  EXPECT_EQ(row.lock, LockAction::not_locked);
+  EXPECT_EQ(row.exit_code, static_cast<int>(ExitCode::failure));
+  EXPECT_EQ(row.failure, "the winner fails memcheck: 1 error: invalid read");
+  EXPECT_EQ(backend.memchecks, 1);
+  EXPECT_EQ(store.writes, 0);
+}
+
+TEST_F(TuneRunTest, MemcheckThatCannotRunIsAnEnvironmentFailure) {
+  options.memcheck = true;
+  backend.memcheck_verdict = {false, false, "compute-sanitizer not found"};
+  const KernelSpec spec = spec_with("scale", 2);
+  auto rows = tune({&spec});
+  ASSERT_TRUE(rows.ok());
+  EXPECT_EQ(rows->front().exit_code, static_cast<int>(ExitCode::environment));
+  EXPECT_EQ(store.writes, 0);
+}
+
+TEST_F(TuneRunTest, AFailingBaselineIsARowWithAFailure) {
+  backend.baseline_passes = false;
+  const KernelSpec spec = spec_with("scale", 4);
+  auto rows = tune({&spec});
+  ASSERT_TRUE(rows.ok());
+  const KernelRow& row = rows->front();
+  EXPECT_EQ(row.exit_code, static_cast<int>(ExitCode::failure));
+  EXPECT_EQ(row.failure, "the baseline (source defaults) is incorrect: max error 1.5");
+  EXPECT_FALSE(row.winner);
+  EXPECT_TRUE(console.has("warning: "));
+  EXPECT_EQ(store.writes, 0);
+}
+
+TEST_F(TuneRunTest, NoPassingPointIsARowWithAFailure) {
+  backend.time_of = [](const ParamSet&) { return std::nullopt; };
+  const KernelSpec spec = spec_with("scale", 3);
+  auto rows = tune({&spec});
+  ASSERT_TRUE(rows.ok());
+  EXPECT_EQ(rows->front().failure, "no configuration passed");
+  EXPECT_TRUE(console.has("scale: X=1: incorrect: "));
+}
+
+TEST_F(TuneRunTest, FewerKernelsThanGpusShareOneSearch) {
+  two_slow_gpus();
+  const KernelSpec spec = spec_with("scale", 40);
+  auto rows = tune({&spec}, {0, 1});
+  ASSERT_TRUE(rows.ok());
+  const KernelRow& row = rows->front();
+  EXPECT_EQ(row.gpus, (std::vector<int>{0, 1}));
+  EXPECT_EQ(row.evaluations, 40u);
+  EXPECT_EQ(x_of(*row.winner), 40);
+  EXPECT_GT(backend.evaluations_by_gpu[0], 0);
+  EXPECT_GT(backend.evaluations_by_gpu[1], 0);
+  EXPECT_EQ(backend.evaluations_by_gpu[0] + backend.evaluations_by_gpu[1], 40);
+  EXPECT_TRUE(console.has("scale: one search on GPUs 0,1, each evaluating the next configuration"));
+}
+
+TEST_F(TuneRunTest, AtLeastAsManyKernelsAsGpusGiveEachKernelOneGpu) {
+  two_slow_gpus();
+  const KernelSpec a = spec_with("a", 8);
+  const KernelSpec b = spec_with("b", 8);
+  const KernelSpec c = spec_with("c", 8);
+  auto rows = tune({&a, &b, &c}, {0, 1});
+  ASSERT_TRUE(rows.ok());
+  ASSERT_EQ(rows->size(), 3u);
+  std::set<int> used;
+  for (std::size_t i = 0; i < 3; ++i) {
+    EXPECT_EQ((*rows)[i].id, std::string(1, static_cast<char>('a' + i)));  // the kernels' order
+    ASSERT_EQ((*rows)[i].gpus.size(), 1u);
+    used.insert((*rows)[i].gpus.front());
+    EXPECT_EQ((*rows)[i].lock, LockAction::locked);
+  }
+  EXPECT_EQ(used, (std::set<int>{0, 1}));
+  EXPECT_EQ(store.lock.kernels.size(), 3u);
+  EXPECT_FALSE(console.has("one search"));
+}
+
+TEST_F(TuneRunTest, AllGpusAreFoundByAskingUntilOneDoesNotAnswer) {
+  backend.present = {0, 1, 2};
+  auto devices = open_devices(backend, {}, console);
+  ASSERT_TRUE(devices.ok());
+  ASSERT_EQ(devices->size(), 3u);
+  EXPECT_EQ(devices->back().index, 2);
+  EXPECT_TRUE(
+      console.has("kernelevo: GPU 1: Fake GPU (sm_90, 132 SMs), copy 3000 GB/s, read "
+                  "4000 GB/s, no clock"));
+}
+
+TEST_F(TuneRunTest, AMissingGpuIsAnEnvironmentError) {
+  auto devices = open_devices(backend, {0, 3}, console);
+  ASSERT_FALSE(devices.ok());
+  EXPECT_EQ(devices.error().code, ExitCode::environment);
+  EXPECT_NE(devices.error().message.find("no GPU 3 to tune on (no device 3)"), std::string::npos);
+  backend.present = {};
+  EXPECT_FALSE(open_devices(backend, {}, console).ok());
+}
+
+}  // namespace
+}  // namespace kev

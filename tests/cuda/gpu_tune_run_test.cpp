@@ -1,0 +1,107 @@
+// The whole tune run in-process on the GPU backend (cuda/gpu_backend.h) with a fake
+// compiler and fake workers (tests/support/fakes.h): the real GpuEvaluator compiles through
+// the compiler the source needs, measures the baseline, shares one search between GPUs and
+// the winner is locked.
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <thread>
+
+#include "compile_test_support.h"
+#include "core/tune_run.h"
+#include "cuda/gpu_backend.h"
+#include "support/fakes.h"
+
+namespace kev::cuda {
+namespace {
+
+using kev::testing::FakeCompiler;
+using kev::testing::FakeRunner;
+using kev::testing::FakeTuneConsole;
+using kev::testing::FakeTuneStore;
+using testing::TempDir;
+
+std::int64_t x_of(const ParamSet& p) { return p.at("X").as_int().value_or(0); }
+
+class GpuTuneRunTest : public ::testing::Test {
+ protected:
+  KernelSpec spec_for(const std::string& source_text) {
+    dir_.write("k.cu", source_text);
+    KernelSpec spec;
+    spec.id = "k";
+    spec.kernel = "k";
+    spec.source = dir_.file("k.cu");
+    ParamSpec x;
+    x.name = "X";
+    for (std::int64_t v = 1; v <= 8; ++v) x.values.emplace_back(v);
+    spec.params = {x};
+    return spec;
+  }
+  Result<std::vector<KernelRow>> tune(const KernelSpec& spec, const std::vector<int>& gpus) {
+    auto backend = make_tune_backend(nvrtc_, nvcc_, [this](int gpu) -> std::unique_ptr<Runner> {
+      auto runner = std::make_unique<FakeRunner>(gpu);
+      runner->time_of = [](const ParamSet& p) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(2));
+        return 100.0 / static_cast<double>(x_of(p));
+      };
+      runners_.push_back(runner.get());
+      return runner;
+    });
+    auto devices = open_devices(*backend, gpus, console_);
+    EXPECT_TRUE(devices.ok());
+    TuneRunOptions options;
+    options.strategy = "exhaustive";
+    return tune_kernels({&spec}, *devices, *backend, store_, console_, options);
+  }
+
+  TempDir dir_;
+  FakeCompiler nvrtc_;
+  FakeCompiler nvcc_;
+  std::vector<FakeRunner*> runners_;
+  FakeTuneStore store_;
+  FakeTuneConsole console_;
+};
+
+TEST_F(GpuTuneRunTest, ADeviceOnlySourceIsTunedThroughNvrtcOnTwoGpusAndLocked) {
+  const KernelSpec spec = spec_for("#define X 1\n__global__ void k(float* y) { y[0] = X; }\n");
+  auto rows = tune(spec, {0, 1});
+  ASSERT_TRUE(rows.ok()) << rows.error().message;
+  const KernelRow& row = rows->front();
+  EXPECT_EQ(row.exit_code, 0) << row.failure;
+  EXPECT_EQ(row.baseline_us, 100.0);  // the source's default X=1
+  ASSERT_TRUE(row.winner);
+  EXPECT_EQ(x_of(*row.winner), 8);
+  EXPECT_EQ(row.evaluations, 8u);
+  EXPECT_EQ(row.gpus, (std::vector<int>{0, 1}));
+  EXPECT_EQ(row.lock, LockAction::locked);
+  ASSERT_EQ(runners_.size(), 2u);
+  EXPECT_GT(runners_[0]->runs.load(), 0);
+  EXPECT_GT(runners_[1]->runs.load(), 0);
+  EXPECT_GT(nvrtc_.calls.load(), 0);
+  EXPECT_EQ(nvcc_.calls.load(), 0);
+  EXPECT_EQ(store_.writes, 1);
+}
+
+TEST_F(GpuTuneRunTest, ASourceWithHostCodeIsCompiledByNvcc) {
+  const KernelSpec spec =
+      spec_for("#include <vector>\n#define X 1\n__global__ void k(float* y) { y[0] = X; }\n");
+  auto rows = tune(spec, {0});
+  ASSERT_TRUE(rows.ok()) << rows.error().message;
+  EXPECT_EQ(rows->front().exit_code, 0) << rows->front().failure;
+  EXPECT_GT(nvcc_.calls.load(), 0);
+  EXPECT_EQ(nvrtc_.calls.load(), 0);
+}
+
+TEST_F(GpuTuneRunTest, ASourceThatDoesNotCompileIsARowWithTheError) {
+  nvrtc_.fail = true;
+  const KernelSpec spec = spec_for("#define X 1\n__global__ void k(float* y) { y[0] = X; }\n");
+  auto rows = tune(spec, {0});
+  ASSERT_TRUE(rows.ok());
+  EXPECT_EQ(rows->front().exit_code, static_cast<int>(ExitCode::usage));
+  EXPECT_NE(rows->front().failure.find("does not compile with its own defaults"),
+            std::string::npos);
+  EXPECT_EQ(store_.writes, 0);
+}
+
+}  // namespace
+}  // namespace kev::cuda

@@ -1,0 +1,160 @@
+#include "cli/tune_table.h"
+
+#include <cstdio>
+#include <iostream>
+#include <nlohmann/json.hpp>
+
+#include "cli/progress.h"
+#include "core/report.h"
+#include "io/json_value.h"
+
+namespace kev::cli {
+
+namespace {
+
+using json = nlohmann::ordered_json;
+
+std::string fmt(const char* f, double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, f, v);
+  return buf;
+}
+
+// "0,1": GPU indices as --gpus takes them.
+std::string gpu_list(const std::vector<int>& indices) {
+  std::string s;
+  for (int g : indices) s += (s.empty() ? "" : ",") + std::to_string(g);
+  return s;
+}
+
+json device_json(const DeviceInfo& dev) {
+  return {{"name", dev.name},
+          {"arch", dev.arch},
+          {"sms", dev.sms},
+          {"l2_bytes", dev.l2_bytes},
+          {"memory_bytes", dev.memory_bytes},
+          {"driver_version", dev.driver_version},
+          {"cuda_version", dev.cuda_version},
+          {"copy_gbps", dev.copy_gbps},
+          {"read_gbps", dev.read_gbps}};
+}
+
+}  // namespace
+
+std::string lock_text(const KernelRow& row, const std::string& lockfile) {
+  switch (row.lock) {
+    case LockAction::none:
+      return "";
+    case LockAction::locked:
+      return "locked in " + lockfile;
+    case LockAction::already_locked:
+      return "already locked";
+    case LockAction::kept:
+      return "kept the locked winner (" + params_text(row.kept_params) + ", " +
+             format_time_us(row.kept_us) + " now): not faster with confidence";
+    case LockAction::not_locked:
+      return "not locked";
+  }
+  return "";
+}
+
+void print_tune_text(const std::vector<TuneDevice>& gpus, const std::vector<KernelRow>& rows,
+                     const std::string& lockfile) {
+  for (const auto& g : gpus) {
+    const DeviceInfo& dev = g.info;
+    std::printf("device%s: %s (%s, %d SMs), copy %.0f GB/s, read %.0f GB/s\n",
+                gpus.size() > 1 ? (" " + std::to_string(g.index)).c_str() : "", dev.name.c_str(),
+                dev.arch.c_str(), dev.sms, dev.copy_gbps, dev.read_gbps);
+  }
+  std::printf("%-20s %12s %12s %8s %8s %7s %6s %7s  %s\n", "kernel", "baseline", "winner",
+              "speedup", "GB/s", "%copy", "evals", "evals/s", "outcomes");
+  for (const auto& r : rows) {
+    std::string counts;
+    for (const auto& [d, n] : r.counts)
+      counts += (counts.empty() ? "" : ", ") + std::to_string(n) + " " + to_string(d);
+    const ProblemRow* first = r.problems.empty() ? nullptr : &r.problems.front();
+    std::printf(
+        "%-20s %12s %12s %8s %8s %7s %6llu %7s  %s\n", r.id.c_str(),
+        r.baseline_us ? format_time_us(*r.baseline_us).c_str() : "-",
+        r.winner_us ? format_time_us(*r.winner_us).c_str() : "-",
+        r.baseline_us && r.winner_us ? fmt("%.2fx", *r.baseline_us / *r.winner_us).c_str() : "-",
+        first && first->gbps ? fmt("%.0f", *first->gbps).c_str() : "-",
+        first && first->copy_fraction ? fmt("%.1f%%", 100.0 * *first->copy_fraction).c_str() : "-",
+        static_cast<unsigned long long>(r.evaluations),
+        r.elapsed_s > 0 ? fmt("%.1f", static_cast<double>(r.evaluations) / r.elapsed_s).c_str()
+                        : "-",
+        counts.c_str());
+    if (r.winner)
+      std::printf("  winner: %s (%s)\n", params_text(*r.winner).c_str(),
+                  lock_text(r, lockfile).c_str());
+    if (gpus.size() > 1)
+      std::printf("  tuned on GPU%s %s\n", r.gpus.size() > 1 ? "s" : "", gpu_list(r.gpus).c_str());
+    if (!r.memcheck.empty()) std::printf("  memcheck: %s\n", r.memcheck.c_str());
+    if (r.throttled > 0)
+      std::printf("  warning: %llu runs saw the GPU throttle (last: %s); times may be slow\n",
+                  static_cast<unsigned long long>(r.throttled), r.throttle.c_str());
+    for (std::size_t i = 0; r.problems.size() > 1 && i < r.problems.size(); ++i) {
+      const auto& p = r.problems[i];
+      std::printf("  %-30s %12s %8s GB/s %7s of copy\n", p.problem.c_str(),
+                  p.time_us ? format_time_us(*p.time_us).c_str() : "-",
+                  p.gbps ? fmt("%.0f", *p.gbps).c_str() : "-",
+                  p.copy_fraction ? fmt("%.1f%%", 100.0 * *p.copy_fraction).c_str() : "-");
+    }
+    if (!r.failure.empty()) std::printf("  no winner: %s\n", r.failure.c_str());
+  }
+}
+
+void print_tune_json(const std::vector<TuneDevice>& gpus, const TuneOptions& options,
+                     const std::vector<KernelRow>& rows, const std::string& lockfile) {
+  json j;
+  j["device"] = device_json(gpus.front().info);
+  json devices = json::array();
+  for (const auto& g : gpus) {
+    json d = device_json(g.info);
+    d["index"] = g.index;
+    devices.push_back(std::move(d));
+  }
+  j["devices"] = devices;
+  j["strategy"] = options.strategy;
+  j["seed"] = options.seed;
+  json kernels = json::array();
+  auto opt = [](const std::optional<double>& v) { return v ? json(*v) : json(nullptr); };
+  for (const auto& r : rows) {
+    json k;
+    k["id"] = r.id;
+    k["baseline_us"] = opt(r.baseline_us);
+    k["winner_us"] = opt(r.winner_us);
+    k["speedup"] =
+        r.baseline_us && r.winner_us ? json(*r.baseline_us / *r.winner_us) : json(nullptr);
+    json params = json::object();
+    if (r.winner)
+      for (const auto& [name, v] : *r.winner) params[name] = io::value_to_json<json>(v);
+    k["winner"] = r.winner ? params : json(nullptr);
+    json problems = json::array();
+    for (const auto& p : r.problems)
+      problems.push_back({{"problem", p.problem},
+                          {"time_us", opt(p.time_us)},
+                          {"gbps", opt(p.gbps)},
+                          {"copy_fraction", opt(p.copy_fraction)}});
+    k["problems"] = problems;
+    k["evaluations"] = r.evaluations;
+    k["elapsed_s"] = r.elapsed_s;
+    k["evaluations_per_s"] =
+        r.elapsed_s > 0 ? json(static_cast<double>(r.evaluations) / r.elapsed_s) : json(nullptr);
+    json counts = json::object();
+    for (const auto& [d, n] : r.counts) counts[to_string(d)] = n;
+    k["counts"] = counts;
+    k["lock"] = lock_text(r, lockfile);
+    k["gpu"] = r.gpus.empty() ? json(nullptr) : json(r.gpus.front());
+    k["gpus"] = r.gpus;
+    if (!r.memcheck.empty()) k["memcheck"] = r.memcheck;
+    k["throttled_runs"] = r.throttled;
+    if (!r.throttle.empty()) k["throttle"] = r.throttle;
+    if (!r.failure.empty()) k["failure"] = r.failure;
+    kernels.push_back(std::move(k));
+  }
+  j["kernels"] = kernels;
+  std::cout << j.dump(2) << '\n';
+}
+
+}  // namespace kev::cli

@@ -1,0 +1,123 @@
+#pragma once
+// The seams of a tune run (core/tune_run.h): the GPU side (TuneBackend: measure devices,
+// compile, evaluate), the files (TuneStore: lockfile, traces, sources) and the console
+// (TuneConsole). The CUDA backend is cuda/gpu_backend.h; tests use tests/support/fakes.h.
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/device.h"
+#include "core/evaluator.h"
+#include "core/lockfile.h"
+#include "core/result.h"
+#include "core/runner.h"
+#include "core/spec.h"
+#include "core/tuner.h"
+
+namespace kev {
+
+// One kernel's evaluator on one device: compiles, verifies and times its points.
+class KernelEvaluator : public Evaluator {
+ public:
+  // Reads the source, compiles the baseline and the reference, measures the baseline. An
+  // error when the source cannot be read or the reference does not compile; a baseline that
+  // fails verification is an Outcome (not passed).
+  virtual Result<Outcome> measure_baseline() = 0;
+  // The last run's per-problem results, and the baseline's.
+  [[nodiscard]] virtual const RunReport& last_report() const = 0;
+  [[nodiscard]] virtual const RunReport& baseline_report() const = 0;
+  // Measures a parameter set (a locked winner re-measured in this run).
+  virtual Outcome evaluate_params(const ParamSet& params) = 0;
+};
+
+struct KernelEvaluatorOptions {
+  std::string arch;  // the device's
+  std::uint64_t seed = 1;
+  std::optional<std::string> source_text;  // compiled instead of the spec's source file
+};
+
+struct MemcheckVerdict {
+  bool ran = false;     // false: the sanitizer could not run
+  bool clean = false;   // ran, verified, no error
+  std::string summary;  // "0 errors", the first errors, or why it did not run
+};
+
+class TuneBackend {
+ public:
+  virtual ~TuneBackend() = default;
+  // Starts GPU `index`'s worker and measures the device; an error when there is none.
+  virtual Result<DeviceInfo> open_device(int index) = 0;
+  // `spec`'s evaluator on the opened GPU `device`; `spec` and `space` must outlive it.
+  virtual std::unique_ptr<KernelEvaluator> evaluator(const KernelSpec& spec,
+                                                     const SearchSpace& space, int device,
+                                                     const KernelEvaluatorOptions& options) = 0;
+  // The same kernel on another opened GPU, sharing `first`'s compiles, source and
+  // reference (a search shared by several GPUs). Call after first's baseline.
+  virtual std::unique_ptr<KernelEvaluator> sibling(KernelEvaluator& first, int device) = 0;
+  // `params` of `evaluator`'s kernel once more under a memory checker on GPU `device`.
+  virtual MemcheckVerdict memcheck(KernelEvaluator& evaluator, const ParamSet& params, int device,
+                                   const DeviceInfo& info) = 0;
+  // Whether a source with this text is compiled by nvcc (it holds host code) or NVRTC.
+  [[nodiscard]] virtual bool compiles_with_nvcc(const std::string& source_text) const = 0;
+};
+
+// One kernel's trace: the evaluations a resumed run starts from, and where new ones go.
+class KernelTrace {
+ public:
+  virtual ~KernelTrace() = default;
+  [[nodiscard]] virtual std::vector<Evaluation> take_prior() = 0;
+  virtual void record(const Evaluation& e, const SearchSpace& space) = 0;
+  // The first failed write: it stops the run.
+  [[nodiscard]] virtual std::optional<Error> write_error() const = 0;
+};
+
+// What the build compiles in place of a spec's source file (a current evolved variant).
+struct CompiledVariant {
+  std::string text;
+  std::string label;  // "the evolved variant g1c2 (...)"
+};
+
+// The files of a tune run. Called from several threads (one per GPU) at once.
+class TuneStore {
+ public:
+  virtual ~TuneStore() = default;
+  [[nodiscard]] virtual std::string lockfile_path() const = 0;
+  virtual Result<Lockfile> read_lockfile() = 0;  // absent: empty
+  // Under the lockfile's lock: re-read, change, write atomically.
+  virtual Status update_lockfile(const std::function<Status(Lockfile&)>& change) = 0;
+  // The source's path as the lockfile names it (relative to the project), or why it cannot.
+  virtual Result<std::string> lock_source(const std::string& source) = 0;
+  // "sha256:<hex>" of the source file as it is now (of nothing when unreadable).
+  virtual std::string source_hash(const std::string& source) = 0;
+  virtual std::optional<CompiledVariant> compiled_variant(const KernelSpec& spec,
+                                                          const Lockfile& lock) = 0;
+  virtual Result<std::unique_ptr<KernelTrace>> open_trace(const KernelSpec& spec,
+                                                          const SearchSpace& space,
+                                                          const std::string& device_name) = 0;
+};
+
+// One kernel's progress display.
+class TuneProgress {
+ public:
+  virtual ~TuneProgress() = default;
+  // Evaluation `index` (from 0) was `e`; the best so far `best`.
+  virtual void evaluated(std::size_t index, const Evaluation& e, const Evaluation* best) = 0;
+  virtual void finish() = 0;
+};
+
+// Human output on stderr. Called from several threads at once: lines must stay whole.
+class TuneConsole {
+ public:
+  virtual ~TuneConsole() = default;
+  // "kernelevo: LINE", then `quoted` (text from outside: a compiler log...) kept on one line.
+  virtual void note(const std::string& line, const std::string& quoted = {}) = 0;
+  virtual void warn(const std::string& message) = 0;  // "kernelevo: warning: MESSAGE"
+  virtual void error(const Error& error) = 0;         // "kernelevo: ...error: MESSAGE"
+  virtual std::unique_ptr<TuneProgress> progress(const std::string& label,
+                                                 std::optional<std::uint64_t> total) = 0;
+};
+
+}  // namespace kev

@@ -1,0 +1,289 @@
+#include "core/tune_run.h"
+
+#include <mutex>
+#include <thread>
+
+#include "core/spec_space.h"
+#include "core/strategy.h"
+
+namespace kev {
+
+namespace {
+
+// "0,1": GPU indices as --gpus takes them.
+std::string gpu_list(const std::vector<int>& indices) {
+  std::string s;
+  for (int g : indices) s += (s.empty() ? "" : ",") + std::to_string(g);
+  return s;
+}
+
+std::vector<ProblemRow> problem_rows(const RunReport& report) {
+  std::vector<ProblemRow> rows;
+  for (const auto& p : report.problems)
+    if (p.timed) rows.push_back({p.problem, p.time_us, p.gbps, p.copy_fraction});
+  return rows;
+}
+
+struct Run {
+  TuneBackend& backend;
+  TuneStore& store;
+  TuneConsole& console;
+  const TuneRunOptions& options;
+};
+
+// The lockfile: a locked winner is re-measured now and replaced only by a challenger that
+// is faster with confidence.
+Status decide_lock(const KernelSpec& spec, const std::string& lock_source, const DeviceInfo& dev,
+                   KernelEvaluator& evaluator, const TuneResult& result, KernelRow& row,
+                   const Run& run) {
+  const ParamSet& winner = *row.winner;
+  const std::string hash = run.store.source_hash(spec.source);
+  auto current = run.store.read_lockfile();
+  if (!current) return current.error();
+  const LockEntry* locked = nullptr;
+  const std::string arch = lock_arch(&spec, dev.arch);
+  if (auto k = current->kernels.find(spec.id);
+      k != current->kernels.end() && k->second.source_hash == hash)
+    if (auto a = k->second.targets.find(arch); a != k->second.targets.end())
+      if (auto d = a->second.find(dev.name); d != a->second.end()) locked = &d->second;
+  row.lock = LockAction::locked;
+  if (locked && locked->params == winner) {
+    row.lock = LockAction::already_locked;
+    return ok_status();
+  }
+  if (locked) {
+    const Outcome again = evaluator.evaluate_params(locked->params);
+    const auto m_locked = measured(again);
+    const auto m_new = measured(result.best->outcome);
+    if (m_locked && m_new && !should_replace(*m_locked, *m_new)) {
+      row.lock = LockAction::kept;
+      row.kept_params = locked->params;
+      row.kept_us = m_locked->median_us;
+      return ok_status();
+    }
+  }
+  LockEntry entry;
+  entry.params = winner;
+  entry.time_us = row.winner_us;
+  entry.baseline_us = row.baseline_us;
+  entry.tuned_with = std::string("kernelevo ") + KERNELEVO_VERSION + ", CUDA " + dev.cuda_version +
+                     (dev.driver_version.empty() ? "" : ", driver " + dev.driver_version) +
+                     ", strategy " + run.options.strategy + ", " +
+                     std::to_string(result.evaluations) + " evaluations" +
+                     (run.options.memcheck ? ", memcheck clean" : "");
+  return run.store.update_lockfile([&](Lockfile& lock) -> Status {
+    set_entry(lock, spec.id, lock_source, hash, arch, dev.name, entry);
+    return ok_status();
+  });
+}
+
+// Tunes `spec` on `gpus` (the first measures the baseline; with several, each evaluates the
+// next proposal of one shared search).
+Result<KernelRow> tune_kernel(const KernelSpec& spec, const std::vector<const TuneDevice*>& gpus,
+                              const Run& run) {
+  const TuneRunOptions& options = run.options;
+  const TuneDevice& gpu = *gpus.front();
+  const DeviceInfo& dev = gpu.info;
+  const auto lock_source = run.store.lock_source(spec.source);
+  if (!lock_source) return lock_source.error();
+  KernelRow row;
+  row.id = spec.id;
+  for (const TuneDevice* g : gpus) row.gpus.push_back(g->index);
+  SpecSpace space(spec, spec.problems);
+  auto strategy = make_strategy(options.strategy, space, options.seed);
+  if (!strategy) return strategy.error();
+  KernelEvaluatorOptions eo;
+  eo.arch = dev.arch;
+  eo.seed = options.seed;
+  // A current evolved variant is what the build compiles, so it is what is tuned.
+  if (auto lock = run.store.read_lockfile(); lock) {
+    if (auto variant = run.store.compiled_variant(spec, *lock)) {
+      eo.source_text = std::move(variant->text);
+      run.console.note(spec.id + ": tuning " + variant->label + " (what the build compiles)");
+    }
+  }
+  const auto evaluator = run.backend.evaluator(spec, space, gpu.index, eo);
+  const SpaceCount configurations = space.count();
+  run.console.note(spec.id + ": " + to_string(configurations) +
+                   " configurations; measuring the baseline" +
+                   (options.gpus_named ? " on GPU " + std::to_string(gpu.index) : ""));
+  auto baseline = evaluator->measure_baseline();
+  if (!baseline) {
+    run.console.error(baseline.error());
+    row.exit_code = static_cast<int>(baseline.error().code);
+    row.failure = baseline.error().message;
+    return row;
+  }
+  if (!baseline->passed()) {
+    row.failure = std::string("the baseline (source defaults) is ") +
+                  to_string(baseline->disposition) + ": " + baseline->detail;
+    run.console.warn(spec.where.to_string() + ": " + spec.id + ": " + row.failure);
+    row.exit_code = static_cast<int>(ExitCode::failure);
+    return row;
+  }
+  row.baseline_us = baseline->time_us;
+  // The other GPUs share the search: their evaluators share the compiles and the reference.
+  std::vector<std::unique_ptr<KernelEvaluator>> siblings;
+  std::vector<KernelEvaluator*> evaluators{evaluator.get()};
+  for (std::size_t g = 1; g < gpus.size(); ++g) {
+    siblings.push_back(run.backend.sibling(*evaluator, gpus[g]->index));
+    evaluators.push_back(siblings.back().get());
+  }
+  if (gpus.size() > 1)
+    run.console.note(spec.id + ": one search on GPUs " + gpu_list(row.gpus) +
+                     ", each evaluating the next configuration");
+
+  auto trace = run.store.open_trace(spec, space, dev.name);
+  if (!trace) return trace.error();
+
+  std::map<std::string, std::vector<ProblemRow>> problems_by_key;
+  std::optional<std::uint64_t> expected = options.budget.evaluations;
+  if (!expected && configurations.exact) expected = configurations.value;
+  const auto progress = run.console.progress("tune " + spec.id, expected);
+  TuneRequest request;
+  request.space = &space;
+  request.strategy = strategy->get();
+  request.evaluator = evaluator.get();
+  request.more_evaluators.assign(evaluators.begin() + 1, evaluators.end());
+  request.budget = options.budget;
+  request.prior = (*trace)->take_prior();
+  request.lookahead = 16;
+  auto note_throttle = [&](const RunReport& report) {
+    if (report.warnings.empty()) return;
+    if (row.throttled++ == 0)  // once per kernel on stderr; counted in the table
+      run.console.warn(spec.id + ": " + report.warnings +
+                       "; the times measured while it lasts are slow");
+    row.throttle = report.warnings;
+  };
+  note_throttle(evaluator->baseline_report());
+  request.observer = [&](const Evaluation& e, std::size_t index, const Evaluation* best) {
+    const RunReport& report = evaluators[e.worker]->last_report();
+    note_throttle(report);
+    if (e.outcome.passed()) problems_by_key[space.key(e.point)] = problem_rows(report);
+    if (!e.outcome.passed() && e.outcome.disposition != Disposition::compile_failed)
+      run.console.note(
+          spec.id + ": " + space.key(e.point) + ": " + to_string(e.outcome.disposition) + ": ",
+          e.outcome.detail.substr(0, 300));
+    (*trace)->record(e, space);
+    progress->evaluated(index, e, best);
+  };
+  const TuneResult result = run_tuner(std::move(request));
+  progress->finish();
+  if (auto error = (*trace)->write_error()) return *error;
+  row.evaluations = result.evaluations;
+  row.counts = result.counts;
+  row.elapsed_s = result.elapsed_s;
+  if (!result.best) {
+    row.failure = "no configuration passed";
+    row.exit_code = static_cast<int>(ExitCode::failure);
+    return row;
+  }
+  const ParamSet winner = space.to_params(result.best->point);
+  row.winner = winner;
+  row.winner_us = result.best->outcome.time_us;
+  if (auto it = problems_by_key.find(space.key(result.best->point)); it != problems_by_key.end())
+    row.problems = it->second;
+
+  if (options.memcheck) {
+    run.console.note(spec.id + ": running the winner under compute-sanitizer memcheck");
+    const auto check = run.backend.memcheck(*evaluator, winner, gpu.index, dev);
+    row.memcheck = check.summary;
+    if (!check.clean) {
+      row.failure = check.ran ? "the winner fails memcheck: " + check.summary
+                              : "--memcheck could not run: " + check.summary;
+      row.exit_code = static_cast<int>(check.ran ? ExitCode::failure : ExitCode::environment);
+      row.lock = LockAction::not_locked;
+      return row;
+    }
+  }
+  if (auto st = decide_lock(spec, *lock_source, dev, *evaluator, result, row, run); !st)
+    return st.error();
+  return row;
+}
+
+}  // namespace
+
+Result<std::vector<TuneDevice>> open_devices(TuneBackend& backend, const std::vector<int>& wanted,
+                                             TuneConsole& console) {
+  std::vector<int> indices = wanted;
+  const bool probe = indices.empty();
+  if (probe) indices.push_back(0);
+  std::vector<TuneDevice> devices;
+  for (std::size_t i = 0; i < indices.size(); ++i) {
+    TuneDevice device;
+    device.index = indices[i];
+    auto info = backend.open_device(device.index);
+    if (!info) {
+      if (probe && !devices.empty()) break;  // past the last GPU
+      return make_error(
+          "no GPU " + std::to_string(device.index) + " to tune on (" + info.error().message +
+              "); to tune without one, replay a recording: kernelevo tune --replay FILE",
+          {}, ExitCode::environment);
+    }
+    device.info = *info;
+    const DeviceInfo& d = device.info;
+    console.note("GPU " + std::to_string(device.index) + ": " + d.name + " (" + d.arch + ", " +
+                 std::to_string(d.sms) + " SMs), copy " +
+                 std::to_string(static_cast<long>(d.copy_gbps)) + " GB/s, read " +
+                 std::to_string(static_cast<long>(d.read_gbps)) + " GB/s" +
+                 (d.clock_source == "nvml" ? ", SM clock " + std::to_string(d.sm_clock_mhz) + " MHz"
+                                           : ", " + d.clock_source));
+    devices.push_back(std::move(device));
+    if (probe) indices.push_back(devices.back().index + 1);
+  }
+  return devices;
+}
+
+Result<std::vector<KernelRow>> tune_kernels(const std::vector<const KernelSpec*>& kernels,
+                                            const std::vector<TuneDevice>& devices,
+                                            TuneBackend& backend, TuneStore& store,
+                                            TuneConsole& console, const TuneRunOptions& options) {
+  const Run run{backend, store, console, options};
+  std::vector<std::optional<KernelRow>> rows(kernels.size());
+  std::optional<Error> stop;
+  std::mutex mutex;
+  std::size_t next = 0;
+  // Each GPU takes the next kernel not yet started.
+  auto work = [&](const TuneDevice& gpu) {
+    for (;;) {
+      std::size_t mine = 0;
+      {
+        std::lock_guard lock(mutex);
+        if (stop || next == kernels.size()) return;
+        mine = next++;
+      }
+      auto row = tune_kernel(*kernels[mine], {&gpu}, run);
+      std::lock_guard lock(mutex);
+      if (!row) {
+        if (!stop) stop = row.error();
+        return;
+      }
+      rows[mine] = std::move(*row);
+    }
+  };
+  if (devices.size() == 1) {
+    work(devices.front());
+  } else if (kernels.size() < devices.size()) {
+    // Fewer kernels than GPUs: the kernels in turn, every GPU evaluating points of its search.
+    std::vector<const TuneDevice*> all;
+    for (const auto& gpu : devices) all.push_back(&gpu);
+    for (std::size_t k = 0; k < kernels.size() && !stop; ++k) {
+      auto row = tune_kernel(*kernels[k], all, run);
+      if (!row)
+        stop = row.error();
+      else
+        rows[k] = std::move(*row);
+    }
+  } else {
+    std::vector<std::thread> threads;
+    for (const auto& gpu : devices) threads.emplace_back(work, std::cref(gpu));
+    for (auto& t : threads) t.join();
+  }
+  if (stop) return *stop;
+  std::vector<KernelRow> done;
+  for (auto& row : rows)
+    if (row) done.push_back(std::move(*row));
+  return done;
+}
+
+}  // namespace kev

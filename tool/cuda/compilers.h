@@ -1,0 +1,24 @@
+#pragma once
+// NVRTC and nvcc, each behind the disk compile cache, and the AutoCompiler that sends each
+// source to the one it needs: what `tune`, `check` and `compare` compile with, made here only
+// (evolve compiles model output with nvcc alone: evolve_gpu.cpp). Thread-safe.
+#include "cuda/auto_compiler.h"
+#include "cuda/compile_cache.h"
+#include "cuda/nvcc_compiler.h"
+#include "cuda/nvrtc_compiler.h"
+
+namespace kev::cuda {
+
+struct CachedCompilers {
+  CachedCompilers() = default;
+  CachedCompilers(const CachedCompilers&) = delete;  // the caches refer to the members
+  CachedCompilers& operator=(const CachedCompilers&) = delete;
+
+  NvrtcCompiler nvrtc;
+  NvccCompiler nvcc;  // asks nvcc for its version
+  CachingCompiler cached_nvrtc{nvrtc, CompileCache()};
+  CachingCompiler cached_nvcc{nvcc, CompileCache()};
+  AutoCompiler automatic{cached_nvrtc, cached_nvcc};
+};
+
+}  // namespace kev::cuda

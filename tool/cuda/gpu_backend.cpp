@@ -1,0 +1,106 @@
+#include "cuda/gpu_backend.h"
+
+#include <map>
+#include <mutex>
+
+#include "cuda/compilers.h"
+#include "cuda/gpu_evaluator.h"
+#include "cuda/memcheck.h"
+#include "cuda/source_kind.h"
+#include "cuda/spec_measurer.h"
+#include "cuda/worker_client.h"
+#include "cuda/worker_main.h"
+
+namespace kev::cuda {
+
+namespace {
+
+// The compilers are shared by every kernel and GPU (they are thread-safe). Its own are made
+// at the first kernel (nvcc is asked for its version), after the GPUs answered.
+class GpuTuneBackend final : public TuneBackend {
+ public:
+  explicit GpuTuneBackend(std::function<std::unique_ptr<Runner>(int)> start_worker)
+      : start_worker_(std::move(start_worker)) {}
+  GpuTuneBackend(Compiler& nvrtc, Compiler& nvcc,
+                 std::function<std::unique_ptr<Runner>(int)> start_worker)
+      : nvrtc_(&nvrtc), nvcc_(&nvcc), start_worker_(std::move(start_worker)) {}
+
+  Result<DeviceInfo> open_device(int index) override {
+    auto worker = start_worker_(index);
+    auto info = worker->device_info();
+    if (!info) return info.error();
+    workers_[index] = std::move(worker);
+    return info;
+  }
+
+  std::unique_ptr<KernelEvaluator> evaluator(const KernelSpec& spec, const SearchSpace& space,
+                                             int device,
+                                             const KernelEvaluatorOptions& options) override {
+    std::call_once(compilers_made_, [this] {
+      if (nvrtc_ == nullptr) {
+        own_ = std::make_unique<CachedCompilers>();
+        nvrtc_ = &own_->cached_nvrtc;
+        nvcc_ = &own_->cached_nvcc;
+      }
+      automatic_ = std::make_unique<AutoCompiler>(*nvrtc_, *nvcc_);
+    });
+    GpuEvaluatorOptions eo;
+    eo.arch = options.arch;
+    eo.timing.seed = options.seed;
+    eo.source_text = options.source_text;
+    return std::make_unique<GpuEvaluator>(spec, space, *automatic_, *workers_.at(device), eo);
+  }
+
+  std::unique_ptr<KernelEvaluator> sibling(KernelEvaluator& first, int device) override {
+    return static_cast<GpuEvaluator&>(first).sibling(*workers_.at(device));
+  }
+
+  MemcheckVerdict memcheck(KernelEvaluator& evaluator, const ParamSet& params, int device,
+                           const DeviceInfo& info) override {
+    const auto check = memcheck_params(static_cast<GpuEvaluator&>(evaluator), params, device, info);
+    return {check.ran, check.clean, check.summary};
+  }
+
+  [[nodiscard]] bool compiles_with_nvcc(const std::string& source_text) const override {
+    return choose_compiler(source_text) == CompilerKind::nvcc;
+  }
+
+ private:
+  std::once_flag compilers_made_;
+  std::unique_ptr<CachedCompilers> own_;
+  Compiler* nvrtc_ = nullptr;
+  Compiler* nvcc_ = nullptr;
+  std::unique_ptr<AutoCompiler> automatic_;
+  std::function<std::unique_ptr<Runner>(int)> start_worker_;
+  std::map<int, std::unique_ptr<Runner>> workers_;  // by GPU index
+};
+
+}  // namespace
+
+bool have_gpu() { return true; }
+
+std::unique_ptr<TuneBackend> make_tune_backend() {
+  return std::make_unique<GpuTuneBackend>([](int gpu) -> std::unique_ptr<Runner> {
+    return std::make_unique<WorkerRunner>(WorkerRunner::self_command(gpu));
+  });
+}
+
+std::unique_ptr<TuneBackend> make_tune_backend(
+    Compiler& nvrtc, Compiler& nvcc, std::function<std::unique_ptr<Runner>(int)> start_worker) {
+  return std::make_unique<GpuTuneBackend>(nvrtc, nvcc, std::move(start_worker));
+}
+
+Result<std::unique_ptr<Measurer>> make_spec_measurer(int device, std::uint64_t seed) {
+  auto measurer = std::make_unique<SpecMeasurer>(device, seed);
+  if (auto gpu = measurer->identify(); !gpu) return gpu.error();
+  return std::unique_ptr<Measurer>(std::move(measurer));
+}
+
+Result<DeviceInfo> probe_device(int index) {
+  WorkerRunner worker(WorkerRunner::self_command(index));
+  return worker.device_info();
+}
+
+int serve_gpu_worker(int device) { return serve_worker(device); }
+
+}  // namespace kev::cuda

@@ -1,0 +1,40 @@
+#pragma once
+// The one place where the GPU side of the commands is assembled: NVRTC and nvcc, each behind
+// the compile cache, and the worker processes (one per GPU). A build without CUDA compiles
+// gpu_backend_stub.cpp instead, whose every GPU command is an environment error (and
+// evolve_gpu.h's open_evolve_gpu), so the CLI needs no #if. Includes core headers only, for
+// that reason.
+#include <cstdint>
+#include <functional>
+#include <memory>
+
+#include "core/compiler.h"
+#include "core/device.h"
+#include "core/measurer.h"
+#include "core/result.h"
+#include "core/runner.h"
+#include "core/tune_backend.h"
+
+namespace kev::cuda {
+
+// False in a build without CUDA: the GPU commands say so, hidden ones are not offered.
+[[nodiscard]] bool have_gpu();
+
+// `tune`'s backend: the compilers are shared by every kernel and GPU.
+[[nodiscard]] std::unique_ptr<TuneBackend> make_tune_backend();
+// The same on given compilers (NVRTC's and nvcc's; they must outlive it) and workers
+// (`start_worker(gpu)`): tests run the whole tune on fakes (tests/support/fakes.h).
+[[nodiscard]] std::unique_ptr<TuneBackend> make_tune_backend(
+    Compiler& nvrtc, Compiler& nvcc, std::function<std::unique_ptr<Runner>(int)> start_worker);
+
+// The Measurer of `check` and `compare` on GPU `device`, probed now: an error
+// (ExitCode::environment) when there is no usable GPU.
+[[nodiscard]] Result<std::unique_ptr<Measurer>> make_spec_measurer(int device, std::uint64_t seed);
+
+// GPU `index`'s facts, measured by a worker started for it.
+[[nodiscard]] Result<DeviceInfo> probe_device(int index);
+
+// `kernelevo worker --device N`: serves the worker protocol on stdin/stdout; the exit code.
+int serve_gpu_worker(int device);
+
+}  // namespace kev::cuda

@@ -1,0 +1,52 @@
+// A build without CUDA (KERNELEVO_WITH_CUDA off): the only file of the cuda layer.
+#include "cuda/evolve_gpu.h"
+#include "cuda/gpu_backend.h"
+
+namespace kev::cuda {
+
+namespace {
+
+Error no_cuda(const std::string& what) {
+  return make_error("this kernelevo was built without CUDA: " + what, {}, ExitCode::environment);
+}
+
+class NoGpuBackend final : public TuneBackend {
+ public:
+  Result<DeviceInfo> open_device(int) override { return no_cuda("tune needs --replay FILE"); }
+  std::unique_ptr<KernelEvaluator> evaluator(const KernelSpec&, const SearchSpace&, int,
+                                             const KernelEvaluatorOptions&) override {
+    return nullptr;
+  }
+  std::unique_ptr<KernelEvaluator> sibling(KernelEvaluator&, int) override { return nullptr; }
+  MemcheckVerdict memcheck(KernelEvaluator&, const ParamSet&, int, const DeviceInfo&) override {
+    return {};
+  }
+  [[nodiscard]] bool compiles_with_nvcc(const std::string&) const override { return false; }
+};
+
+}  // namespace
+
+bool have_gpu() { return false; }
+
+std::unique_ptr<TuneBackend> make_tune_backend() { return std::make_unique<NoGpuBackend>(); }
+
+std::unique_ptr<TuneBackend> make_tune_backend(Compiler&, Compiler&,
+                                               std::function<std::unique_ptr<Runner>(int)>) {
+  return std::make_unique<NoGpuBackend>();
+}
+
+Result<std::unique_ptr<Measurer>> make_spec_measurer(int, std::uint64_t) {
+  return no_cuda(
+      "check and compare run only from recorded traces (check --replay, compare "
+      "--replay-base/--replay-head)");
+}
+
+Result<DeviceInfo> probe_device(int) { return no_cuda("no GPU"); }
+
+int serve_gpu_worker(int) { return static_cast<int>(ExitCode::environment); }
+
+Result<std::unique_ptr<EvolveGpu>> open_evolve_gpu(const EvolveGpuOptions&) {
+  return no_cuda("evolve needs a GPU (--dry-run prints the prompts without one)");
+}
+
+}  // namespace kev::cuda
