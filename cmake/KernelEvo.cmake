@@ -9,6 +9,9 @@
 #     <build>/kernelevo/compile_settings/<target>/<source>.json for the tuner;
 #   - the target compiles, in its place, the variant `kernelevo evolve` recorded in the
 #     lockfile while the variant is current, else the original (chosen at build time).
+# The target's other C++/CUDA sources get every marked source's params.h first (-include),
+# so a launcher in a file of its own builds the same values; one defining a tuned
+# parameter without #ifndef fails the build (docs/build-integration.md).
 # Targets kernelevo-tune, kernelevo-check and kernelevo-report run the tool on the marked
 # sources; CTest tests labelled `kernelevo` run the gate (skipped without a GPU unless
 # KERNELEVO_REQUIRE_GPU is set, at configure time or in the environment of the ctest run).
