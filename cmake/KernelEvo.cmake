@@ -9,6 +9,9 @@
 #     <build>/kernelevo/compile_settings/<target>/<source>.json for the tuner;
 #   - the target compiles, in its place, the variant `kernelevo evolve` recorded in the
 #     lockfile while the variant is current, else the original (chosen at build time).
+# The target's other C++/CUDA sources get every marked source's params.h first (-include),
+# so a launcher in a file of its own builds the same values; one defining a tuned
+# parameter without #ifndef fails the build (docs/build-integration.md).
 # Targets kernelevo-tune, kernelevo-check and kernelevo-report run the tool on the marked
 # sources; CTest tests labelled `kernelevo` run the gate (skipped without a GPU unless
 # KERNELEVO_REQUIRE_GPU is set, at configure time or in the environment of the ctest run).
@@ -201,6 +204,28 @@ function(_kernelevo_write_settings target src gen_dir out_file)
   set(${out_file} "${gen_dir}/compile_settings.CUDA.txt" PARENT_SCOPE)
 endfunction()
 
+# The originals the target compiles through generated stand-ins, in an object library that
+# is never built: compile_commands.json then lists each original with the target's settings,
+# for IDEs and tools that look a file up by its path.
+function(_kernelevo_ide_sources target originals)
+  if(NOT originals OR NOT CMAKE_EXPORT_COMPILE_COMMANDS)
+    return()
+  endif()
+  set(ide kernelevo-ide-${target})
+  add_library(${ide} OBJECT EXCLUDE_FROM_ALL ${originals})
+  set(tp "$<TARGET_PROPERTY:${target},")
+  target_include_directories(${ide} PRIVATE "${tp}INCLUDE_DIRECTORIES>")
+  target_compile_definitions(${ide} PRIVATE "${tp}COMPILE_DEFINITIONS>")
+  target_compile_options(${ide} PRIVATE "${tp}COMPILE_OPTIONS>")
+  foreach(prop CUDA_ARCHITECTURES CUDA_STANDARD CUDA_STANDARD_REQUIRED CXX_STANDARD
+               CUDA_SEPARABLE_COMPILATION POSITION_INDEPENDENT_CODE)
+    get_target_property(value ${target} ${prop})
+    if(NOT value STREQUAL "value-NOTFOUND")
+      set_property(TARGET ${ide} PROPERTY ${prop} "${value}")
+    endif()
+  endforeach()
+endfunction()
+
 function(_kernelevo_finalize target)
   _kernelevo_marked_sources(${target} marked)
   if(NOT marked)
@@ -229,11 +254,11 @@ function(_kernelevo_finalize target)
     message(STATUS "kernelevo: no lockfile at ${LOCKFILE}; ${target}'s marked kernels build "
                    "with their source defaults")
   endif()
+  # Like the lockfile, a project kernelevo.yaml reaches the steps through their depfiles
+  # alone, so removing it after configuring does not stop the build.
   set(spec_args "")
-  set(spec_depends "")
   if(EXISTS "${PROJECT_DIR}/kernelevo.yaml")
     set(spec_args --spec "${PROJECT_DIR}/kernelevo.yaml")
-    set(spec_depends "${PROJECT_DIR}/kernelevo.yaml")
   endif()
   set(options "")
   if(DEVICE)
@@ -262,6 +287,21 @@ function(_kernelevo_finalize target)
     endif()
     list(APPEND kept_sources "${s}")
   endforeach()
+  # The target's other C++ and CUDA sources (a host launcher in a file of its own) build with
+  # the same values: each gets every marked source's header first (-include), so the values
+  # win over their `#ifndef` defaults, and the header steps fail where one defines a tuned
+  # parameter without that guard (kernelevo header --other-source).
+  set(other_sources "")
+  foreach(s IN LISTS kept_sources)
+    if(NOT s MATCHES "\\$<" AND s MATCHES "\\.(cu|cpp|cc|cxx|c\\+\\+|C)$")
+      get_filename_component(path "${s}" ABSOLUTE BASE_DIR "${target_dir}")
+      list(APPEND other_sources "${path}")
+    endif()
+  endforeach()
+  set(other_args "")
+  foreach(s IN LISTS other_sources)
+    list(APPEND other_args --other-source "${s}")
+  endforeach()
   set(select_options "")
   if(STRICT)
     list(APPEND select_options --strict)
@@ -276,6 +316,7 @@ function(_kernelevo_finalize target)
     set(cfg "/$<CONFIG>")
   endif()
   set(stamps "")
+  set(all_headers "")
   set(selected_sources "")
   set(relative_sources "")
   set(settings_dir "${CMAKE_BINARY_DIR}/kernelevo/compile_settings/${target}${cfg}")
@@ -300,17 +341,18 @@ function(_kernelevo_finalize target)
       OUTPUT "${stamp}"
       BYPRODUCTS "${header}" "${settings_dir}/${id}.json"
       COMMAND ${tool} header --source "${rel}" --out "${header_dir}" --lockfile "${LOCKFILE}"
-              --archs "${archs}" ${options} ${spec_args}
+              --archs "${archs}" ${options} ${spec_args} ${other_args}
               --settings "${raw_settings}" --settings-json "${settings_dir}/${id}.json"
               --depfile "${header_dir}/params.d" --depfile-target "${stamp}"
       COMMAND "${CMAKE_COMMAND}" -E touch "${stamp}"
-      DEPENDS "${src}" ${spec_depends} ${tool_target} "${raw_settings}"
+      DEPENDS "${src}" ${other_sources} ${tool_target} "${raw_settings}"
       DEPFILE "${header_dir}/params.d"
       WORKING_DIRECTORY "${PROJECT_DIR}"
       COMMENT "kernelevo: tuned parameters for ${rel}"
       VERBATIM)
     cmake_policy(POP)
     list(APPEND stamps "${stamp}")
+    string(APPEND all_headers "#include \"${header}\"\n")
     if(NOT src IN_LIST replaced)
       # Not among the target's plain SOURCES (a generator expression, or KERNELS naming a
       # file the target does not list): compiled as it is, without variant selection.
@@ -334,7 +376,7 @@ function(_kernelevo_finalize target)
               --depfile "${select_depfile}" --depfile-target "${select_stamp}" ${select_options}
               ${spec_args}
       COMMAND "${CMAKE_COMMAND}" -E touch "${select_stamp}"
-      DEPENDS "${src}" ${spec_depends} ${tool_target}
+      DEPENDS "${src}" ${tool_target}
       DEPFILE "${select_depfile}"
       WORKING_DIRECTORY "${PROJECT_DIR}"
       COMMENT "kernelevo: source to build for ${rel}"
@@ -359,6 +401,24 @@ function(_kernelevo_finalize target)
   if(selected_sources)
     set_property(TARGET ${target} PROPERTY SOURCES ${kept_sources} ${selected_sources})
   endif()
+  if(other_sources)
+    set(all_params "${target_bin}/kernelevo/${target}/other_sources${cfg}/kernelevo/target_params.h")
+    file(GENERATE OUTPUT "${all_params}" CONTENT
+         "// The tuned values of ${target}'s marked sources, for its other sources (generated by\n// kernelevo_optimize; do not edit).\n#pragma once\n#define KERNELEVO_PARAMS_OTHER_SOURCE 1\n${all_headers}")
+    # One word each (joined forms), so option de-duplication cannot take the file away.
+    set(cxx_include "-include${all_params}")
+    if(MSVC)
+      set(cxx_include "/FI${all_params}")
+    endif()
+    foreach(s IN LISTS other_sources)
+      set(force_include "${cxx_include}")
+      if(s MATCHES "\\.cu$")
+        set(force_include "--pre-include=${all_params}")
+      endif()
+      set_property(SOURCE "${s}" TARGET_DIRECTORY ${target} APPEND PROPERTY COMPILE_OPTIONS "${force_include}")
+    endforeach()
+  endif()
+  _kernelevo_ide_sources(${target} "${replaced}")
   add_custom_target(kernelevo-params-${target} DEPENDS ${stamps})
   add_dependencies(${target} kernelevo-params-${target})
 

@@ -7,14 +7,19 @@ namespace kev::cli {
 
 Status write_build_depfile(const std::string& depfile, const std::string& target,
                            std::vector<std::filesystem::path> depends,
-                           const std::filesystem::path& lockfile) {
+                           const std::filesystem::path& lockfile,
+                           const std::vector<std::filesystem::path>& optional) {
   namespace fs = std::filesystem;
   std::error_code ec;
-  const fs::path lock = fs::absolute(lockfile, ec);
-  if (fs::exists(lock, ec)) {
-    depends.push_back(lock);
-  } else {
-    fs::path dir = lock.parent_path();
+  std::vector<fs::path> maybe{lockfile};
+  maybe.insert(maybe.end(), optional.begin(), optional.end());
+  for (const auto& file : maybe) {
+    const fs::path path = fs::absolute(file, ec);
+    if (fs::exists(path, ec)) {
+      depends.push_back(path);
+      continue;
+    }
+    fs::path dir = path.parent_path();
     while (!dir.empty() && !fs::is_directory(dir, ec) && dir != dir.parent_path())
       dir = dir.parent_path();
     depends.push_back(dir);

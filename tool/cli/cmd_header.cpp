@@ -1,14 +1,18 @@
 // `kernelevo header --source FILE --out DIR [--lockfile FILE] [--archs LIST] [--device NAME]
 // [--strict] [--spec kernelevo.yaml] [--settings LINES --settings-json FILE]
-// [--depfile FILE --depfile-target FILE]`: writes
+// [--depfile FILE --depfile-target FILE] [--other-source FILE...]`: writes
 // DIR/kernelevo/params.h, the marked source's tuned values for the build (DESIGN.md
 // section 8), only when its content changes; with --settings, also the source's compile
 // settings as JSON for the tuner (io/compile_settings.h); with --depfile, a dependency file
-// naming the source and the lockfile (cli/build_depfile.h).
+// naming the source and the lockfile (cli/build_depfile.h). --other-source names the
+// target's sources that are not marked: one that defines a parameter the lockfile tunes
+// without an `#ifndef` guard (itself or in a header it includes by "...") fails the step,
+// since it would build its own value rather than the generated one.
 #include <CLI/CLI.hpp>
 #include <filesystem>
 #include <iostream>
 #include <optional>
+#include <set>
 
 #include "cli/build_depfile.h"
 #include "cli/command.h"
@@ -17,6 +21,7 @@
 #include "io/hash.h"
 #include "io/header_gen.h"
 #include "io/lockfile_json.h"
+#include "io/macro_scan.h"
 #include "io/spec_loader.h"
 
 namespace {
@@ -28,6 +33,7 @@ struct HeaderArgs {
   std::string archs;
   std::string device;
   std::vector<std::string> spec_files;
+  std::vector<std::string> other_sources;
   std::string settings;
   std::string settings_json;
   std::string depfile;
@@ -50,6 +56,28 @@ bool same_file(const std::string& a, const std::string& b) {
   return std::filesystem::equivalent(a, b, ec);
 }
 
+// The other sources' definitions of tuned parameters that would win over the generated ones.
+kev::Result<std::vector<std::filesystem::path>> check_other_sources(
+    const HeaderArgs& args, const std::vector<std::string>& tuned) {
+  const std::set<std::string, std::less<>> names(tuned.begin(), tuned.end());
+  std::vector<std::filesystem::path> sources(args.other_sources.begin(), args.other_sources.end());
+  auto scan = kev::scan_unguarded_defines(sources, names);
+  if (!scan) return scan.error();
+  if (scan->defines.empty()) return std::move(scan->files);
+  for (std::size_t i = 0; i + 1 < scan->defines.size(); ++i) {
+    const auto& d = scan->defines[i];
+    kev::cli::report(kev::make_error("defines " + d.name + " without `#ifndef " + d.name + "`",
+                                     {d.file.string(), d.line, 0}));
+  }
+  const auto& d = scan->defines.back();
+  return kev::make_error(
+      "defines " + d.name + " without `#ifndef " + d.name + "`, so this file builds its own " +
+          d.name + " while the kernels of " + args.source +
+          " build the value locked in the lockfile: guard it with `#ifndef " + d.name +
+          "` (every source of the target then gets the generated value) or rename it",
+      {d.file.string(), d.line, 0});
+}
+
 int run_header(const HeaderArgs& args) {
   using kev::cli::report;
   if (!args.settings.empty()) {
@@ -59,8 +87,11 @@ int run_header(const HeaderArgs& args) {
   if (!text) return report(text.error());
 
   // The kernels marked in the source, plus any a project kernelevo.yaml assigns to it.
+  // A project kernelevo.yaml removed after configuring is no longer read (the depfile names
+  // its directory, so one put back is read again).
   std::vector<std::string> paths{args.source};
-  for (const auto& s : args.spec_files) paths.push_back(s);
+  for (const auto& s : args.spec_files)
+    if (std::filesystem::exists(s)) paths.push_back(s);
   const kev::SpecLoad load = kev::load_specs(paths);
   if (!load.errors.empty()) {
     for (const auto& e : load.errors) report(e);
@@ -95,15 +126,20 @@ int run_header(const HeaderArgs& args) {
   auto header = kev::generate_params_header(specs, lock ? &*lock : nullptr, options);
   if (!header) return report(header.error());
   for (const auto& w : header->warnings) kev::cli::warn(w);
+  auto scanned = check_other_sources(args, header->tuned);
+  if (!scanned) return report(scanned.error());
   const auto path = std::filesystem::path(args.out) / "kernelevo" / "params.h";
   auto written = kev::write_if_changed(path.string(), header->text);
   if (!written) return report(written.error());
   if (!args.depfile.empty()) {
     std::error_code ec;
     std::vector<std::filesystem::path> depends{std::filesystem::absolute(args.source, ec)};
-    for (const auto& s : args.spec_files) depends.push_back(std::filesystem::absolute(s, ec));
+    depends.insert(depends.end(), scanned->begin(), scanned->end());
+    const std::vector<std::filesystem::path> spec_paths(args.spec_files.begin(),
+                                                        args.spec_files.end());
     const std::string target = args.depfile_target.empty() ? path.string() : args.depfile_target;
-    auto dep = kev::cli::write_build_depfile(args.depfile, target, depends, args.lockfile);
+    auto dep =
+        kev::cli::write_build_depfile(args.depfile, target, depends, args.lockfile, spec_paths);
     if (!dep) return report(dep.error());
   }
   return 0;
@@ -136,6 +172,9 @@ kev::cli::CommandRegistrar reg{
                       "The target the dependency file names (default: the header)");
       sub->add_flag("--strict", args.strict,
                     "An entry tuned on another version of the source is an error");
+      sub->add_option("--other-source", args.other_sources,
+                      "A source of the target that is not marked: defining a tuned parameter "
+                      "without #ifndef there is an error");
       sub->callback([&exit_code] { exit_code = run_header(args); });
     }};
 

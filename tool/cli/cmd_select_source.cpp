@@ -39,8 +39,12 @@ bool same_file(const std::string& a, const std::string& b) {
 // read from it by select_source).
 Result<std::map<std::string, KernelNames>> project_kernels(const SelectArgs& args) {
   std::map<std::string, KernelNames> out;
-  if (args.spec_files.empty()) return out;
-  const SpecLoad load = load_specs(args.spec_files);
+  // One removed after configuring is skipped (the depfile names its directory).
+  std::vector<std::string> specs;
+  for (const auto& s : args.spec_files)
+    if (std::filesystem::exists(s)) specs.push_back(s);
+  if (specs.empty()) return out;
+  const SpecLoad load = load_specs(specs);
   if (!load.errors.empty()) {
     for (std::size_t i = 0; i + 1 < load.errors.size(); ++i) report(load.errors[i]);
     return load.errors.back();
@@ -78,7 +82,8 @@ int run_select(const SelectArgs& args) {
     // The original first: a depfile naming nothing reads as missing, and its step as dirty.
     std::vector<std::filesystem::path> depends{std::filesystem::absolute(args.source, ec)};
     depends.insert(depends.end(), selected->depends.begin(), selected->depends.end());
-    if (auto w = write_build_depfile(args.depfile, target, depends, args.lockfile); !w)
+    const std::vector<std::filesystem::path> specs(args.spec_files.begin(), args.spec_files.end());
+    if (auto w = write_build_depfile(args.depfile, target, depends, args.lockfile, specs); !w)
       return report(w.error());
   }
   return 0;

@@ -374,17 +374,23 @@ Result<GeneratedHeader> generate_params_header(const std::vector<KernelSpec>& sp
   }
 
   if (need_runtime) {
-    os << "// An empty kernel of this file's own: the runtime's attributes of it tell host code\n"
+    // Guarded: a source of the target that is not marked includes every marked source's
+    // header (cmake/KernelEvo.cmake), and one compiled by a host compiler alone has no kernels.
+    os << "#if defined(__CUDACC__) && !defined(KERNELEVO_PARAMS_PROBE_)\n"
+          "#define KERNELEVO_PARAMS_PROBE_\n"
+          "// An empty kernel of this file's own: the runtime's attributes of it tell host code\n"
           "// which of this file's device images it loads (docs/spike-build.md).\n"
           "namespace {\nnamespace kernelevo_params {\n__global__ void probe() {}\n"
-          "}  // namespace kernelevo_params\n}  // namespace\n\n";
+          "}  // namespace kernelevo_params\n}  // namespace\n#endif\n\n";
   }
   write_device_section(os, plan);
   os << "#else\n// Host code: the values of the device image the runtime loads.\n";
 
-  if (need_runtime) os << "#include <cuda_runtime.h>\n\n#include <atomic>\n\n";
+  if (need_runtime)
+    os << "#ifdef __CUDACC__\n#include <cuda_runtime.h>\n\n#include <atomic>\n#endif\n\n";
   if (need_arch_list || !built.empty()) {
-    os << "namespace {\nnamespace kernelevo_params {\n\n";
+    os << "namespace {\nnamespace kernelevo_params {\n\n#ifndef KERNELEVO_PARAMS_ARCH_HELPERS_\n"
+          "#define KERNELEVO_PARAMS_ARCH_HELPERS_\n";
     os << "// The lowest architecture this compilation builds (nvcc defines __CUDA_ARCH_LIST__ in\n"
           "// every pass).\n"
           "constexpr int lowest_built_arch() {\n#ifdef __CUDA_ARCH_LIST__\n"
@@ -414,8 +420,11 @@ Result<GeneratedHeader> generate_params_header(const std::vector<KernelSpec>& sp
          << " but this compilation builds others; pass the build's architectures to kernelevo "
             "header --archs\");\n\n";
     }
+    os << "#endif\n\n";
     if (need_runtime) {
-      os << "// __CUDA_ARCH__ of the image the runtime loads on the current device: it picks a "
+      os << "#if defined(__CUDACC__) && !defined(KERNELEVO_PARAMS_LOADED_ARCH_)\n"
+            "#define KERNELEVO_PARAMS_LOADED_ARCH_\n"
+            "// __CUDA_ARCH__ of the image the runtime loads on the current device: it picks a "
             "SASS\n"
             "// image or JIT-compiles a PTX one; ptxVersion names the virtual architecture either "
             "way.\n"
@@ -428,7 +437,7 @@ Result<GeneratedHeader> generate_params_header(const std::vector<KernelSpec>& sp
             "    if (cudaFuncGetAttributes(&attr, probe) != cudaSuccess) return 0;\n"
             "    arch = attr.ptxVersion * 10;\n    cache[device].store(arch, "
             "std::memory_order_relaxed);\n"
-            "  }\n  return arch;\n}\n\n";
+            "  }\n  return arch;\n}\n#endif\n\n";
     }
     for (const HostDecision& d : host) {
       if (d.agree || !all_numeric(*d.param)) continue;
@@ -464,13 +473,31 @@ Result<GeneratedHeader> generate_params_header(const std::vector<KernelSpec>& sp
            << "). Build for one of these architectures, or lock the same value for all of "
               "them.\");\n\n";
       } else {
-        os << "// nvcc checks device bodies in the host pass too: constant evaluation there gets "
-              "the\n"
-              "// lowest built architecture's value, run-time host code the loaded image's.\n"
+        const std::string values = arch_values_text(d.numbered, d.fallback);
+        os << "#ifdef __CUDACC__\n"
+           << "// No value of this name: the built architectures disagree (" << values << ").\n"
+           << "inline " << d.type << " " << p.name
+           << "_has_no_compile_time_value_in_host_code() { return 0; }\n"
+           << "// (Constant for no built architecture; the parameter keeps a compiler from "
+              "calling it never constant.)\n"
+           << "constexpr " << d.type << " " << p.name << "_at_compile_time(int arch) {\n"
+           << "  return arch < 0 ? 0 : " << p.name
+           << "_has_no_compile_time_value_in_host_code();\n}\n"
+           << "// Run-time host code gets the loaded image's value. nvcc checks device bodies in "
+              "the host\n"
+              "// pass too, so in a marked source constant evaluation gets the lowest built\n"
+              "// architecture's value; in the target's other sources it is an error.\n"
            << "constexpr " << d.type << " " << p.name << "_value() {\n"
-           << "  if (__builtin_is_constant_evaluated()) return " << p.name
-           << "_for(lowest_built_arch());\n"
-           << "  return " << p.name << "_for(loaded_arch());\n}\n\n";
+           << "  if (__builtin_is_constant_evaluated()) {\n#ifdef KERNELEVO_PARAMS_OTHER_SOURCE\n"
+           << "    return " << p.name << "_at_compile_time(lowest_built_arch());\n#else\n"
+           << "    return " << p.name << "_for(lowest_built_arch());\n#endif\n  }\n"
+           << "  return " << p.name << "_for(loaded_arch());\n}\n"
+           << "#else\n"
+           << d.type << " " << p.name << "_value() = delete;  // kernelevo: " << p.name
+           << " differs between the built architectures (" << values
+           << "); a source nvcc does not compile cannot tell which device image loads: read it "
+              "in a .cu source\n"
+           << "#endif\n\n";
       }
     }
     os << "}  // namespace kernelevo_params\n}  // namespace\n\n";
@@ -505,6 +532,12 @@ Result<GeneratedHeader> generate_params_header(const std::vector<KernelSpec>& sp
   }
   os << "#endif\n";
   out.text = os.str();
+  for (const Param& p : plan.params)
+    for (const auto& [arch, pick] : p.by_arch)
+      if (pick.value) {
+        out.tuned.push_back(p.name);
+        break;
+      }
   return out;
 }
 

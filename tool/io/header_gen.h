@@ -30,6 +30,7 @@ struct HeaderOptions {
 struct GeneratedHeader {
   std::string text;
   std::vector<std::string> warnings;  // one line each, without the "warning: " prefix
+  std::vector<std::string> tuned;     // parameters the lockfile gives a value somewhere
 };
 
 // `specs` are the kernels marked in the source; `lock` is null when there is no lockfile.

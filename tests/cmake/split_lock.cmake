@@ -1,0 +1,16 @@
+# write_lock(<app> <arch>=<SCALE_BLOCK>...): the lockfile of the split project (tests/cmake/split),
+# its source_hash that of scale.cu now.
+function(write_lock app)
+  file(SHA256 "${app}/scale.cu" hash)
+  set(targets "")
+  foreach(pair IN LISTS ARGN)
+    string(REPLACE "=" ";" pair "${pair}")
+    list(GET pair 0 arch)
+    list(GET pair 1 block)
+    if(targets)
+      string(APPEND targets ",")
+    endif()
+    string(APPEND targets "\"${arch}\": {\"NVIDIA H200\": {\"params\": {\"SCALE_BLOCK\": ${block}}, \"tuned_with\": \"test fixture, not measured\"}}")
+  endforeach()
+  file(WRITE "${app}/kernelevo.lock.json" "{\"kernels\": {\"scale\": {\"source\": \"scale.cu\", \"source_hash\": \"sha256:${hash}\", \"targets\": {${targets}}}}, \"schema_version\": 1}\n")
+endfunction()
