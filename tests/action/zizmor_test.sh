@@ -15,4 +15,5 @@ if [[ -z $zizmor ]]; then
 fi
 cd "$src"
 "$zizmor" --version
-"$zizmor" --offline --no-progress action/action.yml action/examples/*.yml
+# --strict-collection: a file zizmor cannot parse fails, rather than being skipped with a warning.
+"$zizmor" --offline --no-progress --strict-collection action/action.yml action/examples/*.yml

@@ -20,6 +20,21 @@ expect_contains("${json}" "\"cuda_architectures\": \"90\"" "compile settings")
 expect_contains("${json}" "\"${app}/src\"" "compile settings include dirs")
 expect_not_contains("${json}" "kernelevo/softmax_kernels/src_softmax_cu" "compile settings (no generated header dir)")
 
+# What the GitHub Action does: configure (which makes the compile settings folder), then
+# build kernelevo-params alone, which writes every marked source's settings and compiles
+# nothing else.
+configure("${app}" "${WORK_DIR}/build-settings" -DCMAKE_CUDA_ARCHITECTURES=90)
+if(NOT IS_DIRECTORY "${WORK_DIR}/build-settings/kernelevo/compile_settings")
+  message(FATAL_ERROR "configuring made no kernelevo/compile_settings folder")
+endif()
+build_ok("${WORK_DIR}/build-settings" kernelevo-params)
+foreach(source src_softmax_cu src_rmsnorm_cu)
+  if(NOT EXISTS "${WORK_DIR}/build-settings/kernelevo/compile_settings/softmax_kernels/${source}.json")
+    message(FATAL_ERROR "kernelevo-params wrote no compile settings for ${source}")
+  endif()
+endforeach()
+expect_not_contains("${build_output}" "softmax.cu.o" "kernelevo-params (compiles no object)")
+
 # The gate test: registered with label `kernelevo`; without a GPU it is skipped, unless
 # KERNELEVO_REQUIRE_GPU is set, when it fails.
 execute_process(COMMAND "${CMAKE_CTEST_COMMAND}" -L kernelevo WORKING_DIRECTORY "${WORK_DIR}/build"
