@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "core/params_text.h"
 #include "core/run_summary.h"
 #include "cuda/driver.h"
 #include "cuda/nvml_clock.h"
@@ -15,12 +16,6 @@ std::uint64_t fnv1a(const std::string& s) {
   std::uint64_t h = 1469598103934665603ull;
   for (unsigned char c : s) h = (h ^ c) * 1099511628211ull;
   return h;
-}
-
-std::string params_text(const ParamSet& params) {
-  std::string s;
-  for (const auto& [k, v] : params) s += k + "=" + v.to_string() + ",";
-  return s;
 }
 
 class Module {
@@ -88,7 +83,7 @@ RunReport DriverRunner::run(const RunRequest& request) {
   // The cache of inputs and reference outputs holds for one reference on one spec.
   const std::string key = request.spec.id + "|" + request.reference.function + "|" +
                           std::to_string(fnv1a(request.reference.image)) + "|" +
-                          params_text(request.reference_params) + "|" +
+                          params_text(request.reference_params, ",", "") + "|" +
                           std::to_string(request.timing.seed);
   if (key != reference_key_) {
     shapes_.clear();

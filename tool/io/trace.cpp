@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <nlohmann/json.hpp>
 
+#include "core/params_text.h"
 #include "io/compressed_file.h"
 #include "io/file_read.h"
 #include "io/json_parse.h"
@@ -199,10 +200,8 @@ Result<std::vector<Evaluation>> trace_evaluations(const Trace& trace, const Sear
     ++n;
     auto p = space.from_params(r.params);
     if (!p) {
-      std::string params;
-      for (const auto& [k, v] : r.params)
-        params += (params.empty() ? "" : ",") + k + "=" + v.to_string();
-      return make_error("trace record " + std::to_string(n) + " (" + params +
+      return make_error("trace record " + std::to_string(n) + " (" +
+                            params_text(r.params, ",", "") +
                             ") is not a point of the space being tuned",
                         {path});
     }
