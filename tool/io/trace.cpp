@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/params_text.h"
+#include "core/report.h"
 #include "io/compressed_file.h"
 #include "io/file_read.h"
 #include "io/json_parse.h"
@@ -100,15 +101,6 @@ Result<TraceRecord> record_from_json(const json& j, const std::string& path, int
     return make_error("trace record's " + *bad + "; times must be finite and not negative",
                       {path, line, 1});
   return r;
-}
-
-std::string utc_now() {
-  const std::time_t now = std::time(nullptr);
-  std::tm tm{};
-  gmtime_r(&now, &tm);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return buf;
 }
 
 }  // namespace
@@ -219,7 +211,7 @@ std::string trace_header_line(const TraceHeader& header) {
   j["format"] = kFormat;
   j["version"] = kVersion;
   j["tool"] = header.tool.empty() ? std::string("kernelevo ") + KERNELEVO_VERSION : header.tool;
-  j["created"] = header.created.empty() ? utc_now() : header.created;
+  j["created"] = header.created.empty() ? utc_timestamp() : header.created;
   j["kernel"] = header.kernel;
   j["device"] = header.device;
   j["strategy"] = header.strategy;
