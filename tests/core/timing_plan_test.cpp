@@ -70,5 +70,45 @@ TEST(TimingPlan, TheRandomBatchIsTheSecondToFourth) {
   EXPECT_EQ(seen, (std::set<int>{2, 3, 4}));
 }
 
+TEST(TimingPlan, BatchCopiesTogetherExceedFourL2s) {
+  EXPECT_EQ(batch_stride(1), 256u);
+  EXPECT_EQ(batch_stride(256), 256u);
+  EXPECT_EQ(batch_stride(257), 512u);
+  const std::int64_t l2 = 60 << 20;  // the H200's
+  // 512 KiB sets: 480 copies exceed 240 MiB, one more so the first is evicted too.
+  EXPECT_EQ(batch_copies(512 << 10, l2), 481u);
+  EXPECT_GT(batch_copies(512 << 10, l2) * (512 << 10), std::size_t{4} * l2);
+  EXPECT_EQ(batch_copies(1 << 30, l2), 2u);  // at least two
+  EXPECT_EQ(batch_copies(256, l2), 4096u);   // at most 4096
+  EXPECT_EQ(batch_copies(std::size_t{512} << 20, l2), 2u);
+  EXPECT_EQ(batch_copies(1 << 20, 0), 5u);  // an unknown L2 counts as 1 MiB
+}
+
+TEST(TimingPlan, SamplingStopsAtTheCountsAndDurations) {
+  TimingOptions t;
+  t.min_runs = 3;
+  t.max_runs = 5;
+  t.min_seconds = 0.01;
+  t.max_seconds = 1.0;
+  const std::vector<double> two{1.0, 1.0}, three{1.0, 1.0, 1.0}, five(5, 1.0);
+  EXPECT_EQ(next_sampling_step(t, two, 0.5, 1), SamplingStep::more);      // too few
+  EXPECT_EQ(next_sampling_step(t, three, 0.001, 1), SamplingStep::more);  // too short
+  EXPECT_EQ(next_sampling_step(t, three, 0.01, 1), SamplingStep::done);
+  EXPECT_EQ(next_sampling_step(t, five, 0.0, 1), SamplingStep::done);  // max_runs
+  EXPECT_EQ(next_sampling_step(t, two, 1.0, 1), SamplingStep::done);   // max_seconds
+}
+
+TEST(TimingPlan, SamplingStopsEarlyWhenClearlySlower) {
+  TimingOptions t;
+  t.incumbent_us = 1.0;
+  t.early_stop_ratio = 1.3;
+  const std::vector<double> slow(8, 1.4), close(8, 1.2);
+  EXPECT_EQ(next_sampling_step(t, slow, 0.0, 8), SamplingStep::stopped_early);
+  EXPECT_EQ(next_sampling_step(t, slow, 0.0, 9), SamplingStep::more);  // a group not yet in
+  EXPECT_EQ(next_sampling_step(t, close, 0.0, 8), SamplingStep::more);
+  t.incumbent_us = 0.0;  // no incumbent: never early
+  EXPECT_EQ(next_sampling_step(t, slow, 0.0, 8), SamplingStep::more);
+}
+
 }  // namespace
 }  // namespace kev

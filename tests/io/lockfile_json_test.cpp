@@ -139,16 +139,16 @@ TEST(LockfileJson, FormatsCanonicallyAndReadsBackTheSameModel) {
 }
 
 TEST(LockfileJson, TimeFormatIsStable) {
-  EXPECT_EQ(format_time_us(143.0), "143.0");
-  EXPECT_EQ(format_time_us(70.149), "70.1");
-  EXPECT_EQ(format_time_us(3.214), "3.21");
-  EXPECT_EQ(format_time_us(0.8123), "0.812");
-  EXPECT_EQ(format_time_us(9.996), "10.0");
-  EXPECT_EQ(format_time_us(0.99951), "1.00");
-  EXPECT_EQ(format_time_us(12345.67), "12345.7");
+  EXPECT_EQ(format_lockfile_us(143.0), "143.0");
+  EXPECT_EQ(format_lockfile_us(70.149), "70.1");
+  EXPECT_EQ(format_lockfile_us(3.214), "3.21");
+  EXPECT_EQ(format_lockfile_us(0.8123), "0.812");
+  EXPECT_EQ(format_lockfile_us(9.996), "10.0");
+  EXPECT_EQ(format_lockfile_us(0.99951), "1.00");
+  EXPECT_EQ(format_lockfile_us(12345.67), "12345.7");
   for (double x : {0.0004, 0.9995, 1.0, 9.994, 9.995, 10.0, 99.95, 1234.5678}) {
-    const std::string once = format_time_us(x);
-    EXPECT_EQ(format_time_us(std::stod(once)), once) << x;
+    const std::string once = format_lockfile_us(x);
+    EXPECT_EQ(format_lockfile_us(std::stod(once)), once) << x;
   }
 }
 

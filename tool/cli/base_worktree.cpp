@@ -1,7 +1,6 @@
 #include "cli/base_worktree.h"
 
 #include <fcntl.h>
-#include <spawn.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -10,7 +9,7 @@
 #include <cstdlib>
 #include <cstring>
 
-extern char** environ;
+#include "io/spawn.h"
 
 namespace kev::cli {
 
@@ -89,27 +88,15 @@ Result<std::string> run_capture(const std::vector<std::string>& args) {
     close(out_pipe[1]);
     return make_error("pipe failed", {}, ExitCode::environment);
   }
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_adddup2(&actions, out_pipe[1], 1);
-  posix_spawn_file_actions_adddup2(&actions, err_pipe[1], 2);
-  posix_spawn_file_actions_addclose(&actions, out_pipe[0]);
-  posix_spawn_file_actions_addclose(&actions, err_pipe[0]);
-  std::vector<std::string> copy = args;
-  std::vector<char*> argv;
-  for (auto& a : copy) argv.push_back(a.data());
-  argv.push_back(nullptr);
+  io::SpawnOptions options;
+  options.search_path = true;
+  options.stdout_fd = out_pipe[1];
+  options.stderr_fd = err_pipe[1];
+  options.close_fds = {out_pipe[0], err_pipe[0]};
   // The child starts with no signal blocked, whatever this process blocks meanwhile.
-  posix_spawnattr_t attr;
-  posix_spawnattr_init(&attr);
-  sigset_t none;
-  sigemptyset(&none);
-  posix_spawnattr_setsigmask(&attr, &none);
-  posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK);
+  options.unblock_signals = true;
   pid_t pid = 0;
-  const int rc = posix_spawnp(&pid, argv[0], &actions, &attr, argv.data(), environ);
-  posix_spawn_file_actions_destroy(&actions);
-  posix_spawnattr_destroy(&attr);
+  const int rc = io::spawn(args[0], args, options, pid);
   close(out_pipe[1]);
   close(err_pipe[1]);
   if (rc != 0) {

@@ -6,6 +6,7 @@
 
 #include "cli/command.h"
 #include "cuda/gpu_backend.h"
+#include "io/device_json.h"
 
 namespace kev::cli {
 namespace {
@@ -31,19 +32,7 @@ int run_devices(const DevicesArgs& args) {
   }
   if (args.format == "json") {
     nlohmann::ordered_json arr = nlohmann::ordered_json::array();
-    for (const auto& d : found)
-      arr.push_back({{"index", d.index},
-                     {"name", d.name},
-                     {"arch", d.arch},
-                     {"sms", d.sms},
-                     {"l2_bytes", d.l2_bytes},
-                     {"memory_bytes", d.memory_bytes},
-                     {"driver_version", d.driver_version},
-                     {"cuda_version", d.cuda_version},
-                     {"copy_gbps", d.copy_gbps},
-                     {"read_gbps", d.read_gbps},
-                     {"sm_clock_mhz", d.sm_clock_mhz},
-                     {"clock_source", d.clock_source}});
+    for (const auto& d : found) arr.push_back(kev::io::device_to_json<nlohmann::ordered_json>(d));
     std::cout << arr.dump(2) << '\n';
     return 0;
   }

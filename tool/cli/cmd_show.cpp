@@ -1,7 +1,6 @@
 // `kernelevo show [--lockfile FILE] [--format text|json]`: the lockfile's entries as a table
 // (kernel, arch, device, params, time, baseline, speedup, tuned_with) or as JSON rows.
 #include <CLI/CLI.hpp>
-#include <charconv>
 #include <cmath>
 #include <cstdio>
 #include <iostream>
@@ -9,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/command.h"
+#include "core/params_text.h"
 #include "io/lockfile_json.h"
 
 namespace {
@@ -18,24 +18,8 @@ struct ShowArgs {
   std::string format = "text";
 };
 
-std::string value_text(const kev::Value& v) {
-  if (!v.is_double()) return v.to_string();
-  char buf[64];
-  const auto r = std::to_chars(buf, buf + sizeof buf, v.as_double());
-  std::string s(buf, r.ptr);
-  if (s.find_first_of(".e") == std::string::npos) s += ".0";  // as the lockfile writes it
-  return s;
-}
-
-std::string params_text(const kev::ParamSet& params) {
-  std::string s;
-  for (const auto& [name, value] : params)
-    s += (s.empty() ? "" : " ") + name + "=" + value_text(value);
-  return s.empty() ? "(source defaults)" : s;
-}
-
 std::string optional_time(const std::optional<double>& us) {
-  return us ? kev::format_time_us(*us) : "-";
+  return us ? kev::format_lockfile_us(*us) : "-";
 }
 
 std::string speedup_text(const kev::LockEntry& e) {
@@ -72,7 +56,7 @@ void print_text(const kev::Lockfile& lock) {
     for (const auto& [arch, devices] : kernel.targets)
       for (const auto& [device, e] : devices)
         rows.push_back({id, arch, device + (e.is_default && devices.size() > 1 ? " (default)" : ""),
-                        params_text(e.params), optional_time(e.time_us),
+                        params_text(e.params, " ", "(source defaults)"), optional_time(e.time_us),
                         optional_time(e.baseline_us), speedup_text(e),
                         e.tuned_with.empty() ? "-" : e.tuned_with});
   print_table(rows, {false, false, false, false, true, true, true, false});

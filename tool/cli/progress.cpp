@@ -7,17 +7,6 @@
 
 namespace kev::cli {
 
-std::string format_time_us(double us) {
-  char buf[32];
-  if (us < 1000)
-    std::snprintf(buf, sizeof buf, "%.1f us", us);
-  else if (us < 1e6)
-    std::snprintf(buf, sizeof buf, "%.3f ms", us / 1e3);
-  else
-    std::snprintf(buf, sizeof buf, "%.2f s", us / 1e6);
-  return buf;
-}
-
 Progress::Progress(std::string label, std::optional<std::uint64_t> total)
     : Progress(std::move(label), total, io::Console::standard_error(),
                std::getenv("NO_COLOR") == nullptr) {}

@@ -6,6 +6,7 @@
 #include <optional>
 #include <string>
 
+#include "core/time_text.h"  // format_time_us, for the CLI's messages
 #include "core/tuner.h"
 #include "io/console.h"
 
@@ -35,8 +36,5 @@ class Progress {
   std::uint64_t last_done_ = 0;
   std::optional<double> last_best_;
 };
-
-// "812.5 us", "1.234 ms", "2.50 s"
-std::string format_time_us(double us);
 
 }  // namespace kev::cli

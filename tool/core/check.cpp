@@ -6,6 +6,7 @@
 #include <set>
 
 #include "core/gate_rounds.h"
+#include "core/time_text.h"
 
 namespace kev {
 
@@ -130,8 +131,9 @@ RecordedJudgement judge_against_recorded(const std::vector<double>& medians, dou
       std::count_if(medians.begin(), medians.end(), [&](double x) { return x < fast_line; }));
   const double p_slow = sign_test_p(above, medians.size());
   const double p_fast = sign_test_p(below, medians.size());
-  const std::string numbers = format_us(j.median_us) + " against " + format_us(recorded_us) +
-                              " recorded (" + percent_change(j.ratio) + ", 95% CI of the ratio " +
+  const std::string numbers = format_time_us(j.median_us, TimeDigits::compact) + " against " +
+                              format_time_us(recorded_us, TimeDigits::compact) + " recorded (" +
+                              percent_change(j.ratio) + ", 95% CI of the ratio " +
                               fixed(j.ratio_ci.low, 3) + ".." + fixed(j.ratio_ci.high, 3) + ", " +
                               std::to_string(medians.size()) + " rounds";
   const std::string allowed = "allowed " + percent_change(1.0 + j.threshold);

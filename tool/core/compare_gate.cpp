@@ -4,6 +4,7 @@
 #include <set>
 
 #include "core/gate_rounds.h"
+#include "core/time_text.h"
 
 namespace kev {
 
@@ -117,7 +118,8 @@ void compare_kernel(const CompareInput& in, const std::string& id, const SideKer
   char ci[96];
   std::snprintf(ci, sizeof ci, "95%% CI of the ratio %.3f..%.3f, Mann-Whitney p=%.3g",
                 c.ratio_ci.low, c.ratio_ci.high, c.p_value);
-  k.evidence = format_us(c.head_median_us) + " against " + format_us(c.base_median_us) + " (" +
+  k.evidence = format_time_us(c.head_median_us, TimeDigits::compact) + " against " +
+               format_time_us(c.base_median_us, TimeDigits::compact) + " (" +
                percent_change(c.ratio) + ", " + ci + ", " + std::to_string(k.samples) +
                " rounds each): " + c.reason;
   if (base.params != head.params)

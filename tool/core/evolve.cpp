@@ -7,6 +7,7 @@
 #include "core/candidate_builder.h"
 #include "core/response_parser.h"
 #include "core/secret_shapes.h"
+#include "core/time_text.h"
 #include "core/variant_archive.h"
 
 namespace kev {
@@ -19,12 +20,6 @@ std::string truncate(std::string_view text, std::size_t max_chars) {
   if (text.size() <= max_chars) return std::string(text);
   return std::string(text.substr(0, max_chars)) + "\n[... " +
          std::to_string(text.size() - max_chars) + " more characters]";
-}
-
-std::string format_us(double us) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.1f us", us);
-  return buf;
 }
 
 std::string format_ratio(double ratio) {
@@ -149,7 +144,7 @@ Result<EvolveResult> evolve(const EvolveTarget& target, Proposer& proposer,
     context.baseline_us = baseline_us;
     context.parent_us = parent.time_us;
     for (const auto* elite : archive.elites())
-      context.best_results.push_back(elite->label + ": " + format_us(elite->time_us) + " (" +
+      context.best_results.push_back(elite->label + ": " + format_time_us(elite->time_us) + " (" +
                                      format_ratio(baseline_us / elite->time_us) +
                                      " vs original), " + elite->feature);
     context.ideas_tried = ideas_tried;
@@ -216,7 +211,7 @@ Result<EvolveResult> evolve(const EvolveTarget& target, Proposer& proposer,
       }
       std::string line = "  " + record.label + ": " + record.status();
       if (record.fate == CandidateFate::evaluated && record.measurement.outcome.time_us)
-        line += " " + format_us(*record.measurement.outcome.time_us) + " (" +
+        line += " " + format_time_us(*record.measurement.outcome.time_us) + " (" +
                 format_ratio(baseline_us / *record.measurement.outcome.time_us) + ")";
       else if (!record.reason.empty())
         line += ": " + truncate(record.reason, 200);

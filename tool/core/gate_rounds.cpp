@@ -1,7 +1,5 @@
 #include "core/gate_rounds.h"
 
-#include <cstdio>
-
 #include "core/stats.h"
 
 namespace kev {
@@ -19,19 +17,6 @@ void measure_round(Measurer& measurer, const MeasureTarget& target, RoundSamples
   }
   into.medians_us.push_back(stats::median(m.samples_us));
   if (m.roofline_fraction) into.roofline_fractions.push_back(*m.roofline_fraction);
-}
-
-std::string format_us(double us) {
-  char buf[32];
-  if (us >= 10000.0)
-    std::snprintf(buf, sizeof buf, "%.2f ms", us / 1000.0);
-  else if (us >= 100.0)
-    std::snprintf(buf, sizeof buf, "%.0f us", us);
-  else if (us >= 10.0)
-    std::snprintf(buf, sizeof buf, "%.1f us", us);
-  else
-    std::snprintf(buf, sizeof buf, "%.2f us", us);
-  return buf;
 }
 
 }  // namespace kev

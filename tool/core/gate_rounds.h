@@ -19,6 +19,4 @@ struct RoundSamples {
 // Adds one round of `target` to `into` (stops adding once a round failed).
 void measure_round(Measurer& measurer, const MeasureTarget& target, RoundSamples& into);
 
-[[nodiscard]] std::string format_us(double us);  // "70.1 us", "1.23 ms"
-
 }  // namespace kev

@@ -2,9 +2,10 @@
 
 #include <algorithm>
 #include <cctype>
-#include <charconv>
 #include <cmath>
-#include <cstdio>
+
+#include "core/params_text.h"
+#include "core/time_text.h"
 
 namespace kev {
 
@@ -125,12 +126,6 @@ LockChoice lookup(const Lockfile& lock, const std::string& kernel_id, const std:
 
 namespace {
 
-bool same_value(const Value& a, const Value& b) {
-  if (a.is_string() || b.is_string()) return a == b;
-  if (a.is_int() && b.is_int()) return a == b;
-  return a.as_double() == b.as_double();
-}
-
 std::string listed_values(const ParamSpec& p) {
   std::string s;
   for (const Value& v : p.values) s += (s.empty() ? "" : ", ") + v.to_string();
@@ -218,24 +213,11 @@ namespace {
 
 std::string describe_time(const LockEntry& e) {
   if (!e.time_us) return "no time";
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.1f us", *e.time_us);
-  return buf;
-}
-
-// Shortest text of a value (Value::to_string writes doubles with 17 digits).
-std::string short_value(const Value& v) {
-  if (!v.is_double()) return v.to_string();
-  char buf[64];
-  const auto r = std::to_chars(buf, buf + sizeof buf, v.as_double());
-  return std::string(buf, r.ptr);
+  return format_time_us(*e.time_us);
 }
 
 std::string describe_params(const ParamSet& params) {
-  std::string s;
-  for (const auto& [name, value] : params)
-    s += (s.empty() ? "" : ",") + name + "=" + short_value(value);
-  return "{" + s + "}";
+  return "{" + params_text(params, ",", "") + "}";
 }
 
 // "sha256:0123456789ab" (12 hex digits are plenty to tell two sources apart in a message).

@@ -6,11 +6,6 @@ namespace kev {
 
 namespace {
 
-bool same_value(const Value& a, const Value& b) {
-  if (a.is_string() || b.is_string()) return a == b;
-  return a.as_double() == b.as_double();
-}
-
 // The recording's point for `params`, or nullopt when a dimension's value is missing or
 // was never recorded.
 std::optional<Point> point_of(const Recording& rec, const ParamSet& params) {

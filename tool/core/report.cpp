@@ -86,16 +86,6 @@ std::string summary_line(const Report& report) {
   return line;
 }
 
-std::string params_text(const ParamSet& params) {
-  if (params.empty()) return "source defaults";
-  std::string s;
-  for (const auto& [name, value] : params) {
-    if (!s.empty()) s += ", ";
-    s += name + "=" + value.to_string();
-  }
-  return s;
-}
-
 std::string percent_change(double ratio) {
   char buf[32];
   const double pct = (ratio - 1.0) * 100.0;

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "core/evaluation.h"
+#include "core/params_text.h"
 
 namespace kev {
 
@@ -78,8 +79,6 @@ using VerdictCounts = std::map<KernelVerdict, std::size_t>;
 [[nodiscard]] std::size_t count(const Report& report, KernelVerdict v);
 // "2 SLOWER, 1 PASS" in a fixed order, failures first; "no kernels" when empty.
 [[nodiscard]] std::string summary_line(const Report& report);
-// "A=1, B=256" ("source defaults" when empty).
-[[nodiscard]] std::string params_text(const ParamSet& params);
 // Percent change "+12.3%" / "-4.0%" of a ratio.
 [[nodiscard]] std::string percent_change(double ratio);
 // Current UTC time, ISO 8601.

@@ -84,9 +84,7 @@ std::optional<Point> SearchSpace::from_params(const ParamSet& params) const {
     const std::string text = it->second.to_string();
     for (std::size_t v = 0; v < ds[d].values.size() && !found; ++v) {
       const Value& candidate = ds[d].values[v];
-      if (candidate == it->second || candidate.to_string() == text ||
-          (!candidate.is_string() && !it->second.is_string() &&
-           candidate.as_double() == it->second.as_double())) {
+      if (candidate.to_string() == text || same_value(candidate, it->second)) {
         p[d] = static_cast<std::uint32_t>(v);
         found = true;
       }

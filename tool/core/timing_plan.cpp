@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "core/stats.h"
+
 namespace kev {
 
 std::size_t timing_set_count(const TimingOptions& timing, std::int64_t set_bytes) {
@@ -27,6 +29,32 @@ void TimedLaunchPlan::next_group() {
 int randomly_verified_batch(std::uint64_t seed) {
   std::mt19937_64 pick(seed);
   return 2 + static_cast<int>(pick() % 3);
+}
+
+std::size_t batch_stride(std::size_t bytes) {
+  constexpr std::size_t kAlign = 256;
+  return (bytes + kAlign - 1) / kAlign * kAlign;
+}
+
+std::size_t batch_copies(std::size_t set_bytes, std::int64_t l2_bytes) {
+  constexpr std::size_t kMaxCopies = 4096;
+  constexpr std::size_t kMaxBytes = std::size_t{4} << 30;
+  const auto l2 = static_cast<std::size_t>(std::max<std::int64_t>(l2_bytes, 1 << 20));
+  std::size_t copies = (4 * l2 + set_bytes - 1) / set_bytes + 1;
+  copies = std::clamp<std::size_t>(copies, 2, std::min(kMaxCopies, kMaxBytes / set_bytes));
+  return copies;
+}
+
+SamplingStep next_sampling_step(const TimingOptions& t, const std::vector<double>& samples,
+                                double elapsed_s, int samples_per_call) {
+  const auto n = static_cast<int>(samples.size());
+  if (t.incumbent_us > 0.0 && n >= samples_per_call &&
+      stats::median(samples) > t.incumbent_us * t.early_stop_ratio)
+    return SamplingStep::stopped_early;
+  if ((n >= t.min_runs && elapsed_s >= t.min_seconds) || n >= t.max_runs ||
+      elapsed_s >= t.max_seconds)
+    return SamplingStep::done;
+  return SamplingStep::more;
 }
 
 }  // namespace kev

@@ -1,10 +1,12 @@
 #pragma once
-// Which input set each timed launch runs on, and which timed launches are verified: the
-// device-independent rules of the GPU timer (cuda/driver_runner.cpp), kept here so they are
-// tested without a GPU. See docs/evaluator.md for why these launches suffice.
+// Which input set each timed launch runs on, which timed launches are verified, how many
+// copies a batch holds and when sampling stops: the device-independent rules of the GPU
+// timer (cuda/timer.cpp), kept here so they are tested without a GPU. See docs/evaluator.md
+// for why these launches suffice.
 #include <cstddef>
 #include <cstdint>
 #include <random>
+#include <vector>
 
 #include "core/runner.h"
 
@@ -48,5 +50,18 @@ class TimedLaunchPlan {
 
 // Batched timing verifies the last batch and one of the 2nd to 4th, chosen from `seed`.
 [[nodiscard]] int randomly_verified_batch(std::uint64_t seed);
+
+// Batched timing: each argument's copies lie `batch_stride` bytes apart (256-byte aligned),
+// and there are as many copies of a set of `set_bytes` as together exceed 4x the L2 (at
+// least 1 MiB assumed), from 2 to 4096 and at most 4 GiB in all.
+[[nodiscard]] std::size_t batch_stride(std::size_t bytes);
+[[nodiscard]] std::size_t batch_copies(std::size_t set_bytes, std::int64_t l2_bytes);
+
+// After each sample: go on, stop (TimingOptions' counts and durations reached), or stop early
+// (clearly slower than the incumbent once `samples_per_call` samples are in).
+enum class SamplingStep { more, done, stopped_early };
+[[nodiscard]] SamplingStep next_sampling_step(const TimingOptions& t,
+                                              const std::vector<double>& samples, double elapsed_s,
+                                              int samples_per_call);
 
 }  // namespace kev

@@ -1,5 +1,6 @@
 #include "core/value.h"
 
+#include <charconv>
 #include <cmath>
 #include <functional>
 #include <limits>
@@ -22,6 +23,21 @@ std::string Value::to_string() const {
     return os.str();
   }
   return std::get<2>(v_);
+}
+
+bool same_value(const Value& a, const Value& b) {
+  if (a.is_string() || b.is_string()) return a == b;
+  if (a.is_int() && b.is_int()) return a == b;
+  return a.as_double() == b.as_double();
+}
+
+std::string value_text(const Value& v) {
+  if (!v.is_double()) return v.to_string();
+  char buf[64];
+  const auto r = std::to_chars(buf, buf + sizeof buf, v.as_double());
+  std::string s(buf, r.ptr);
+  if (s.find_first_of(".e") == std::string::npos) s += ".0";  // as the lockfile writes it
+  return s;
 }
 
 std::size_t ValueHash::operator()(const Value& v) const noexcept {

@@ -37,6 +37,14 @@ class Value {
   std::variant<std::int64_t, double, std::string> v_{std::int64_t{0}};
 };
 
+// Numeric values compare as numbers (2 and 2.0 are the same value; two integers exactly, even
+// beyond 2^53), strings as text; a string never equals a number.
+[[nodiscard]] bool same_value(const Value& a, const Value& b);
+
+// The value for people: the shortest text that reads back as the same number, with ".0" on
+// a double that would read as an integer ("0.1", "1.0", "256", "float4").
+[[nodiscard]] std::string value_text(const Value& v);
+
 // Agrees with operator== (0.0 and -0.0 are equal), for sets of values.
 struct ValueHash {
   std::size_t operator()(const Value& v) const noexcept;

@@ -2,7 +2,6 @@
 
 #include <fcntl.h>
 #include <signal.h>
-#include <spawn.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -12,6 +11,7 @@
 #include <thread>
 
 #include "cuda/files.h"
+#include "io/spawn.h"
 
 namespace kev::cuda {
 
@@ -32,14 +32,6 @@ namespace {
 std::string temp_dir() {
   const char* dir = std::getenv("TMPDIR");
   return dir != nullptr && *dir != '\0' ? dir : "/tmp";
-}
-
-std::vector<char*> c_strings(const std::vector<std::string>& items) {
-  std::vector<char*> out;
-  out.reserve(items.size() + 1);
-  for (const auto& s : items) out.push_back(const_cast<char*>(s.c_str()));
-  out.push_back(nullptr);
-  return out;
 }
 
 // posix_spawnp searches the PATH of the parent, not of `env`: resolve it here.
@@ -76,24 +68,16 @@ ProcessResult run_process(const std::vector<std::string>& argv, const std::vecto
     return result;
   }
 
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
-  posix_spawn_file_actions_adddup2(&actions, out_fd, 1);
-  posix_spawn_file_actions_adddup2(&actions, out_fd, 2);
-  posix_spawn_file_actions_addclose(&actions, out_fd);
-  posix_spawnattr_t attr;
-  posix_spawnattr_init(&attr);
-  posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP);
-  posix_spawnattr_setpgroup(&attr, 0);
-
+  io::SpawnOptions options;
+  options.env = &env;
+  options.stdin_null = true;
+  options.stdout_fd = out_fd;
+  options.stderr_fd = out_fd;
+  options.close_fds = {out_fd};
+  options.own_process_group = true;
   const std::string program = resolve_program(argv[0], env);
-  auto args = c_strings(argv);
-  auto envp = c_strings(env);
   pid_t pid = -1;
-  const int rc = ::posix_spawn(&pid, program.c_str(), &actions, &attr, args.data(), envp.data());
-  posix_spawn_file_actions_destroy(&actions);
-  posix_spawnattr_destroy(&attr);
+  const int rc = io::spawn(program, argv, options, pid);
   ::close(out_fd);
   if (rc != 0) {
     ::unlink(out_path.c_str());

@@ -2,6 +2,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "io/device_json.h"
+
 namespace kev::cuda {
 
 using nlohmann::json;
@@ -214,20 +216,6 @@ std::optional<T> get_opt(const json& j, const char* key) {
   return j[key].get<T>();
 }
 
-json device_json(const DeviceInfo& d) {
-  return json{{"index", d.index},
-              {"name", d.name},
-              {"arch", d.arch},
-              {"sms", d.sms},
-              {"l2_bytes", d.l2_bytes},
-              {"memory_bytes", d.memory_bytes},
-              {"driver_version", d.driver_version},
-              {"cuda_version", d.cuda_version},
-              {"copy_gbps", d.copy_gbps},
-              {"read_gbps", d.read_gbps},
-              {"sm_clock_mhz", d.sm_clock_mhz},
-              {"clock_source", d.clock_source}};
-}
 DeviceInfo device_from(const json& j) {
   DeviceInfo d;
   d.index = j.at("index").get<int>();
@@ -452,7 +440,7 @@ std::string encode_response(const WorkerResponse& response) {
     j["error"] = response.error.message;
     j["code"] = static_cast<int>(response.error.code);
   } else {
-    j["device"] = device_json(response.device);
+    j["device"] = io::device_to_json<json>(response.device);
     j["report"] = report_json(response.report);
   }
   return j.dump(-1, ' ', false, json::error_handler_t::replace);

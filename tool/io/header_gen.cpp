@@ -47,12 +47,6 @@ std::string join(const std::vector<std::string>& parts, std::string_view sep) {
   return s;
 }
 
-bool same_value(const Value& a, const Value& b) {
-  if (a.is_string() || b.is_string()) return a == b;
-  if (a.is_int() && b.is_int()) return a == b;
-  return a.as_double() == b.as_double();
-}
-
 // The spec's own value equal to `v`: the text written into the header always comes from
 // the spec, never from the lockfile.
 const Value* spec_value(const ParamSpec& p, const Value& v) {

@@ -328,7 +328,7 @@ int time_decimals(double us) { return us >= 10.0 ? 1 : us >= 1.0 ? 2 : 3; }
 
 void write_entry(std::string& out, const LockEntry& e, const std::string& indent) {
   std::vector<std::string> fields;
-  if (e.baseline_us) fields.push_back("\"baseline_us\": " + format_time_us(*e.baseline_us));
+  if (e.baseline_us) fields.push_back("\"baseline_us\": " + format_lockfile_us(*e.baseline_us));
   if (e.is_default) fields.push_back("\"default\": true");
   std::string params = "\"params\": {";
   bool first = true;
@@ -337,7 +337,7 @@ void write_entry(std::string& out, const LockEntry& e, const std::string& indent
     first = false;
   }
   fields.push_back(params + "}");
-  if (e.time_us) fields.push_back("\"time_us\": " + format_time_us(*e.time_us));
+  if (e.time_us) fields.push_back("\"time_us\": " + format_lockfile_us(*e.time_us));
   if (!e.tuned_with.empty()) fields.push_back("\"tuned_with\": " + quote(e.tuned_with));
   for (std::size_t i = 0; i < fields.size(); ++i)
     out += indent + fields[i] + (i + 1 < fields.size() ? ",\n" : "\n");
@@ -377,7 +377,7 @@ bool is_project_path(std::string_view s) {
   }
 }
 
-std::string format_time_us(double us) {
+std::string format_lockfile_us(double us) {
   char buf[64];
   int decimals = time_decimals(us);
   std::snprintf(buf, sizeof buf, "%.*f", decimals, us);

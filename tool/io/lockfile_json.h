@@ -24,7 +24,7 @@ inline constexpr const char* kLockfileName = "kernelevo.lock.json";
 // "..", not absolute), made of letters, digits and "/_.-+@" only.
 [[nodiscard]] bool is_project_path(std::string_view s);
 // The time format of lockfiles: one decimal from 10 us up, two from 1 us, three below.
-[[nodiscard]] std::string format_time_us(double us);
+[[nodiscard]] std::string format_lockfile_us(double us);
 
 // A missing file is an error (exit code 2) saying so.
 [[nodiscard]] Result<Lockfile> read_lockfile(const std::filesystem::path& path);

@@ -3,10 +3,13 @@
 #include <cstdio>
 
 #include "core/gate_rounds.h"
+#include "core/time_text.h"
 
 namespace kev::io {
 
-std::string fmt_us(const std::optional<double>& us) { return us ? format_us(*us) : "-"; }
+std::string fmt_us(const std::optional<double>& us) {
+  return us ? format_time_us(*us, TimeDigits::compact) : "-";
+}
 
 std::string fmt_ratio_change(const KernelReport& k) {
   return k.ratio ? percent_change(*k.ratio) : "-";

@@ -5,6 +5,8 @@
 #include <filesystem>
 #include <nlohmann/json.hpp>
 
+#include "core/params_text.h"
+#include "core/report.h"
 #include "io/compressed_file.h"
 #include "io/file_read.h"
 #include "io/json_parse.h"
@@ -101,15 +103,6 @@ Result<TraceRecord> record_from_json(const json& j, const std::string& path, int
   return r;
 }
 
-std::string utc_now() {
-  const std::time_t now = std::time(nullptr);
-  std::tm tm{};
-  gmtime_r(&now, &tm);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return buf;
-}
-
 }  // namespace
 
 bool looks_like_trace(const std::string& text) {
@@ -199,10 +192,8 @@ Result<std::vector<Evaluation>> trace_evaluations(const Trace& trace, const Sear
     ++n;
     auto p = space.from_params(r.params);
     if (!p) {
-      std::string params;
-      for (const auto& [k, v] : r.params)
-        params += (params.empty() ? "" : ",") + k + "=" + v.to_string();
-      return make_error("trace record " + std::to_string(n) + " (" + params +
+      return make_error("trace record " + std::to_string(n) + " (" +
+                            params_text(r.params, ",", "") +
                             ") is not a point of the space being tuned",
                         {path});
     }
@@ -220,7 +211,7 @@ std::string trace_header_line(const TraceHeader& header) {
   j["format"] = kFormat;
   j["version"] = kVersion;
   j["tool"] = header.tool.empty() ? std::string("kernelevo ") + KERNELEVO_VERSION : header.tool;
-  j["created"] = header.created.empty() ? utc_now() : header.created;
+  j["created"] = header.created.empty() ? utc_timestamp() : header.created;
   j["kernel"] = header.kernel;
   j["device"] = header.device;
   j["strategy"] = header.strategy;

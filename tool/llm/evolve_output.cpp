@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/lockfile.h"
+#include "core/time_text.h"
 #include "core/unified_diff.h"
 #include "core/wall_time.h"
 #include "io/atomic_file.h"
@@ -96,11 +97,7 @@ Status record_variant(const std::filesystem::path& lockfile, const VariantLockEn
 
 std::string evolve_summary_text(const EvolveTarget& target, const EvolveResult& result) {
   const auto& s = result.summary;
-  const auto us = [](double v) {
-    char buf[64];
-    std::snprintf(buf, sizeof buf, "%.1f us", v);
-    return std::string(buf);
-  };
+  const auto us = [](double v) { return format_time_us(v); };
   const auto& base = result.baseline.outcome.time_us;
   std::string out = target.kernel_id + ": baseline " + (base ? us(*base) : "-") + "; ";
   if (result.winner) {

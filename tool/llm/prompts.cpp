@@ -4,6 +4,8 @@
 #include <cstdio>
 #include <string>
 
+#include "core/time_text.h"
+
 namespace kev::llm {
 
 namespace {
@@ -57,7 +59,7 @@ std::string common_sections(const EvolveContext& c) {
        (t.spec_text.empty() || t.spec_text.back() == '\n' ? "" : "\n") + "```\n\n";
   s += device_section(t.device) + "\n";
   s += "## Results so far\n";
-  if (c.baseline_us) s += "- original: " + number(*c.baseline_us, "%.1f") + " us\n";
+  if (c.baseline_us) s += "- original: " + format_time_us(*c.baseline_us) + "\n";
   for (const auto& r : c.best_results) s += "- " + r + "\n";
   if (!c.baseline_us && c.best_results.empty()) s += "none yet\n";
   s += "\n";
@@ -68,9 +70,9 @@ std::string common_sections(const EvolveContext& c) {
            c.last_failures, "none") +
        "\n";
   s += "## Current source (variant `" + c.parent_label + "`" +
-       (c.parent_us ? ", " + number(*c.parent_us, "%.1f") + " us" : std::string()) +
-       ")\n```cuda\n" + c.parent_source +
-       (c.parent_source.empty() || c.parent_source.back() == '\n' ? "" : "\n") + "```\n";
+       (c.parent_us ? ", " + format_time_us(*c.parent_us) : std::string()) + ")\n```cuda\n" +
+       c.parent_source + (c.parent_source.empty() || c.parent_source.back() == '\n' ? "" : "\n") +
+       "```\n";
   return s;
 }
 

@@ -1,0 +1,23 @@
+#pragma once
+// From a run's timed shapes to its outcome, without a GPU: bandwidth against the device's
+// measured ceilings (a time or byte count that beats them is rejected), and the geometric
+// mean over shapes (cuda/driver_runner.cpp).
+#include <cstdint>
+#include <optional>
+
+#include "core/device.h"
+#include "core/runner.h"
+
+namespace kev {
+
+// Sets `out`'s gbps and copy_fraction from metrics.bytes (`bytes`) and its time; marks it
+// invalid when above the faster ceiling times `ceiling_margin`.
+void apply_bandwidth(ProblemResult& out, const std::optional<std::int64_t>& bytes,
+                     const DeviceInfo& info, double ceiling_margin);
+
+// The outcome of a run whose shapes all passed: passed, with the geometric mean of their
+// times and interval bounds, the samples where one timed shape is all, and a note when
+// timing stopped early.
+void summarize_passed(RunReport& report);
+
+}  // namespace kev

@@ -1,0 +1,196 @@
+#include "cuda/shape_run.h"
+
+#include <algorithm>
+#include <thread>
+
+#include "core/poison.h"
+#include "core/run_seeds.h"
+#include "cuda/driver.h"
+
+namespace kev::cuda {
+
+Failure ShapeRun::after_launch(CUresult r, const char* what) {
+  if (r == CUDA_SUCCESS) return {};
+  const bool lost = is_context_fatal(r);
+  context_lost = context_lost || lost;
+  return fail(lost ? Disposition::crashed : Disposition::launch_failed,
+              std::string(what) + ": " + driver_error(r), lost);
+}
+
+Failure ShapeRun::wait(const char* what) {
+  for (;;) {
+    const CUresult q = cuStreamQuery(r_.stream_);
+    if (q == CUDA_SUCCESS) return {};
+    if (q != CUDA_ERROR_NOT_READY) return after_launch(q, what);
+    if (Clock::now() > deadline_) {
+      context_lost = true;  // the kernel is still running: only a new process gets the GPU back
+      return fail(Disposition::timeout,
+                  std::string(what) + ": still running after " +
+                      std::to_string(req_.timing.timeout_seconds) + " s",
+                  true);
+    }
+    std::this_thread::sleep_for(std::chrono::microseconds(50));
+  }
+}
+
+Failure ShapeRun::launch(CUfunction fn, const ResolvedProblem& layout,
+                         const std::vector<CUdeviceptr>* pointers) {
+  const auto& spec = req_.spec;
+  std::vector<void*> params(spec.args.size());
+  pointer_values_.assign(spec.args.size(), 0);
+  for (std::size_t i = 0; i < spec.args.size(); ++i) {
+    if (spec.args[i].pointer) {
+      pointer_values_[i] = pointers != nullptr ? (*pointers)[i] : work_[i].data();
+      params[i] = &pointer_values_[i];
+    } else {
+      params[i] = const_cast<unsigned char*>(layout.args[i].scalar.data());
+    }
+  }
+  const auto& l = layout.launch;
+  if (l.shared_bytes > 48 * 1024) {
+    CUresult r = cuFuncSetAttribute(fn, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                                    static_cast<int>(l.shared_bytes));
+    if (r != CUDA_SUCCESS) return after_launch(r, "shared memory request refused");
+  }
+  const CUresult r = cuLaunchKernel(fn, l.grid[0], l.grid[1], l.grid[2], l.block[0], l.block[1],
+                                    l.block[2], l.shared_bytes, r_.stream_, params.data(), nullptr);
+  return after_launch(r, "launch");
+}
+
+Failure ShapeRun::setup() {
+  auto layout = resolve_problem(req_.spec, req_.params, problem_);
+  if (!layout) return fail(Disposition::invalid, layout.error().to_string());
+  layout_ = std::move(layout).value();
+  const std::string key = problem_.to_string();
+  auto [it, fresh] = r_.shapes_.try_emplace(key);
+  data_ = &it->second;
+  if (fresh) {
+    auto ref_layout = resolve_problem(req_.spec, req_.reference_params, problem_);
+    if (!ref_layout)
+      return fail(Disposition::invalid, "reference: " + ref_layout.error().to_string());
+    data_->reference_layout = std::move(ref_layout).value();
+  }
+  for (std::size_t i = 0; i < req_.spec.args.size(); ++i) {
+    if (!req_.spec.args[i].pointer) continue;
+    if (layout_.args[i].bytes != data_->reference_layout.args[i].bytes)
+      return fail(Disposition::invalid, "argument '" + req_.spec.args[i].name +
+                                            "' has a different size for this configuration than "
+                                            "for the reference");
+  }
+  work_.resize(req_.spec.args.size());
+  for (std::size_t i = 0; i < req_.spec.args.size(); ++i) {
+    if (!req_.spec.args[i].pointer) continue;
+    if (CUresult e = work_[i].allocate(layout_.args[i].bytes); e != CUDA_SUCCESS)
+      return fail(Disposition::invalid, "cannot allocate '" + req_.spec.args[i].name + "' (" +
+                                            std::to_string(layout_.args[i].bytes) +
+                                            " bytes): " + driver_error(e));
+  }
+  return {};
+}
+
+Failure ShapeRun::ensure_round(std::size_t round) {
+  auto& rounds = data_->rounds;
+  while (rounds.size() <= round) {
+    const std::size_t index = rounds.size();
+    DriverRunner::RoundData rd;
+    rd.inputs.resize(req_.spec.args.size());
+    rd.expected.resize(req_.spec.args.size());
+    const auto& ref = data_->reference_layout;
+    for (std::size_t i = 0; i < req_.spec.args.size(); ++i) {
+      const ArgSpec& a = req_.spec.args[i];
+      if (!has_input(role_of(a))) continue;
+      const auto n = static_cast<std::uint64_t>(ref.args[i].count);
+      if (CUresult e = rd.inputs[i].allocate(ref.args[i].bytes); e != CUDA_SUCCESS)
+        return fail(Disposition::invalid, "cannot allocate inputs: " + driver_error(e));
+      CUdeviceptr dst = rd.inputs[i].get();
+      int type = static_cast<int>(a.type);
+      int kind = static_cast<int>(a.init);
+      double low = a.init_low;
+      double value = a.init_value;
+      std::uint64_t seed = input_seed(req_.timing.seed, shape_index_, index, i);
+      void* params[] = {&dst, const_cast<std::uint64_t*>(&n), &type, &kind, &low, &value, &seed};
+      const unsigned blocks =
+          static_cast<unsigned>(std::clamp<std::uint64_t>((n + 255) / 256, 1, 4096));
+      if (CUresult e = cuLaunchKernel(r_.helpers_->fill, blocks, 1, 1, 256, 1, 1, 0, r_.stream_,
+                                      params, nullptr);
+          e != CUDA_SUCCESS)
+        return after_launch(e, "input generation");
+    }
+    rounds.push_back(std::move(rd));
+    // The reference runs on the candidate's buffers (same sizes), before the candidate.
+    // A round is kept only once its expected outputs are complete.
+    auto run_reference = [&]() -> Failure {
+      if (Failure f = prepare(index, Fill::poison)) return f;
+      if (Failure f = launch(reference_, ref)) {
+        f.detail = "reference kernel: " + f.detail;
+        f.disposition = f.context_lost ? Disposition::crashed : Disposition::invalid;
+        return f;
+      }
+      if (Failure f = wait("reference kernel")) return f;
+      for (std::size_t i = 0; i < req_.spec.args.size(); ++i) {
+        if (!is_compared(role_of(req_.spec.args[i]))) continue;
+        auto& e = rounds.back().expected[i];
+        if (CUresult c = e.allocate(ref.args[i].bytes); c != CUDA_SUCCESS)
+          return fail(Disposition::invalid,
+                      "cannot allocate reference outputs: " + driver_error(c));
+        if (CUresult c = cuMemcpyDtoDAsync(e.get(), work_[i].data(), ref.args[i].bytes, r_.stream_);
+            c != CUDA_SUCCESS)
+          return after_launch(c, "copy of reference outputs");
+      }
+      if (Failure f = wait("reference outputs")) return f;
+      return check_reference_coverage(rounds.back());
+    };
+    if (Failure f = run_reference()) {
+      rounds.pop_back();
+      return f;
+    }
+  }
+  if (data_->decoys.empty()) {
+    data_->decoys.resize(req_.spec.args.size());
+    for (std::size_t i = 0; i < req_.spec.args.size(); ++i) {
+      const ArgSpec& a = req_.spec.args[i];
+      if (role_of(a) != Role::output) continue;
+      const auto n = static_cast<std::uint64_t>(layout_.args[i].count);
+      if (CUresult e = data_->decoys[i].allocate(layout_.args[i].bytes); e != CUDA_SUCCESS)
+        return fail(Disposition::invalid, "cannot allocate decoys: " + driver_error(e));
+      CUdeviceptr dst = data_->decoys[i].get();
+      int type = static_cast<int>(a.type);
+      int kind = kFillDecoy;
+      double zero = 0.0;
+      std::uint64_t seed = decoy_seed(req_.timing.seed, shape_index_, i);
+      void* params[] = {&dst, const_cast<std::uint64_t*>(&n), &type, &kind, &zero, &zero, &seed};
+      const unsigned blocks =
+          static_cast<unsigned>(std::clamp<std::uint64_t>((n + 255) / 256, 1, 4096));
+      if (CUresult e = cuLaunchKernel(r_.helpers_->fill, blocks, 1, 1, 256, 1, 1, 0, r_.stream_,
+                                      params, nullptr);
+          e != CUDA_SUCCESS)
+        return after_launch(e, "decoy generation");
+    }
+  }
+  return {};
+}
+
+Failure ShapeRun::prepare(std::size_t round, Fill fill) {
+  const auto& rd = data_->rounds[round];
+  for (std::size_t i = 0; i < req_.spec.args.size(); ++i) {
+    const ArgSpec& a = req_.spec.args[i];
+    const Role role = role_of(a);
+    if (role == Role::scalar) continue;
+    CUresult e = work_[i].fill_guards(r_.stream_);
+    const std::size_t bytes = work_[i].bytes();
+    if (e == CUDA_SUCCESS && has_input(role))
+      e = cuMemcpyDtoDAsync(work_[i].data(), rd.inputs[i].get(), bytes, r_.stream_);
+    if (e == CUDA_SUCCESS && role == Role::output) {
+      if (fill == Fill::decoy && !data_->decoys.empty() && data_->decoys[i].get())
+        e = cuMemcpyDtoDAsync(work_[i].data(), data_->decoys[i].get(), bytes, r_.stream_);
+      else
+        e = fill_word(work_[i].data(), bytes, poison_word(a.type), size_of(a.type), r_.stream_);
+    }
+    if (e == CUDA_SUCCESS && role == Role::scratch)
+      e = cuMemsetD8Async(work_[i].data(), 0, bytes, r_.stream_);
+    if (e != CUDA_SUCCESS) return after_launch(e, "preparing arguments");
+  }
+  return {};
+}
+
+}  // namespace kev::cuda
