@@ -6,6 +6,7 @@
 #include <iostream>
 
 #include "cli/command.h"
+#include "cli/kernel_selection.h"
 #include "core/evolve.h"
 #include "core/kernel_regions.h"
 #include "core/tuner.h"
@@ -127,19 +128,10 @@ int run_evolve(const EvolveArgs& args) {
   }
   options.progress = [](const std::string& line) { std::cerr << "kernelevo: " << line << '\n'; };
 
-  SpecLoad load = load_specs(args.paths.empty() ? std::vector<std::string>{"."} : args.paths);
-  for (const auto& w : load.warnings) warn(w.to_string());
-  if (!load.errors.empty()) {
-    int rc = 0;
-    for (const auto& e : load.errors) rc = report(e);
-    return rc;
-  }
-  std::vector<const KernelSpec*> selected;
-  for (const auto& s : load.specs)
-    if (args.kernel.empty() || s.id == args.kernel) selected.push_back(&s);
-  if (selected.empty())
-    return report(make_error(args.kernel.empty() ? "no marked kernels found"
-                                                 : "no kernel with id '" + args.kernel + "'"));
+  const KernelSelection kernels =
+      select_kernels(args.paths.empty() ? std::vector<std::string>{"."} : args.paths, args.kernel);
+  if (kernels.exit_code != 0) return kernels.exit_code;
+  const std::vector<const KernelSpec*>& selected = kernels.selected;
   const std::filesystem::path lockfile = args.lockfile.empty() ? kLockfileName : args.lockfile;
   // Read (and checked for a key written in it) even by a dry run.
   auto project_settings = read_llm_settings(project_file_beside(lockfile));

@@ -4,6 +4,7 @@
 #include "cli/tune_spec.h"
 
 #include "cli/command.h"
+#include "cli/kernel_selection.h"
 #include "cli/tune_table.h"
 #include "cli/tune_wiring.h"
 #include "core/shard.h"
@@ -36,21 +37,9 @@ int tune_specs(const TuneOptions& options) {
                              ExitCode::environment));
   auto budget = tune_budget(options);
   if (!budget) return report(budget.error());
-  SpecLoad load = load_specs(options.paths);
-  for (const auto& w : load.warnings) warn(w.to_string());
-  if (!load.errors.empty()) {
-    int rc = 0;
-    for (const auto& e : load.errors) rc = report(e);
-    return rc;
-  }
-  std::vector<const KernelSpec*> selected;
-  for (const auto& s : load.specs)
-    if (options.kernel.empty() || s.id == options.kernel) selected.push_back(&s);
-  if (selected.empty()) {
-    return report(make_error(options.kernel.empty()
-                                 ? "no marked kernels found"
-                                 : "no kernel with id '" + options.kernel + "'"));
-  }
+  KernelSelection kernels = select_kernels(options.paths, options.kernel);
+  if (kernels.exit_code != 0) return kernels.exit_code;
+  std::vector<const KernelSpec*>& selected = kernels.selected;
   if (!options.shard.empty()) {
     auto shard = parse_shard(options.shard);
     if (!shard) return report(shard.error());
@@ -64,7 +53,8 @@ int tune_specs(const TuneOptions& options) {
     selected = std::move(mine);
   }
   const auto backend = cuda::make_tune_backend();
-  if (auto applied = apply_build_settings(options, *backend, load.specs, selected); !applied)
+  if (auto applied = apply_build_settings(options, *backend, kernels.load.specs, selected);
+      !applied)
     return report(applied.error());
   const auto console = make_tune_console();
   auto wanted = tune_devices(options);

@@ -6,6 +6,7 @@
 
 #include "cli/progress.h"
 #include "core/report.h"
+#include "io/device_json.h"
 #include "io/json_value.h"
 
 namespace kev::cli {
@@ -25,18 +26,6 @@ std::string gpu_list(const std::vector<int>& indices) {
   std::string s;
   for (int g : indices) s += (s.empty() ? "" : ",") + std::to_string(g);
   return s;
-}
-
-json device_json(const DeviceInfo& dev) {
-  return {{"name", dev.name},
-          {"arch", dev.arch},
-          {"sms", dev.sms},
-          {"l2_bytes", dev.l2_bytes},
-          {"memory_bytes", dev.memory_bytes},
-          {"driver_version", dev.driver_version},
-          {"cuda_version", dev.cuda_version},
-          {"copy_gbps", dev.copy_gbps},
-          {"read_gbps", dev.read_gbps}};
 }
 
 }  // namespace
@@ -107,10 +96,10 @@ void print_tune_text(const std::vector<TuneDevice>& gpus, const std::vector<Kern
 void print_tune_json(const std::vector<TuneDevice>& gpus, const TuneOptions& options,
                      const std::vector<KernelRow>& rows, const std::string& lockfile) {
   json j;
-  j["device"] = device_json(gpus.front().info);
+  j["device"] = io::device_to_json<json>(gpus.front().info);
   json devices = json::array();
   for (const auto& g : gpus) {
-    json d = device_json(g.info);
+    json d = io::device_to_json<json>(g.info);
     d["index"] = g.index;
     devices.push_back(std::move(d));
   }
