@@ -82,6 +82,9 @@ TEST(TimingPlan, BatchCopiesTogetherExceedFourL2s) {
   EXPECT_EQ(batch_copies(256, l2), 4096u);   // at most 4096
   EXPECT_EQ(batch_copies(std::size_t{512} << 20, l2), 2u);
   EXPECT_EQ(batch_copies(1 << 20, 0), 5u);  // an unknown L2 counts as 1 MiB
+  // Sets of over 2 GiB (where 4 GiB holds fewer than two) still get two copies.
+  EXPECT_EQ(batch_copies(std::size_t{3} << 30, l2), 2u);
+  EXPECT_EQ(batch_copies(std::size_t{5} << 30, l2), 2u);
 }
 
 TEST(TimingPlan, SamplingStopsAtTheCountsAndDurations) {

@@ -41,8 +41,8 @@ std::size_t batch_copies(std::size_t set_bytes, std::int64_t l2_bytes) {
   constexpr std::size_t kMaxBytes = std::size_t{4} << 30;
   const auto l2 = static_cast<std::size_t>(std::max<std::int64_t>(l2_bytes, 1 << 20));
   std::size_t copies = (4 * l2 + set_bytes - 1) / set_bytes + 1;
-  copies = std::clamp<std::size_t>(copies, 2, std::min(kMaxCopies, kMaxBytes / set_bytes));
-  return copies;
+  // At least two copies, also where two already pass kMaxBytes (the allocation then says so).
+  return std::max<std::size_t>(2, std::min({copies, kMaxCopies, kMaxBytes / set_bytes}));
 }
 
 SamplingStep next_sampling_step(const TimingOptions& t, const std::vector<double>& samples,
