@@ -106,7 +106,8 @@ TEST(LogOutput, AFileNameWithANewlineStaysOnItsLine) {
   EXPECT_EQ(commands_in(scan.err), "") << scan.err;
   const auto check = run_kernelevo("check . --arch sm_90 --replay /dev/null", tmp.path);
   EXPECT_EQ(check.exit_code, 2) << check.err;
-  EXPECT_NE(check.err.find("kernelevo: warning: "), std::string::npos) << check.err;
+  EXPECT_NE(check.err.find("kernelevo: a\\n::error::forged.cu:1:4: warning: "), std::string::npos)
+      << check.err;
   EXPECT_EQ(commands_in(check.err), "") << check.err;
 }
 

@@ -215,6 +215,15 @@ TEST(Scan, ChecksTheSpecAgainstTheKernel) {
             "changes nothing\nkernelevo: unused.cu:5:10: warning: parameter B has no `#ifndef B` "
             "default in unused.cu: add `#ifndef B` / `#define B <value>` / `#endif` so that the "
             "source builds without kernelevo and a tuned value is not redefined\n");
+  // Every command that loads specs words their warnings as scan does (not "warning: ...:
+  // error: ...").
+  for (const char* command : {"check unused.cu", "tune unused.cu --budget 1"}) {
+    const auto run = run_kernelevo(command, dir);
+    EXPECT_EQ(run.err.rfind("kernelevo: unused.cu:5:10: warning: parameter B is never used", 0),
+              0u)
+        << command << ": " << run.err;
+    EXPECT_EQ(run.err.find(": error: parameter B"), std::string::npos) << command << ": " << run.err;
+  }
   const auto yaml = run_kernelevo("scan kernelevo.yaml", dir);
   EXPECT_EQ(yaml.exit_code, 2);
   EXPECT_NE(yaml.err.find("kernelevo.yaml:4:10: error: argument 'y' is a pointer but parameter 1 "

@@ -98,12 +98,7 @@ int run_scan(const ScanArgs& args) {
   const std::vector<std::string> paths =
       args.paths.empty() ? std::vector<std::string>{"."} : args.paths;
   const kev::SpecLoad load = kev::load_specs(paths);
-  for (const auto& w : load.warnings) {
-    const std::string where = w.where.to_string();
-    std::cerr << kev::io::prefixed_lines(
-        "kernelevo: ",
-        (where.empty() ? "" : kev::io::one_line(where) + ": ") + "warning: " + w.message);
-  }
+  for (const auto& w : load.warnings) kev::cli::warn(w);
   print_skipped(load.skipped);
   if (!load.errors.empty()) {
     for (const auto& e : load.errors) kev::cli::report(e);

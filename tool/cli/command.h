@@ -30,5 +30,7 @@ std::vector<RegisteredCommand>& registered_commands();
 // Returns the error's exit code as int.
 int report(const Error& error);
 void warn(const std::string& message);  // "warning: ..." on stderr
+// A warning that has a place: "file:line:col: warning: ...", as errors are worded.
+void warn(const Error& warning);
 
 }  // namespace kev::cli

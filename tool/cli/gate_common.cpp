@@ -28,7 +28,7 @@ Status write_text(const std::string& path, const std::string& text) {
 
 Result<std::vector<KernelSpec>> load_project_specs(const std::vector<std::string>& paths) {
   SpecLoad load = load_specs(paths.empty() ? std::vector<std::string>{"."} : paths);
-  for (const auto& w : load.warnings) warn(w.to_string());
+  for (const auto& w : load.warnings) warn(w);
   if (!load.errors.empty()) {
     for (std::size_t i = 0; i + 1 < load.errors.size(); ++i) report(load.errors[i]);
     return load.errors.back();

@@ -7,7 +7,7 @@ namespace kev::cli {
 KernelSelection select_kernels(const std::vector<std::string>& paths, const std::string& kernel) {
   KernelSelection out;
   out.load = load_specs(paths);
-  for (const auto& w : out.load.warnings) warn(w.to_string());
+  for (const auto& w : out.load.warnings) warn(w);
   if (!out.load.errors.empty()) {
     for (const auto& e : out.load.errors) out.exit_code = report(e);
     return out;

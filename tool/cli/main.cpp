@@ -18,18 +18,27 @@ CommandRegistrar::CommandRegistrar(std::string name, CommandAdder adder) {
   registered_commands().push_back({std::move(name), std::move(adder)});
 }
 
-int report(const Error& error) {
-  // As Error::to_string, with the location (a file name can hold a newline) kept on one line.
-  const std::string where = error.where.to_string();
+namespace {
+
+// As Error::to_string, with the location (a file name can hold a newline) kept on one line.
+void print_located(const Error& e, const char* kind) {
+  const std::string where = e.where.to_string();
   io::Console::standard_error().print(io::prefixed_lines(
-      "kernelevo: ",
-      (where.empty() ? "" : io::one_line(where) + ": ") + "error: " + error.message));
+      "kernelevo: ", (where.empty() ? "" : io::one_line(where) + ": ") + kind + e.message));
+}
+
+}  // namespace
+
+int report(const Error& error) {
+  print_located(error, "error: ");
   return static_cast<int>(error.code);
 }
 
 void warn(const std::string& message) {
   io::Console::standard_error().print(io::prefixed_lines("kernelevo: ", "warning: " + message));
 }
+
+void warn(const Error& warning) { print_located(warning, "warning: "); }
 
 }  // namespace kev::cli
 
