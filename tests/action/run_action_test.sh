@@ -339,11 +339,11 @@ for require in true false; do
   expect "tune, no GPU (require-gpu $require): gpu-missing=true" '[[ $(output_of gpu-missing) == true ]]' || cat "$tmp/stderr"
   expect "tune, no GPU (require-gpu $require): the summary names it, in kernelevo's words" \
     'grep -q "no usable GPU or driver on this runner\|no GPU or driver on this runner" "$GITHUB_STEP_SUMMARY" &&
-     grep -q "libcuda.so.1 not found" "$GITHUB_STEP_SUMMARY"'
+     grep -q "no GPU 0 to tune on (" "$GITHUB_STEP_SUMMARY"'
   expect "tune, no GPU (require-gpu $require): no pull request" '! api_calls | grep -q -E "^(POST|PATCH)"'
   if [[ $require == true ]]; then
     expect "tune, no GPU, require-gpu: fails (exit 1) with an error annotation naming it" \
-      '[[ $rc -eq 1 ]] && grep -q "^::error title=kernelevo tune%3A no GPU::no usable GPU or driver on this runner (require-gpu is true): .*libcuda" "$tmp/stdout"'
+      '[[ $rc -eq 1 ]] && grep -q "^::error title=kernelevo tune%3A no GPU::no usable GPU or driver on this runner (require-gpu is true): .*no GPU 0 to tune on (" "$tmp/stdout"'
     expect "tune, no GPU, require-gpu: not 'failed before writing a report'" '! grep -q "before writing a report" "$tmp/stdout"'
   else
     expect "tune, no GPU, require-gpu false: a skip (exit 0) with a warning naming it" \
