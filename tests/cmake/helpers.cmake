@@ -98,3 +98,14 @@ function(compiled_objects output out)
   endforeach()
   set(${out} "${names}" PARENT_SCOPE)
 endfunction()
+
+# Ninja, and Unix Makefiles where make is installed: the single-config generators a test
+# tries in turn.
+function(available_generators out)
+  set(g Ninja)
+  find_program(MAKE_PROGRAM make)
+  if(MAKE_PROGRAM)
+    list(APPEND g "Unix Makefiles")
+  endif()
+  set(${out} "${g}" PARENT_SCOPE)
+endfunction()

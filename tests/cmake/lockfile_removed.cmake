@@ -2,11 +2,7 @@
 # missing-file error), and the lockfile is picked up again when it returns; with each
 # generator available.
 include(${CMAKE_CURRENT_LIST_DIR}/helpers.cmake)
-set(generators Ninja)
-find_program(MAKE_PROGRAM make)
-if(MAKE_PROGRAM)
-  list(APPEND generators "Unix Makefiles")
-endif()
+available_generators(generators)
 foreach(GENERATOR IN LISTS generators)
   string(MAKE_C_IDENTIFIER "${GENERATOR}" g)
   file(COPY "${CMAKE_CURRENT_LIST_DIR}/tiny/" DESTINATION "${WORK_DIR}/${g}/app")
