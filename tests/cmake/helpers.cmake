@@ -49,6 +49,10 @@ function(build bin)
   endif()
   execute_process(COMMAND "${CMAKE_COMMAND}" --build "${bin}" -j 2 --verbose ${targets}
                   RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE out)
+  # File times tick with the kernel's coarse clock (4 ms here): an edit made right after a
+  # build can carry the same mtime as the build's last output, and ninja then calls that
+  # output up to date. No person edits that fast; a test must wait a few ticks.
+  execute_process(COMMAND "${CMAKE_COMMAND}" -E sleep 0.05)
   set(build_rc "${rc}" PARENT_SCOPE)
   set(build_output "${out}" PARENT_SCOPE)
 endfunction()
