@@ -2,11 +2,11 @@
 
 #include <gtest/gtest.h>
 
-#include <chrono>
 #include <filesystem>
 #include <fstream>
 
 #include "core/recorded_space.h"
+#include "support/cpu_time.h"
 
 namespace kev {
 namespace {
@@ -126,10 +126,9 @@ TEST(ReplayReaderTest, NegativeOrNonFiniteTimesAreErrors) {
 TEST(SharedSpacesTest, ConvolutionA100LoadsFastAndMatchesItsT4Twin) {
   const std::string dir = KERNELEVO_SHARED_SPACES;
   if (!std::filesystem::exists(dir + "/convolution_A100.json.gz")) GTEST_SKIP() << dir << " absent";
-  const auto start = std::chrono::steady_clock::now();
+  const test_support::ThreadCpuTimer timer;
   auto kt = io::read_recording(dir + "/convolution_A100.json.gz");
-  const double seconds =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  const double seconds = timer.seconds();
   ASSERT_TRUE(kt.ok()) << kt.error().to_string();
   EXPECT_EQ(kt->points().size(), 4362u);
   EXPECT_NEAR(*kt->optimum_us(), 553.6, 0.1);  // the README's 0.5536 ms
