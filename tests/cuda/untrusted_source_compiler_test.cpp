@@ -9,7 +9,7 @@
 
 #include "compile_test_support.h"
 #include "cuda/include_policy.h"
-#include "cuda/subprocess.h"
+#include "io/subprocess.h"
 #include "cuda/toolkit.h"
 #include "support/fakes.h"
 

@@ -10,9 +10,6 @@
 
 namespace kev::cuda {
 
-// What the tools write: images, compile cache entries, compiler output.
-inline constexpr std::size_t kMaxToolOutputBytes = 256u << 20;
-
 // nullopt for anything but a regular file of at most `max_bytes` (io/file_read.h).
 [[nodiscard]] std::optional<std::string> read_whole_file(const std::string& path,
                                                          std::size_t max_bytes = kMaxSourceBytes);

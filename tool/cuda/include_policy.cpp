@@ -2,7 +2,7 @@
 
 #include <filesystem>
 
-#include "cuda/subprocess.h"
+#include "io/subprocess.h"
 #include "cuda/toolkit.h"
 
 namespace kev::cuda {
@@ -28,14 +28,14 @@ ProjectIncludePolicy::ProjectIncludePolicy(IncludePolicyOptions options)
     : options_(std::move(options)) {
   std::error_code ec;
   const fs::path dir = fs::absolute(options_.source, ec).parent_path();
-  const auto top = run_process({"git", "-C", dir.string(), "rev-parse", "--show-toplevel"},
-                               scrubbed_environment(), 30.0);
+  const auto top = io::run_process({"git", "-C", dir.string(), "rev-parse", "--show-toplevel"},
+                               io::scrubbed_environment(), 30.0);
   if (top.started && !top.timed_out && top.exit_code == 0) {
     std::string line = top.output.substr(0, top.output.find('\n'));
     root_ = canonical_text(line);
-    const auto files = run_process(
+    const auto files = io::run_process(
         {"git", "-C", root_, "ls-files", "-z", "--cached", "--others", "--exclude-standard"},
-        scrubbed_environment(), 60.0);
+        io::scrubbed_environment(), 60.0);
     if (files.started && !files.timed_out && files.exit_code == 0) {
       std::size_t start = 0;
       while (start < files.output.size()) {

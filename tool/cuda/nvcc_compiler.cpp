@@ -13,7 +13,7 @@
 
 #include "cuda/cubin.h"
 #include "cuda/files.h"
-#include "cuda/subprocess.h"
+#include "io/subprocess.h"
 #include "cuda/toolkit.h"
 #include "io/atomic_file.h"
 
@@ -142,7 +142,7 @@ std::string expand_macros(const std::string& text,
 
 NvccCompiler::NvccCompiler(NvccOptions options) : options_(std::move(options)) {
   if (options_.nvcc.empty()) options_.nvcc = nvcc_path();
-  const auto version = run_process({options_.nvcc, "--version"}, scrubbed_environment(), 30.0);
+  const auto version = io::run_process({options_.nvcc, "--version"}, io::scrubbed_environment(), 30.0);
   // "Cuda compilation tools, release 13.0, V13.0.88" -> "nvcc 13.0.88"
   const auto v = version.output.rfind(", V");
   if (version.started && version.exit_code == 0 && v != std::string::npos) {
@@ -204,7 +204,7 @@ CompileOutput NvccCompiler::compile(const CompileRequest& request) {
   auto cmd = command_for(request, input.string(), cubin);
   cmd.insert(cmd.end() - 3, {"-MD", "-MF", depfile});
 
-  const auto run = run_process(cmd, scrubbed_environment(), options_.timeout_seconds);
+  const auto run = io::run_process(cmd, io::scrubbed_environment(), options_.timeout_seconds);
   out.log = run.output;
   if (!run.started) {
     out.log = shown + ": error: " + run.output;
@@ -254,7 +254,7 @@ std::optional<std::vector<std::string>> NvccCompiler::list_dependencies(
   const std::string depfile = scratch.path() + "/deps.d";
   auto cmd = command_for(request, input->string(), depfile);
   cmd.insert(cmd.begin() + 1, "-M");
-  const auto run = run_process(cmd, scrubbed_environment(), options_.timeout_seconds);
+  const auto run = io::run_process(cmd, io::scrubbed_environment(), options_.timeout_seconds);
   if (!run.started || run.timed_out || run.exit_code != 0) return std::nullopt;
   const auto text = read_whole_file(depfile);
   if (!text) return std::nullopt;

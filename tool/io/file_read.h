@@ -18,6 +18,8 @@ inline constexpr std::size_t kMaxSourceBytes = 16u << 20;  // sources, headers, 
 inline constexpr std::size_t kMaxLockfileBytes = 16u << 20;
 // Traces, reports and recordings, compressed and after decompression.
 inline constexpr std::size_t kMaxRecordingBytes = 256u << 20;
+// What tools write: images, compile cache entries, compiler output.
+inline constexpr std::size_t kMaxToolOutputBytes = 256u << 20;
 
 // Passes the file's bytes to `chunk` in order. Refused (exit 2, the error names the file): a
 // missing file, anything but a regular file (links are followed), more than `max_bytes`

@@ -1,4 +1,4 @@
-#include "cuda/subprocess.h"
+#include "io/subprocess.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -6,7 +6,7 @@
 #include <chrono>
 #include <cstdlib>
 
-namespace kev::cuda {
+namespace kev::io {
 namespace {
 
 using ::testing::HasSubstr;
@@ -62,4 +62,4 @@ TEST(RunProcess, ReportsAProgramThatCannotStart) {
 }
 
 }  // namespace
-}  // namespace kev::cuda
+}  // namespace kev::io

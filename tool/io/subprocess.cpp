@@ -1,4 +1,4 @@
-#include "cuda/subprocess.h"
+#include "io/subprocess.h"
 
 #include <fcntl.h>
 #include <signal.h>
@@ -9,11 +9,12 @@
 #include <cstdlib>
 #include <cstring>
 #include <thread>
+#include <utility>
 
-#include "cuda/files.h"
+#include "io/file_read.h"
 #include "io/spawn.h"
 
-namespace kev::cuda {
+namespace kev::io {
 
 std::vector<std::string> scrubbed_environment() {
   std::vector<std::string> env;
@@ -111,9 +112,10 @@ ProcessResult run_process(const std::vector<std::string>& argv, const std::vecto
       result.signalled = true;
     }
   }
-  result.output = read_whole_file(out_path, kMaxToolOutputBytes).value_or("");
+  auto output = read_regular_file(out_path, kMaxToolOutputBytes);
+  if (output) result.output = std::move(*output);
   ::unlink(out_path.c_str());
   return result;
 }
 
-}  // namespace kev::cuda
+}  // namespace kev::io

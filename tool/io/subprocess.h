@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-namespace kev::cuda {
+namespace kev::io {
 
 struct ProcessResult {
   bool started = false;    // false: the program could not be run (see `output`)
@@ -25,4 +25,4 @@ struct ProcessResult {
 // /usr/bin:/bin), nothing else, so secrets such as API keys never reach a compiler.
 [[nodiscard]] std::vector<std::string> scrubbed_environment();
 
-}  // namespace kev::cuda
+}  // namespace kev::io
