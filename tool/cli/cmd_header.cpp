@@ -7,7 +7,9 @@
 // naming the source and the lockfile (cli/build_depfile.h). --other-source names the
 // target's sources that are not marked: one that defines a parameter the lockfile tunes
 // without an `#ifndef` guard (itself or in a header it includes by "...") fails the step,
-// since it would build its own value rather than the generated one.
+// since it would build its own value rather than the generated one. With --settings, host
+// code of the source that uses at compile time a parameter the built architectures lock
+// differently fails the step too (cli/host_use_check.h).
 #include <CLI/CLI.hpp>
 #include <filesystem>
 #include <iostream>
@@ -16,6 +18,7 @@
 
 #include "cli/build_depfile.h"
 #include "cli/command.h"
+#include "cli/host_use_check.h"
 #include "io/compile_settings.h"
 #include "io/file_read.h"
 #include "io/hash.h"
@@ -41,14 +44,29 @@ struct HeaderArgs {
   bool strict = false;
 };
 
-int write_settings(const HeaderArgs& args) {
+kev::Result<kev::CompileSettings> write_settings(const HeaderArgs& args) {
   const auto text = kev::read_regular_file(args.settings, kev::kMaxSourceBytes);
-  if (!text) return kev::cli::report(text.error());
+  if (!text) return text.error();
   auto settings = kev::parse_compile_settings_lines(*text, args.settings);
-  if (!settings) return kev::cli::report(settings.error());
+  if (!settings) return settings.error();
   auto written = kev::write_if_changed(args.settings_json, kev::compile_settings_json(*settings));
-  if (!written) return kev::cli::report(written.error());
-  return 0;
+  if (!written) return written.error();
+  return settings;
+}
+
+// With the build's settings known, host code of the source must not use at compile time a
+// parameter the built architectures disagree on (cli/host_use_check.h).
+int check_host_uses(const HeaderArgs& args, const std::string& text,
+                    const kev::CompileSettings& settings, const std::vector<std::string>& archs,
+                    const kev::GeneratedHeader& header) {
+  if (header.host_disagreements.empty() || archs.empty()) return 0;
+  kev::cli::HostUseCheck check{args.source, text, args.out, settings, archs, {}};
+  for (const auto& d : header.host_disagreements) check.disagreements.push_back({d.name, d.values});
+  const kev::cli::HostUseVerdict verdict = kev::cli::check_host_compile_time_uses(check);
+  for (const auto& w : verdict.warnings) kev::cli::warn(w);
+  if (verdict.uses.empty()) return 0;
+  for (std::size_t i = 0; i + 1 < verdict.uses.size(); ++i) kev::cli::report(verdict.uses[i]);
+  return kev::cli::report(verdict.uses.back());
 }
 
 bool same_file(const std::string& a, const std::string& b) {
@@ -80,8 +98,11 @@ kev::Result<std::vector<std::filesystem::path>> check_other_sources(
 
 int run_header(const HeaderArgs& args) {
   using kev::cli::report;
+  std::optional<kev::CompileSettings> settings;
   if (!args.settings.empty()) {
-    if (const int rc = write_settings(args); rc != 0) return rc;
+    auto written = write_settings(args);
+    if (!written) return report(written.error());
+    settings = std::move(*written);
   }
   const auto text = kev::read_regular_file(args.source, kev::kMaxSourceBytes);
   if (!text) return report(text.error());
@@ -131,6 +152,9 @@ int run_header(const HeaderArgs& args) {
   const auto path = std::filesystem::path(args.out) / "kernelevo" / "params.h";
   auto written = kev::write_if_changed(path.string(), header->text);
   if (!written) return report(written.error());
+  if (settings) {
+    if (const int rc = check_host_uses(args, *text, *settings, *archs, *header); rc != 0) return rc;
+  }
   if (!args.depfile.empty()) {
     std::error_code ec;
     std::vector<std::filesystem::path> depends{std::filesystem::absolute(args.source, ec)};

@@ -378,6 +378,16 @@ Result<GeneratedHeader> generate_params_header(const std::vector<KernelSpec>& sp
           "}  // namespace kernelevo_params\n}  // namespace\n#endif\n\n";
   }
   write_device_section(os, plan);
+  // The host-code check (cli/host_use_check.h) compiles device passes too, and its copy of
+  // the source names these in derived constants; their value does not matter there.
+  std::string check_names;
+  for (const HostDecision& d : host)
+    if (!d.agree && all_numeric(*d.param))
+      check_names += "constexpr " + d.type + " " + d.param->name + "_for(int) { return 1; }\n";
+  if (!check_names.empty())
+    os << "#ifdef KERNELEVO_PARAMS_HOST_CHECK\nnamespace {\nnamespace kernelevo_params {\n"
+          "constexpr int lowest_built_arch() { return 0; }\n"
+       << check_names << "}  // namespace kernelevo_params\n}  // namespace\n#endif\n";
   os << "#else\n// Host code: the values of the device image the runtime loads.\n";
 
   if (need_runtime)
@@ -468,6 +478,7 @@ Result<GeneratedHeader> generate_params_header(const std::vector<KernelSpec>& sp
               "them.\");\n\n";
       } else {
         const std::string values = arch_values_text(d.numbered, d.fallback);
+        out.host_disagreements.push_back({p.name, values});
         os << "#ifdef __CUDACC__\n"
            << "// No value of this name: the built architectures disagree (" << values << ").\n"
            << "inline " << d.type << " " << p.name
@@ -482,7 +493,8 @@ Result<GeneratedHeader> generate_params_header(const std::vector<KernelSpec>& sp
               "// pass too, so in a marked source constant evaluation gets the lowest built\n"
               "// architecture's value; in the target's other sources it is an error.\n"
            << "constexpr " << d.type << " " << p.name << "_value() {\n"
-           << "  if (__builtin_is_constant_evaluated()) {\n#ifdef KERNELEVO_PARAMS_OTHER_SOURCE\n"
+           << "  if (__builtin_is_constant_evaluated()) {\n"
+              "#if defined(KERNELEVO_PARAMS_OTHER_SOURCE) || defined(KERNELEVO_PARAMS_HOST_CHECK)\n"
            << "    return " << p.name << "_at_compile_time(lowest_built_arch());\n#else\n"
            << "    return " << p.name << "_for(lowest_built_arch());\n#endif\n  }\n"
            << "  return " << p.name << "_for(loaded_arch());\n}\n"

@@ -31,6 +31,13 @@ struct GeneratedHeader {
   std::string text;
   std::vector<std::string> warnings;  // one line each, without the "warning: " prefix
   std::vector<std::string> tuned;     // parameters the lockfile gives a value somewhere
+  // Numeric parameters whose built architectures get different values, so host code has no
+  // compile-time value of them (KERNELEVO_PARAMS_HOST_CHECK makes one an error there).
+  struct Disagreement {
+    std::string name;
+    std::string values;  // "sm_80: 128, sm_90: 512"
+  };
+  std::vector<Disagreement> host_disagreements;
 };
 
 // `specs` are the kernels marked in the source; `lock` is null when there is no lockfile.

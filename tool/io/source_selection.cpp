@@ -159,6 +159,17 @@ Verdict judge(const std::string& id, const LockedVariant& v, const fs::path& fil
 
 }  // namespace
 
+Result<std::string> relocated_source(const std::string& text, const fs::path& named_as,
+                                     const fs::path& includes_from) {
+  auto literal = c_string_of(named_as);
+  if (!literal) return literal.error();
+  auto anchored = anchor_quoted_includes(text, includes_from);
+  if (!anchored) return anchored.error();
+  std::string out = "#line 1 \"" + *literal + "\"\n" + *anchored;
+  if (!out.empty() && out.back() != '\n') out += '\n';
+  return out;
+}
+
 Result<SelectedSource> select_source(const Lockfile* lock, const SelectOptions& options) {
   std::error_code ec;
   const fs::path source = fs::absolute(options.source, ec).lexically_normal();
@@ -199,14 +210,11 @@ Result<SelectedSource> select_source(const Lockfile* lock, const SelectOptions& 
                           out.kernel_id + "'s is built");
       continue;
     }
-    auto literal = c_string_of(file);
-    if (!literal) return literal.error();
-    auto anchored = anchor_quoted_includes(verdict.text, source.parent_path());
-    if (!anchored) return anchored.error();
+    auto text = relocated_source(verdict.text, file, source.parent_path());
+    if (!text) return text.error();
     out.kernel_id = id;
     out.variant = file;
-    out.text = "#line 1 \"" + *literal + "\"\n" + *anchored;
-    if (!out.text.empty() && out.text.back() != '\n') out.text += '\n';
+    out.text = std::move(*text);
     out.notes.insert(out.notes.begin(),
                      options.source_name + ": building kernel " + id + "'s variant " + v.file);
   }

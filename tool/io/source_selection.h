@@ -57,6 +57,13 @@ struct SelectOptions {
 [[nodiscard]] Result<SelectedSource> select_source(const Lockfile* lock,
                                                    const SelectOptions& options);
 
+// `text`, a copy of a source compiled from another directory, as the compiler must see it:
+// after a #line naming `named_as`, with its `#include "name"` made absolute where
+// `includes_from` (the original's directory) holds `name`.
+[[nodiscard]] Result<std::string> relocated_source(const std::string& text,
+                                                   const std::filesystem::path& named_as,
+                                                   const std::filesystem::path& includes_from);
+
 // A Makefile-style dependency file: "<target>: <dep> <dep>...", spaces escaped.
 [[nodiscard]] std::string depfile_text(const std::filesystem::path& target,
                                        const std::vector<std::filesystem::path>& depends);
