@@ -142,6 +142,21 @@ struct Repo : TempDir {
   }
 };
 
+// check and compare read the build's compile settings as tune does, before anything is
+// measured: a settings file that is not there is an error naming it (exit 2), whether or not
+// a GPU is present. Replay compiles nothing, so it does not read them.
+TEST(CheckCli, CompileSettingsAreReadAsTuneReadsThem) {
+  Repo repo;
+  const std::string missing = (repo.path / "no-such-settings").string();
+  for (const std::string command : {"check", "compare --base HEAD"}) {
+    const auto r = kev::test_support::run_in(
+        repo.path, kBin + " " + command + " --compile-settings " + missing);
+    EXPECT_EQ(r.exit_code, 2) << command << ": " << r.err;
+    EXPECT_NE(r.err.find("cannot read " + missing), std::string::npos) << command << ": " << r.err;
+  }
+  EXPECT_EQ(repo.worktrees(), 1);
+}
+
 TEST(CompareCli, VerdictsAndExitCodes) {
   Repo repo;
   const Proc slower = run(repo.compare("unchanged.jsonl", "slower.jsonl"));

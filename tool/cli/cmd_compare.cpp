@@ -53,6 +53,11 @@ int run_compare_command(const CompareArgs& args) {
   auto head_lock = kev::read_lockfile_or_empty(args.lockfile);
   if (!head_lock) return kev::cli::report(head_lock.error());
 
+  if (!replay) {  // a settings file that cannot be read is bad input, GPU or not
+    std::vector<kev::KernelSpec> none;
+    if (auto st = kev::cli::apply_gate_settings(args.compile_settings, none); !st)
+      return kev::cli::report(st.error());
+  }
   std::unique_ptr<kev::Measurer> measurer;
   if (replay) {
     kev::cli::ReplayInputs in;
