@@ -203,7 +203,13 @@ case $mode in
     [[ -n $settings ]] && args+=(--compile-settings "$settings")
     if [[ ${KEV_BUDGET:-} == 0 ]]; then
       log "budget 0: no tuning; reporting the lockfile as it is (e.g. after kernelevo merge)"
-      [[ -f $lockfile ]] && "$kev" report "$lockfile" --format json -o "$report_json"
+      # Old -> new against the lockfile of the commit the run started from.
+      start_args=()
+      if start_path=$(realpath -m --relative-to="$(git rev-parse --show-toplevel 2>/dev/null)" "$lockfile" 2>/dev/null) &&
+        git show "HEAD:$start_path" >"$out_dir/start.lock.json" 2>/dev/null; then
+        start_args=(--base-lockfile "$out_dir/start.lock.json")
+      fi
+      [[ -f $lockfile ]] && "$kev" report "$lockfile" "${start_args[@]}" --format json -o "$report_json"
     else
       run_kernelevo /dev/stderr "${args[@]}" || rc=$?
       # A kernel without a winner (exit 1) still gets reports from tune; the step fails as

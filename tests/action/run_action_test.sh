@@ -304,6 +304,8 @@ rc=$?
 expect "tune, nothing better: succeeds" '[[ $rc -eq 0 ]]' || cat "$tmp/stderr"
 expect "tune, nothing better: lockfile-changed=false, improvements=0" \
   '[[ $(output_of lockfile-changed) == false && $(output_of improvements) == 0 ]]'
+expect "tune, budget 0: the report is old -> new against the lockfile of the commit it started from" \
+  'grep -q "| SOFTMAX_BLOCK=256 | 70.0 us → 70.0 us | 1.00x |" "$(output_of report-markdown)"' || cat "$(output_of report-markdown)"
 expect "tune, nothing better: pull-request-operation=none" '[[ $(output_of pull-request-operation) == none ]]'
 expect "tune, nothing better: nothing opened, updated or closed" '! api_calls | grep -q -E "^(POST|PATCH)"'
 expect "tune, nothing better: the branch keeps the earlier winner" 'branch_lock kernelevo/tune/sm_90 | grep -q "\"SOFTMAX_BLOCK\": 1024"'
