@@ -6,8 +6,8 @@
 # workspace is not touched: the commit is made with a private index, HEAD and the checked-out
 # branch stay as they were.
 #
-# Uses run.sh's repo, secrets, server, lockfile, lockpath, improvements, archs, report_md and
-# api/answer/annotate; sets operation, number and url.
+# Uses run.sh's repo, secrets, server, lockfile, lockpath, improvements, archs, report_md,
+# artifact_name, report_link and api/answer/annotate; sets operation, number and url.
 
 # Git runs in a bare repository borrowing the workspace's objects, so it reads no
 # configuration but the token's: credentials actions/checkout persisted in the workspace (an
@@ -31,6 +31,22 @@ tune_commit() {
   GIT_AUTHOR_NAME=kernelevo GIT_AUTHOR_EMAIL=kernelevo@users.noreply.github.com \
     GIT_COMMITTER_NAME=kernelevo GIT_COMMITTER_EMAIL=kernelevo@users.noreply.github.com \
     git commit-tree "$tree" -p HEAD -m "kernelevo: tuned winners for $archs" -m "$title"
+}
+
+# The branch of a closed pull request goes, as create-pull-request's delete-branch does. Its
+# name came from the API's answer: only a plain branch name is put into the URL.
+delete_branch() {
+  local status
+  if [[ ! $1 =~ ^[A-Za-z0-9._/-]+$ ]] || ! git check-ref-format "refs/heads/$1"; then
+    annotate warning "kernelevo tune" "left the branch of the closed pull request: not a plain branch name: $(printf '%q' "$1")"
+    return 0
+  fi
+  status=$(api DELETE "/repos/$repo/git/refs/heads/$1")
+  case $status in
+    204) log "deleted the branch $1" ;;
+    404 | 422) log "the branch $1 was already gone" ;;  # GitHub: "Reference does not exist"
+    *) pr_fail "deleting the branch $1 of the closed pull request failed (HTTP $status)" ;;
+  esac
 }
 
 pull_request_flow() {
@@ -57,6 +73,7 @@ pull_request_flow() {
       [[ $status == 200 ]] || pr_fail "closing pull request #$n failed (HTTP $status)"
       operation=closed number=$n url=$(answer html_url)
       log "closed pull request #$n: $b holds the base's lockfile"
+      delete_branch "$b"
     done < <(python3 "$action_dir/github_answer.py" "$secrets/open.json" --heads "$repo" "$prefix")
     [[ -z $url || $url =~ ^https://[^[:space:][:cntrl:]]+$ ]] || pr_fail "the API's answer has no https html_url"
     return 0
@@ -70,17 +87,21 @@ pull_request_flow() {
     pr_fail "pushing $branch to $remote failed (the token needs contents: write)"
   python3 -c '
 import json, sys
-title, head, base, report, existing, out = sys.argv[1:]
+title, head, base, report, existing, out, artifact, link = sys.argv[1:]
 body = open(report).read()
 if len(body) > 60000:  # GitHub takes at most 65536 characters
     body = body[:60000] + "\n\n(report cut: the whole one is in the artifact of this run)\n"
+if link:
+    body += ("\n\nThe HTML report (charts, evidence), the JSON report and the tuned lockfile: "
+             "artifact `" + artifact + "`, [" + link + "](" + link + ").\n")
 body += ("\n\n---\nBranch `" + head + "` holds the latest tune on this architecture; "
          "each run replaces its commit and updates this pull request.\n")
 request = {"title": title, "body": body}
 if not existing:
     request.update({"head": head, "base": base, "maintainer_can_modify": True})
 json.dump(request, open(out, "w"))' \
-    "kernelevo: tuned winners for $archs" "$branch" "$base_branch" "$report_md" "$existing" "$secrets/body.json"
+    "kernelevo: tuned winners for $archs" "$branch" "$base_branch" "$report_md" "$existing" "$secrets/body.json" \
+    "$artifact_name" "$report_link"
   if [[ -n $existing ]]; then
     status=$(api PATCH "/repos/$repo/pulls/$existing" "$secrets/body.json")
     [[ $status == 200 ]] || pr_fail "updating pull request #$existing failed (HTTP $status): $(head -c 2000 "$secrets/answer.json")"

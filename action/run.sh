@@ -139,7 +139,7 @@ log "using $kev ($("$kev" --version))"
 # --- the project's configure and its compile settings ------------------------------------------
 # Configured with cmake-args; a project using kernelevo_optimize then writes each marked
 # source's compile settings (kernelevo-params, a build step), gathered into one folder for
-# `tune --compile-settings`, so the tuner compiles what the build compiles.
+# --compile-settings of tune, check and compare, so they compile what the build compiles.
 settings=""
 if [[ ${#replay[@]} -eq 0 && -f CMakeLists.txt ]]; then
   read -r -a cmake_args <<<"${KEV_CMAKE_ARGS:-}"
@@ -174,6 +174,7 @@ case $mode in
   check)
     args=(check "${paths[@]}" --lockfile "$lockfile" --threshold "$threshold" --rounds "$rounds"
       --report-json "$report_json" --report-md "$report_md")
+    [[ -n $settings ]] && args+=(--compile-settings "$settings")
     for t in "${replay[@]}"; do args+=(--replay "$t"); done
     run_kernelevo /dev/null "${args[@]}" || rc=$?
     ;;
@@ -188,6 +189,7 @@ case $mode in
     fi
     args=(compare --base "$base" "${paths[@]}" --lockfile "$lockfile" --min-change "$threshold" --rounds "$rounds"
       --report-json "$report_json" --report-md "$report_md")
+    [[ -n $settings ]] && args+=(--compile-settings "$settings")
     for t in "${replay[@]}"; do args+=(--replay-head "$t"); done
     for t in "${replay_base[@]}"; do args+=(--replay-base "$t"); done
     run_kernelevo /dev/null "${args[@]}" || rc=$?
@@ -201,7 +203,13 @@ case $mode in
     [[ -n $settings ]] && args+=(--compile-settings "$settings")
     if [[ ${KEV_BUDGET:-} == 0 ]]; then
       log "budget 0: no tuning; reporting the lockfile as it is (e.g. after kernelevo merge)"
-      [[ -f $lockfile ]] && "$kev" report "$lockfile" --format json -o "$report_json"
+      # Old -> new against the lockfile of the commit the run started from.
+      start_args=()
+      if start_path=$(realpath -m --relative-to="$(git rev-parse --show-toplevel 2>/dev/null)" "$lockfile" 2>/dev/null) &&
+        git show "HEAD:$start_path" >"$out_dir/start.lock.json" 2>/dev/null; then
+        start_args=(--base-lockfile "$out_dir/start.lock.json")
+      fi
+      [[ -f $lockfile ]] && "$kev" report "$lockfile" "${start_args[@]}" --format json -o "$report_json"
     else
       run_kernelevo /dev/stderr "${args[@]}" || rc=$?
       # A kernel without a winner (exit 1) still gets reports from tune; the step fails as
@@ -277,6 +285,20 @@ if [[ $mode == tune ]]; then
   output artifact-directory "$artifact" path
   output artifact-name "$artifact_name" name
 
+  # Where the pull request body sends reviewers for the HTML report: the artifact an earlier
+  # step uploaded (upload-artifact's artifact-url), else this run's page, which lists the
+  # artifact this step uploads.
+  report_link=""
+  if [[ -n ${KEV_ARTIFACT_URL:-} ]]; then
+    if [[ $KEV_ARTIFACT_URL =~ ^https://[^[:space:][:cntrl:]]+$ ]]; then
+      report_link=$KEV_ARTIFACT_URL
+    else
+      annotate warning "kernelevo tune" "artifact-url is not an https URL; the pull request links to the run instead"
+    fi
+  fi
+  if [[ -z $report_link && ${GITHUB_RUN_ID:-} =~ ^[0-9]+$ && -n ${GITHUB_REPOSITORY:-} ]]; then
+    report_link=$server/$GITHUB_REPOSITORY/actions/runs/$GITHUB_RUN_ID
+  fi
   operation=none number="" url=""
   if [[ $want_pr == true ]]; then
     source "$action_dir/pull_request.sh"

@@ -3,7 +3,8 @@
 
 REST: GET /repos/O/R (the token check), GET /repos/O/R/pulls (open pull requests, filtered by
 base), POST /repos/O/R/pulls (opens one: 201 with number and html_url, 422 when the head
-already has an open one), PATCH /repos/O/R/pulls/N (title, body, state). Every request must
+already has an open one), PATCH /repos/O/R/pulls/N (title, body, state), DELETE /repos/O/R/git/refs/heads/BRANCH (204,
+the branch removed from GIT_ROOT/O/R.git; 422 when there is no such branch). Every request must
 carry "Authorization: Bearer TOKEN" with the token in TOKEN_FILE, else 401 as GitHub answers
 a bad token. While ANSWER_FILE exists, a POST is answered with its JSON (a forged answer).
 
@@ -93,6 +94,16 @@ class Handler(http.server.BaseHTTPRequestHandler):
                 if str(pull["number"]) == parts[4]:
                     pull.update({k: data[k] for k in ("title", "body", "state") if k in data})
                     return self._answer(200, self._pull_json(repo, pull))
+        if parts[3:6] == ["git", "refs", "heads"] and len(parts) > 6 and self.command == "DELETE":
+            ref = "refs/heads/" + "/".join(parts[6:])
+            git_dir = os.path.join(git_root, repo + ".git")
+            if subprocess.run(["git", "--git-dir", git_dir, "show-ref", "--verify", "--quiet", ref]).returncode:
+                return self._answer(422, {"message": "Reference does not exist"})
+            subprocess.run(["git", "--git-dir", git_dir, "update-ref", "-d", ref], check=True)
+            self.send_response(204)
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+            return None
         return self._answer(404, {"message": "Not Found"})
 
     def _git(self, body):
@@ -133,7 +144,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
             return self._git(body)
         return self._rest(body)
 
-    do_GET = do_POST = do_PATCH = _dispatch
+    do_GET = do_POST = do_PATCH = do_DELETE = _dispatch
 
     def log_message(self, *args):
         pass

@@ -56,7 +56,8 @@ expect "check: regressions=1" '[[ $(output_of regressions) == 1 ]]'
 expect "check: improvements=0" '[[ $(output_of improvements) == 0 ]]'
 expect "check: report-json exists" '[[ -s $(output_of report-json) ]]'
 expect "check: report-html exists" 'grep -q "<svg" "$(output_of report-html)"'
-expect "check: summary has the table" 'grep -q "| \`softmax_rows\` | \*\*SLOWER\*\* |" "$GITHUB_STEP_SUMMARY"'
+expect "check: summary has the table, with the architecture and the device" \
+  'grep -q "| \`softmax_rows\` | sm_90 | NVIDIA H200 | \*\*SLOWER\*\* |" "$GITHUB_STEP_SUMMARY"'
 expect "check: annotation at the kernel's file, relative to the repository" \
   'grep -q "^::error file=proj/src/softmax.cu,title=kernelevo%3A softmax_rows SLOWER::" "$tmp/stdout"'
 
@@ -109,7 +110,8 @@ new_step compare
 rc=$?
 expect "compare: an improvement passes" '[[ $rc -eq 0 ]]'
 expect "compare: improvements=1" '[[ $(output_of improvements) == 1 ]]'
-expect "compare: summary names the base" 'grep -q "compare against $base_sha" "$GITHUB_STEP_SUMMARY"'
+expect "compare: summary names the base, its commit short" \
+  'grep -q "compare against ${base_sha:0:12} on" "$GITHUB_STEP_SUMMARY" && ! grep -q "$base_sha" "$GITHUB_STEP_SUMMARY"'
 expect "compare: the base worktree is gone" '[[ $(git -C "$tmp/repo" worktree list | wc -l) -eq 1 ]]'
 new_step compare-slow
 (cd "$tmp/repo" && KEV_BASE_REF=main KEV_MODE=compare KEV_REPLAY="$gate/slower.jsonl" \
@@ -140,10 +142,11 @@ reset_workspace() { git -C "$tmp/repo" checkout -q -- proj/kernelevo.lock.json; 
 
 # kernelevo whose `tune` (which needs a GPU) locks a new winner (SOFTMAX_BLOCK=$STUB_BLOCK)
 # and writes the lockfile's report into --report DIR, as the real one does; everything else
-# is the real one.
+# is the real one (check and compare record their arguments first).
 cat >"$tmp/kernelevo-stub" <<STUB
 #!/usr/bin/env bash
 { echo "== kernelevo \$1"; env | sed 's/^/env: /'; } >>"$tmp/spy.log"
+[[ \$1 == check || \$1 == compare ]] && echo "\$*" >"$tmp/\$1-args"
 if [[ \$1 == tune ]]; then
   echo "\$*" >"$tmp/tune-args"
   sed -i -E "s/\"SOFTMAX_BLOCK\": [0-9]+/\"SOFTMAX_BLOCK\": \${STUB_BLOCK:-512}/; s/\"time_us\": 70.0/\"time_us\": 61.5/" kernelevo.lock.json
@@ -228,6 +231,8 @@ expect "tune: every git request carried the action's token alone, not what check
   '[[ -n $(git_auth) ]] && ! git_auth | grep -v -q -x -i "1 basic $(printf "x-access-token:%s" "$token" | base64 | tr -d "\n")"' || git_auth
 expect "tune: pull request from the branch into main, body = the report" \
   'python3 -c "import json,sys; b=[r for r in map(json.loads, open(sys.argv[1])) if r[\"method\"]==\"POST\" and r[\"path\"]==\"/repos/octo/kernels/pulls\"][0][\"body\"]; sys.exit(0 if b[\"head\"]==\"kernelevo/tune/sm_90\" and b[\"base\"]==\"main\" and \"## kernelevo tune\" in b[\"body\"] and \"SOFTMAX_BLOCK=512\" in b[\"body\"] else 1)" "$tmp/api.log"'
+expect "tune: the pull request body links to the run, whose artifact holds the HTML report" \
+  'python3 -c "import json,sys; b=[r for r in map(json.loads, open(sys.argv[1])) if r[\"method\"]==\"POST\" and r[\"path\"]==\"/repos/octo/kernels/pulls\"][0][\"body\"][\"body\"]; sys.exit(0 if \"artifact \`kernelevo-tune-sm_90\`, [$GITHUB_SERVER_URL/octo/kernels/actions/runs/4242]\" in b else 1)" "$tmp/api.log"'
 expect "tune: the workspace stays on main, at the commit it started on, its index untouched" \
   '[[ $(git -C "$tmp/repo" symbolic-ref --short HEAD) == main && $(git -C "$tmp/repo" rev-parse HEAD) == "$start_sha" ]] &&
    git -C "$tmp/repo" diff --cached --quiet && ! git -C "$tmp/repo" rev-parse -q --verify refs/heads/kernelevo/tune/sm_90'
@@ -255,12 +260,29 @@ expect "tune: a file holding the token is private (0600) and removed after" \
   '! grep "^secret file: " "$tmp/spy.log" | grep -v -q "^secret file: 600 " &&
    ! grep "^secret file: " "$tmp/spy.log" | cut -d" " -f4- | xargs -r ls -d 2>/dev/null | grep -q .'
 
+# --- check and compare on the GPU compile with the build's settings, as tune does ----------
+for gate_mode in check compare; do
+  new_step "$gate_mode-settings"
+  rm -f "$tmp/$gate_mode-args"
+  touch "$tmp/repo/proj/CMakeLists.txt"
+  (cd "$tmp/repo" && KEV_KERNELEVO=$tmp/kernelevo-stub KEV_MODE=$gate_mode KEV_BASE_REF=$base_sha \
+    spied "$run_sh") >"$tmp/stdout" 2>"$tmp/stderr"
+  rm "$tmp/repo/proj/CMakeLists.txt"
+  expect "$gate_mode: compiles with the build's settings (--compile-settings)" \
+    'grep -q -- "--compile-settings $RUNNER_TEMP/kernelevo-reports/compile-settings" "$tmp/$gate_mode-args" &&
+     grep -q -- "--use_fast_math" "$RUNNER_TEMP/kernelevo-reports/compile-settings/softmax_kernels.src_softmax_cu.json"' ||
+    cat "$tmp/stderr"
+done
+
 # --- second tune: the same branch and pull request, updated ----------------------------------
 reset_workspace
 : >"$tmp/api.log"
 new_step tune-again
-(cd "$tmp/repo" && STUB_BLOCK=1024 KEV_KERNELEVO=$tmp/kernelevo-stub KEV_MODE=tune KEV_TOKEN=$token "$run_sh") >"$tmp/stdout" 2>"$tmp/stderr"
+(cd "$tmp/repo" && STUB_BLOCK=1024 KEV_KERNELEVO=$tmp/kernelevo-stub KEV_MODE=tune KEV_TOKEN=$token \
+  KEV_ARTIFACT_URL=https://github.com/octo/kernels/actions/runs/4242/artifacts/99 "$run_sh") >"$tmp/stdout" 2>"$tmp/stderr"
 rc=$?
+expect "tune again: the updated body links to the artifact-url an earlier step uploaded" \
+  'grep "\"PATCH\"" "$tmp/api.log" | grep -q "(https://github.com/octo/kernels/actions/runs/4242/artifacts/99)"'
 expect "tune again: succeeds" '[[ $rc -eq 0 ]]' || cat "$tmp/stderr"
 expect "tune again: pull-request-operation=updated, the same pull request" \
   '[[ $(output_of pull-request-operation) == updated && $(output_of pull-request-number) == 7 ]]'
@@ -282,6 +304,8 @@ rc=$?
 expect "tune, nothing better: succeeds" '[[ $rc -eq 0 ]]' || cat "$tmp/stderr"
 expect "tune, nothing better: lockfile-changed=false, improvements=0" \
   '[[ $(output_of lockfile-changed) == false && $(output_of improvements) == 0 ]]'
+expect "tune, budget 0: the report is old -> new against the lockfile of the commit it started from" \
+  'grep -q "| SOFTMAX_BLOCK=256 | 70.0 us → 70.0 us | 1.00x |" "$(output_of report-markdown)"' || cat "$(output_of report-markdown)"
 expect "tune, nothing better: pull-request-operation=none" '[[ $(output_of pull-request-operation) == none ]]'
 expect "tune, nothing better: nothing opened, updated or closed" '! api_calls | grep -q -E "^(POST|PATCH)"'
 expect "tune, nothing better: the branch keeps the earlier winner" 'branch_lock kernelevo/tune/sm_90 | grep -q "\"SOFTMAX_BLOCK\": 1024"'
@@ -300,6 +324,9 @@ expect "tune, change in the base: pull-request-operation=closed, #7" \
   '[[ $(output_of pull-request-operation) == closed && $(output_of pull-request-number) == 7 ]]'
 expect "tune, change in the base: closed through the API" \
   'grep "\"PATCH\"" "$tmp/api.log" | grep -q "\"state\": \"closed\""'
+expect "tune, change in the base: the closed pull request's branch is deleted (delete-branch)" \
+  'api_calls | grep -q -x "DELETE /repos/octo/kernels/git/refs/heads/kernelevo/tune/sm_90" &&
+   ! git --git-dir="$tmp/git/octo/kernels.git" rev-parse -q --verify refs/heads/kernelevo/tune/sm_90'
 
 # --- a bad token fails in seconds, before anything is configured or tuned ---------------------
 for case in bad empty; do

@@ -12,6 +12,7 @@
 #include <fstream>
 #include <sstream>
 #include <thread>
+#include <vector>
 
 #include "support/cli_run.h"
 
@@ -52,7 +53,8 @@ TEST(CheckCli, UnchangedPassesSlowerFailsWithAReport) {
   TempDir tmp;
   const Proc ok = run(in_gate("check --replay unchanged.jsonl"));
   EXPECT_EQ(ok.rc, 0) << ok.out;
-  EXPECT_NE(ok.out.find("| `softmax_rows` | PASS |"), std::string::npos) << ok.out;
+  EXPECT_NE(ok.out.find("| `softmax_rows` | sm_90 | NVIDIA H200 | PASS |"), std::string::npos)
+      << ok.out;
 
   const auto json = tmp.path / "r.json";
   const auto md = tmp.path / "r.md";
@@ -140,6 +142,21 @@ struct Repo : TempDir {
   }
 };
 
+// check and compare read the build's compile settings as tune does, before anything is
+// measured: a settings file that is not there is an error naming it (exit 2), whether or not
+// a GPU is present. Replay compiles nothing, so it does not read them.
+TEST(CheckCli, CompileSettingsAreReadAsTuneReadsThem) {
+  Repo repo;
+  const std::string missing = (repo.path / "no-such-settings").string();
+  for (const std::string command : {"check", "compare --base HEAD"}) {
+    const auto r = kev::test_support::run_in(
+        repo.path, kBin + " " + command + " --compile-settings " + missing);
+    EXPECT_EQ(r.exit_code, 2) << command << ": " << r.err;
+    EXPECT_NE(r.err.find("cannot read " + missing), std::string::npos) << command << ": " << r.err;
+  }
+  EXPECT_EQ(repo.worktrees(), 1);
+}
+
 TEST(CompareCli, VerdictsAndExitCodes) {
   Repo repo;
   const Proc slower = run(repo.compare("unchanged.jsonl", "slower.jsonl"));
@@ -153,6 +170,45 @@ TEST(CompareCli, VerdictsAndExitCodes) {
   EXPECT_EQ(same.rc, 0);
   EXPECT_NE(same.out.find("| SAME |"), std::string::npos) << same.out;
   EXPECT_EQ(repo.worktrees(), 1);  // every base worktree was removed
+}
+
+// The cells of the Markdown table row of `id` (between the pipes), and its evidence line.
+std::vector<std::string> row_cells(const std::string& md, const std::string& id) {
+  std::vector<std::string> cells;
+  const auto at = md.find("| `" + id + "` |");
+  if (at == std::string::npos) return cells;
+  std::istringstream row(md.substr(at + 1, md.find('\n', at) - at - 1));
+  std::string cell;
+  while (std::getline(row, cell, '|'))
+    cells.push_back(cell.substr(1, cell.size() > 1 ? cell.size() - 2 : 0));
+  return cells;
+}
+
+std::string evidence_line(const std::string& md, const std::string& id) {
+  const auto at = md.find("- `" + id + "` on ");
+  return at == std::string::npos ? "" : md.substr(at, md.find('\n', at) - at);
+}
+
+// Each number in the evidence line is written as the table writes it: one rounding path.
+// (The evidence once repeated the medians as "189.02 -> 73.48 us", the interval as "[0.388,
+// 0.389]" and p with two digits beside the table's three.)
+TEST(CompareCli, TheEvidenceLineReadsAsTheTable) {
+  Repo repo;
+  for (const char* head : {"faster.jsonl", "unchanged.jsonl", "slower.jsonl"}) {
+    const Proc r = run(repo.compare("unchanged.jsonl", head));
+    const auto cells = row_cells(r.out, "softmax_rows");
+    ASSERT_EQ(cells.size(), 10u)
+        << r.out;  // Kernel Arch Device Verdict Base Head Change CI p Params
+    const std::string evidence = evidence_line(r.out, "softmax_rows");
+    EXPECT_NE(
+        evidence.find(cells[5] + " against " + cells[4] + " (" + cells[6] +
+                      ", 95% CI of the ratio " + cells[7] + ", Mann-Whitney p=" + cells[8] + ","),
+        std::string::npos)
+        << head << "\n"
+        << r.out;
+    EXPECT_EQ(evidence.find("median"), std::string::npos) << evidence;
+    EXPECT_EQ(evidence.find("p = "), std::string::npos) << evidence;
+  }
 }
 
 TEST(CompareCli, NonFiniteMinimumChangesAreRefused) {
@@ -215,6 +271,44 @@ TEST(CompareCli, InterruptedCompareRemovesItsWorktree) {
     EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == sig) << "status " << status;
     EXPECT_EQ(repo.worktrees(), 1) << "signal " << sig;
   }
+}
+
+// What a tune pull request shows: the merged lockfile against the one it started from, per
+// architecture and device, old -> new parameters and times (tests/fixtures: shard_a.lock.json
+// before, golden/merge_shards.lock.json after `kernelevo merge`).
+TEST(ReportCli, ALockfileAgainstItsBaseShowsOldToNewPerDevice) {
+  const std::string fixtures = KERNELEVO_FIXTURES;
+  const Proc r =
+      run(kBin + " report " + fixtures + "/golden/merge_shards.lock.json --base-lockfile " +
+          fixtures + "/lockfiles/shard_a.lock.json");
+  ASSERT_EQ(r.rc, 0) << r.out;
+  EXPECT_NE(r.out.find("| `softmax_rows` | sm_90 | NVIDIA H200 | FASTER | SOFTMAX_BLOCK=512, "
+                       "SOFTMAX_VEC=4 → SOFTMAX_BLOCK=256, SOFTMAX_VEC=4 | 70.1 us → 68.3 us | "
+                       "1.03x |"),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("| `softmax_rows` | sm_80 | NVIDIA A100-SXM4-80GB | FASTER | source "
+                       "defaults → SOFTMAX_BLOCK=256, SOFTMAX_VEC=2 | 180 us → 101 us | 1.78x |"),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("| `scan_blocks` | sm_90 | NVIDIA H200 | FASTER | SCAN_BLOCK=256 → "
+                       "SCAN_BLOCK=512 | 12.5 us → 11.0 us | 1.14x |"),
+            std::string::npos)
+      << r.out;
+  const Proc html =
+      run(kBin + " report " + fixtures + "/golden/merge_shards.lock.json --base-lockfile " +
+          fixtures + "/lockfiles/shard_a.lock.json --format html");
+  EXPECT_NE(html.out.find(">sm_80</td><td class=\"where\">NVIDIA A100-SXM4-80GB</td>"),
+            std::string::npos);
+  // A report JSON has its own old side: a base lockfile is refused, naming the report.
+  const auto refused = kev::test_support::run_in(
+      fs::current_path(), kBin + " report " + kGate +
+                              "/../golden/report_check.json --base-lockfile " + fixtures +
+                              "/lockfiles/shard_a.lock.json");
+  EXPECT_EQ(refused.exit_code, 2);
+  EXPECT_NE(refused.err.find("report_check.json:1:1: error: --base-lockfile applies to a lockfile"),
+            std::string::npos)
+      << refused.err;
 }
 
 TEST(ReportCli, RendersEveryFormatFromACheckReport) {

@@ -79,6 +79,81 @@ TEST(LockReport, OneRowPerEntryWithSpeedups) {
   EXPECT_EQ(report_from_lockfile(lock, only).kernels.size(), 1u);
 }
 
+// An entry without a time (values locked by hand, or from an older kernelevo) has no
+// baseline measurement: its row must not claim the defaults are as good (SAME).
+TEST(LockReport, NoBaselineIsNeverSame) {
+  Lockfile lock;
+  LockEntry e;
+  e.params = {{"BLOCK", Value(1024)}};
+  e.tuned_with = "not measured: illustrative sm_80 values";
+  set_entry(lock, "softmax", "src/softmax.cu", "sha256:x", "sm_80", "NVIDIA A100", e);
+  e.time_us = 70.0;  // a winner's time, but no source-defaults time to compare with
+  set_entry(lock, "softmax", "src/softmax.cu", "sha256:x", "sm_90", "NVIDIA H200", e);
+  const Report r = report_from_lockfile(lock);
+  ASSERT_EQ(r.kernels.size(), 2u);
+  for (const auto& k : r.kernels) {
+    EXPECT_NE(k.verdict, KernelVerdict::same) << k.arch;
+    EXPECT_EQ(k.evidence.rfind("no baseline", 0), 0u) << k.evidence;
+    EXPECT_FALSE(k.speedup) << k.arch;
+    EXPECT_FALSE(k.ratio) << k.arch;
+  }
+  EXPECT_EQ(count(r, KernelVerdict::same), 0u);
+}
+
+// Against the lockfile the tune started from: per (kernel, arch, device) the old entry's
+// parameters and time, the new ones, and the speedup; an entry the base lacks is compared
+// with the source defaults, which is what a build used before it.
+TEST(LockReport, OldToNewAgainstTheBaseLockfile) {
+  Lockfile base;
+  LockEntry old;
+  old.params = {{"BLOCK", Value(256)}};
+  old.time_us = 95.0;
+  old.baseline_us = 140.0;
+  set_entry(base, "softmax", "src/softmax.cu", "sha256:x", "sm_90", "NVIDIA H200", old);
+  Lockfile lock = base;
+  LockEntry now;
+  now.params = {{"BLOCK", Value(512)}};
+  now.time_us = 70.0;
+  now.baseline_us = 140.0;
+  set_entry(lock, "softmax", "src/softmax.cu", "sha256:x", "sm_90", "NVIDIA H200", now);
+  now.time_us = 200.0;
+  now.baseline_us = 250.0;
+  set_entry(lock, "softmax", "src/softmax.cu", "sha256:x", "sm_80", "NVIDIA A100", now);
+  const Report r = report_from_lockfile(lock, {}, &base);
+  ASSERT_EQ(r.kernels.size(), 2u);
+  const KernelReport& a100 = r.kernels[0];
+  const KernelReport& h200 = r.kernels[1];
+  EXPECT_EQ(h200.device, "NVIDIA H200");
+  EXPECT_EQ(h200.base_params, old.params);
+  EXPECT_EQ(h200.params, (ParamSet{{"BLOCK", Value(512)}}));
+  EXPECT_DOUBLE_EQ(*h200.baseline_us, 95.0);
+  EXPECT_DOUBLE_EQ(*h200.time_us, 70.0);
+  EXPECT_DOUBLE_EQ(*h200.speedup, 95.0 / 70.0);
+  EXPECT_EQ(h200.verdict, KernelVerdict::faster);
+  EXPECT_NE(h200.evidence.find("95.0 us → 70.0 us (1.36x over the old entry"), std::string::npos)
+      << h200.evidence;
+  EXPECT_NE(h200.evidence.find("parameters changed from BLOCK=256"), std::string::npos);
+  EXPECT_FALSE(h200.ratio_ci_low);        // a lockfile records no interval: none is made up
+  EXPECT_TRUE(a100.base_params.empty());  // the source defaults
+  EXPECT_DOUBLE_EQ(*a100.baseline_us, 250.0);
+  EXPECT_DOUBLE_EQ(*a100.speedup, 1.25);
+  // Unchanged against the base: SAME, with both times.
+  const Report same = report_from_lockfile(base, {}, &base);
+  EXPECT_EQ(same.kernels.front().verdict, KernelVerdict::same);
+}
+
+TEST(RatioText, OneWordingForEveryReport) {
+  EXPECT_EQ(speedup_text(143.0 / 70.1), "2.04x");
+  EXPECT_EQ(ratio_interval_text(0.7704, 0.79), "0.770..0.790");
+  EXPECT_EQ(p_value_text(0.6312), "0.631");
+  EXPECT_EQ(p_value_text(0.0000108), "1.1e-05");
+  EXPECT_EQ(percent_change(0.99996), "+0.0%");  // never "-0.0%"
+  EXPECT_EQ(short_revision("3f2a9c1d4e5b6a7980112233445566778899aabb"), "3f2a9c1d4e5b");
+  EXPECT_EQ(short_revision("origin/main"), "origin/main");
+  EXPECT_EQ(short_revision("HEAD~1"), "HEAD~1");
+  EXPECT_EQ(short_revision("3f2a9c1"), "3f2a9c1");
+}
+
 Recording recording_of(const std::string& kernel) {
   Recording rec;
   rec.kernel = kernel;

@@ -12,6 +12,7 @@
 #include "io/report_html.h"
 #include "io/report_json.h"
 #include "io/report_markdown.h"
+#include "io/report_text.h"
 
 namespace kev::io {
 namespace {
@@ -90,6 +91,7 @@ Report tune_report() {
   r.tool = "kernelevo 0.1.0";
   r.created = "2026-11-30T10:00:00Z";
   auto a = kernel("softmax_rows", KernelVerdict::faster, 0);
+  a.base_params = {{"SOFTMAX_BLOCK", Value(256)}};
   a.params = {{"SOFTMAX_BLOCK", Value(512)}};
   a.baseline_us = 143.0;
   a.time_us = 70.1;
@@ -97,7 +99,10 @@ Report tune_report() {
   a.strategy = "auto";
   a.evaluations = 96;
   a.roofline_fraction = 0.91;
-  a.evidence = "locked winner against the source defaults";
+  a.ratio = 70.1 / 143.0;
+  a.ratio_ci_low = 0.47;
+  a.ratio_ci_high = 0.51;
+  a.evidence = "143 us → 70.1 us (2.04x over the old entry)";
   auto b = kernel("rmsnorm", KernelVerdict::same, 0);
   b.arch = "sm_80";
   b.device = "NVIDIA A100-SXM4-80GB";
@@ -171,6 +176,55 @@ TEST(ReportGolden, Html) {
     trace.records.push_back(rec);
   }
   expect_golden("report_tune.html", report_html(tune_report(), {convergence_from_trace(trace)}));
+}
+
+// Every table says where each row was measured: one kernel is locked per architecture and
+// device, so a row without them cannot be judged.
+TEST(ReportTables, EveryTableHasArchitectureAndDeviceColumns) {
+  for (const Report& r : {check_report(), compare_report(), tune_report()}) {
+    const std::string md = report_markdown(r);
+    EXPECT_NE(md.find("| Kernel | Arch | Device | Verdict |"), std::string::npos) << md;
+    const std::string html = report_html(r, {});
+    EXPECT_NE(html.find("<th>Kernel</th><th>Arch</th><th>Device</th>"), std::string::npos);
+    for (const auto& k : r.kernels) {
+      EXPECT_NE(md.find(" | " + k.arch + " | " + k.device + " | "), std::string::npos)
+          << k.id << "\n"
+          << md;
+      EXPECT_NE(html.find(">" + k.arch + "</td><td class=\"where\">" + k.device + "</td>"),
+                std::string::npos)
+          << k.id;
+    }
+  }
+}
+
+// A tune row shows old -> new parameters and times, the speedup and its interval; one
+// without a baseline says so in the speedup's cells instead of a number.
+TEST(ReportTables, TuneRowsShowOldToNew) {
+  Report r = tune_report();
+  const std::string md = report_markdown(r);
+  EXPECT_NE(md.find("| SOFTMAX_BLOCK=256 → SOFTMAX_BLOCK=512 | 143 us → 70.1 us | 2.04x | "
+                    "1.96x..2.13x |"),
+            std::string::npos)
+      << md;
+  KernelReport none = r.kernels.back();
+  none.baseline_us.reset();
+  none.speedup.reset();
+  none.ratio.reset();
+  none.verdict = KernelVerdict::unsure;
+  r.kernels = {none};
+  const std::string bare = report_markdown(r);
+  EXPECT_NE(bare.find("| no baseline → 49.8 us | no baseline | no baseline |"), std::string::npos)
+      << bare;
+  EXPECT_NE(report_html(r, {}).find("no baseline"), std::string::npos);
+}
+
+TEST(ReportTables, CommitsAreShort) {
+  Report r = compare_report();
+  r.base_ref = "3f2a9c1d4e5b6a7980112233445566778899aabb";
+  const std::string md = report_markdown(r);
+  EXPECT_NE(md.find("compare against 3f2a9c1d4e5b on"), std::string::npos) << md;
+  EXPECT_EQ(md.find("3f2a9c1d4e5b6"), std::string::npos) << md;
+  EXPECT_EQ(report_html(r, {}).find("3f2a9c1d4e5b6"), std::string::npos);
 }
 
 TEST(ReportJson, RoundTripsEveryField) {
@@ -313,11 +367,12 @@ TEST(Markdown, UntrustedStringsAreTextNotMarkup) {
     EXPECT_TRUE(line.empty() || line.rfind("## ", 0) == 0 || line.rfind("### ", 0) == 0 ||
                 line.rfind("| ", 0) == 0 || line.rfind("|---", 0) == 0 ||
                 line.rfind("- ``", 0) == 0 || line.rfind("- `", 0) == 0 ||
-                line.rfind("\\:", 0) == 0 || line.rfind(":\\:", 0) == 0)
+                line.rfind("\\:", 0) == 0 || line.rfind(":\\:", 0) == 0 ||
+                line == kRecordedTimesNote)
         << line;
     if (line.rfind("| ", 0) == 0) {
       ++rows;
-      EXPECT_EQ(cell_separators(line), 9U) << line;  // eight columns
+      EXPECT_EQ(cell_separators(line), 11U) << line;  // ten columns
     }
   }
   EXPECT_EQ(rows, 3U);  // the header and two kernels

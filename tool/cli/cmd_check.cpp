@@ -29,6 +29,7 @@ struct CheckArgs {
   std::uint64_t seed = 1;
   std::string report_json;
   std::string report_md;
+  std::string compile_settings;
 };
 
 // KERNELEVO_REQUIRE_GPU as the environment of this run has it: 1, on, true, yes or y (any
@@ -65,6 +66,9 @@ int run_check_command(const CheckArgs& args) {
     if (!loaded) return kev::cli::report(loaded.error());
     specs = std::move(*loaded);
   }
+  if (!replay)
+    if (auto st = kev::cli::apply_gate_settings(args.compile_settings, specs); !st)
+      return kev::cli::report(st.error());
 
   std::unique_ptr<kev::Measurer> measurer;
   if (replay) {
@@ -145,6 +149,9 @@ kev::cli::CommandRegistrar reg{
       sub->add_option("--seed", args.seed, "Seed of the replay noise and the bootstrap");
       sub->add_option("--report-json", args.report_json, "Write the JSON report here");
       sub->add_option("--report-md", args.report_md, "Write the Markdown report here");
+      sub->add_option("--compile-settings", args.compile_settings,
+                      "The build's compile settings (a JSON file, or a directory of them), as "
+                      "tune takes them; default $KERNELEVO_COMPILE_SETTINGS");
       sub->callback([&exit_code] { exit_code = run_check_command(args); });
     }};
 

@@ -27,6 +27,7 @@ struct CompareArgs {
   std::uint64_t seed = 1;
   std::string report_json;
   std::string report_md;
+  std::string compile_settings;
   double pause_after_worktree_s = 0;
 };
 
@@ -52,6 +53,11 @@ int run_compare_command(const CompareArgs& args) {
   auto head_lock = kev::read_lockfile_or_empty(args.lockfile);
   if (!head_lock) return kev::cli::report(head_lock.error());
 
+  if (!replay) {  // a settings file that cannot be read is bad input, GPU or not
+    std::vector<kev::KernelSpec> none;
+    if (auto st = kev::cli::apply_gate_settings(args.compile_settings, none); !st)
+      return kev::cli::report(st.error());
+  }
   std::unique_ptr<kev::Measurer> measurer;
   if (replay) {
     kev::cli::ReplayInputs in;
@@ -103,6 +109,11 @@ int run_compare_command(const CompareArgs& args) {
     if (!b) return kev::cli::report(b.error());
     base_specs = std::move(*b);
   }
+  // One build's settings for both revisions: a base source is found under its head path.
+  if (!replay)
+    for (auto* side : {&head_specs, &base_specs})
+      if (auto st = kev::cli::apply_gate_settings(args.compile_settings, *side); !st)
+        return kev::cli::report(st.error());
 
   kev::CompareInput input;
   input.base = {&*base_lock, {}, worktree->project_dir().string(), {}};
@@ -161,6 +172,9 @@ kev::cli::CommandRegistrar reg{
       sub->add_option("--seed", args.seed, "Seed of the replay noise and the bootstrap");
       sub->add_option("--report-json", args.report_json, "Write the JSON report here");
       sub->add_option("--report-md", args.report_md, "Write the Markdown report here");
+      sub->add_option("--compile-settings", args.compile_settings,
+                      "The build's compile settings (a JSON file, or a directory of them), as "
+                      "tune takes them, for both revisions; default $KERNELEVO_COMPILE_SETTINGS");
       sub->add_option(
              "--pause-after-worktree", args.pause_after_worktree_s,
              "Seconds to wait once the base worktree exists (tests interrupting a compare)")

@@ -3,6 +3,7 @@
 #include <CLI/CLI.hpp>
 #include <fstream>
 #include <iostream>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -22,17 +23,29 @@ struct ReportArgs {
   std::string path_prefix;
   std::string arch;
   std::string device;
+  std::string base_lockfile;
 };
 
 kev::Result<kev::Report> load_input(const ReportArgs& args) {
   auto text = kev::io::read_maybe_gzip(args.input);
   if (!text) return text.error();
-  if (kev::io::looks_like_report_json(*text)) return kev::io::parse_report_json(*text, args.input);
+  if (kev::io::looks_like_report_json(*text)) {
+    if (!args.base_lockfile.empty())
+      return kev::make_error("--base-lockfile applies to a lockfile, not to a report",
+                             {args.input, 1, 1});
+    return kev::io::parse_report_json(*text, args.input);
+  }
   if (text->find("\"schema_version\"") != std::string::npos) {
     kev::LockReportFilter filter;
     if (!args.arch.empty()) filter.arch = args.arch;
     if (!args.device.empty()) filter.device = args.device;
-    return kev::cli::tune_report_from_lockfile(*text, args.input, filter);
+    std::optional<kev::Lockfile> base;
+    if (!args.base_lockfile.empty()) {
+      auto read = kev::cli::read_base_lockfile(args.base_lockfile);
+      if (!read) return read.error();
+      base = std::move(*read);
+    }
+    return kev::cli::tune_report_from_lockfile(*text, args.input, filter, base ? &*base : nullptr);
   }
   return kev::make_error(
       "neither a kernelevo report (\"schema\": \"kernelevo-report\") nor a lockfile",
@@ -81,6 +94,9 @@ kev::cli::CommandRegistrar reg{
                       "Prefix for source paths (the project's directory inside the repository)");
       sub->add_option("--arch", args.arch, "Lockfile input: only this architecture");
       sub->add_option("--device", args.device, "Lockfile input: only this device");
+      sub->add_option("--base-lockfile", args.base_lockfile,
+                      "Lockfile input: the lockfile before the tune (old -> new per entry; "
+                      "default: against the source defaults)");
       sub->callback([&exit_code] { exit_code = run_report(args); });
     }};
 

@@ -2,13 +2,13 @@
 // (kernel, arch, device, params, time, baseline, speedup, tuned_with) or as JSON rows.
 #include <CLI/CLI.hpp>
 #include <cmath>
-#include <cstdio>
 #include <iostream>
 #include <memory>
 #include <nlohmann/json.hpp>
 
 #include "cli/command.h"
 #include "core/params_text.h"
+#include "core/ratio_text.h"
 #include "io/lockfile_json.h"
 
 namespace {
@@ -22,12 +22,9 @@ std::string optional_time(const std::optional<double>& us) {
   return us ? kev::format_lockfile_us(*us) : "-";
 }
 
-std::string speedup_text(const kev::LockEntry& e) {
+std::string entry_speedup(const kev::LockEntry& e) {
   const auto s = e.speedup();
-  if (!s) return "-";
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.2fx", *s);
-  return buf;
+  return s ? kev::speedup_text(*s) : "-";
 }
 
 using Row = std::vector<std::string>;
@@ -57,7 +54,7 @@ void print_text(const kev::Lockfile& lock) {
       for (const auto& [device, e] : devices)
         rows.push_back({id, arch, device + (e.is_default && devices.size() > 1 ? " (default)" : ""),
                         params_text(e.params, " ", "(source defaults)"), optional_time(e.time_us),
-                        optional_time(e.baseline_us), speedup_text(e),
+                        optional_time(e.baseline_us), entry_speedup(e),
                         e.tuned_with.empty() ? "-" : e.tuned_with});
   print_table(rows, {false, false, false, false, true, true, true, false});
 }

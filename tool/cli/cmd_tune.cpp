@@ -34,10 +34,12 @@ int run_tune(const TuneOptions& options) {
   }
   if (!options.report.empty())
     if (auto st = prepare_report_dir(options.report); !st) return report(st.error());
+  std::optional<Lockfile> before;
+  if (!options.report.empty() && options.replay.empty()) before = lockfile_before_tune(options);
   std::optional<Report> replayed;
   const int rc = options.replay.empty() ? tune_specs(options) : tune_replay(options, &replayed);
   if (options.report.empty()) return rc;
-  return write_run_reports(options, rc, replayed);
+  return write_run_reports(options, rc, replayed, before);
 }
 
 const CommandRegistrar registrar{

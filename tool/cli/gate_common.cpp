@@ -4,6 +4,8 @@
 #include <iostream>
 
 #include "cli/command.h"
+#include "cli/tune_wiring.h"
+#include "cuda/gpu_backend.h"
 #include "io/lockfile_json.h"
 #include "io/report_json.h"
 #include "io/report_markdown.h"
@@ -124,6 +126,13 @@ CompiledSources compiled_sources(const std::vector<const KernelSpec*>& specs, co
                          "the evolved variant " + (ec ? selected->variant : shown).string()};
   }
   return out;
+}
+
+Status apply_gate_settings(const std::string& option, std::vector<KernelSpec>& specs) {
+  const auto backend = cuda::make_tune_backend();  // which compiler a source needs
+  auto applied = apply_build_settings(option, *backend, specs, {});
+  if (!applied) return applied.error();
+  return ok_status();
 }
 
 }  // namespace kev::cli

@@ -49,4 +49,9 @@ struct ReplayInputs {
 // Where the lockfile is when none is given.
 [[nodiscard]] std::string default_lockfile();
 
+// check and compare on the GPU compile what the build compiles, as tune does:
+// --compile-settings (`option`), else KERNELEVO_COMPILE_SETTINGS, applied to `specs`
+// (cli/tune_wiring.h's apply_build_settings).
+[[nodiscard]] Status apply_gate_settings(const std::string& option, std::vector<KernelSpec>& specs);
+
 }  // namespace kev::cli

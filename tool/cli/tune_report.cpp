@@ -39,18 +39,25 @@ bool is_file(const std::string& path) {
 }  // namespace
 
 Result<Report> tune_report_from_lockfile(const std::string& text, const std::string& path,
-                                         const LockReportFilter& filter) {
+                                         const LockReportFilter& filter, const Lockfile* base) {
   auto lock = parse_lockfile(text, path);
   if (!lock) return lock.error();
-  Report report = report_from_lockfile(*lock, filter);
+  Report report = report_from_lockfile(*lock, filter, base);
   report.tool = std::string("kernelevo ") + KERNELEVO_VERSION;
   return report;
 }
 
-Result<Report> read_tune_report(const std::string& path, const LockReportFilter& filter) {
+Result<Report> read_tune_report(const std::string& path, const LockReportFilter& filter,
+                                const Lockfile* base) {
   auto text = io::read_maybe_gzip(path);
   if (!text) return text.error();
-  return tune_report_from_lockfile(*text, path, filter);
+  return tune_report_from_lockfile(*text, path, filter, base);
+}
+
+Result<Lockfile> read_base_lockfile(const std::string& path) {
+  auto text = io::read_maybe_gzip(path);
+  if (!text) return text.error();
+  return parse_lockfile(*text, path);
 }
 
 std::string render_report(const Report& report, const std::string& format,
@@ -128,14 +135,14 @@ std::vector<io::Convergence> run_convergence(const TuneOptions& options, const R
 
 // The GPU path's report: the lockfile tune updates (only --kernel's entries when given).
 // Without a lockfile (nothing was ever locked) there is nothing to report.
-std::optional<Result<Report>> lockfile_report(const TuneOptions& options) {
+std::optional<Result<Report>> lockfile_report(const TuneOptions& options, const Lockfile* before) {
   const std::string path = options.lockfile.empty() ? kLockfileName : options.lockfile;
   std::error_code ec;
   if (!std::filesystem::exists(path, ec)) {
     warn("--report: no lockfile at " + path + ", so no report was written");
     return std::nullopt;
   }
-  auto report = read_tune_report(path);
+  auto report = read_tune_report(path, {}, before);
   if (report && !options.kernel.empty())
     std::erase_if(report->kernels, [&](const KernelReport& k) { return k.id != options.kernel; });
   return report;
@@ -152,14 +159,24 @@ Status prepare_report_dir(const std::string& dir) {
   return ok_status();
 }
 
+std::optional<Lockfile> lockfile_before_tune(const TuneOptions& options) {
+  const std::string path = options.lockfile.empty() ? kLockfileName : options.lockfile;
+  std::error_code ec;
+  if (!std::filesystem::exists(path, ec)) return std::nullopt;
+  auto lock = read_base_lockfile(path);
+  if (!lock) return std::nullopt;  // tune itself reports a lockfile it cannot read
+  return std::move(*lock);
+}
+
 int write_run_reports(const TuneOptions& options, int tune_rc,
-                      const std::optional<Report>& replayed) {
+                      const std::optional<Report>& replayed,
+                      const std::optional<Lockfile>& before) {
   if (tune_rc != 0 && tune_rc != static_cast<int>(ExitCode::failure)) return tune_rc;
   std::optional<Result<Report>> built;
   if (!options.replay.empty()) {
     if (replayed) built = *replayed;
   } else {
-    built = lockfile_report(options);
+    built = lockfile_report(options, before ? &*before : nullptr);
   }
   if (!built) return tune_rc;
   if (!*built) return report(built->error());

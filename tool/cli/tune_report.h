@@ -19,11 +19,16 @@ inline constexpr const char* kReportJsonName = "report.json";
 inline constexpr const char* kReportHtmlName = "report.html";
 inline constexpr const char* kReportGbenchName = "benchmark.json";
 
-// A lockfile's text as a tune report, stamped with this kernelevo's name and version.
+// A lockfile's text as a tune report, stamped with this kernelevo's name and version; each
+// row against `base`'s entry (the lockfile before the tune), else the source defaults.
 Result<Report> tune_report_from_lockfile(const std::string& text, const std::string& path,
-                                         const LockReportFilter& filter = {});
+                                         const LockReportFilter& filter = {},
+                                         const Lockfile* base = nullptr);
 // The same, read from the lockfile at `path` (plain or gzip).
-Result<Report> read_tune_report(const std::string& path, const LockReportFilter& filter = {});
+Result<Report> read_tune_report(const std::string& path, const LockReportFilter& filter = {},
+                                const Lockfile* base = nullptr);
+// The lockfile at `path` (plain or gzip), as the base of a tune report.
+Result<Lockfile> read_base_lockfile(const std::string& path);
 
 // Renders `report` as "markdown", "json", "gbench", "annotations" or "html" (the best-so-far
 // chart drawn from `series`).
@@ -47,11 +52,16 @@ Status write_tune_reports(const Report& report, const std::vector<io::Convergenc
 // --report DIR, made before tuning so a directory that cannot be made fails at once.
 Status prepare_report_dir(const std::string& dir);
 
+// The lockfile tune starts from (nothing when there is none or it cannot be read: tune
+// reports that itself), read before tuning: the old side of the run's report.
+[[nodiscard]] std::optional<Lockfile> lockfile_before_tune(const TuneOptions& options);
+
 // After a tune that ran (exit 0, or 1: a kernel without a winner), writes its reports into
 // --report DIR: the replayed run (`replayed`), else the lockfile tune updated (only
-// --kernel's entries when given), with best-so-far charts from the run's traces. Returns
-// the exit code of the whole command.
+// --kernel's entries when given) against the lockfile `before` the tune, with best-so-far
+// charts from the run's traces. Returns the exit code of the whole command.
 [[nodiscard]] int write_run_reports(const TuneOptions& options, int tune_rc,
-                                    const std::optional<Report>& replayed);
+                                    const std::optional<Report>& replayed,
+                                    const std::optional<Lockfile>& before);
 
 }  // namespace kev::cli

@@ -53,7 +53,8 @@ int tune_specs(const TuneOptions& options) {
     selected = std::move(mine);
   }
   const auto backend = cuda::make_tune_backend();
-  if (auto applied = apply_build_settings(options, *backend, kernels.load.specs, selected);
+  if (auto applied =
+          apply_build_settings(options.compile_settings, *backend, kernels.load.specs, selected);
       !applied)
     return report(applied.error());
   const auto console = make_tune_console();

@@ -28,6 +28,17 @@ std::string gpu_list(const std::vector<int>& indices) {
   return s;
 }
 
+// The device a row was tuned on (the first of several sharing one search).
+const DeviceInfo* row_device(const std::vector<TuneDevice>& gpus, const KernelRow& row) {
+  for (const auto& g : gpus)
+    if (!row.gpus.empty() && g.index == row.gpus.front()) return &g.info;
+  return gpus.empty() ? nullptr : &gpus.front().info;
+}
+
+std::string time_cell(const std::optional<double>& us) {
+  return us ? format_time_us(*us, TimeDigits::compact) : "-";
+}
+
 }  // namespace
 
 std::string lock_text(const KernelRow& row, const std::string& lockfile) {
@@ -40,7 +51,7 @@ std::string lock_text(const KernelRow& row, const std::string& lockfile) {
       return "already locked";
     case LockAction::kept:
       return "kept the locked winner (" + params_text(row.kept_params) + ", " +
-             format_time_us(row.kept_us) + " now): not faster with confidence";
+             format_time_us(row.kept_us, TimeDigits::compact) + " now): not faster with confidence";
     case LockAction::not_locked:
       return "not locked";
   }
@@ -55,18 +66,19 @@ void print_tune_text(const std::vector<TuneDevice>& gpus, const std::vector<Kern
                 gpus.size() > 1 ? (" " + std::to_string(g.index)).c_str() : "", dev.name.c_str(),
                 dev.arch.c_str(), dev.sms, dev.copy_gbps, dev.read_gbps);
   }
-  std::printf("%-20s %12s %12s %8s %8s %7s %6s %7s  %s\n", "kernel", "baseline", "winner",
-              "speedup", "GB/s", "%copy", "evals", "evals/s", "outcomes");
+  std::printf("%-20s %-7s %-22s %10s %10s %8s %8s %7s %6s %7s  %s\n", "kernel", "arch", "device",
+              "baseline", "winner", "speedup", "GB/s", "%copy", "evals", "evals/s", "outcomes");
   for (const auto& r : rows) {
     std::string counts;
     for (const auto& [d, n] : r.counts)
       counts += (counts.empty() ? "" : ", ") + std::to_string(n) + " " + to_string(d);
     const ProblemRow* first = r.problems.empty() ? nullptr : &r.problems.front();
+    const DeviceInfo* dev = row_device(gpus, r);
     std::printf(
-        "%-20s %12s %12s %8s %8s %7s %6llu %7s  %s\n", r.id.c_str(),
-        r.baseline_us ? format_time_us(*r.baseline_us).c_str() : "-",
-        r.winner_us ? format_time_us(*r.winner_us).c_str() : "-",
-        r.baseline_us && r.winner_us ? fmt("%.2fx", *r.baseline_us / *r.winner_us).c_str() : "-",
+        "%-20s %-7s %-22s %10s %10s %8s %8s %7s %6llu %7s  %s\n", r.id.c_str(),
+        dev != nullptr ? dev->arch.c_str() : "-", dev != nullptr ? dev->name.c_str() : "-",
+        time_cell(r.baseline_us).c_str(), time_cell(r.winner_us).c_str(),
+        r.baseline_us && r.winner_us ? speedup_text(*r.baseline_us / *r.winner_us).c_str() : "-",
         first && first->gbps ? fmt("%.0f", *first->gbps).c_str() : "-",
         first && first->copy_fraction ? fmt("%.1f%%", 100.0 * *first->copy_fraction).c_str() : "-",
         static_cast<unsigned long long>(r.evaluations),
@@ -85,8 +97,7 @@ void print_tune_text(const std::vector<TuneDevice>& gpus, const std::vector<Kern
     for (std::size_t i = 0; r.problems.size() > 1 && i < r.problems.size(); ++i) {
       const auto& p = r.problems[i];
       std::printf("  %-30s %12s %8s GB/s %7s of copy\n", p.problem.c_str(),
-                  p.time_us ? format_time_us(*p.time_us).c_str() : "-",
-                  p.gbps ? fmt("%.0f", *p.gbps).c_str() : "-",
+                  time_cell(p.time_us).c_str(), p.gbps ? fmt("%.0f", *p.gbps).c_str() : "-",
                   p.copy_fraction ? fmt("%.1f%%", 100.0 * *p.copy_fraction).c_str() : "-");
     }
     if (!r.failure.empty()) std::printf("  no winner: %s\n", r.failure.c_str());

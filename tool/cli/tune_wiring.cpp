@@ -145,10 +145,10 @@ std::unique_ptr<TuneStore> make_tune_store(const TuneOptions& options, std::size
 
 std::unique_ptr<TuneConsole> make_tune_console() { return std::make_unique<StderrConsole>(); }
 
-Result<bool> apply_build_settings(const TuneOptions& options, const TuneBackend& backend,
+Result<bool> apply_build_settings(const std::string& option, const TuneBackend& backend,
                                   std::vector<KernelSpec>& specs,
                                   const std::vector<const KernelSpec*>& selected) {
-  std::string where = options.compile_settings;
+  std::string where = option;
   if (where.empty()) {
     const char* env = std::getenv("KERNELEVO_COMPILE_SETTINGS");
     if (env == nullptr || *env == '\0') return false;
@@ -157,7 +157,8 @@ Result<bool> apply_build_settings(const TuneOptions& options, const TuneBackend&
   auto all = load_compile_settings(where);
   if (!all) return all.error();
   for (auto& spec : specs) {
-    if (std::find(selected.begin(), selected.end(), &spec) == selected.end()) continue;
+    if (!selected.empty() && std::find(selected.begin(), selected.end(), &spec) == selected.end())
+      continue;
     const CompileSettings* settings = settings_for_source(*all, spec.source);
     if (settings == nullptr) {
       warn(spec.id + ": " + where + " has no compile settings for " + spec.source +

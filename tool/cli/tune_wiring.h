@@ -17,10 +17,10 @@ namespace kev::cli {
 // Notes, warnings and errors as report() and warn() print them; progress as cli/progress.h.
 [[nodiscard]] std::unique_ptr<TuneConsole> make_tune_console();
 
-// --compile-settings, else KERNELEVO_COMPILE_SETTINGS (set by the build's kernelevo-tune
-// target): each selected source found there compiles with the build's settings. False when
-// there are none.
-Result<bool> apply_build_settings(const TuneOptions& options, const TuneBackend& backend,
+// --compile-settings (`option`: tune, check, compare), else KERNELEVO_COMPILE_SETTINGS (set
+// by the build's kernelevo-tune target): each selected source (every one when `selected` is
+// empty) found there compiles with the build's settings. False when there are none.
+Result<bool> apply_build_settings(const std::string& option, const TuneBackend& backend,
                                   std::vector<KernelSpec>& specs,
                                   const std::vector<const KernelSpec*>& selected);
 

@@ -2,27 +2,15 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
 #include <set>
 
 #include "core/gate_rounds.h"
+#include "core/ratio_text.h"
 #include "core/time_text.h"
 
 namespace kev {
 
 namespace {
-
-std::string fixed(double x, int digits) {
-  char buf[48];
-  std::snprintf(buf, sizeof buf, "%.*f", digits, x);
-  return buf;
-}
-
-std::string p_text(double p) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, p < 0.001 ? "%.1e" : "%.3f", p);
-  return buf;
-}
 
 const KernelSpec* find_spec(const std::vector<const KernelSpec*>& specs, const std::string& id) {
   for (const auto* s : specs)
@@ -134,17 +122,17 @@ RecordedJudgement judge_against_recorded(const std::vector<double>& medians, dou
   const std::string numbers = format_time_us(j.median_us, TimeDigits::compact) + " against " +
                               format_time_us(recorded_us, TimeDigits::compact) + " recorded (" +
                               percent_change(j.ratio) + ", 95% CI of the ratio " +
-                              fixed(j.ratio_ci.low, 3) + ".." + fixed(j.ratio_ci.high, 3) + ", " +
+                              ratio_interval_text(j.ratio_ci.low, j.ratio_ci.high) + ", " +
                               std::to_string(medians.size()) + " rounds";
   const std::string allowed = "allowed " + percent_change(1.0 + j.threshold);
   if (j.ratio_ci.low > 1.0 + j.threshold && p_slow < options.alpha) {
     j.verdict = KernelVerdict::slower;
     j.p_value = p_slow;
-    j.evidence = numbers + ", sign test p=" + p_text(p_slow) + "): slower than " + allowed;
+    j.evidence = numbers + ", sign test p=" + p_value_text(p_slow) + "): slower than " + allowed;
   } else if (j.ratio_ci.high < 1.0 - j.threshold && p_fast < options.alpha) {
     j.verdict = KernelVerdict::faster;
     j.p_value = p_fast;
-    j.evidence = numbers + ", sign test p=" + p_text(p_fast) + "): faster than recorded";
+    j.evidence = numbers + ", sign test p=" + p_value_text(p_fast) + "): faster than recorded";
   } else if (j.ratio <= 1.0 + j.threshold) {
     j.verdict = KernelVerdict::pass;
     j.p_value = p_slow;
@@ -152,7 +140,7 @@ RecordedJudgement judge_against_recorded(const std::vector<double>& medians, dou
   } else {
     j.verdict = KernelVerdict::unsure;
     j.p_value = p_slow;
-    j.evidence = numbers + ", sign test p=" + p_text(p_slow) +
+    j.evidence = numbers + ", sign test p=" + p_value_text(p_slow) +
                  "): above the allowed change but not confidently; re-run with more --rounds";
   }
   return j;

@@ -1,9 +1,9 @@
 #include "core/compare_gate.h"
 
-#include <cstdio>
 #include <set>
 
 #include "core/gate_rounds.h"
+#include "core/ratio_text.h"
 #include "core/time_text.h"
 
 namespace kev {
@@ -115,12 +115,11 @@ void compare_kernel(const CompareInput& in, const std::string& id, const SideKer
   k.ratio_ci_high = c.ratio_ci.high;
   k.p_value = c.p_value;
   if (!b.roofline_fractions.empty()) k.roofline_fraction = stats::median(b.roofline_fractions);
-  char ci[96];
-  std::snprintf(ci, sizeof ci, "95%% CI of the ratio %.3f..%.3f, Mann-Whitney p=%.3g",
-                c.ratio_ci.low, c.ratio_ci.high, c.p_value);
   k.evidence = format_time_us(c.head_median_us, TimeDigits::compact) + " against " +
                format_time_us(c.base_median_us, TimeDigits::compact) + " (" +
-               percent_change(c.ratio) + ", " + ci + ", " + std::to_string(k.samples) +
+               percent_change(c.ratio) + ", 95% CI of the ratio " +
+               ratio_interval_text(c.ratio_ci.low, c.ratio_ci.high) +
+               ", Mann-Whitney p=" + p_value_text(c.p_value) + ", " + std::to_string(k.samples) +
                " rounds each): " + c.reason;
   if (base.params != head.params)
     k.evidence += "; parameters changed from " + params_text(base.params) + " (" + base.why + ")";

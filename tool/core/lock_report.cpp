@@ -2,6 +2,8 @@
 
 #include <cstdlib>
 
+#include "core/time_text.h"
+
 namespace kev {
 
 namespace {
@@ -34,7 +36,50 @@ TunedWith parse_tuned_with(const std::string& text) {
   return t;
 }
 
-Report report_from_lockfile(const Lockfile& lock, const LockReportFilter& filter) {
+namespace {
+
+const LockEntry* find_entry(const Lockfile* lock, const std::string& id, const std::string& arch,
+                            const std::string& device) {
+  if (lock == nullptr) return nullptr;
+  const auto k = lock->kernels.find(id);
+  if (k == lock->kernels.end()) return nullptr;
+  const auto a = k->second.targets.find(arch);
+  if (a == k->second.targets.end()) return nullptr;
+  const auto d = a->second.find(device);
+  return d == a->second.end() ? nullptr : &d->second;
+}
+
+constexpr double kMaterial = 1.02;  // a speedup under 2% is no change
+
+void judge(KernelReport& k, const LockEntry& entry, const LockEntry* old) {
+  const std::string before = old != nullptr ? "the old entry" : "the source defaults";
+  k.baseline_us = old != nullptr ? old->time_us : entry.baseline_us;
+  k.time_us = entry.time_us;
+  if (!k.time_us || !k.baseline_us || *k.baseline_us <= 0.0 || *k.time_us <= 0.0) {
+    k.verdict = KernelVerdict::unsure;
+    k.evidence = !k.time_us ? "no baseline: the entry records no time"
+                            : "no baseline: " + before + " recorded no time";
+    return;
+  }
+  k.ratio = *k.time_us / *k.baseline_us;
+  k.speedup = *k.baseline_us / *k.time_us;
+  k.evidence = format_time_us(*k.baseline_us, TimeDigits::compact) + " → " +
+               format_time_us(*k.time_us, TimeDigits::compact) + " (" + speedup_text(*k.speedup) +
+               " over " + before + (old != nullptr ? ", recorded" : "") + ")";
+  if (*k.speedup >= kMaterial) {
+    k.verdict = KernelVerdict::faster;
+  } else if (*k.speedup > 1.0 / kMaterial) {
+    k.verdict = KernelVerdict::same;
+  } else {
+    k.verdict = KernelVerdict::unsure;
+    k.evidence += ": slower than the old entry's recorded time, which another run measured";
+  }
+}
+
+}  // namespace
+
+Report report_from_lockfile(const Lockfile& lock, const LockReportFilter& filter,
+                            const Lockfile* base) {
   Report r;
   r.kind = ReportKind::tune;
   r.created = utc_timestamp();
@@ -51,17 +96,14 @@ Report report_from_lockfile(const Lockfile& lock, const LockReportFilter& filter
         k.arch = arch;
         k.device = device;
         k.params = entry.params;
-        k.baseline_us = entry.baseline_us;
-        k.time_us = entry.time_us;
-        k.speedup = entry.speedup();
-        if (entry.time_us && entry.baseline_us && *entry.baseline_us > 0)
-          k.ratio = *entry.time_us / *entry.baseline_us;
+        const LockEntry* old = find_entry(base, id, arch, device);
+        if (old != nullptr) k.base_params = old->params;
+        judge(k, entry, old);
+        if (old != nullptr && old->params != entry.params)
+          k.evidence += "; parameters changed from " + params_text(old->params);
         const auto tuned = parse_tuned_with(entry.tuned_with);
         k.strategy = tuned.strategy;
         k.evaluations = tuned.evaluations;
-        k.verdict = k.speedup && *k.speedup >= 1.02 ? KernelVerdict::faster : KernelVerdict::same;
-        k.evidence = k.speedup ? "locked winner against the source defaults"
-                               : "locked winner (no baseline time)";
         if (!entry.tuned_with.empty()) k.evidence += "; tuned with " + entry.tuned_with;
         r.kernels.push_back(std::move(k));
       }

@@ -1,8 +1,6 @@
 #include "core/report.h"
 
 #include <array>
-#include <cmath>
-#include <cstdio>
 #include <ctime>
 #include <utility>
 
@@ -84,13 +82,6 @@ std::string summary_line(const Report& report) {
     line += std::to_string(it->second) + " " + name;
   }
   return line;
-}
-
-std::string percent_change(double ratio) {
-  char buf[32];
-  const double pct = (ratio - 1.0) * 100.0;
-  std::snprintf(buf, sizeof buf, "%+.1f%%", std::abs(pct) < 0.05 ? 0.0 : pct);
-  return buf;
 }
 
 std::string utc_timestamp() {

@@ -10,6 +10,7 @@
 
 #include "core/evaluation.h"
 #include "core/params_text.h"
+#include "core/ratio_text.h"  // percent_change and the other ratio words of reports
 
 namespace kev {
 
@@ -35,24 +36,28 @@ enum class KernelVerdict {
 
 struct KernelReport {
   std::string id;
-  std::string source;    // path relative to the project root
-  int line = 0;          // line of the @kernelevo mark (0 = unknown)
-  std::string arch;      // "sm_90"
-  std::string device;    // "NVIDIA H200"
-  ParamSet params;       // the head's (or the locked) configuration
-  ParamSet base_params;  // compare: the base revision's configuration
+  std::string source;  // path relative to the project root
+  int line = 0;        // line of the @kernelevo mark (0 = unknown)
+  std::string arch;    // "sm_90"
+  std::string device;  // "NVIDIA H200"
+  ParamSet params;     // the head's (or the locked) configuration
+  // compare: the base revision's configuration; tune: the old one, what a build used before
+  // (the base lockfile's entry; empty: the source defaults).
+  ParamSet base_params;
   KernelVerdict verdict = KernelVerdict::unsure;
-  // tune: the source defaults' time and the winner's; check: the recorded time and the
-  // measured one; compare: the base revision's median and the head's.
+  // tune: the old configuration's time and the winner's; check: the recorded time and the
+  // measured one; compare: the base revision's median and the head's. No baseline_us: no
+  // baseline measurement, so no verdict about speed.
   std::optional<double> baseline_us;
   std::optional<double> time_us;
   std::optional<double> ratio;  // time / baseline (> 1 is slower)
+  // 95% interval of the ratio, only from measurements that carry one (a lockfile does not).
   std::optional<double> ratio_ci_low;
   std::optional<double> ratio_ci_high;
   std::optional<double> p_value;
   int samples = 0;                          // measurements behind the verdict (per side)
   std::string evidence;                     // one line saying why, for people
-  std::optional<double> speedup;            // locked winner against the source defaults
+  std::optional<double> speedup;            // tune: baseline / time (the old configuration's)
   std::optional<double> roofline_fraction;  // achieved bandwidth / measured ceiling
   std::string strategy;                     // tune: which strategy found the winner
   std::optional<int> evaluations;           // tune: configurations measured
@@ -79,8 +84,6 @@ using VerdictCounts = std::map<KernelVerdict, std::size_t>;
 [[nodiscard]] std::size_t count(const Report& report, KernelVerdict v);
 // "2 SLOWER, 1 PASS" in a fixed order, failures first; "no kernels" when empty.
 [[nodiscard]] std::string summary_line(const Report& report);
-// Percent change "+12.3%" / "-4.0%" of a ratio.
-[[nodiscard]] std::string percent_change(double ratio);
 // Current UTC time, ISO 8601.
 [[nodiscard]] std::string utc_timestamp();
 

@@ -66,7 +66,7 @@ const char* verdict_color(KernelVerdict v) {
   return "#777";
 }
 
-// The value a kernel's bar shows: speedup over the source defaults (tune) or over the
+// The value a kernel's bar shows: speedup over the old configuration (tune) or over the
 // recorded / base time (check, compare).
 std::optional<double> speedup_of(const Report& r, const KernelReport& k) {
   if (r.kind == ReportKind::tune) return k.speedup;
@@ -77,10 +77,10 @@ std::optional<double> speedup_of(const Report& r, const KernelReport& k) {
 // Horizontal bars with a reference line at `reference` (1x speedup, 100% of roofline).
 void bar_chart(std::ostringstream& out, const std::string& title,
                const std::vector<std::pair<const KernelReport*, double>>& bars, double reference,
-               const std::string& unit, bool percent) {
-  const int label_w = 180;
+               bool percent) {
+  const int label_w = 300;
   const int plot_w = 420;
-  const int row_h = 26;
+  const int row_h = 36;
   const int height = 30 + row_h * static_cast<int>(bars.size()) + 24;
   double top = reference;
   for (const auto& b : bars) top = std::max(top, b.second);
@@ -91,19 +91,22 @@ void bar_chart(std::ostringstream& out, const std::string& title,
       << label_w + plot_w + 80 << " " << height << "\" xmlns=\"http://www.w3.org/2000/svg\">\n";
   int y = 20;
   for (const auto& [k, v] : bars) {
-    out << "<text x=\"" << label_w - 8 << "\" y=\"" << y + 16 << "\" text-anchor=\"end\">"
-        << esc(k->id) << "</text><rect x=\"" << label_w << "\" y=\"" << y + 3 << "\" width=\""
-        << num(x_of(v) - label_w) << "\" height=\"" << row_h - 8 << "\" fill=\""
-        << verdict_color(k->verdict) << "\"><title>" << esc(k->id + " " + to_string(k->verdict))
-        << "</title></rect><text x=\"" << num(x_of(v) + 5) << "\" y=\"" << y + 16 << "\">"
-        << (percent ? num(v * 100.0, 0) + "%" : num(v, 2) + unit) << "</text>\n";
+    // Two lines: the kernel, then where it ran (one kernel has a bar per architecture and device).
+    out << "<text x=\"" << label_w - 8 << "\" y=\"" << y + 14 << "\" text-anchor=\"end\">"
+        << esc(k->id) << "</text><text x=\"" << label_w - 8 << "\" y=\"" << y + 28
+        << "\" text-anchor=\"end\" font-size=\"11\" fill=\"#555\">"
+        << esc(k->arch + " · " + k->device) << "</text><rect x=\"" << label_w << "\" y=\"" << y + 5
+        << "\" width=\"" << num(x_of(v) - label_w) << "\" height=\"" << row_h - 12 << "\" fill=\""
+        << verdict_color(k->verdict) << "\"><title>"
+        << esc(k->id + " " + k->arch + " " + k->device + " " + to_string(k->verdict))
+        << "</title></rect><text x=\"" << num(x_of(v) + 5) << "\" y=\"" << y + 22 << "\">"
+        << esc(percent ? fmt_percent(v) : speedup_text(v)) << "</text>\n";
     y += row_h;
   }
   const double rx = x_of(reference);
   out << "<line x1=\"" << num(rx) << "\" y1=\"14\" x2=\"" << num(rx) << "\" y2=\"" << y + 4
       << "\" stroke=\"#333\" stroke-dasharray=\"4 3\"/><text x=\"" << num(rx) << "\" y=\"" << y + 18
-      << "\" text-anchor=\"middle\" font-size=\"11\">" << (percent ? "100%" : "1" + unit)
-      << "</text>\n";
+      << "\" text-anchor=\"middle\" font-size=\"11\">" << (percent ? "100%" : "1x") << "</text>\n";
   out << "</svg></figure>\n";
 }
 
@@ -167,23 +170,40 @@ void convergence_chart(std::ostringstream& out, const std::vector<Convergence>& 
 }
 
 void table(std::ostringstream& out, const Report& r) {
+  const bool tune = r.kind == ReportKind::tune;
   const bool compare = r.kind == ReportKind::compare;
-  const char* before = r.kind == ReportKind::tune ? "Baseline" : compare ? "Base" : "Recorded";
-  const char* after = r.kind == ReportKind::tune ? "Tuned" : compare ? "Head" : "Measured";
-  out << "<table><thead><tr><th>Kernel</th><th>Source</th><th>Verdict</th><th>" << before
-      << "</th><th>" << after
-      << "</th><th>Change</th><th>95% CI of ratio</th><th>Speedup</th><th>Roofline</th>"
-      << "<th>Parameters</th><th>Evidence</th></tr></thead><tbody>\n";
+  out << "<table><thead><tr><th>Kernel</th><th>Arch</th><th>Device</th><th>Verdict</th>";
+  if (tune)
+    out << "<th>Parameters (old → new)</th><th>Time (old → new)</th><th>Speedup</th><th>95% CI "
+           "of speedup</th>";
+  else
+    out << "<th>" << (compare ? "Base" : "Recorded") << "</th><th>"
+        << (compare ? "Head" : "Measured")
+        << "</th><th>Change</th><th>95% CI of ratio</th><th>Parameters</th>";
+  out << "<th>Roofline</th><th>Source</th><th>Evidence</th></tr></thead><tbody>\n";
   for (const auto& k : r.kernels) {
-    out << "<tr><td><code>" << esc(k.id) << "</code></td><td><code>" << esc(location(k))
-        << "</code></td><td style=\"color:" << verdict_color(k.verdict) << ";font-weight:bold\">"
-        << to_string(k.verdict) << "</td><td>" << esc(fmt_us(k.baseline_us)) << "</td><td>"
-        << esc(fmt_us(k.time_us)) << "</td><td>" << esc(fmt_ratio_change(k)) << "</td><td>"
-        << esc(fmt_ci(k)) << "</td><td>" << esc(fmt_speedup(k.speedup)) << "</td><td>"
-        << esc(fmt_percent(k.roofline_fraction)) << "</td><td>" << esc(params_text(k.params))
-        << "</td><td>" << esc(k.evidence) << "</td></tr>\n";
+    out << "<tr><td><code>" << esc(k.id) << "</code></td><td class=\"where\">" << esc(k.arch)
+        << "</td><td class=\"where\">" << esc(k.device)
+        << "</td><td style=\"color:" << verdict_color(k.verdict) << ";font-weight:bold\">"
+        << to_string(k.verdict) << "</td>";
+    if (tune) {
+      const bool baseline = k.baseline_us && k.time_us;
+      out << "<td>" << esc(params_cell(r, k)) << "</td><td class=\"num\">"
+          << esc(old_to_new_time(k)) << "</td><td class=\"num\">"
+          << esc(baseline ? fmt_speedup(k.speedup) : kNoBaseline) << "</td><td class=\"num\">"
+          << esc(baseline ? fmt_speedup_ci(k) : kNoBaseline) << "</td>";
+    } else {
+      out << "<td class=\"num\">" << esc(fmt_us(k.baseline_us)) << "</td><td class=\"num\">"
+          << esc(fmt_us(k.time_us)) << "</td><td class=\"num\">" << esc(fmt_ratio_change(k))
+          << "</td><td class=\"num\">" << esc(fmt_ci(k)) << "</td><td>" << esc(params_cell(r, k))
+          << "</td>";
+    }
+    out << "<td class=\"num\">" << esc(fmt_percent(k.roofline_fraction)) << "</td><td><code>"
+        << esc(location(k)) << "</code></td><td class=\"evidence\">" << esc(k.evidence)
+        << "</td></tr>\n";
   }
   out << "</tbody></table>\n";
+  if (recorded_times_only(r)) out << "<p class=\"note\">" << esc(kRecordedTimesNote) << "</p>\n";
 }
 
 }  // namespace
@@ -210,7 +230,9 @@ std::string report_html(const Report& r, const std::vector<Convergence>& traces)
          "8px;"
          "text-align:left;vertical-align:top}th{background:#f3f3f3}figure{margin:1.5em 0}"
          "figcaption{font-weight:bold;margin-bottom:.5em}svg "
-         "text{font-size:12px;font-family:inherit}"
+         "text{font-size:12px;font-family:inherit}td.num,td.where{white-space:nowrap}td.num{text-"
+         "align:right}"
+         "td.evidence{max-width:32em;font-size:12px;color:#444}p.note{font-size:13px;color:#555}"
          "</style></head><body>\n";
   out << "<h1>" << esc(title_line(r)) << "</h1>\n<p>";
   if (!r.created.empty()) out << esc(r.created) << " · ";
@@ -228,14 +250,14 @@ std::string report_html(const Report& r, const std::vector<Convergence>& traces)
   }
   if (!speedups.empty())
     bar_chart(out,
-              r.kind == ReportKind::tune    ? "Speedup over the source defaults"
+              r.kind == ReportKind::tune    ? "Speedup over the old configuration"
               : r.kind == ReportKind::check ? "Speed relative to the recorded time"
                                             : "Speed of the head relative to the base",
-              speedups, 1.0, "x", false);
+              speedups, 1.0, false);
   if (!traces.empty()) convergence_chart(out, traces);
   if (!roofline.empty())
     bar_chart(out, "Achieved bandwidth as a fraction of the measured ceiling (roofline)", roofline,
-              1.0, "", true);
+              1.0, true);
   else
     out << "<p>No roofline position: no kernel reported its achieved bandwidth (metrics.bytes in "
            "the spec, "

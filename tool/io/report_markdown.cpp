@@ -39,43 +39,49 @@ std::string settings(const Report& r) {
   return s;
 }
 
+// The first cells of every row: which kernel, on which architecture and device.
+std::string row_start(const KernelReport& k) {
+  return "| " + code_cell(k.id) + " | " + markdown_text(k.arch) + " | " + markdown_text(k.device) +
+         " | " + verdict_cell(k.verdict) + " | ";
+}
+
+constexpr const char* kHeadStart = "| Kernel | Arch | Device | Verdict |";
+constexpr const char* kRuleStart = "|---|---|---|---|";
+
 void table(std::ostringstream& out, const Report& r) {
   switch (r.kind) {
     case ReportKind::tune:
-      out << "| Kernel | Verdict | Baseline | Tuned | Speedup | Roofline | Parameters | Strategy "
-             "|\n"
-          << "|---|---|---:|---:|---:|---:|---|---|\n";
+      out << kHeadStart
+          << " Parameters (old → new) | Time (old → new) | Speedup | 95% CI of speedup | Roofline "
+             "| Strategy |\n"
+          << kRuleStart << "---|---:|---:|---:|---:|---|\n";
       for (const auto& k : r.kernels) {
         std::string strategy = k.strategy;
         if (k.evaluations)
           strategy +=
               (strategy.empty() ? "" : ", ") + std::to_string(*k.evaluations) + " evaluations";
-        out << "| " << code_cell(k.id) << " | " << verdict_cell(k.verdict) << " | "
-            << fmt_us(k.baseline_us) << " | " << fmt_us(k.time_us) << " | "
-            << fmt_speedup(k.speedup) << " | " << fmt_percent(k.roofline_fraction) << " | "
-            << markdown_text(params_text(k.params)) << " | " << markdown_text(strategy) << " |\n";
+        const bool baseline = k.baseline_us && k.time_us;
+        out << row_start(k) << markdown_text(params_cell(r, k)) << " | " << old_to_new_time(k)
+            << " | " << (baseline ? fmt_speedup(k.speedup) : kNoBaseline) << " | "
+            << (baseline ? fmt_speedup_ci(k) : kNoBaseline) << " | "
+            << fmt_percent(k.roofline_fraction) << " | " << markdown_text(strategy) << " |\n";
       }
       break;
     case ReportKind::check:
-      out << "| Kernel | Verdict | Recorded | Measured | Change | 95% CI of ratio | Parameters |\n"
-          << "|---|---|---:|---:|---:|---|---|\n";
+      out << kHeadStart << " Recorded | Measured | Change | 95% CI of ratio | Parameters |\n"
+          << kRuleStart << "---:|---:|---:|---|---|\n";
       for (const auto& k : r.kernels)
-        out << "| " << code_cell(k.id) << " | " << verdict_cell(k.verdict) << " | "
-            << fmt_us(k.baseline_us) << " | " << fmt_us(k.time_us) << " | " << fmt_ratio_change(k)
-            << " | " << fmt_ci(k) << " | " << markdown_text(params_text(k.params)) << " |\n";
+        out << row_start(k) << fmt_us(k.baseline_us) << " | " << fmt_us(k.time_us) << " | "
+            << fmt_ratio_change(k) << " | " << fmt_ci(k) << " | "
+            << markdown_text(params_cell(r, k)) << " |\n";
       break;
     case ReportKind::compare:
-      out << "| Kernel | Verdict | Base | Head | Change | 95% CI of ratio | p | Parameters |\n"
-          << "|---|---|---:|---:|---:|---|---:|---|\n";
-      for (const auto& k : r.kernels) {
-        char p[32] = "-";
-        if (k.p_value) std::snprintf(p, sizeof p, "%.3g", *k.p_value);
-        std::string params = params_text(k.params);
-        if (k.base_params != k.params) params = params_text(k.base_params) + " → " + params;
-        out << "| " << code_cell(k.id) << " | " << verdict_cell(k.verdict) << " | "
-            << fmt_us(k.baseline_us) << " | " << fmt_us(k.time_us) << " | " << fmt_ratio_change(k)
-            << " | " << fmt_ci(k) << " | " << p << " | " << markdown_text(params) << " |\n";
-      }
+      out << kHeadStart << " Base | Head | Change | 95% CI of ratio | p | Parameters |\n"
+          << kRuleStart << "---:|---:|---:|---|---:|---|\n";
+      for (const auto& k : r.kernels)
+        out << row_start(k) << fmt_us(k.baseline_us) << " | " << fmt_us(k.time_us) << " | "
+            << fmt_ratio_change(k) << " | " << fmt_ci(k) << " | " << fmt_p(k.p_value) << " | "
+            << markdown_text(params_cell(r, k)) << " |\n";
       break;
   }
 }
@@ -93,6 +99,7 @@ std::string report_markdown(const Report& r) {
   }
   table(out, r);
   out << "\n";
+  if (recorded_times_only(r)) out << kRecordedTimesNote << "\n\n";
   const auto failures = count_failures(r);
   if (failures > 0)
     out << "**" << failures << (failures == 1 ? " kernel fails" : " kernels fail")
@@ -100,6 +107,9 @@ std::string report_markdown(const Report& r) {
   out << "### Evidence\n\n";
   for (const auto& k : r.kernels) {
     out << "- " << markdown_code(k.id);
+    if (!k.arch.empty() || !k.device.empty())
+      out << " on "
+          << markdown_text(k.arch + (k.arch.empty() || k.device.empty() ? "" : " ") + k.device);
     const std::string where = location(k);
     if (!where.empty()) out << " (" << markdown_code(where) << ")";
     out << " **" << to_string(k.verdict) << "**";
