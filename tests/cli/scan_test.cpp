@@ -2,13 +2,13 @@
 // files in tests/fixtures/golden/.
 #include <gtest/gtest.h>
 
-#include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
 #include "support/cli_run.h"
+#include "support/cpu_time.h"
 
 namespace {
 
@@ -76,14 +76,10 @@ std::string without_warnings(const std::string& err) {
   return out;
 }
 
-double seconds_since(std::chrono::steady_clock::time_point start) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-}
-
 // 2 * 40^10 points each: counted exactly without constraints and where constraints link a few
 // parameters; a lower bound where one constraint reads every parameter.
 TEST(Scan, CountsHugeSpacesWithoutVisitingThem) {
-  const auto start = std::chrono::steady_clock::now();
+  const kev::test_support::ChildrenCpuTimer timer;
   const ScanRun run = scan("specs/huge", "");
   EXPECT_EQ(run.exit_code, 0) << run.err;
   EXPECT_EQ(run.out, golden("scan_huge.txt"));
@@ -98,11 +94,11 @@ TEST(Scan, CountsHugeSpacesWithoutVisitingThem) {
   EXPECT_EQ(kernels[1]["space"]["exact"], true);
   EXPECT_EQ(kernels[2]["space"]["exact"], false);  // "valid" is a lower bound
   EXPECT_GT(kernels[2]["space"]["valid"].get<std::uint64_t>(), 0u);
-  EXPECT_LT(seconds_since(start), 1.5);  // both runs
+  EXPECT_LT(timer.seconds(), 1.5);  // both runs
 }
 
 TEST(Scan, RejectsHugeSpacesThatAreEmptyOrCannotBeLaunched) {
-  const auto start = std::chrono::steady_clock::now();
+  const kev::test_support::ChildrenCpuTimer timer;
   const ScanRun run = scan("specs/huge_broken", "");
   EXPECT_EQ(run.exit_code, 2);
   EXPECT_EQ(run.out, "");
@@ -114,7 +110,7 @@ TEST(Scan, RejectsHugeSpacesThatAreEmptyOrCannotBeLaunched) {
             "A=1,P0=1,P1=1,P2=1,P3=1,P4=1,P5=1,P6=1,P7=1,P8=1,P9=1, problem "
             "n=4611686018427387904)\n"
             "kernelevo: 2 errors in kernel specs\n");
-  EXPECT_LT(seconds_since(start), 0.5);
+  EXPECT_LT(timer.seconds(), 0.5);
 }
 
 TEST(Scan, RejectsAnUnknownFormat) {
@@ -219,10 +215,10 @@ TEST(Scan, ChecksTheSpecAgainstTheKernel) {
   // error: ...").
   for (const char* command : {"check unused.cu", "tune unused.cu --budget 1"}) {
     const auto run = run_kernelevo(command, dir);
-    EXPECT_EQ(run.err.rfind("kernelevo: unused.cu:5:10: warning: parameter B is never used", 0),
-              0u)
+    EXPECT_EQ(run.err.rfind("kernelevo: unused.cu:5:10: warning: parameter B is never used", 0), 0u)
         << command << ": " << run.err;
-    EXPECT_EQ(run.err.find(": error: parameter B"), std::string::npos) << command << ": " << run.err;
+    EXPECT_EQ(run.err.find(": error: parameter B"), std::string::npos)
+        << command << ": " << run.err;
   }
   const auto yaml = run_kernelevo("scan kernelevo.yaml", dir);
   EXPECT_EQ(yaml.exit_code, 2);
