@@ -74,6 +74,18 @@ TEST(AdditiveModelTest, PredictsTheMeanLogTimeOfOneValueEverywhereBeforeAFit) {
   EXPECT_NEAR(model.predict({2, 2}), std::log(100.0), 1e-9);
 }
 
+TEST(AdditiveModelTest, PredictsValuesNotTriedYetFromTheTrendAlongTheValueOrder) {
+  // Time grows with the first parameter's value; values 3 and 4 were never measured.
+  const auto rec = additive_recording(5, 2);
+  AdditiveModel model(rec.dims);
+  for (std::uint32_t a = 0; a < 3; ++a)
+    for (std::uint32_t b = 0; b < 5; ++b) model.add({a, b}, 10.0 * (1 + a));
+  model.fit();
+  EXPECT_LT(model.predict({2, 0}), model.predict({3, 0}));
+  EXPECT_LT(model.predict({3, 0}), model.predict({4, 0}));
+  EXPECT_LT(model.predict({0, 0}), model.predict({1, 0}));
+}
+
 TEST(MovesTest, GeneticChildrenAndPerturbedElitesAreValidAndUnseen) {
   const auto rec = testing::synthetic_recording();
   const RecordedSpace space(rec);

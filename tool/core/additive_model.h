@@ -1,6 +1,8 @@
 #pragma once
-// A surrogate of a discrete space: log(time) as the mean plus one effect per parameter value
-// (a ridge-penalised additive model, fitted by backfitting: a few sweeps over the
+// A surrogate of a discrete space: log(time) as the mean plus one effect per parameter value,
+// each a trend along the parameter's value order (so values not tried yet are predicted from
+// those that were) and a ridge-shrunk deviation from it (an additive model fitted by
+// backfitting: a few sweeps over the
 // parameters, each O(points x parameters), so its cost stays bounded however many values the
 // parameters have). Blind to interactions, so it ranks candidates rather than predicting
 // times.
