@@ -76,7 +76,7 @@ all_seconds=$(( $(date +%s) - start_all ))
 kt_cpu=$(awk -F, 'NR > 1 && !seen[$1 FS $2 FS $3 FS $7]++ { s += $7 } END { printf "%.0f", s }' \
   "$out"/search-vs-kernel-tuner-kt-runs*.csv)
 rev=$(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo unknown)
-dirty=$(git -C "$root" status --porcelain -- tool bench 2>/dev/null | grep -q . && echo " (with uncommitted changes)" || true)
+dirty=$(git -C "$root" status --porcelain -- tool bench/search-vs-kernel-tuner bench/strategy_table.cpp 2>/dev/null | grep -q . && echo " (with uncommitted changes)" || true)
 {
   echo "# kernelevo's search beside Kernel Tuner's, on recorded spaces"
   echo
