@@ -63,7 +63,8 @@ void print_tune_text(const std::vector<TuneDevice>& gpus, const std::vector<Kern
       counts += (counts.empty() ? "" : ", ") + std::to_string(n) + " " + to_string(d);
     const ProblemRow* first = r.problems.empty() ? nullptr : &r.problems.front();
     std::printf(
-        "%-20s %12s %12s %8s %8s %7s %6llu %7s  %s\n", r.id.c_str(),
+        "%-20s %12s %12s %8s %8s %7s %6llu %7s  %s\n",
+        (r.bucket.empty() ? r.id : r.id + " " + r.bucket).c_str(),
         r.baseline_us ? format_time_us(*r.baseline_us).c_str() : "-",
         r.winner_us ? format_time_us(*r.winner_us).c_str() : "-",
         r.baseline_us && r.winner_us ? fmt("%.2fx", *r.baseline_us / *r.winner_us).c_str() : "-",
@@ -111,6 +112,7 @@ void print_tune_json(const std::vector<TuneDevice>& gpus, const TuneOptions& opt
   for (const auto& r : rows) {
     json k;
     k["id"] = r.id;
+    if (!r.bucket.empty()) k["bucket"] = r.bucket;
     k["baseline_us"] = opt(r.baseline_us);
     k["winner_us"] = opt(r.winner_us);
     k["speedup"] =

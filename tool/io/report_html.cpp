@@ -175,7 +175,7 @@ void table(std::ostringstream& out, const Report& r) {
       << "</th><th>Change</th><th>95% CI of ratio</th><th>Speedup</th><th>Roofline</th>"
       << "<th>Parameters</th><th>Evidence</th></tr></thead><tbody>\n";
   for (const auto& k : r.kernels) {
-    out << "<tr><td><code>" << esc(k.id) << "</code></td><td><code>" << esc(location(k))
+    out << "<tr><td><code>" << esc(kernel_label(k)) << "</code></td><td><code>" << esc(location(k))
         << "</code></td><td style=\"color:" << verdict_color(k.verdict) << ";font-weight:bold\">"
         << to_string(k.verdict) << "</td><td>" << esc(fmt_us(k.baseline_us)) << "</td><td>"
         << esc(fmt_us(k.time_us)) << "</td><td>" << esc(fmt_ratio_change(k)) << "</td><td>"

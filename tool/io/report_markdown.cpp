@@ -50,7 +50,7 @@ void table(std::ostringstream& out, const Report& r) {
         if (k.evaluations)
           strategy +=
               (strategy.empty() ? "" : ", ") + std::to_string(*k.evaluations) + " evaluations";
-        out << "| " << code_cell(k.id) << " | " << verdict_cell(k.verdict) << " | "
+        out << "| " << code_cell(kernel_label(k)) << " | " << verdict_cell(k.verdict) << " | "
             << fmt_us(k.baseline_us) << " | " << fmt_us(k.time_us) << " | "
             << fmt_speedup(k.speedup) << " | " << fmt_percent(k.roofline_fraction) << " | "
             << markdown_text(params_text(k.params)) << " | " << markdown_text(strategy) << " |\n";
@@ -60,7 +60,7 @@ void table(std::ostringstream& out, const Report& r) {
       out << "| Kernel | Verdict | Recorded | Measured | Change | 95% CI of ratio | Parameters |\n"
           << "|---|---|---:|---:|---:|---|---|\n";
       for (const auto& k : r.kernels)
-        out << "| " << code_cell(k.id) << " | " << verdict_cell(k.verdict) << " | "
+        out << "| " << code_cell(kernel_label(k)) << " | " << verdict_cell(k.verdict) << " | "
             << fmt_us(k.baseline_us) << " | " << fmt_us(k.time_us) << " | " << fmt_ratio_change(k)
             << " | " << fmt_ci(k) << " | " << markdown_text(params_text(k.params)) << " |\n";
       break;
@@ -72,7 +72,7 @@ void table(std::ostringstream& out, const Report& r) {
         if (k.p_value) std::snprintf(p, sizeof p, "%.3g", *k.p_value);
         std::string params = params_text(k.params);
         if (k.base_params != k.params) params = params_text(k.base_params) + " → " + params;
-        out << "| " << code_cell(k.id) << " | " << verdict_cell(k.verdict) << " | "
+        out << "| " << code_cell(kernel_label(k)) << " | " << verdict_cell(k.verdict) << " | "
             << fmt_us(k.baseline_us) << " | " << fmt_us(k.time_us) << " | " << fmt_ratio_change(k)
             << " | " << fmt_ci(k) << " | " << p << " | " << markdown_text(params) << " |\n";
       }
@@ -99,7 +99,7 @@ std::string report_markdown(const Report& r) {
         << " the gate.**\n\n";
   out << "### Evidence\n\n";
   for (const auto& k : r.kernels) {
-    out << "- " << markdown_code(k.id);
+    out << "- " << markdown_code(kernel_label(k));
     const std::string where = location(k);
     if (!where.empty()) out << " (" << markdown_code(where) << ")";
     out << " **" << to_string(k.verdict) << "**";
