@@ -11,6 +11,7 @@
 
 #include "core/source_defaults.h"
 #include "io/atomic_file.h"
+#include "io/dispatch_gen.h"
 #include "io/file_read.h"
 
 namespace kev {
@@ -132,20 +133,33 @@ Result<Lockfile> checked_lockfile(const std::vector<KernelSpec>& specs, const Lo
         const std::string context = options.lockfile_name + ": kernel " + spec.id + ", " +
                                     comment_safe(arch) + ", device '" + comment_safe(device) + "'";
         LockEntry kept = entry;
-        if (!stale) {
-          auto check = check_params(entry.params, spec, context);
-          if (!check) return check.error();
-        } else {
-          kept.params.clear();
-          for (const auto& [name, value] : entry.params) {
-            auto check = check_params(ParamSet{{name, value}}, spec, context);
+        // A fresh entry must be entirely valid; a stale one keeps the values its spec allows.
+        const auto keep_checked = [&](const ParamSet& given, ParamSet& into,
+                                      const std::string& where) -> Status {
+          if (!stale) {
+            auto check = check_params(given, spec, where);
+            if (!check) return check.error();
+            return ok_status();
+          }
+          into.clear();
+          for (const auto& [name, value] : given) {
+            auto check = check_params(ParamSet{{name, value}}, spec, where);
             if (check)
-              kept.params.emplace(name, value);
+              into.emplace(name, value);
             else
               warnings.push_back(check.error().message +
                                  " (stale entry: the source default applies)");
           }
-        }
+          return ok_status();
+        };
+        if (auto st = keep_checked(entry.params, kept.params, context); !st) return st.error();
+        for (std::size_t b = 0; b < entry.buckets.size(); ++b)
+          if (auto st =
+                  keep_checked(entry.buckets[b].params, kept.buckets[b].params,
+                               context + ", bucket " +
+                                   bucket_label(comment_safe(entry.by), entry.buckets[b].range));
+              !st)
+            return st.error();
         out.targets[arch][device] = std::move(kept);
       }
     }
@@ -344,6 +358,13 @@ Result<GeneratedHeader> generate_params_header(const std::vector<KernelSpec>& sp
   std::vector<HostDecision> host;
   bool need_runtime = false;
   bool need_arch_list = false;
+  std::vector<std::string> served = built;  // the architectures the dispatchers serve
+  if (served.empty())
+    for (const Arch& a : plan.points) served.push_back(a.to_string());
+  auto dispatch = plan_dispatch(specs, checked, served, options.device, options.source_name);
+  if (!dispatch) return dispatch.error();
+  for (const KernelDispatch& d : *dispatch)
+    if (d.archs.size() > 1) need_runtime = need_arch_list = true;  // ask the loaded image
   for (const Param& p : plan.params) {
     HostDecision d{&p, numbered_picks(p, plan, built), true, nullptr, {}, value_type(p)};
     d.fallback = source_default_text(options.source_text, p.name);
@@ -525,7 +546,13 @@ Result<GeneratedHeader> generate_params_header(const std::vector<KernelSpec>& sp
     }
   }
   os << "#endif\n";
+  if (!dispatch->empty()) {
+    auto text = dispatch_header_text(*dispatch, options.source_text, need_runtime);
+    if (!text) return text.error();
+    os << "\n" << *text;
+  }
   out.text = os.str();
+  out.dispatch = std::move(*dispatch);
   for (const Param& p : plan.params)
     for (const auto& [arch, pick] : p.by_arch)
       if (pick.value) {

@@ -12,6 +12,7 @@
 #include "core/lockfile.h"
 #include "core/result.h"
 #include "core/spec.h"
+#include "io/dispatch_gen.h"
 
 namespace kev {
 
@@ -31,6 +32,7 @@ struct GeneratedHeader {
   std::string text;
   std::vector<std::string> warnings;  // one line each, without the "warning: " prefix
   std::vector<std::string> tuned;     // parameters the lockfile gives a value somewhere
+  std::vector<KernelDispatch> dispatch;  // the kernels with `dispatch` (their specs: `specs`)
 };
 
 // `specs` are the kernels marked in the source; `lock` is null when there is no lockfile.
