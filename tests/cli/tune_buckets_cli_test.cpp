@@ -117,3 +117,37 @@ TEST_F(TuneBucketsCli, ABrokenDispatchHeaderIsRefused) {
 }
 
 }  // namespace
+
+namespace {
+
+// `kernelevo show` of a lockfile with buckets: a row per bucket, the bucket after the kernel.
+TEST(ShowBucketsCli, PrintsARowPerBucket) {
+  const fs::path dir = fs::temp_directory_path() / "kernelevo_show_buckets";
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  std::ofstream(dir / "kernelevo.lock.json")
+      << R"({"schema_version": 3, "kernels": {"k": {"source": "src/k.cu", "source_hash": "sha256:)"
+      << std::string(64, 'c')
+      << R"(", "targets": {"sm_90": {"G": {"by": "cols", "tuned_with": "t", "buckets": [)"
+      << R"({"params": {"B": 64}, "range": [0, 2048], "time_us": 5.0, "baseline_us": 10.0},)"
+      << R"({"params": {"B": 256}, "range": [2048, null], "time_us": 70.0}]}}}}}})";
+  const auto text = kev::test_support::run_kernelevo("show", dir);
+  ASSERT_EQ(text.exit_code, 0) << text.err;
+  EXPECT_NE(text.out.find(
+                "k cols [0, 2048)    sm_90  G       B=64       5.00         10.0    2.00x  t\n"),
+            std::string::npos)
+      << text.out;
+  EXPECT_NE(text.out.find(
+                "k cols [2048, inf)  sm_90  G       B=256      70.0            -        -  t\n"),
+            std::string::npos)
+      << text.out;
+  const auto json = kev::test_support::run_kernelevo("show --format json", dir);
+  ASSERT_EQ(json.exit_code, 0) << json.err;
+  const auto j = nlohmann::json::parse(json.out);
+  ASSERT_EQ(j.at("entries").size(), 2u);
+  EXPECT_EQ(j["entries"][1]["bucket"], "cols [2048, inf)");
+  EXPECT_EQ(j["entries"][1]["params"]["B"], 256);
+  fs::remove_all(dir);
+}
+
+}  // namespace

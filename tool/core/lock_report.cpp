@@ -24,7 +24,8 @@ TunedWith parse_tuned_with(const std::string& text) {
     pos = end + 1;
     if (part.rfind("strategy ", 0) == 0) t.strategy = trim(part.substr(9));
     const auto space = part.find(' ');
-    if (space != std::string::npos && part.substr(space + 1) == "evaluations") {
+    if (space != std::string::npos && (part.substr(space + 1) == "evaluations" ||
+                                       part.substr(space + 1) == "evaluations per bucket")) {
       char* stop = nullptr;
       const long n = std::strtol(part.c_str(), &stop, 10);
       if (stop == part.c_str() + space && n >= 0 && n < 1000000000)
@@ -45,25 +46,32 @@ Report report_from_lockfile(const Lockfile& lock, const LockReportFilter& filter
       if (filter.arch && *filter.arch != arch) continue;
       for (const auto& [device, entry] : devices) {
         if (filter.device && *filter.device != device) continue;
-        KernelReport k;
-        k.id = id;
-        k.source = kernel.source;
-        k.arch = arch;
-        k.device = device;
-        k.params = entry.params;
-        k.baseline_us = entry.baseline_us;
-        k.time_us = entry.time_us;
-        k.speedup = entry.speedup();
-        if (entry.time_us && entry.baseline_us && *entry.baseline_us > 0)
-          k.ratio = *entry.time_us / *entry.baseline_us;
-        const auto tuned = parse_tuned_with(entry.tuned_with);
-        k.strategy = tuned.strategy;
-        k.evaluations = tuned.evaluations;
-        k.verdict = k.speedup && *k.speedup >= 1.02 ? KernelVerdict::faster : KernelVerdict::same;
-        k.evidence = k.speedup ? "locked winner against the source defaults"
-                               : "locked winner (no baseline time)";
-        if (!entry.tuned_with.empty()) k.evidence += "; tuned with " + entry.tuned_with;
-        r.kernels.push_back(std::move(k));
+        // A row per bucket of an entry with buckets, else one.
+        std::vector<LockBucket> slots = entry.buckets;
+        if (slots.empty()) slots.push_back({{}, entry.params, entry.time_us, entry.baseline_us});
+        for (const LockBucket& slot : slots) {
+          KernelReport k;
+          k.id = id;
+          if (entry.has_buckets()) k.bucket = bucket_label(entry.by, slot.range);
+          k.source = kernel.source;
+          k.arch = arch;
+          k.device = device;
+          k.params = slot.params;
+          k.baseline_us = slot.baseline_us;
+          k.time_us = slot.time_us;
+          if (slot.time_us && slot.baseline_us && *slot.time_us > 0)
+            k.speedup = *slot.baseline_us / *slot.time_us;
+          if (slot.time_us && slot.baseline_us && *slot.baseline_us > 0)
+            k.ratio = *slot.time_us / *slot.baseline_us;
+          const auto tuned = parse_tuned_with(entry.tuned_with);
+          k.strategy = tuned.strategy;
+          k.evaluations = tuned.evaluations;
+          k.verdict = k.speedup && *k.speedup >= 1.02 ? KernelVerdict::faster : KernelVerdict::same;
+          k.evidence = k.speedup ? "locked winner against the source defaults"
+                                 : "locked winner (no baseline time)";
+          if (!entry.tuned_with.empty()) k.evidence += "; tuned with " + entry.tuned_with;
+          r.kernels.push_back(std::move(k));
+        }
       }
     }
   }
