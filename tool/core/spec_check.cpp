@@ -108,24 +108,32 @@ std::string all_points(const SpecSpace& space) {
   return "all " + std::to_string(space.points()) + " points";
 }
 
+// The dimensions every one of `shapes` has.
+std::set<std::string> shared_dims(const std::vector<const Problem*>& shapes) {
+  std::set<std::string> common;
+  for (std::size_t i = 0; i < shapes.size(); ++i) {
+    std::set<std::string> dims;
+    for (const auto& [name, value] : shapes[i]->dims) dims.insert(name);
+    if (i == 0) {
+      common = std::move(dims);
+      continue;
+    }
+    std::set<std::string> both;
+    std::set_intersection(common.begin(), common.end(), dims.begin(), dims.end(),
+                          std::inserter(both, both.begin()));
+    common = std::move(both);
+  }
+  return common;
+}
+
 // `dispatch`: its dimension is one every problem has, each bucket holds at least one problem
 // (its winner is tuned on them), and each problem lies in a bucket (else no search would
 // measure it).
 void check_dispatch(const KernelSpec& spec, std::vector<Error>& errors) {
   const DispatchSpec& d = *spec.dispatch;
-  std::set<std::string> problem_dims;
-  for (std::size_t i = 0; i < spec.problems.size(); ++i) {
-    std::set<std::string> dims;
-    for (const auto& [name, value] : spec.problems[i].dims) dims.insert(name);
-    if (i == 0) {
-      problem_dims = dims;
-    } else {
-      std::set<std::string> both;
-      std::set_intersection(problem_dims.begin(), problem_dims.end(), dims.begin(), dims.end(),
-                            std::inserter(both, both.begin()));
-      problem_dims = std::move(both);
-    }
-  }
+  std::vector<const Problem*> problems;
+  for (const auto& p : spec.problems) problems.push_back(&p);
+  const std::set<std::string> problem_dims = shared_dims(problems);
   if (spec.problems.empty()) {
     errors.push_back(make_error("'dispatch' needs problems to tune each bucket on", d.where));
     return;
@@ -176,25 +184,12 @@ std::vector<Error> check_spec(const KernelSpec& spec, bool names_only, std::uint
   std::vector<const Problem*> shapes;
   for (const auto& p : spec.problems) shapes.push_back(&p);
   for (const auto& p : spec.validate) shapes.push_back(&p);
-  std::set<std::string> common_dims;
-  for (std::size_t i = 0; i < shapes.size(); ++i) {
-    std::set<std::string> dims;
-    for (const auto& [name, value] : shapes[i]->dims) {
-      if (params.count(name)) {
+  for (const Problem* shape : shapes)
+    for (const auto& [name, value] : shape->dims)
+      if (params.count(name))
         errors.push_back(make_error("problem dimension '" + name + "' has the name of a parameter",
-                                    shapes[i]->where));
-      }
-      dims.insert(name);
-    }
-    if (i == 0) {
-      common_dims = dims;
-    } else {
-      std::set<std::string> both;
-      std::set_intersection(common_dims.begin(), common_dims.end(), dims.begin(), dims.end(),
-                            std::inserter(both, both.begin()));
-      common_dims = std::move(both);
-    }
-  }
+                                    shape->where));
+  const std::set<std::string> common_dims = shared_dims(shapes);
 
   const auto check_names = [&](const Expr& e) {
     for (const auto& name : e.names()) {

@@ -12,28 +12,6 @@ namespace {
 
 int arch_number(const Arch& a) { return a.major * 100 + a.minor * 10; }
 
-// The spec's own text for a value (the lockfile's text never reaches the header).
-const Value* spec_value(const ParamSpec& p, const Value& v) {
-  for (const Value& listed : p.values)
-    if (same_value(listed, v)) return &listed;
-  return nullptr;
-}
-
-std::string value_type(const ParamSpec& p) {
-  bool any_double = false;
-  bool fits_int = true;
-  for (const Value& v : p.values) {
-    if (v.is_double()) any_double = true;
-    if (v.is_int()) {
-      const auto i = *v.as_int();
-      fits_int =
-          fits_int && i >= std::numeric_limits<int>::min() && i <= std::numeric_limits<int>::max();
-    }
-  }
-  if (any_double) return "double";
-  return fits_int ? "int" : "long long";
-}
-
 bool numeric(const ParamSpec& p) {
   return std::none_of(p.values.begin(), p.values.end(),
                       [](const Value& v) { return v.is_string(); });
@@ -43,7 +21,7 @@ bool numeric(const ParamSpec& p) {
 std::optional<std::string> value_text(const ParamSet& variant, const ParamSpec& p,
                                       const std::string& source_text) {
   if (auto v = variant.find(p.name); v != variant.end())
-    if (const Value* listed = spec_value(p, v->second)) return listed->to_string();
+    if (const Value* listed = listed_value(p, v->second)) return listed->to_string();
   if (auto d = source_default_text(source_text, p.name)) return "(" + *d + ")";
   return std::nullopt;
 }
@@ -52,7 +30,7 @@ std::string variant_summary(const ParamSet& variant, const KernelSpec& spec) {
   std::string s;
   for (const ParamSpec& p : spec.params) {
     auto v = variant.find(p.name);
-    const Value* listed = v == variant.end() ? nullptr : spec_value(p, v->second);
+    const Value* listed = v == variant.end() ? nullptr : listed_value(p, v->second);
     s += (s.empty() ? "" : ", ") + p.name + "=" + (listed ? listed->to_string() : "default");
   }
   return s;
@@ -79,6 +57,27 @@ std::string users_of(const KernelDispatch& d, std::size_t variant) {
 }
 
 }  // namespace
+
+const Value* listed_value(const ParamSpec& p, const Value& v) {
+  for (const Value& listed : p.values)
+    if (same_value(listed, v)) return &listed;
+  return nullptr;
+}
+
+std::string host_value_type(const ParamSpec& p) {
+  bool any_double = false;
+  bool fits_int = true;
+  for (const Value& v : p.values) {
+    if (v.is_double()) any_double = true;
+    if (v.is_int()) {
+      const auto i = *v.as_int();
+      fits_int =
+          fits_int && i >= std::numeric_limits<int>::min() && i <= std::numeric_limits<int>::max();
+    }
+  }
+  if (any_double) return "double";
+  return fits_int ? "int" : "long long";
+}
 
 Result<std::vector<KernelDispatch>> plan_dispatch(const std::vector<KernelSpec>& specs,
                                                   const Lockfile& lock,
@@ -200,7 +199,7 @@ Result<std::string> dispatch_header_text(const std::vector<KernelDispatch>& plan
           os << "  // " << p.name << ": no source default found\n";
           continue;
         }
-        os << "  static constexpr " << value_type(p) << " " << p.name << "_value = " << *text
+        os << "  static constexpr " << host_value_type(p) << " " << p.name << "_value = " << *text
            << ";\n";
       }
       os << "};\n";

@@ -16,6 +16,11 @@
 
 namespace kev {
 
+// The spec's own value equal to `v` (the text a header writes: never the lockfile's), or null.
+[[nodiscard]] const Value* listed_value(const ParamSpec& p, const Value& v);
+// The C++ type that holds every value of `p` in host code: int, long long or double.
+[[nodiscard]] std::string host_value_type(const ParamSpec& p);
+
 struct DispatchArch {
   std::string arch;  // "sm_90"
   int number = 0;    // its __CUDA_ARCH__ (900)

@@ -48,14 +48,6 @@ std::string join(const std::vector<std::string>& parts, std::string_view sep) {
   return s;
 }
 
-// The spec's own value equal to `v`: the text written into the header always comes from
-// the spec, never from the lockfile.
-const Value* spec_value(const ParamSpec& p, const Value& v) {
-  for (const Value& listed : p.values)
-    if (same_value(listed, v)) return &listed;
-  return nullptr;
-}
-
 // "sm_90a" -> 900 (the __CUDA_ARCH__ of code built for it)
 int cuda_arch_number(const Arch& a) { return a.major * 100 + a.minor * 10; }
 
@@ -202,7 +194,7 @@ Result<Plan> make_plan(const std::vector<KernelSpec>& specs, const Lockfile& loc
         Pick pick;
         if (choice.entry) {
           const auto v = choice.entry->params.find(p.name);
-          if (v != choice.entry->params.end()) pick.value = spec_value(p, v->second);
+          if (v != choice.entry->params.end()) pick.value = listed_value(p, v->second);
           pick.why = spec.id + " / " + choice.arch + " / \"" + comment_safe(choice.device) +
                      "\" (" + to_string(choice.match) +
                      (choice.lower_arch ? ", nearest locked below " + point.to_string() : "") + ")";
@@ -271,20 +263,7 @@ bool same_pick(const Pick* a, const Pick* b) {
   return *a->value == *b->value;
 }
 
-std::string value_type(const Param& p) {
-  bool any_double = false;
-  bool fits_int = true;
-  for (const Value& v : p.spec->param(p.name)->values) {
-    if (v.is_double()) any_double = true;
-    if (v.is_int()) {
-      const auto i = *v.as_int();
-      fits_int =
-          fits_int && i >= std::numeric_limits<int>::min() && i <= std::numeric_limits<int>::max();
-    }
-  }
-  if (any_double) return "double";
-  return fits_int ? "int" : "long long";
-}
+std::string value_type(const Param& p) { return host_value_type(*p.spec->param(p.name)); }
 
 bool all_numeric(const Param& p) {
   const auto& values = p.spec->param(p.name)->values;
