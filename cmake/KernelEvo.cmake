@@ -29,6 +29,8 @@ set(KERNELEVO_DEVICE "" CACHE STRING "Device whose lockfile entries builds use w
 option(KERNELEVO_STRICT "A lockfile entry tuned on another version of its source fails the build" OFF)
 option(KERNELEVO_REQUIRE_GPU "kernelevo tests fail, rather than skip, without a GPU" OFF)
 set(KERNELEVO_TEST_TIMEOUT 1800 CACHE STRING "Seconds a kernelevo gate test may run")
+set(KERNELEVO_DISPATCH_SLOTS 4 CACHE STRING
+    "Variants compiled of each marked source with `dispatch` (at least its distinct winners)")
 set(KERNELEVO_TUNE_ARGS "" CACHE STRING
     "Arguments appended to kernelevo-tune's `kernelevo tune` (a list: --strategy;auto;--budget;40)")
 
@@ -337,14 +339,35 @@ function(_kernelevo_finalize target)
     if(multi_config)
       set(object_depends "")
     endif()
+    # A source with `dispatch` (its spec, or the project kernelevo.yaml, says so) is compiled
+    # once per distinct winner: KERNELEVO_DISPATCH_SLOTS files, written by the header step,
+    # take the source's place (those beyond its variants are empty).
+    set(variant_files "")
+    set(variant_args "")
+    if(src IN_LIST replaced AND NOT multi_config)
+      file(STRINGS "${src}" dispatch_lines REGEX "^[ \t]*dispatch:" LIMIT_COUNT 1)
+      if(NOT dispatch_lines AND EXISTS "${PROJECT_DIR}/kernelevo.yaml")
+        file(STRINGS "${PROJECT_DIR}/kernelevo.yaml" dispatch_lines REGEX "dispatch:" LIMIT_COUNT 1)
+      endif()
+      if(dispatch_lines)
+        get_filename_component(name_we "${src}" NAME_WE)
+        math(EXPR last "${KERNELEVO_DISPATCH_SLOTS} - 1")
+        foreach(k RANGE ${last})
+          list(APPEND variant_files "${gen_dir}/variants/${name_we}_kev${k}.cu")
+          list(APPEND variant_args --variant-file "${gen_dir}/variants/${name_we}_kev${k}.cu")
+        endforeach()
+        get_filename_component(name "${src}" NAME)
+        list(APPEND variant_args --variant-include "${gen_dir}/${name}")
+      endif()
+    endif()
     _kernelevo_write_settings(${target} "${src}" "${header_dir}" raw_settings)
     cmake_policy(PUSH)
     cmake_policy(SET CMP0116 NEW)
     add_custom_command(
       OUTPUT "${stamp}"
-      BYPRODUCTS "${header}" "${settings_dir}/${id}.json"
+      BYPRODUCTS "${header}" "${settings_dir}/${id}.json" ${variant_files}
       COMMAND ${tool} header --source "${rel}" --out "${header_dir}" --lockfile "${LOCKFILE}"
-              --archs "${archs}" ${options} ${spec_args} ${other_args}
+              --archs "${archs}" ${options} ${spec_args} ${other_args} ${variant_args}
               --settings "${raw_settings}" --settings-json "${settings_dir}/${id}.json"
               --depfile "${header_dir}/params.d" --depfile-target "${stamp}"
       COMMAND "${CMAKE_COMMAND}" -E touch "${stamp}"
@@ -399,7 +422,21 @@ function(_kernelevo_finalize target)
     set_property(SOURCE "${selected}" TARGET_DIRECTORY ${target} APPEND PROPERTY OBJECT_DEPENDS "${object_depends}")
     set_property(SOURCE "${selected}" TARGET_DIRECTORY ${target} PROPERTY GENERATED TRUE)
     list(APPEND stamps "${select_stamp}")
-    list(APPEND selected_sources "${selected}")
+    if(variant_files)
+      foreach(f IN LISTS variant_files)
+        foreach(prop COMPILE_DEFINITIONS COMPILE_OPTIONS COMPILE_FLAGS INCLUDE_DIRECTORIES OBJECT_DEPENDS)
+          get_source_file_property(value "${selected}" TARGET_DIRECTORY ${target} ${prop})
+          if(value)
+            set_property(SOURCE "${f}" TARGET_DIRECTORY ${target} PROPERTY ${prop} "${value}")
+          endif()
+        endforeach()
+        set_property(SOURCE "${f}" TARGET_DIRECTORY ${target} PROPERTY LANGUAGE CUDA)
+        set_property(SOURCE "${f}" TARGET_DIRECTORY ${target} PROPERTY GENERATED TRUE)
+      endforeach()
+      list(APPEND selected_sources ${variant_files})
+    else()
+      list(APPEND selected_sources "${selected}")
+    endif()
   endforeach()
   if(selected_sources)
     set_property(TARGET ${target} PROPERTY SOURCES ${kept_sources} ${selected_sources})

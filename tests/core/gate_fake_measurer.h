@@ -38,6 +38,7 @@ class FakeMeasurer : public Measurer {
   Measurement measure(const MeasureTarget& t) override {
     calls.push_back(t.side + ":" + t.kernel_id);
     params_seen.push_back(t.params);
+    problems_seen.push_back(t.spec != nullptr ? t.spec->problems : std::vector<Problem>{});
     Measurement m;
     const auto it = kernels_.find({t.side, t.kernel_id});
     if (it == kernels_.end()) {
@@ -54,6 +55,7 @@ class FakeMeasurer : public Measurer {
   }
   std::vector<std::string> calls;
   std::vector<ParamSet> params_seen;
+  std::vector<std::vector<Problem>> problems_seen;  // the spec's problems of each call
 
  private:
   GpuIdentity gpu_;

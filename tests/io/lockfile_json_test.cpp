@@ -174,12 +174,12 @@ TEST(LockfileJson, RefusesBadFilesWithExactMessages) {
        "lock.json:1:1: error: not valid JSON: syntax error while parsing value - unexpected end of "
        "input; expected '[', '{', or a literal (the lockfile is corrupt; restore it from version "
        "control)"},
-      {"newer schema", R"({"schema_version": 3, "kernels": {}})",
-       "lock.json:1:2: error: schema_version 3 is newer than this kernelevo reads (2); upgrade "
+      {"newer schema", R"({"schema_version": 4, "kernels": {}})",
+       "lock.json:1:2: error: schema_version 4 is newer than this kernelevo reads (3); upgrade "
        "kernelevo"},
       {"newer schema with new fields",
        R"({"schema_version": 7, "kernels": {"k": {"shiny": 1}}, "x": 1})",
-       "lock.json:1:2: error: schema_version 7 is newer than this kernelevo reads (2); upgrade "
+       "lock.json:1:2: error: schema_version 7 is newer than this kernelevo reads (3); upgrade "
        "kernelevo"},
       {"unknown top-level key", R"({"schema_version": 1, "kernels": {}, "x": 1})",
        "lock.json:1:38: error: unknown key 'x' (expected kernels, schema_version)"},
@@ -226,8 +226,7 @@ TEST(LockfileJson, RefusesBadFilesWithExactMessages) {
        "lock.json:1:175: error: k sm_90 NVIDIA H200: missing \"params\""},
       {"unknown entry key", with_entry(R"({"params": {}, "flags": "-O0"})"),
        "lock.json:1:205: error: k sm_90 NVIDIA H200: unknown key 'flags' (expected baseline_us, "
-       "default, "
-       "params, time_us, tuned_with)"},
+       "buckets, by, default, params, time_us, tuned_with)"},
       {"negative time", with_entry(R"({"params": {}, "time_us": -1})"),
        "lock.json:1:205: error: k sm_90 NVIDIA H200: time_us: expected a positive number of "
        "microseconds"},
@@ -396,7 +395,7 @@ TEST(LockfileJson, CorruptOrNewerFileIsNeverOverwritten) {
   const fs::path file = dir.path() / "kernelevo.lock.json";
   for (const std::string& original :
        {std::string("{\"schema_version\": 1, \"kernels\": {"),
-        std::string(R"({"schema_version": 3, "kernels": {}, "future": true})"),
+        std::string(R"({"schema_version": 4, "kernels": {}, "future": true})"),
         with_entry(R"({"params": {"BLOCK": "x; y"}})")}) {
     write_text(file, original);
     bool changed = false;

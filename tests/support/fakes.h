@@ -87,6 +87,11 @@ class FakeTuneBackend final : public TuneBackend {
   std::function<std::optional<double>(const ParamSet&)> time_of = [](const ParamSet&) {
     return 10.0;
   };
+  // When set, a point's time on the problems the evaluator's spec tunes (a bucket's); the
+  // baseline's is this with empty params.
+  std::function<std::optional<double>(const ParamSet&, const std::vector<Problem>&)>
+      time_on_problems;
+  std::vector<std::vector<Problem>> evaluated_problems;  // each evaluator's problems, in order
   double baseline_us = 20.0;
   bool baseline_passes = true;
   MemcheckVerdict memcheck_verdict{true, true, "0 errors"};
@@ -112,9 +117,11 @@ class FakeTuneBackend final : public TuneBackend {
 
   class Evaluator final : public KernelEvaluator {
    public:
-    Evaluator(FakeTuneBackend& backend, const SearchSpace& space, int gpu)
-        : backend_(backend), space_(space), gpu_(gpu) {}
+    Evaluator(FakeTuneBackend& backend, const SearchSpace& space, int gpu,
+              std::vector<Problem> problems = {})
+        : backend_(backend), space_(space), gpu_(gpu), problems_(std::move(problems)) {}
     Result<Outcome> measure_baseline() override {
+      if (backend_.time_on_problems && backend_.baseline_passes) return outcome({});
       Outcome o;
       o.disposition = backend_.baseline_passes ? Disposition::passed : Disposition::incorrect;
       if (backend_.baseline_passes) o.time_us = backend_.baseline_us;
@@ -142,7 +149,8 @@ class FakeTuneBackend final : public TuneBackend {
    private:
     [[nodiscard]] Outcome outcome(const ParamSet& params) const {
       Outcome o;
-      const auto t = backend_.time_of(params);
+      const auto t = backend_.time_on_problems ? backend_.time_on_problems(params, problems_)
+                                               : backend_.time_of(params);
       o.disposition = t ? Disposition::passed : Disposition::incorrect;
       if (t) {
         o.time_us = *t;
@@ -154,12 +162,17 @@ class FakeTuneBackend final : public TuneBackend {
     FakeTuneBackend& backend_;
     const SearchSpace& space_;
     int gpu_;
+    std::vector<Problem> problems_;
     RunReport report_;
   };
 
-  std::unique_ptr<KernelEvaluator> evaluator(const KernelSpec&, const SearchSpace& space, int gpu,
-                                             const KernelEvaluatorOptions&) override {
-    return std::make_unique<Evaluator>(*this, space, gpu);
+  std::unique_ptr<KernelEvaluator> evaluator(const KernelSpec& spec, const SearchSpace& space,
+                                             int gpu, const KernelEvaluatorOptions&) override {
+    {
+      std::lock_guard lock(mutex);
+      evaluated_problems.push_back(spec.problems);
+    }
+    return std::make_unique<Evaluator>(*this, space, gpu, spec.problems);
   }
   std::unique_ptr<KernelEvaluator> sibling(KernelEvaluator& first, int gpu) override {
     return std::make_unique<Evaluator>(*this, static_cast<Evaluator&>(first).space(), gpu);
@@ -178,6 +191,7 @@ class FakeTuneStore final : public TuneStore {
   Lockfile lock;
   std::string hash = "sha256:0000";
   int writes = 0;
+  std::map<std::size_t, int> bucket_records;  // trace records by bucket
   std::mutex mutex;
 
   [[nodiscard]] std::string lockfile_path() const override { return "kernelevo.lock"; }
@@ -197,13 +211,25 @@ class FakeTuneStore final : public TuneStore {
   }
   class Trace final : public KernelTrace {
    public:
+    explicit Trace(FakeTuneStore& store) : store_(store) {}
     std::vector<Evaluation> take_prior() override { return {}; }
     void record(const Evaluation&, const SearchSpace&) override {}
     [[nodiscard]] std::optional<Error> write_error() const override { return std::nullopt; }
+    Result<std::vector<Evaluation>> take_bucket_prior(std::size_t, const SearchSpace&) override {
+      return std::vector<Evaluation>{};
+    }
+    void record_bucket(const Evaluation&, const SearchSpace& space, std::size_t bucket) override {
+      std::lock_guard guard(store_.mutex);
+      ++store_.bucket_records[bucket];
+      (void)space;
+    }
+
+   private:
+    FakeTuneStore& store_;
   };
   Result<std::unique_ptr<KernelTrace>> open_trace(const KernelSpec&, const SearchSpace&,
                                                   const std::string&) override {
-    return std::unique_ptr<KernelTrace>(std::make_unique<Trace>());
+    return std::unique_ptr<KernelTrace>(std::make_unique<Trace>(*this));
   }
 };
 

@@ -41,6 +41,8 @@ struct HeaderArgs {
   std::string settings_json;
   std::string depfile;
   std::string depfile_target;
+  std::vector<std::string> variant_files;  // the build compiles these in the source's place
+  std::string variant_include;             // what each of them includes
   bool strict = false;
 };
 
@@ -152,6 +154,13 @@ int run_header(const HeaderArgs& args) {
   const auto path = std::filesystem::path(args.out) / "kernelevo" / "params.h";
   auto written = kev::write_if_changed(path.string(), header->text);
   if (!written) return report(written.error());
+  for (std::size_t slot = 0; slot < args.variant_files.size(); ++slot) {
+    auto slot_text = kev::variant_slot_text(header->dispatch, slot, args.variant_files.size(),
+                                            args.variant_include, args.source, *text);
+    if (!slot_text) return report(slot_text.error());
+    auto slot_written = kev::write_if_changed(args.variant_files[slot], *slot_text);
+    if (!slot_written) return report(slot_written.error());
+  }
   if (settings) {
     if (const int rc = check_host_uses(args, *text, *settings, *archs, *header); rc != 0) return rc;
   }
@@ -194,6 +203,11 @@ kev::cli::CommandRegistrar reg{
                       "Also write a dependency file naming the source and the lockfile");
       sub->add_option("--depfile-target", args.depfile_target,
                       "The target the dependency file names (default: the header)");
+      sub->add_option("--variant-file", args.variant_files,
+                      "A file the build compiles in the source's place, one per compiled variant "
+                      "of a kernel with `dispatch` (empty where there are fewer)");
+      sub->add_option("--variant-include", args.variant_include,
+                      "The source as the build selects it, which each variant file includes");
       sub->add_flag("--strict", args.strict,
                     "An entry tuned on another version of the source is an error");
       sub->add_option("--other-source", args.other_sources,

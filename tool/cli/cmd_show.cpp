@@ -22,6 +22,25 @@ std::string optional_time(const std::optional<double>& us) {
   return us ? kev::format_lockfile_us(*us) : "-";
 }
 
+// An entry's winners: one, or one per bucket (labelled "cols [0, 2048)").
+struct Slot {
+  std::string bucket;
+  kev::LockEntry entry;  // the bucket's params and times, the entry's other fields
+};
+std::vector<Slot> slots(const kev::LockEntry& e) {
+  if (!e.has_buckets()) return {{"", e}};
+  std::vector<Slot> out;
+  for (const auto& b : e.buckets) {
+    kev::LockEntry one = e;
+    one.buckets.clear();
+    one.params = b.params;
+    one.time_us = b.time_us;
+    one.baseline_us = b.baseline_us;
+    out.push_back({kev::bucket_label(e.by, b.range), std::move(one)});
+  }
+  return out;
+}
+
 std::string entry_speedup(const kev::LockEntry& e) {
   const auto s = e.speedup();
   return s ? kev::speedup_text(*s) : "-";
@@ -51,11 +70,13 @@ void print_text(const kev::Lockfile& lock) {
       {"kernel", "arch", "device", "params", "time_us", "baseline_us", "speedup", "tuned_with"}};
   for (const auto& [id, kernel] : lock.kernels)
     for (const auto& [arch, devices] : kernel.targets)
-      for (const auto& [device, e] : devices)
-        rows.push_back({id, arch, device + (e.is_default && devices.size() > 1 ? " (default)" : ""),
-                        params_text(e.params, " ", "(source defaults)"), optional_time(e.time_us),
-                        optional_time(e.baseline_us), entry_speedup(e),
-                        e.tuned_with.empty() ? "-" : e.tuned_with});
+      for (const auto& [device, entry] : devices)
+        for (const auto& [bucket, e] : slots(entry))
+          rows.push_back({bucket.empty() ? id : id + " " + bucket, arch,
+                          device + (e.is_default && devices.size() > 1 ? " (default)" : ""),
+                          params_text(e.params, " ", "(source defaults)"), optional_time(e.time_us),
+                          optional_time(e.baseline_us), entry_speedup(e),
+                          e.tuned_with.empty() ? "-" : e.tuned_with});
   print_table(rows, {false, false, false, false, true, true, true, false});
 }
 
@@ -74,25 +95,27 @@ void print_json(const kev::Lockfile& lock) {
   nlohmann::ordered_json entries = nlohmann::ordered_json::array();
   for (const auto& [id, kernel] : lock.kernels) {
     for (const auto& [arch, devices] : kernel.targets) {
-      for (const auto& [device, e] : devices) {
-        nlohmann::ordered_json params = nlohmann::ordered_json::object();
-        for (const auto& [name, value] : e.params) params[name] = value_json(value);
-        const auto speedup = e.speedup();
-        entries.push_back(
-            {{"kernel", id},
-             {"source", kernel.source},
-             {"source_hash", kernel.source_hash},
-             {"variant", kernel.variant ? nlohmann::ordered_json(kernel.variant->file) : nullptr},
-             {"arch", arch},
-             {"device", device},
-             {"default", e.is_default},
-             {"params", std::move(params)},
-             {"time_us", optional_json(e.time_us)},
-             {"baseline_us", optional_json(e.baseline_us)},
-             {"speedup", speedup ? nlohmann::ordered_json(std::round(*speedup * 1000.0) / 1000.0)
-                                 : nlohmann::ordered_json(nullptr)},
-             {"tuned_with", e.tuned_with}});
-      }
+      for (const auto& [device, entry] : devices)
+        for (const auto& [bucket, e] : slots(entry)) {
+          nlohmann::ordered_json params = nlohmann::ordered_json::object();
+          for (const auto& [name, value] : e.params) params[name] = value_json(value);
+          const auto speedup = e.speedup();
+          entries.push_back(
+              {{"kernel", id},
+               {"source", kernel.source},
+               {"source_hash", kernel.source_hash},
+               {"variant", kernel.variant ? nlohmann::ordered_json(kernel.variant->file) : nullptr},
+               {"arch", arch},
+               {"device", device},
+               {"default", e.is_default},
+               {"params", std::move(params)},
+               {"time_us", optional_json(e.time_us)},
+               {"baseline_us", optional_json(e.baseline_us)},
+               {"speedup", speedup ? nlohmann::ordered_json(std::round(*speedup * 1000.0) / 1000.0)
+                                   : nlohmann::ordered_json(nullptr)},
+               {"tuned_with", e.tuned_with}});
+          if (!bucket.empty()) entries.back()["bucket"] = bucket;
+        }
     }
   }
   const nlohmann::ordered_json out = {{"schema_version", 1}, {"entries", std::move(entries)}};

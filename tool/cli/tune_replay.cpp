@@ -26,12 +26,13 @@ json params_json(const ParamSet& params) {
   return j;
 }
 
-void print_json(const TuneOptions& options, const Recording& rec, const SearchSpace& space,
-                const TuneResult& result) {
+json replay_json(const TuneOptions& options, const Recording& rec, const SearchSpace& space,
+                 const TuneResult& result, const std::string& bucket) {
   json j;
   j["source"] = "replay";
   j["recording"] = options.replay;
   j["kernel"] = rec.kernel;
+  if (!bucket.empty()) j["bucket"] = bucket;
   j["device"] = rec.device;
   j["strategy"] = options.strategy;
   j["seed"] = options.seed;
@@ -55,14 +56,15 @@ void print_json(const TuneOptions& options, const Recording& rec, const SearchSp
     j["optimum_us"] = *opt;
     j["quality"] = result.best ? json(*opt / *result.best->outcome.time_us) : json(nullptr);
   }
-  std::cout << j.dump(2) << '\n';
+  return j;
 }
 
 void print_text(const TuneOptions& options, const Recording& rec, const SearchSpace& space,
-                const TuneResult& result) {
+                const TuneResult& result, const std::string& bucket) {
   std::cout << "replay of " << options.replay;
   if (!rec.kernel.empty())
-    std::cout << " (" << rec.kernel << (rec.device.empty() ? "" : " on " + rec.device) << ")";
+    std::cout << " (" << rec.kernel << (bucket.empty() ? "" : " " + bucket)
+              << (rec.device.empty() ? "" : " on " + rec.device) << ")";
   std::cout << "\nstrategy " << options.strategy << ", seed " << options.seed << ", "
             << result.evaluations << " evaluations of " << space.size() << " points";
   if (result.exhausted) std::cout << " (space exhausted)";
@@ -85,16 +87,11 @@ void print_text(const TuneOptions& options, const Recording& rec, const SearchSp
 
 // The replayed run as a tune report. A recording has no source defaults to compare with,
 // so a winner is SAME without a baseline time, as a lockfile entry without one reads.
-Report replay_report(const TuneOptions& options, const Recording& rec, const SearchSpace& space,
-                     const TuneResult& result) {
-  Report r;
-  r.kind = ReportKind::tune;
-  r.tool = std::string("kernelevo ") + KERNELEVO_VERSION;
-  r.created = utc_timestamp();
-  r.device = rec.device;
-  r.mode = "replay";
+KernelReport replay_row(const TuneOptions& options, const Recording& rec, const SearchSpace& space,
+                        const TuneResult& result, const std::string& bucket) {
   KernelReport k;
   k.id = rec.kernel.empty() ? std::filesystem::path(options.replay).stem().string() : rec.kernel;
+  k.bucket = bucket;
   k.device = rec.device;
   k.strategy = options.strategy;
   k.evaluations = static_cast<int>(result.evaluations);
@@ -103,16 +100,52 @@ Report replay_report(const TuneOptions& options, const Recording& rec, const Sea
   if (!result.best) {
     k.verdict = KernelVerdict::failed;
     k.evidence = "no configuration passed in " + evaluated;
-    r.kernels.push_back(std::move(k));
-    return r;
+    return k;
   }
   k.params = space.to_params(result.best->point);
   k.time_us = result.best->outcome.time_us;
   k.verdict = KernelVerdict::same;
   k.evidence = "best of " + evaluated + " (no baseline time)";
   if (const auto opt = rec.optimum_us()) k.evidence += "; recorded optimum " + format_time_us(*opt);
-  r.kernels.push_back(std::move(k));
-  return r;
+  return k;
+}
+
+// One search over one recorded space (a bucket's, for a trace with buckets).
+struct Replayed {
+  TuneResult result;
+  std::optional<Error> error;
+};
+
+Replayed replay_search(const TuneOptions& options, const TuneBudget& budget, const Recording& rec,
+                       const RecordedSpace& space, TraceSetup& trace,
+                       std::optional<std::size_t> bucket, const std::string& label) {
+  auto strategy = make_strategy(options.strategy, space, options.seed);
+  if (!strategy) return {{}, strategy.error()};
+  std::vector<Evaluation> prior;
+  if (bucket) {
+    auto p = trace.bucket_prior(*bucket, space, options.resume);
+    if (!p) return {{}, p.error()};
+    prior = std::move(*p);
+  } else {
+    prior = std::move(trace.prior);
+  }
+  ReplayEvaluator evaluator(
+      rec, options.noise ? std::optional<std::uint64_t>(options.seed) : std::nullopt);
+  Progress progress("tune " + options.strategy + (label.empty() ? "" : " " + label),
+                    budget.evaluations);
+  TuneRequest request;
+  request.space = &space;
+  request.strategy = strategy->get();
+  request.evaluator = &evaluator;
+  request.budget = budget;
+  request.prior = std::move(prior);
+  request.observer = [&](const Evaluation& e, std::size_t index, const Evaluation* best) {
+    trace.record(e, space, bucket);
+    progress.evaluated(index, e, best);
+  };
+  Replayed out{run_tuner(std::move(request)), std::nullopt};
+  progress.finish();
+  return out;
 }
 
 }  // namespace
@@ -120,45 +153,58 @@ Report replay_report(const TuneOptions& options, const Recording& rec, const Sea
 int tune_replay(const TuneOptions& options, std::optional<Report>* report_out) {
   auto budget = tune_budget(options);
   if (!budget) return report(budget.error());
-  auto rec = io::read_recording(options.replay);
-  if (!rec) return report(rec.error());
-  const RecordedSpace space(*rec);
-  if (space.size() == 0)
-    return report(make_error("the recording holds no configuration", {options.replay}));
-  auto strategy = make_strategy(options.strategy, space, options.seed);
-  if (!strategy) return report(strategy.error());
-
+  auto recs = io::read_recordings(options.replay);
+  if (!recs) return report(recs.error());
+  std::vector<RecordedSpace> spaces;
+  for (const auto& part : recs->parts) {
+    spaces.emplace_back(part.recording);
+    if (spaces.back().size() == 0)
+      return report(make_error(
+          "the recording holds no configuration" +
+              (part.bucket_label.empty() ? std::string() : " of bucket " + part.bucket_label),
+          {options.replay}));
+  }
+  const Recording& first = recs->parts.front().recording;
   io::TraceHeader header;
-  header.kernel = rec->kernel;
-  header.device = rec->device.empty() ? "replay" : rec->device + " (replay)";
-  header.dims = rec->dims;
+  header.kernel = first.kernel;
+  header.device = first.device.empty() ? "replay" : first.device + " (replay)";
+  header.dims = first.dims;
   header.strategy = options.strategy;
   header.seed = options.seed;
-  auto trace = setup_trace(options, header, space);
+  header.dispatch_by = recs->by;
+  header.buckets = recs->buckets;
+  auto trace = recs->buckets.empty() ? setup_trace(options, header, spaces.front())
+                                     : setup_bucket_trace(options, header);
   if (!trace) return report(trace.error());
 
-  ReplayEvaluator evaluator(
-      *rec, options.noise ? std::optional<std::uint64_t>(options.seed) : std::nullopt);
-  Progress progress("tune " + options.strategy, budget->evaluations);
-  TuneRequest request;
-  request.space = &space;
-  request.strategy = strategy->get();
-  request.evaluator = &evaluator;
-  request.budget = *budget;
-  request.prior = std::move(trace->prior);
-  request.observer = [&](const Evaluation& e, std::size_t index, const Evaluation* best) {
-    trace->record(e, space);
-    progress.evaluated(index, e, best);
-  };
-  const TuneResult result = run_tuner(std::move(request));
-  progress.finish();
-  if (trace->write_error) return report(*trace->write_error);
-  if (report_out != nullptr) *report_out = replay_report(options, *rec, space, result);
+  Report r;
+  r.kind = ReportKind::tune;
+  r.tool = std::string("kernelevo ") + KERNELEVO_VERSION;
+  r.created = utc_timestamp();
+  r.device = first.device;
+  r.mode = "replay";
+  json buckets = json::array();
+  bool all_passed = true;
+  for (std::size_t i = 0; i < recs->parts.size(); ++i) {
+    const io::RecordingPart& part = recs->parts[i];
+    const Replayed done = replay_search(options, *budget, part.recording, spaces[i], *trace,
+                                        part.bucket, part.bucket_label);
+    if (done.error) return report(*done.error);
+    if (trace->write_error) return report(*trace->write_error);
+    all_passed = all_passed && done.result.best.has_value();
+    r.kernels.push_back(
+        replay_row(options, part.recording, spaces[i], done.result, part.bucket_label));
+    if (options.format == "json")
+      buckets.push_back(
+          replay_json(options, part.recording, spaces[i], done.result, part.bucket_label));
+    else
+      print_text(options, part.recording, spaces[i], done.result, part.bucket_label);
+  }
+  if (report_out != nullptr) *report_out = std::move(r);
   if (options.format == "json")
-    print_json(options, *rec, space, result);
-  else
-    print_text(options, *rec, space, result);
-  return result.best ? 0 : static_cast<int>(ExitCode::failure);
+    std::cout << (recs->buckets.empty() ? buckets.front() : json{{"buckets", buckets}}).dump(2)
+              << '\n';
+  return all_passed ? 0 : static_cast<int>(ExitCode::failure);
 }
 
 }  // namespace kev::cli

@@ -75,7 +75,7 @@ void print_tune_text(const std::vector<TuneDevice>& gpus, const std::vector<Kern
     const ProblemRow* first = r.problems.empty() ? nullptr : &r.problems.front();
     const DeviceInfo* dev = row_device(gpus, r);
     std::printf(
-        "%-20s %-7s %-22s %10s %10s %8s %8s %7s %6llu %7s  %s\n", r.id.c_str(),
+        "%-20s %-7s %-22s %10s %10s %8s %8s %7s %6llu %7s  %s\n", (r.bucket.empty() ? r.id : r.id + " " + r.bucket).c_str(),
         dev != nullptr ? dev->arch.c_str() : "-", dev != nullptr ? dev->name.c_str() : "-",
         time_cell(r.baseline_us).c_str(), time_cell(r.winner_us).c_str(),
         r.baseline_us && r.winner_us ? speedup_text(*r.baseline_us / *r.winner_us).c_str() : "-",
@@ -122,6 +122,7 @@ void print_tune_json(const std::vector<TuneDevice>& gpus, const TuneOptions& opt
   for (const auto& r : rows) {
     json k;
     k["id"] = r.id;
+    if (!r.bucket.empty()) k["bucket"] = r.bucket;
     k["baseline_us"] = opt(r.baseline_us);
     k["winner_us"] = opt(r.winner_us);
     k["speedup"] =

@@ -13,9 +13,60 @@ bool same_file(const std::string& a, const std::string& b) {
 
 }  // namespace
 
-void TraceSetup::record(const Evaluation& e, const SearchSpace& space) {
+void TraceSetup::record(const Evaluation& e, const SearchSpace& space,
+                        std::optional<std::size_t> bucket) {
   if (!writer || write_error) return;
-  if (auto st = writer->write(io::trace_record(e, space)); !st) write_error = st.error();
+  if (auto st = writer->write(io::trace_record(e, space, bucket)); !st) write_error = st.error();
+}
+
+Result<std::vector<Evaluation>> TraceSetup::bucket_prior(std::size_t bucket,
+                                                         const SearchSpace& space,
+                                                         const std::string& path) const {
+  if (!resumed) return std::vector<Evaluation>{};
+  return io::trace_evaluations(io::bucket_trace(*resumed, bucket), space, path);
+}
+
+namespace {
+
+// Where new records go: appended to --resume's file, unless --trace names another file,
+// which gets `header` and the `resumed` records first.
+Status open_writer(const TuneOptions& options, const io::TraceHeader& header,
+                   const std::vector<io::TraceRecord>& resumed, TraceSetup& setup) {
+  if (!options.resume.empty() &&
+      (options.trace.empty() || same_file(options.trace, options.resume))) {
+    auto writer = io::TraceWriter::append(options.resume);
+    if (!writer) return writer.error();
+    setup.writer.emplace(std::move(*writer));
+    return ok_status();
+  }
+  if (options.trace.empty()) return ok_status();
+  auto writer = io::TraceWriter::create(options.trace, header);
+  if (!writer) return writer.error();
+  for (const auto& r : resumed)
+    if (auto st = writer->write(r); !st) return st.error();
+  setup.writer.emplace(std::move(*writer));
+  return ok_status();
+}
+
+}  // namespace
+
+Result<TraceSetup> setup_bucket_trace(const TuneOptions& options, const io::TraceHeader& header) {
+  TraceSetup setup;
+  if (!options.resume.empty()) {
+    auto trace = io::read_trace(options.resume);
+    if (!trace) return trace.error();
+    if (trace->header.buckets != header.buckets || trace->header.dispatch_by != header.dispatch_by)
+      return make_error(
+          "the trace's buckets are not the spec's (the spec changed); tune afresh "
+          "with --trace",
+          {options.resume});
+    setup.resumed = std::move(*trace);
+  }
+  const std::vector<io::TraceRecord> none;
+  if (auto st = open_writer(options, header, setup.resumed ? setup.resumed->records : none, setup);
+      !st)
+    return st.error();
+  return setup;
 }
 
 Result<TraceSetup> setup_trace(const TuneOptions& options, const io::TraceHeader& header,
@@ -27,20 +78,10 @@ Result<TraceSetup> setup_trace(const TuneOptions& options, const io::TraceHeader
     auto prior = io::trace_evaluations(*trace, space, options.resume);
     if (!prior) return prior.error();
     setup.prior = std::move(*prior);
-    if (options.trace.empty() || same_file(options.trace, options.resume)) {
-      auto writer = io::TraceWriter::append(options.resume);
-      if (!writer) return writer.error();
-      setup.writer.emplace(std::move(*writer));
-      return setup;
-    }
   }
-  if (!options.trace.empty()) {
-    auto writer = io::TraceWriter::create(options.trace, header);
-    if (!writer) return writer.error();
-    for (const auto& e : setup.prior)
-      if (auto st = writer->write(io::trace_record(e, space)); !st) return st.error();
-    setup.writer.emplace(std::move(*writer));
-  }
+  std::vector<io::TraceRecord> resumed;
+  for (const auto& e : setup.prior) resumed.push_back(io::trace_record(e, space));
+  if (auto st = open_writer(options, header, resumed, setup); !st) return st.error();
   return setup;
 }
 

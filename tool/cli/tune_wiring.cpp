@@ -21,13 +21,22 @@ namespace {
 
 class FileTrace final : public KernelTrace {
  public:
-  explicit FileTrace(TraceSetup setup) : setup_(std::move(setup)) {}
+  FileTrace(TraceSetup setup, std::string resume_path)
+      : setup_(std::move(setup)), resume_path_(std::move(resume_path)) {}
   std::vector<Evaluation> take_prior() override { return std::move(setup_.prior); }
   void record(const Evaluation& e, const SearchSpace& space) override { setup_.record(e, space); }
   [[nodiscard]] std::optional<Error> write_error() const override { return setup_.write_error; }
+  Result<std::vector<Evaluation>> take_bucket_prior(std::size_t bucket,
+                                                    const SearchSpace& space) override {
+    return setup_.bucket_prior(bucket, space, resume_path_);
+  }
+  void record_bucket(const Evaluation& e, const SearchSpace& space, std::size_t bucket) override {
+    setup_.record(e, space, bucket);
+  }
 
  private:
   TraceSetup setup_;
+  std::string resume_path_;
 };
 
 class FileStore final : public TuneStore {
@@ -85,6 +94,10 @@ class FileStore final : public TuneStore {
     header.strategy = options_.strategy;
     header.seed = options_.seed;
     header.problems = spec.problems;
+    if (spec.dispatch) {
+      header.dispatch_by = spec.dispatch->by;
+      header.buckets = spec.dispatch->buckets;
+    }
     // Several kernels: one trace per kernel, FILE.jsonl becoming FILE.<id>.jsonl, for
     // --trace and --resume alike (a resumed multi-kernel run reads the files it wrote).
     TuneOptions trace_options = options_;
@@ -99,9 +112,11 @@ class FileStore final : public TuneStore {
         trace_options.resume.clear();
       }
     }
-    auto trace = setup_trace(trace_options, header, space);
+    auto trace = spec.dispatch ? setup_bucket_trace(trace_options, header)
+                               : setup_trace(trace_options, header, space);
     if (!trace) return trace.error();
-    return std::unique_ptr<KernelTrace>(std::make_unique<FileTrace>(std::move(*trace)));
+    return std::unique_ptr<KernelTrace>(
+        std::make_unique<FileTrace>(std::move(*trace), trace_options.resume));
   }
 
  private:

@@ -29,6 +29,8 @@ KernelReport skeleton(const std::string& id, const LockedKernel* locked, const K
   return k;
 }
 
+// One locked winner: an entry, or one bucket of an entry with buckets (`spec` then the
+// bucket's problems only).
 void check_entry(const CheckInput& in, const std::string& id, const LockedKernel& locked,
                  const LockEntry& entry, const KernelSpec* spec, Measurer& measurer,
                  KernelReport& k) {
@@ -166,9 +168,38 @@ Report run_check(const CheckInput& in, Measurer& measurer) {
       const auto entry = arch->second.find(in.gpu.device);
       if (entry == arch->second.end()) continue;
       seen.insert(id);
-      KernelReport k = skeleton(id, &locked, spec, in.gpu);
-      check_entry(in, id, locked, entry->second, spec, measurer, k);
-      report.kernels.push_back(std::move(k));
+      if (!entry->second.has_buckets()) {
+        KernelReport k = skeleton(id, &locked, spec, in.gpu);
+        check_entry(in, id, locked, entry->second, spec, measurer, k);
+        report.kernels.push_back(std::move(k));
+        continue;
+      }
+      // A row per bucket: its winner measured on the spec's problems inside the bucket.
+      for (const LockBucket& b : entry->second.buckets) {
+        KernelReport k = skeleton(id, &locked, spec, in.gpu);
+        k.bucket = bucket_label(entry->second.by, b.range);
+        LockEntry one;
+        one.params = b.params;
+        one.time_us = b.time_us;
+        one.baseline_us = b.baseline_us;
+        std::optional<KernelSpec> bucket_spec;
+        if (spec != nullptr) {
+          bucket_spec = *spec;
+          bucket_spec->dispatch.reset();
+          bucket_spec->problems = problems_in(spec->problems, entry->second.by, b.range);
+          if (bucket_spec->problems.empty()) {
+            k.verdict = KernelVerdict::stale;
+            k.params = b.params;
+            k.evidence =
+                "no problem of the spec lies in this bucket any more (re-run kernelevo "
+                "tune)";
+            report.kernels.push_back(std::move(k));
+            continue;
+          }
+        }
+        check_entry(in, id, locked, one, bucket_spec ? &*bucket_spec : nullptr, measurer, k);
+        report.kernels.push_back(std::move(k));
+      }
     }
   }
   for (const auto* spec : in.specs) {
@@ -186,8 +217,8 @@ Report run_check(const CheckInput& in, Measurer& measurer) {
     k.evidence = why + "; run kernelevo tune on this GPU";
     report.kernels.push_back(std::move(k));
   }
-  std::sort(report.kernels.begin(), report.kernels.end(),
-            [](const KernelReport& a, const KernelReport& b) { return a.id < b.id; });
+  std::stable_sort(report.kernels.begin(), report.kernels.end(),
+                   [](const KernelReport& a, const KernelReport& b) { return a.id < b.id; });
   return report;
 }
 

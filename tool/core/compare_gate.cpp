@@ -1,5 +1,7 @@
 #include "core/compare_gate.h"
 
+#include <cstdio>
+#include <optional>
 #include <set>
 
 #include "core/gate_rounds.h"
@@ -16,6 +18,7 @@ struct SideKernel {
   std::string source;
   std::string why;  // which lockfile entry (or the source defaults)
   bool present = false;
+  const LockEntry* entry = nullptr;
 };
 
 SideKernel side_kernel(const CompareSide& side, const std::string& id, const GpuIdentity& gpu) {
@@ -36,6 +39,7 @@ SideKernel side_kernel(const CompareSide& side, const std::string& id, const Gpu
     if (choice.entry != nullptr) {
       k.params = choice.entry->params;
       k.why = choice.arch + " / " + choice.device;
+      k.entry = choice.entry;
     }
   }
   if (k.why.empty()) k.why = "source defaults";
@@ -149,8 +153,42 @@ Report run_compare(const CompareInput& in, Measurer& measurer) {
     k.device = in.gpu.device;
     k.source = head.present ? head.source : base.source;
     if (head.spec != nullptr) k.line = head.spec->where.line;
-    compare_kernel(in, id, base, head, measurer, k);
-    report.kernels.push_back(std::move(k));
+    // With buckets (the head's lockfile entry, else the head spec's dispatch): a row per
+    // bucket, each side building the params its lockfile gives a problem of the bucket.
+    std::string by;
+    std::vector<BucketRange> ranges;
+    if (head.entry != nullptr && head.entry->has_buckets()) {
+      by = head.entry->by;
+      for (const auto& b : head.entry->buckets) ranges.push_back(b.range);
+    } else if (head.spec != nullptr && head.spec->dispatch) {
+      by = head.spec->dispatch->by;
+      ranges = head.spec->dispatch->buckets;
+    }
+    if (ranges.empty()) {
+      compare_kernel(in, id, base, head, measurer, k);
+      report.kernels.push_back(std::move(k));
+      continue;
+    }
+    for (const BucketRange& range : ranges) {
+      KernelReport row = k;
+      row.bucket = bucket_label(by, range);
+      SideKernel b = base;
+      SideKernel h = head;
+      std::optional<KernelSpec> base_spec;
+      std::optional<KernelSpec> head_spec;
+      const auto restrict = [&](SideKernel& side, std::optional<KernelSpec>& storage) {
+        if (side.entry != nullptr) side.params = side.entry->params_for(range.lo);
+        if (side.spec == nullptr) return;
+        storage = *side.spec;
+        storage->dispatch.reset();
+        storage->problems = problems_in(side.spec->problems, by, range);
+        side.spec = &*storage;
+      };
+      restrict(b, base_spec);
+      restrict(h, head_spec);
+      compare_kernel(in, id, b, h, measurer, row);
+      report.kernels.push_back(std::move(row));
+    }
   }
   return report;
 }

@@ -26,7 +26,8 @@ TunedWith parse_tuned_with(const std::string& text) {
     pos = end + 1;
     if (part.rfind("strategy ", 0) == 0) t.strategy = trim(part.substr(9));
     const auto space = part.find(' ');
-    if (space != std::string::npos && part.substr(space + 1) == "evaluations") {
+    if (space != std::string::npos && (part.substr(space + 1) == "evaluations" ||
+                                       part.substr(space + 1) == "evaluations per bucket")) {
       char* stop = nullptr;
       const long n = std::strtol(part.c_str(), &stop, 10);
       if (stop == part.c_str() + space && n >= 0 && n < 1000000000)
@@ -90,22 +91,46 @@ Report report_from_lockfile(const Lockfile& lock, const LockReportFilter& filter
       if (filter.arch && *filter.arch != arch) continue;
       for (const auto& [device, entry] : devices) {
         if (filter.device && *filter.device != device) continue;
-        KernelReport k;
-        k.id = id;
-        k.source = kernel.source;
-        k.arch = arch;
-        k.device = device;
-        k.params = entry.params;
+        // A row per bucket of an entry with buckets, else one. A bucket's old entry is the
+        // base's bucket of the same range (an old entry without buckets was measured over
+        // other problems: the bucket is judged against the source defaults then).
         const LockEntry* old = find_entry(base, id, arch, device);
-        if (old != nullptr) k.base_params = old->params;
-        judge(k, entry, old);
-        if (old != nullptr && old->params != entry.params)
-          k.evidence += "; parameters changed from " + params_text(old->params);
-        const auto tuned = parse_tuned_with(entry.tuned_with);
-        k.strategy = tuned.strategy;
-        k.evaluations = tuned.evaluations;
-        if (!entry.tuned_with.empty()) k.evidence += "; tuned with " + entry.tuned_with;
-        r.kernels.push_back(std::move(k));
+        std::vector<LockBucket> slots = entry.buckets;
+        if (slots.empty()) slots.push_back({{}, entry.params, entry.time_us, entry.baseline_us});
+        for (const LockBucket& slot : slots) {
+          LockEntry one = entry;
+          one.buckets.clear();
+          one.params = slot.params;
+          one.time_us = slot.time_us;
+          one.baseline_us = slot.baseline_us;
+          std::optional<LockEntry> old_one;
+          if (old != nullptr && !entry.has_buckets() && !old->has_buckets()) old_one = *old;
+          if (old != nullptr && entry.has_buckets())
+            for (const LockBucket& b : old->buckets)
+              if (b.range == slot.range) {
+                old_one = *old;
+                old_one->buckets.clear();
+                old_one->params = b.params;
+                old_one->time_us = b.time_us;
+                old_one->baseline_us = b.baseline_us;
+              }
+          KernelReport k;
+          k.id = id;
+          if (entry.has_buckets()) k.bucket = bucket_label(entry.by, slot.range);
+          k.source = kernel.source;
+          k.arch = arch;
+          k.device = device;
+          k.params = one.params;
+          if (old_one) k.base_params = old_one->params;
+          judge(k, one, old_one ? &*old_one : nullptr);
+          if (old_one && old_one->params != one.params)
+            k.evidence += "; parameters changed from " + params_text(old_one->params);
+          const auto tuned = parse_tuned_with(entry.tuned_with);
+          k.strategy = tuned.strategy;
+          k.evaluations = tuned.evaluations;
+          if (!entry.tuned_with.empty()) k.evidence += "; tuned with " + entry.tuned_with;
+          r.kernels.push_back(std::move(k));
+        }
       }
     }
   }

@@ -14,6 +14,13 @@ std::optional<double> LockEntry::speedup() const {
   return *baseline_us / *time_us;
 }
 
+const ParamSet& LockEntry::params_for(std::int64_t value) const {
+  if (buckets.empty()) return params;
+  std::vector<BucketRange> ranges;
+  for (const auto& b : buckets) ranges.push_back(b.range);
+  return buckets[nearest_bucket(ranges, value)].params;
+}
+
 // --- architectures ----------------------------------------------------------------------
 
 std::string Arch::to_string() const {
@@ -164,6 +171,10 @@ Result<ParamCheck> check_params(const ParamSet& params, const KernelSpec& spec,
 
 int required_schema_version(const Lockfile& lock) {
   for (const auto& [id, kernel] : lock.kernels)
+    for (const auto& [arch, devices] : kernel.targets)
+      for (const auto& [device, entry] : devices)
+        if (entry.has_buckets()) return 3;
+  for (const auto& [id, kernel] : lock.kernels)
     if (kernel.variant && kernel.variant->has_hashes()) return 2;
   return 1;
 }
@@ -189,6 +200,32 @@ void set_entry(Lockfile& lock, const std::string& kernel_id, const std::string& 
                                     [](const auto& d) { return d.second.is_default; });
   }
   devices[device] = std::move(entry);
+}
+
+void set_bucket(Lockfile& lock, const std::string& kernel_id, const std::string& source,
+                const std::string& source_hash, const std::string& arch, const std::string& device,
+                const std::string& by, LockBucket bucket, const std::string& tuned_with) {
+  LockEntry entry;
+  if (auto k = lock.kernels.find(kernel_id);
+      k != lock.kernels.end() && k->second.source_hash == source_hash)
+    if (auto a = k->second.targets.find(arch); a != k->second.targets.end())
+      if (auto d = a->second.find(device); d != a->second.end() && d->second.by == by)
+        entry = d->second;
+  entry.params.clear();
+  entry.time_us.reset();
+  entry.baseline_us.reset();
+  entry.by = by;
+  entry.tuned_with = tuned_with;
+  const BucketRange& r = bucket.range;
+  std::erase_if(entry.buckets, [&](const LockBucket& b) {
+    const bool below = b.range.hi && *b.range.hi <= r.lo;
+    const bool above = r.hi && *r.hi <= b.range.lo;
+    return !below && !above;
+  });
+  entry.buckets.push_back(std::move(bucket));
+  std::sort(entry.buckets.begin(), entry.buckets.end(),
+            [](const LockBucket& a, const LockBucket& b) { return a.range.lo < b.range.lo; });
+  set_entry(lock, kernel_id, source, source_hash, arch, device, std::move(entry));
 }
 
 std::optional<Measured> measured(const Outcome& outcome) {
@@ -223,11 +260,69 @@ std::string describe_params(const ParamSet& params) {
 // "sha256:0123456789ab" (12 hex digits are plenty to tell two sources apart in a message).
 std::string short_hash(const std::string& hash) { return hash.substr(0, 7 + 12); }
 
-// True when `incoming` wins a conflict over `base` for the same slot.
-bool incoming_is_faster(const LockEntry& base, const LockEntry& incoming) {
+// True when `incoming` wins a conflict over `base` for the same slot (an entry or a bucket).
+template <class Slot>
+bool incoming_is_faster(const Slot& base, const Slot& incoming) {
   if (!incoming.time_us) return false;
   if (!base.time_us) return true;
   return *incoming.time_us < *base.time_us;
+}
+
+std::string bucket_time(const LockBucket& b) {
+  return b.time_us ? format_time_us(*b.time_us) : std::string("no time");
+}
+
+// One kernel / arch / device locked on both sides, one of them with buckets. Buckets of one
+// dimension merge per bucket: the same range with other params keeps the faster; a range
+// overlapping one of base's but not equal keeps base's; the others are added. Otherwise
+// (buckets against plain params, or another dimension) the incoming entry wins whole.
+void merge_bucket_entries(LockEntry& into, const LockEntry& incoming, const std::string& id,
+                          const std::string& arch, const std::string& device,
+                          std::vector<MergeConflict>& conflicts) {
+  if (into.by != incoming.by) {
+    if (into == incoming) return;
+    const auto layout = [](const LockEntry& e) {
+      return e.has_buckets() ? "buckets of " + e.by : std::string("one winner for every problem");
+    };
+    conflicts.push_back({id, arch, device,
+                         "kept incoming (" + layout(incoming) + ") over base (" + layout(into) +
+                             "): different layouts, the later file wins"});
+    const bool was_default = into.is_default;
+    into = incoming;
+    into.is_default = was_default;
+    return;
+  }
+  for (const LockBucket& b : incoming.buckets) {
+    const std::string where = device + " " + bucket_label(into.by, b.range);
+    auto same = std::find_if(into.buckets.begin(), into.buckets.end(),
+                             [&](const LockBucket& x) { return x.range == b.range; });
+    if (same != into.buckets.end()) {
+      if (same->params == b.params) continue;
+      const bool take = incoming_is_faster(*same, b);
+      const LockBucket& kept = take ? b : *same;
+      const LockBucket& dropped = take ? *same : b;
+      conflicts.push_back({id, arch, where,
+                           std::string("kept ") + (take ? "incoming " : "base ") +
+                               describe_params(kept.params) + " (" + bucket_time(kept) + ") over " +
+                               describe_params(dropped.params) + " (" + bucket_time(dropped) +
+                               "): faster wins"});
+      if (take) *same = b;
+      continue;
+    }
+    const bool overlaps = std::any_of(into.buckets.begin(), into.buckets.end(), [&](const auto& x) {
+      const bool below = x.range.hi && *x.range.hi <= b.range.lo;
+      const bool above = b.range.hi && *b.range.hi <= x.range.lo;
+      return !below && !above;
+    });
+    if (overlaps) {
+      conflicts.push_back({id, arch, where,
+                           "dropped incoming bucket: it overlaps base's buckets of another range"});
+      continue;
+    }
+    into.buckets.push_back(b);
+  }
+  std::sort(into.buckets.begin(), into.buckets.end(),
+            [](const LockBucket& a, const LockBucket& b) { return a.range.lo < b.range.lo; });
 }
 
 void merge_same_source(LockedKernel& into, const LockedKernel& incoming, const std::string& id,
@@ -241,6 +336,10 @@ void merge_same_source(LockedKernel& into, const LockedKernel& incoming, const s
       auto existing = target.find(device);
       if (existing == target.end()) {
         target.emplace(device, entry);
+        continue;
+      }
+      if (existing->second.has_buckets() || entry.has_buckets()) {
+        merge_bucket_entries(existing->second, entry, id, arch, device, conflicts);
         continue;
       }
       if (existing->second.params == entry.params) continue;

@@ -9,20 +9,39 @@
 #include <string>
 #include <vector>
 
+#include "core/buckets.h"
 #include "core/evaluation.h"
 #include "core/result.h"
 #include "core/spec.h"
 
 namespace kev {
 
-struct LockEntry {
+// One bucket's winner (a spec with `dispatch`): the problems whose dimension `by` lies in
+// `range` build `params`.
+struct LockBucket {
+  BucketRange range;
   ParamSet params;
+  std::optional<double> time_us;      // over the bucket's problems
+  std::optional<double> baseline_us;  // the source defaults', over the same problems
+  friend bool operator==(const LockBucket&, const LockBucket&) = default;
+};
+
+struct LockEntry {
+  ParamSet params;                    // empty when the entry has buckets
   std::optional<double> time_us;      // the winner's time (geometric mean over problems)
   std::optional<double> baseline_us;  // the source defaults' time, measured the same way
   std::string tuned_with;             // provenance: tool, CUDA, driver, strategy, evaluations
   bool is_default = false;            // the architecture's default device
+  // With buckets, one winner per bucket of problem dimension `by` (ordered, disjoint)
+  // instead of `params`.
+  std::string by;
+  std::vector<LockBucket> buckets;
 
   [[nodiscard]] std::optional<double> speedup() const;  // baseline / time
+  [[nodiscard]] bool has_buckets() const { return !buckets.empty(); }
+  // The parameters a problem with `by` = `value` builds: its bucket's, else the nearest
+  // bucket's; `params` for an entry without buckets.
+  [[nodiscard]] const ParamSet& params_for(std::int64_t value) const;
   friend bool operator==(const LockEntry&, const LockEntry&) = default;
 };
 
@@ -52,13 +71,14 @@ struct Lockfile {
   // The newest schema this kernelevo reads. A file is written with the oldest schema that
   // holds its contents (required_schema_version), so older readers keep reading files
   // without variants and refuse the others with "upgrade kernelevo".
-  static constexpr int kSchemaVersion = 2;
+  static constexpr int kSchemaVersion = 3;
   int schema_version = 1;
   std::map<std::string, LockedKernel> kernels;  // by kernel id
   friend bool operator==(const Lockfile&, const Lockfile&) = default;
 };
 
-// 2 when a kernel records a variant with hashes (an object), else 1.
+// 3 when an entry has buckets, else 2 when a kernel records a variant with hashes (an
+// object), else 1.
 [[nodiscard]] int required_schema_version(const Lockfile& lock);
 
 // --- architectures ----------------------------------------------------------------------
@@ -128,6 +148,14 @@ struct ParamCheck {
 void set_entry(Lockfile& lock, const std::string& kernel_id, const std::string& source,
                const std::string& source_hash, const std::string& arch, const std::string& device,
                LockEntry entry);
+
+// Sets one bucket's winner of a device's entry: the entry becomes one with buckets of `by`
+// (an entry without buckets, or with buckets of another dimension, loses them), buckets
+// overlapping `bucket.range` are replaced, and the buckets stay ordered. `tuned_with`
+// replaces the entry's. Default marks as set_entry.
+void set_bucket(Lockfile& lock, const std::string& kernel_id, const std::string& source,
+                const std::string& source_hash, const std::string& arch, const std::string& device,
+                const std::string& by, LockBucket bucket, const std::string& tuned_with);
 
 // A measured configuration: median and confidence interval in microseconds.
 struct Measured {

@@ -93,4 +93,8 @@ std::string utc_timestamp() {
   return buf;
 }
 
+std::string kernel_label(const KernelReport& k) {
+  return k.bucket.empty() ? k.id : k.id + " " + k.bucket;
+}
+
 }  // namespace kev

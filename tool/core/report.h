@@ -36,6 +36,7 @@ enum class KernelVerdict {
 
 struct KernelReport {
   std::string id;
+  std::string bucket;  // "cols [0, 2048)": one bucket of a kernel with buckets
   std::string source;  // path relative to the project root
   int line = 0;        // line of the @kernelevo mark (0 = unknown)
   std::string arch;    // "sm_90"
@@ -62,6 +63,10 @@ struct KernelReport {
   std::string strategy;                     // tune: which strategy found the winner
   std::optional<int> evaluations;           // tune: configurations measured
 };
+
+// The kernel as a report's row names it: its id, then its bucket when it has one
+// ("softmax_rows cols [0, 2048)").
+[[nodiscard]] std::string kernel_label(const KernelReport& k);
 
 struct Report {
   static constexpr int kVersion = 1;

@@ -75,4 +75,20 @@ const ParamSpec* KernelSpec::param(std::string_view name) const {
   return nullptr;
 }
 
+std::vector<Problem> problems_in(const std::vector<Problem>& problems, const std::string& dim,
+                                 const BucketRange& range) {
+  std::vector<Problem> out;
+  for (const Problem& p : problems)
+    if (auto d = p.dims.find(dim); d != p.dims.end() && range.contains(d->second)) out.push_back(p);
+  return out;
+}
+
+KernelSpec bucket_spec(const KernelSpec& spec, std::size_t bucket) {
+  KernelSpec s = spec;
+  s.dispatch.reset();
+  if (spec.dispatch && bucket < spec.dispatch->buckets.size())
+    s.problems = problems_in(spec.problems, spec.dispatch->by, spec.dispatch->buckets[bucket]);
+  return s;
+}
+
 }  // namespace kev

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "core/buckets.h"
 #include "core/expr.h"
 #include "core/result.h"
 #include "core/value.h"
@@ -63,6 +64,19 @@ struct Tolerance {
   double atol = 1e-6;
 };
 
+// `dispatch`: one winner per bucket of a problem dimension instead of one for all problems
+// (core/buckets.h). The build calls the bucket's winner from the problem's dimension.
+struct DispatchSpec {
+  std::string by;  // the problem dimension the buckets split
+  std::vector<BucketRange> buckets;
+  std::vector<SourceLocation> bucket_where;  // each bucket's place in the spec
+  bool per_problem = false;  // `buckets: per_problem`: one bucket per listed value of `by`
+  // Functions with external linkage in a macro-parameterised source besides the kernel and
+  // the reference: compiled once per distinct winner, each copy is renamed (NAME_kev<i>).
+  std::vector<std::string> entries;
+  SourceLocation where;
+};
+
 struct KernelSpec {
   std::string id;
   std::string kernel;    // entry point, possibly a template instance "f<BLOCK>"
@@ -84,8 +98,17 @@ struct KernelSpec {
   std::vector<std::string> defines;  // "NAME=VALUE" or "NAME"
   std::vector<std::string> flags;    // extra compiler flags
   bool has_format_guard = true;      // clang-format off/on around the block
+  std::optional<DispatchSpec> dispatch;
 
   [[nodiscard]] const ParamSpec* param(std::string_view name) const;
 };
+
+// The problems among `problems` whose dimension `dim` lies in `range`.
+[[nodiscard]] std::vector<Problem> problems_in(const std::vector<Problem>& problems,
+                                               const std::string& dim, const BucketRange& range);
+
+// `spec` restricted to bucket `bucket` of its dispatch: the bucket's problems, no dispatch.
+// What each bucket's search tunes.
+[[nodiscard]] KernelSpec bucket_spec(const KernelSpec& spec, std::size_t bucket);
 
 }  // namespace kev

@@ -108,6 +108,65 @@ std::string all_points(const SpecSpace& space) {
   return "all " + std::to_string(space.points()) + " points";
 }
 
+// The dimensions every one of `shapes` has.
+std::set<std::string> shared_dims(const std::vector<const Problem*>& shapes) {
+  std::set<std::string> common;
+  for (std::size_t i = 0; i < shapes.size(); ++i) {
+    std::set<std::string> dims;
+    for (const auto& [name, value] : shapes[i]->dims) dims.insert(name);
+    if (i == 0) {
+      common = std::move(dims);
+      continue;
+    }
+    std::set<std::string> both;
+    std::set_intersection(common.begin(), common.end(), dims.begin(), dims.end(),
+                          std::inserter(both, both.begin()));
+    common = std::move(both);
+  }
+  return common;
+}
+
+// `dispatch`: its dimension is one every problem has, each bucket holds at least one problem
+// (its winner is tuned on them), and each problem lies in a bucket (else no search would
+// measure it).
+void check_dispatch(const KernelSpec& spec, std::vector<Error>& errors) {
+  const DispatchSpec& d = *spec.dispatch;
+  std::vector<const Problem*> problems;
+  for (const auto& p : spec.problems) problems.push_back(&p);
+  const std::set<std::string> problem_dims = shared_dims(problems);
+  if (spec.problems.empty()) {
+    errors.push_back(make_error("'dispatch' needs problems to tune each bucket on", d.where));
+    return;
+  }
+  if (!problem_dims.count(d.by)) {
+    errors.push_back(
+        make_error("dispatch.by: '" + clipped(d.by) + "' is not a dimension of every problem" +
+                       (problem_dims.empty() ? std::string(" (the problems share no dimension)")
+                                             : " (" + list_names(problem_dims) + ")"),
+                   d.where));
+    return;
+  }
+  std::string values;
+  for (const Problem& p : spec.problems)
+    values += (values.empty() ? "" : ", ") + std::to_string(p.dims.at(d.by));
+  for (std::size_t b = 0; b < d.buckets.size(); ++b)
+    if (problems_in(spec.problems, d.by, d.buckets[b]).empty())
+      errors.push_back(make_error(
+          "dispatch.buckets: bucket " + std::to_string(b) + " " + d.buckets[b].to_string() +
+              " holds none of the problems (" + d.by + " = " + values +
+              "); its winner is tuned on its problems, so add a problem inside it or remove it",
+          b < d.bucket_where.size() ? d.bucket_where[b] : d.where));
+  for (const Problem& p : spec.problems) {
+    const std::int64_t v = p.dims.at(d.by);
+    if (std::none_of(d.buckets.begin(), d.buckets.end(),
+                     [&](const BucketRange& r) { return r.contains(v); }))
+      errors.push_back(make_error("problem " + p.to_string() + " lies in no bucket of dispatch (" +
+                                      d.by + " = " + std::to_string(v) +
+                                      "); no bucket's search would measure it",
+                                  p.where));
+  }
+}
+
 }  // namespace
 
 std::vector<Error> check_spec(const KernelSpec& spec, bool names_only, std::uint64_t count_steps) {
@@ -125,25 +184,12 @@ std::vector<Error> check_spec(const KernelSpec& spec, bool names_only, std::uint
   std::vector<const Problem*> shapes;
   for (const auto& p : spec.problems) shapes.push_back(&p);
   for (const auto& p : spec.validate) shapes.push_back(&p);
-  std::set<std::string> common_dims;
-  for (std::size_t i = 0; i < shapes.size(); ++i) {
-    std::set<std::string> dims;
-    for (const auto& [name, value] : shapes[i]->dims) {
-      if (params.count(name)) {
+  for (const Problem* shape : shapes)
+    for (const auto& [name, value] : shape->dims)
+      if (params.count(name))
         errors.push_back(make_error("problem dimension '" + name + "' has the name of a parameter",
-                                    shapes[i]->where));
-      }
-      dims.insert(name);
-    }
-    if (i == 0) {
-      common_dims = dims;
-    } else {
-      std::set<std::string> both;
-      std::set_intersection(common_dims.begin(), common_dims.end(), dims.begin(), dims.end(),
-                            std::inserter(both, both.begin()));
-      common_dims = std::move(both);
-    }
-  }
+                                    shape->where));
+  const std::set<std::string> common_dims = shared_dims(shapes);
 
   const auto check_names = [&](const Expr& e) {
     for (const auto& name : e.names()) {
@@ -183,6 +229,7 @@ std::vector<Error> check_spec(const KernelSpec& spec, bool names_only, std::uint
   if (spec.launch.shared_bytes) check_names(*spec.launch.shared_bytes);
   if (spec.metric_bytes) check_names(*spec.metric_bytes);
   if (spec.metric_flops) check_names(*spec.metric_flops);
+  if (spec.dispatch) check_dispatch(spec, errors);
   if (names_only || !errors.empty() || spec.params.empty()) return errors;
 
   // Empty spaces: first under the parameter-only constraints, then per problem. A space too
@@ -207,6 +254,22 @@ std::vector<Error> check_spec(const KernelSpec& spec, bool names_only, std::uint
       }
     }
     if (!errors.empty()) return errors;
+  }
+  if (spec.dispatch) {
+    // Each bucket is searched on its own problems.
+    for (std::size_t b = 0; b < spec.dispatch->buckets.size(); ++b) {
+      const KernelSpec one = bucket_spec(spec, b);
+      const SpecSpace bucket_space(one, one.problems, count_steps);
+      if (one.problems.size() > 1 && bucket_space.empty())
+        errors.push_back(make_error("no configuration is valid for every problem of bucket " +
+                                        bucket_label(spec.dispatch->by, spec.dispatch->buckets[b]) +
+                                        " at once; split the bucket",
+                                    spec.dispatch->bucket_where[b]));
+    }
+    if (!errors.empty()) return errors;
+    const SpecSpace any(spec, {}, count_steps);
+    if (auto e = unlaunchable(spec, any, count_steps)) errors.push_back(std::move(*e));
+    return errors;
   }
   const SpecSpace space(spec, spec.problems, count_steps);
   if (spec.problems.size() > 1 && space.empty()) {

@@ -72,6 +72,11 @@ class KernelTrace {
   virtual void record(const Evaluation& e, const SearchSpace& space) = 0;
   // The first failed write: it stops the run.
   [[nodiscard]] virtual std::optional<Error> write_error() const = 0;
+  // A kernel with buckets keeps one trace with one search per bucket: bucket `bucket`'s
+  // prior evaluations (points of its `space`), and its records, tagged with the bucket.
+  virtual Result<std::vector<Evaluation>> take_bucket_prior(std::size_t bucket,
+                                                            const SearchSpace& space) = 0;
+  virtual void record_bucket(const Evaluation& e, const SearchSpace& space, std::size_t bucket) = 0;
 };
 
 // What the build compiles in place of a spec's source file (a current evolved variant).
@@ -94,6 +99,8 @@ class TuneStore {
   virtual std::string source_hash(const std::string& source) = 0;
   virtual std::optional<CompiledVariant> compiled_variant(const KernelSpec& spec,
                                                           const Lockfile& lock) = 0;
+  // `spec` with `dispatch`: the trace of every bucket's search (`space` then holds the
+  // points of all buckets).
   virtual Result<std::unique_ptr<KernelTrace>> open_trace(const KernelSpec& spec,
                                                           const SearchSpace& space,
                                                           const std::string& device_name) = 0;

@@ -3,6 +3,7 @@
 #include <mutex>
 #include <thread>
 
+#include "core/buckets.h"
 #include "core/spec_space.h"
 #include "core/strategy.h"
 
@@ -31,80 +32,99 @@ struct Run {
   const TuneRunOptions& options;
 };
 
+// A bucket's search of a kernel with `dispatch`.
+struct BucketSearch {
+  std::size_t index = 0;
+  std::string by;
+  BucketRange range;
+};
+
 // The lockfile: a locked winner is re-measured now and replaced only by a challenger that
-// is faster with confidence.
+// is faster with confidence (per bucket for a kernel with buckets).
 Status decide_lock(const KernelSpec& spec, const std::string& lock_source, const DeviceInfo& dev,
                    KernelEvaluator& evaluator, const TuneResult& result, KernelRow& row,
-                   const Run& run) {
+                   const std::optional<BucketSearch>& bucket, const Run& run) {
   const ParamSet& winner = *row.winner;
   const std::string hash = run.store.source_hash(spec.source);
   auto current = run.store.read_lockfile();
   if (!current) return current.error();
-  const LockEntry* locked = nullptr;
+  const ParamSet* locked = nullptr;
   const std::string arch = lock_arch(&spec, dev.arch);
   if (auto k = current->kernels.find(spec.id);
       k != current->kernels.end() && k->second.source_hash == hash)
     if (auto a = k->second.targets.find(arch); a != k->second.targets.end())
-      if (auto d = a->second.find(dev.name); d != a->second.end()) locked = &d->second;
+      if (auto d = a->second.find(dev.name); d != a->second.end()) {
+        const LockEntry& entry = d->second;
+        if (!bucket && !entry.has_buckets()) locked = &entry.params;
+        if (bucket && entry.by == bucket->by)
+          for (const LockBucket& b : entry.buckets)
+            if (b.range == bucket->range) locked = &b.params;
+      }
   row.lock = LockAction::locked;
-  if (locked && locked->params == winner) {
+  if (locked && *locked == winner) {
     row.lock = LockAction::already_locked;
     return ok_status();
   }
   if (locked) {
-    const Outcome again = evaluator.evaluate_params(locked->params);
+    const Outcome again = evaluator.evaluate_params(*locked);
     const auto m_locked = measured(again);
     const auto m_new = measured(result.best->outcome);
     if (m_locked && m_new && !should_replace(*m_locked, *m_new)) {
       row.lock = LockAction::kept;
-      row.kept_params = locked->params;
+      row.kept_params = *locked;
       row.kept_us = m_locked->median_us;
       return ok_status();
     }
   }
-  LockEntry entry;
-  entry.params = winner;
-  entry.time_us = row.winner_us;
-  entry.baseline_us = row.baseline_us;
-  entry.tuned_with = std::string("kernelevo ") + KERNELEVO_VERSION + ", CUDA " + dev.cuda_version +
-                     (dev.driver_version.empty() ? "" : ", driver " + dev.driver_version) +
-                     ", strategy " + run.options.strategy + ", " +
-                     std::to_string(result.evaluations) + " evaluations" +
-                     (run.options.memcheck ? ", memcheck clean" : "");
+  const std::string tuned_with =
+      std::string("kernelevo ") + KERNELEVO_VERSION + ", CUDA " + dev.cuda_version +
+      (dev.driver_version.empty() ? "" : ", driver " + dev.driver_version) + ", strategy " +
+      run.options.strategy + ", " + std::to_string(result.evaluations) + " evaluations" +
+      (bucket ? " per bucket" : "") + (run.options.memcheck ? ", memcheck clean" : "");
   return run.store.update_lockfile([&](Lockfile& lock) -> Status {
+    if (bucket) {
+      set_bucket(lock, spec.id, lock_source, hash, arch, dev.name, bucket->by,
+                 {bucket->range, winner, row.winner_us, row.baseline_us}, tuned_with);
+      return ok_status();
+    }
+    LockEntry entry;
+    entry.params = winner;
+    entry.time_us = row.winner_us;
+    entry.baseline_us = row.baseline_us;
+    entry.tuned_with = tuned_with;
     set_entry(lock, spec.id, lock_source, hash, arch, dev.name, entry);
     return ok_status();
   });
 }
 
-// Tunes `spec` on `gpus` (the first measures the baseline; with several, each evaluates the
-// next proposal of one shared search).
-Result<KernelRow> tune_kernel(const KernelSpec& spec, const std::vector<const TuneDevice*>& gpus,
-                              const Run& run) {
+// What one kernel's searches share: its compiled source, its trace (opened once, for a
+// kernel with buckets) and where the lockfile names its source.
+struct KernelContext {
+  KernelEvaluatorOptions options;
+  std::string lock_source;
+  KernelTrace* trace = nullptr;  // the kernel's trace with buckets; null: opened per search
+};
+
+// One search of `spec` (a kernel, or one bucket of it: `bucket`) on `gpus`: the baseline,
+// the search, memcheck, the lock decision.
+Result<KernelRow> tune_search(const KernelSpec& spec, const std::optional<BucketSearch>& bucket,
+                              const std::vector<const TuneDevice*>& gpus,
+                              const KernelContext& context, const Run& run) {
   const TuneRunOptions& options = run.options;
   const TuneDevice& gpu = *gpus.front();
   const DeviceInfo& dev = gpu.info;
-  const auto lock_source = run.store.lock_source(spec.source);
-  if (!lock_source) return lock_source.error();
   KernelRow row;
   row.id = spec.id;
+  const std::string name =
+      bucket ? spec.id + " " + bucket_label(bucket->by, bucket->range) : spec.id;
+  if (bucket) row.bucket = bucket_label(bucket->by, bucket->range);
   for (const TuneDevice* g : gpus) row.gpus.push_back(g->index);
   SpecSpace space(spec, spec.problems);
   auto strategy = make_strategy(options.strategy, space, options.seed);
   if (!strategy) return strategy.error();
-  KernelEvaluatorOptions eo;
-  eo.arch = dev.arch;
-  eo.seed = options.seed;
-  // A current evolved variant is what the build compiles, so it is what is tuned.
-  if (auto lock = run.store.read_lockfile(); lock) {
-    if (auto variant = run.store.compiled_variant(spec, *lock)) {
-      eo.source_text = std::move(variant->text);
-      run.console.note(spec.id + ": tuning " + variant->label + " (what the build compiles)");
-    }
-  }
-  const auto evaluator = run.backend.evaluator(spec, space, gpu.index, eo);
+  const auto evaluator = run.backend.evaluator(spec, space, gpu.index, context.options);
   const SpaceCount configurations = space.count();
-  run.console.note(spec.id + ": " + to_string(configurations) +
+  run.console.note(name + ": " + to_string(configurations) +
                    " configurations; measuring the baseline" +
                    (options.gpus_named ? " on GPU " + std::to_string(gpu.index) : ""));
   auto baseline = evaluator->measure_baseline();
@@ -117,7 +137,7 @@ Result<KernelRow> tune_kernel(const KernelSpec& spec, const std::vector<const Tu
   if (!baseline->passed()) {
     row.failure = std::string("the baseline (source defaults) is ") +
                   to_string(baseline->disposition) + ": " + baseline->detail;
-    run.console.warn(spec.where.to_string() + ": " + spec.id + ": " + row.failure);
+    run.console.warn(spec.where.to_string() + ": " + name + ": " + row.failure);
     row.exit_code = static_cast<int>(ExitCode::failure);
     return row;
   }
@@ -130,28 +150,40 @@ Result<KernelRow> tune_kernel(const KernelSpec& spec, const std::vector<const Tu
     evaluators.push_back(siblings.back().get());
   }
   if (gpus.size() > 1)
-    run.console.note(spec.id + ": one search on GPUs " + gpu_list(row.gpus) +
+    run.console.note(name + ": one search on GPUs " + gpu_list(row.gpus) +
                      ", each evaluating the next configuration");
 
-  auto trace = run.store.open_trace(spec, space, dev.name);
-  if (!trace) return trace.error();
+  std::unique_ptr<KernelTrace> own_trace;
+  KernelTrace* trace = context.trace;
+  std::vector<Evaluation> prior;
+  if (bucket) {
+    auto p = trace->take_bucket_prior(bucket->index, space);
+    if (!p) return p.error();
+    prior = std::move(*p);
+  } else {
+    auto opened = run.store.open_trace(spec, space, dev.name);
+    if (!opened) return opened.error();
+    own_trace = std::move(*opened);
+    trace = own_trace.get();
+    prior = trace->take_prior();
+  }
 
   std::map<std::string, std::vector<ProblemRow>> problems_by_key;
   std::optional<std::uint64_t> expected = options.budget.evaluations;
   if (!expected && configurations.exact) expected = configurations.value;
-  const auto progress = run.console.progress("tune " + spec.id, expected);
+  const auto progress = run.console.progress("tune " + name, expected);
   TuneRequest request;
   request.space = &space;
   request.strategy = strategy->get();
   request.evaluator = evaluator.get();
   request.more_evaluators.assign(evaluators.begin() + 1, evaluators.end());
   request.budget = options.budget;
-  request.prior = (*trace)->take_prior();
+  request.prior = std::move(prior);
   request.lookahead = 16;
   auto note_throttle = [&](const RunReport& report) {
     if (report.warnings.empty()) return;
     if (row.throttled++ == 0)  // once per kernel on stderr; counted in the table
-      run.console.warn(spec.id + ": " + report.warnings +
+      run.console.warn(name + ": " + report.warnings +
                        "; the times measured while it lasts are slow");
     row.throttle = report.warnings;
   };
@@ -162,14 +194,17 @@ Result<KernelRow> tune_kernel(const KernelSpec& spec, const std::vector<const Tu
     if (e.outcome.passed()) problems_by_key[space.key(e.point)] = problem_rows(report);
     if (!e.outcome.passed() && e.outcome.disposition != Disposition::compile_failed)
       run.console.note(
-          spec.id + ": " + space.key(e.point) + ": " + to_string(e.outcome.disposition) + ": ",
+          name + ": " + space.key(e.point) + ": " + to_string(e.outcome.disposition) + ": ",
           e.outcome.detail.substr(0, 300));
-    (*trace)->record(e, space);
+    if (bucket)
+      trace->record_bucket(e, space, bucket->index);
+    else
+      trace->record(e, space);
     progress->evaluated(index, e, best);
   };
   const TuneResult result = run_tuner(std::move(request));
   progress->finish();
-  if (auto error = (*trace)->write_error()) return *error;
+  if (auto error = trace->write_error()) return *error;
   row.evaluations = result.evaluations;
   row.counts = result.counts;
   row.elapsed_s = result.elapsed_s;
@@ -185,7 +220,7 @@ Result<KernelRow> tune_kernel(const KernelSpec& spec, const std::vector<const Tu
     row.problems = it->second;
 
   if (options.memcheck) {
-    run.console.note(spec.id + ": running the winner under compute-sanitizer memcheck");
+    run.console.note(name + ": running the winner under compute-sanitizer memcheck");
     const auto check = run.backend.memcheck(*evaluator, winner, gpu.index, dev);
     row.memcheck = check.summary;
     if (!check.clean) {
@@ -196,9 +231,52 @@ Result<KernelRow> tune_kernel(const KernelSpec& spec, const std::vector<const Tu
       return row;
     }
   }
-  if (auto st = decide_lock(spec, *lock_source, dev, *evaluator, result, row, run); !st)
+  if (auto st = decide_lock(spec, context.lock_source, dev, *evaluator, result, row, bucket, run);
+      !st)
     return st.error();
   return row;
+}
+
+// Tunes `spec` on `gpus` (the first measures the baseline; with several, each evaluates the
+// next proposal of one shared search): one row, or with `dispatch` one search and one row
+// per bucket, in the bucket order, sharing the compiled source, the compile cache and one
+// trace.
+Result<std::vector<KernelRow>> tune_kernel(const KernelSpec& spec,
+                                           const std::vector<const TuneDevice*>& gpus,
+                                           const Run& run) {
+  const auto lock_source = run.store.lock_source(spec.source);
+  if (!lock_source) return lock_source.error();
+  KernelContext context;
+  context.lock_source = *lock_source;
+  context.options.arch = gpus.front()->info.arch;
+  context.options.seed = run.options.seed;
+  // A current evolved variant is what the build compiles, so it is what is tuned.
+  if (auto lock = run.store.read_lockfile(); lock) {
+    if (auto variant = run.store.compiled_variant(spec, *lock)) {
+      context.options.source_text = std::move(variant->text);
+      run.console.note(spec.id + ": tuning " + variant->label + " (what the build compiles)");
+    }
+  }
+  if (!spec.dispatch) {
+    auto row = tune_search(spec, std::nullopt, gpus, context, run);
+    if (!row) return row.error();
+    return std::vector<KernelRow>{std::move(*row)};
+  }
+  const DispatchSpec& d = *spec.dispatch;
+  const SpecSpace all(spec, spec.problems);
+  auto trace = run.store.open_trace(spec, all, gpus.front()->info.name);
+  if (!trace) return trace.error();
+  context.trace = trace->get();
+  run.console.note(spec.id + ": " + std::to_string(d.buckets.size()) + " buckets of " + d.by +
+                   ", one search each");
+  std::vector<KernelRow> rows;
+  for (std::size_t b = 0; b < d.buckets.size(); ++b) {
+    const KernelSpec one = bucket_spec(spec, b);
+    auto row = tune_search(one, BucketSearch{b, d.by, d.buckets[b]}, gpus, context, run);
+    if (!row) return row.error();
+    rows.push_back(std::move(*row));
+  }
+  return rows;
 }
 
 }  // namespace
@@ -239,7 +317,7 @@ Result<std::vector<KernelRow>> tune_kernels(const std::vector<const KernelSpec*>
                                             TuneBackend& backend, TuneStore& store,
                                             TuneConsole& console, const TuneRunOptions& options) {
   const Run run{backend, store, console, options};
-  std::vector<std::optional<KernelRow>> rows(kernels.size());
+  std::vector<std::optional<std::vector<KernelRow>>> rows(kernels.size());
   std::optional<Error> stop;
   std::mutex mutex;
   std::size_t next = 0;
@@ -281,8 +359,9 @@ Result<std::vector<KernelRow>> tune_kernels(const std::vector<const KernelSpec*>
   }
   if (stop) return *stop;
   std::vector<KernelRow> done;
-  for (auto& row : rows)
-    if (row) done.push_back(std::move(*row));
+  for (auto& kernel_rows : rows)
+    if (kernel_rows)
+      for (auto& row : *kernel_rows) done.push_back(std::move(row));
   return done;
 }
 

@@ -39,6 +39,7 @@ enum class LockAction {
 
 struct KernelRow {
   std::string id;
+  std::string bucket;  // "cols [0, 2048)": one bucket's search of a kernel with buckets
   std::optional<double> baseline_us;
   std::optional<double> winner_us;
   std::optional<ParamSet> winner;
@@ -71,7 +72,8 @@ struct TuneRunOptions {
                                                            const std::vector<int>& wanted,
                                                            TuneConsole& console);
 
-// Tunes `kernels` on `devices`. Rows keep the kernels' order. An error stops the whole run
+// Tunes `kernels` on `devices`. Rows keep the kernels' order; a kernel with `dispatch` has a
+// row per bucket (one search each, in the bucket order). An error stops the whole run
 // (a trace or the lockfile cannot be written); a kernel that cannot be tuned is a row with
 // a failure and an exit code.
 [[nodiscard]] Result<std::vector<KernelRow>> tune_kernels(

@@ -11,6 +11,7 @@
 
 #include "core/source_defaults.h"
 #include "io/atomic_file.h"
+#include "io/dispatch_gen.h"
 #include "io/file_read.h"
 
 namespace kev {
@@ -45,14 +46,6 @@ std::string join(const std::vector<std::string>& parts, std::string_view sep) {
   std::string s;
   for (const auto& p : parts) s += (s.empty() ? "" : std::string(sep)) + p;
   return s;
-}
-
-// The spec's own value equal to `v`: the text written into the header always comes from
-// the spec, never from the lockfile.
-const Value* spec_value(const ParamSpec& p, const Value& v) {
-  for (const Value& listed : p.values)
-    if (same_value(listed, v)) return &listed;
-  return nullptr;
 }
 
 // "sm_90a" -> 900 (the __CUDA_ARCH__ of code built for it)
@@ -132,20 +125,33 @@ Result<Lockfile> checked_lockfile(const std::vector<KernelSpec>& specs, const Lo
         const std::string context = options.lockfile_name + ": kernel " + spec.id + ", " +
                                     comment_safe(arch) + ", device '" + comment_safe(device) + "'";
         LockEntry kept = entry;
-        if (!stale) {
-          auto check = check_params(entry.params, spec, context);
-          if (!check) return check.error();
-        } else {
-          kept.params.clear();
-          for (const auto& [name, value] : entry.params) {
-            auto check = check_params(ParamSet{{name, value}}, spec, context);
+        // A fresh entry must be entirely valid; a stale one keeps the values its spec allows.
+        const auto keep_checked = [&](const ParamSet& given, ParamSet& into,
+                                      const std::string& where) -> Status {
+          if (!stale) {
+            auto check = check_params(given, spec, where);
+            if (!check) return check.error();
+            return ok_status();
+          }
+          into.clear();
+          for (const auto& [name, value] : given) {
+            auto check = check_params(ParamSet{{name, value}}, spec, where);
             if (check)
-              kept.params.emplace(name, value);
+              into.emplace(name, value);
             else
               warnings.push_back(check.error().message +
                                  " (stale entry: the source default applies)");
           }
-        }
+          return ok_status();
+        };
+        if (auto st = keep_checked(entry.params, kept.params, context); !st) return st.error();
+        for (std::size_t b = 0; b < entry.buckets.size(); ++b)
+          if (auto st =
+                  keep_checked(entry.buckets[b].params, kept.buckets[b].params,
+                               context + ", bucket " +
+                                   bucket_label(comment_safe(entry.by), entry.buckets[b].range));
+              !st)
+            return st.error();
         out.targets[arch][device] = std::move(kept);
       }
     }
@@ -188,7 +194,7 @@ Result<Plan> make_plan(const std::vector<KernelSpec>& specs, const Lockfile& loc
         Pick pick;
         if (choice.entry) {
           const auto v = choice.entry->params.find(p.name);
-          if (v != choice.entry->params.end()) pick.value = spec_value(p, v->second);
+          if (v != choice.entry->params.end()) pick.value = listed_value(p, v->second);
           pick.why = spec.id + " / " + choice.arch + " / \"" + comment_safe(choice.device) +
                      "\" (" + to_string(choice.match) +
                      (choice.lower_arch ? ", nearest locked below " + point.to_string() : "") + ")";
@@ -257,20 +263,7 @@ bool same_pick(const Pick* a, const Pick* b) {
   return *a->value == *b->value;
 }
 
-std::string value_type(const Param& p) {
-  bool any_double = false;
-  bool fits_int = true;
-  for (const Value& v : p.spec->param(p.name)->values) {
-    if (v.is_double()) any_double = true;
-    if (v.is_int()) {
-      const auto i = *v.as_int();
-      fits_int =
-          fits_int && i >= std::numeric_limits<int>::min() && i <= std::numeric_limits<int>::max();
-    }
-  }
-  if (any_double) return "double";
-  return fits_int ? "int" : "long long";
-}
+std::string value_type(const Param& p) { return host_value_type(*p.spec->param(p.name)); }
 
 bool all_numeric(const Param& p) {
   const auto& values = p.spec->param(p.name)->values;
@@ -344,6 +337,13 @@ Result<GeneratedHeader> generate_params_header(const std::vector<KernelSpec>& sp
   std::vector<HostDecision> host;
   bool need_runtime = false;
   bool need_arch_list = false;
+  std::vector<std::string> served = built;  // the architectures the dispatchers serve
+  if (served.empty())
+    for (const Arch& a : plan.points) served.push_back(a.to_string());
+  auto dispatch = plan_dispatch(specs, checked, served, options.device, options.source_name);
+  if (!dispatch) return dispatch.error();
+  for (const KernelDispatch& d : *dispatch)
+    if (d.archs.size() > 1) need_runtime = need_arch_list = true;  // ask the loaded image
   for (const Param& p : plan.params) {
     HostDecision d{&p, numbered_picks(p, plan, built), true, nullptr, {}, value_type(p)};
     d.fallback = source_default_text(options.source_text, p.name);
@@ -537,7 +537,13 @@ Result<GeneratedHeader> generate_params_header(const std::vector<KernelSpec>& sp
     }
   }
   os << "#endif\n";
+  if (!dispatch->empty()) {
+    auto text = dispatch_header_text(*dispatch, options.source_text, need_runtime);
+    if (!text) return text.error();
+    os << "\n" << *text;
+  }
   out.text = os.str();
+  out.dispatch = std::move(*dispatch);
   for (const Param& p : plan.params)
     for (const auto& [arch, pick] : p.by_arch)
       if (pick.value) {

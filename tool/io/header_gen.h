@@ -12,6 +12,7 @@
 #include "core/lockfile.h"
 #include "core/result.h"
 #include "core/spec.h"
+#include "io/dispatch_gen.h"
 
 namespace kev {
 
@@ -38,6 +39,7 @@ struct GeneratedHeader {
     std::string values;  // "sm_80: 128, sm_90: 512"
   };
   std::vector<Disagreement> host_disagreements;
+  std::vector<KernelDispatch> dispatch;  // the kernels with `dispatch` (their specs: `specs`)
 };
 
 // `specs` are the kernels marked in the source; `lock` is null when there is no lockfile.

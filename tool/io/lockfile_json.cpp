@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <limits>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <vector>
 
 #include "io/atomic_file.h"
@@ -40,6 +41,11 @@ struct Where {
   }
   // A field of an entry or kernel: "k sm_90 NVIDIA H200: time_us".
   [[nodiscard]] Where field(const std::string& key) const { return at(key, label + ": " + key); }
+  // Element `index` of this array, with the label it is known by.
+  [[nodiscard]] Where element(std::size_t index, std::string element_label) const {
+    return at(std::string(1, kElement) + std::to_string(index), std::move(element_label));
+  }
+  static constexpr char kElement = '\x01';  // a key path step naming an array element
 };
 
 // Thrown inside this file only; parse_lockfile turns it into an Error.
@@ -168,18 +174,82 @@ Value read_param_value(const Json& j, const Where& where) {
   fail(where, std::string("expected an integer, a number or an identifier, found ") + type_name(j));
 }
 
-LockEntry read_entry(const Json& j, const Where& where) {
-  require_object(j, where);
-  allow_keys(j, {"baseline_us", "default", "params", "time_us", "tuned_with"}, where);
-  LockEntry e;
+ParamSet read_params(const Json& j, const Where& where) {
   const Where params_where = where.field("params");
   const Json& params = require_object(require_key(j, "params", where), params_where);
+  ParamSet out;
   for (const auto& [name, value] : params.items()) {
     if (name.size() > kMaxIdentifier || !is_identifier(name))
       fail(params_where.at(name, params_where.label),
            "parameter name " + excerpt(name) + " is not an identifier");
-    e.params.emplace(
-        name, read_param_value(value, params_where.at(name, params_where.label + "." + name)));
+    out.emplace(name,
+                read_param_value(value, params_where.at(name, params_where.label + "." + name)));
+  }
+  return out;
+}
+
+std::int64_t read_bound(const Json& j, const Where& where) {
+  if (j.is_number_unsigned() &&
+      j.get<std::uint64_t>() > static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max()))
+    fail(where, "integer out of range");
+  if (!j.is_number_integer())
+    fail(where, std::string("expected an integer, found ") + type_name(j));
+  return j.get<std::int64_t>();
+}
+
+// {"baseline_us": ..., "params": {...}, "range": [lo, hi or null], "time_us": ...}
+LockBucket read_bucket(const Json& j, const Where& where) {
+  require_object(j, where);
+  allow_keys(j, {"baseline_us", "params", "range", "time_us"}, where);
+  LockBucket b;
+  const Where range_where = where.field("range");
+  const Json& range = require_key(j, "range", where);
+  if (!range.is_array() || range.size() != 2)
+    fail(range_where, "expected [low, high] (high an integer, or null for no upper bound)");
+  b.range.lo = read_bound(range[0], range_where);
+  if (!range[1].is_null()) b.range.hi = read_bound(range[1], range_where);
+  b.params = read_params(j, where);
+  if (j.contains("time_us")) b.time_us = require_time(j["time_us"], where.field("time_us"));
+  if (j.contains("baseline_us"))
+    b.baseline_us = require_time(j["baseline_us"], where.field("baseline_us"));
+  return b;
+}
+
+// "buckets" and "by" of an entry (schema_version 3).
+void read_buckets(const Json& j, const Where& where, int version, LockEntry& e) {
+  const Where buckets_where = where.field("buckets");
+  if (version < 3)
+    fail(buckets_where,
+         "buckets need schema_version 3 (the file says " + std::to_string(version) + ")");
+  if (j.contains("params")) fail(where.field("params"), "an entry has params or buckets, not both");
+  e.by = require_string(require_key(j, "by", where), where.field("by"));
+  if (e.by.size() > kMaxIdentifier || !is_identifier(e.by))
+    fail(where.field("by"), "dimension " + excerpt(e.by) + " is not an identifier");
+  const Json& buckets = j["buckets"];
+  if (!buckets.is_array() || buckets.empty())
+    fail(buckets_where, "expected a non-empty array of buckets");
+  if (buckets.size() > kMaxBuckets)
+    fail(buckets_where,
+         std::to_string(buckets.size()) + " buckets; at most " + std::to_string(kMaxBuckets));
+  std::vector<BucketRange> ranges;
+  for (std::size_t i = 0; i < buckets.size(); ++i) {
+    const Where at = buckets_where.element(i, where.label + " bucket " + std::to_string(i));
+    e.buckets.push_back(read_bucket(buckets[i], at));
+    ranges.push_back(e.buckets.back().range);
+    if (auto why = bucket_ranges_error(ranges)) fail(at, e.by + " " + *why);
+  }
+}
+
+LockEntry read_entry(const Json& j, const Where& where, int version) {
+  require_object(j, where);
+  allow_keys(j, {"baseline_us", "buckets", "by", "default", "params", "time_us", "tuned_with"},
+             where);
+  LockEntry e;
+  if (j.contains("buckets")) {
+    read_buckets(j, where, version, e);
+  } else {
+    if (j.contains("by")) fail(where.field("by"), "\"by\" without \"buckets\"");
+    e.params = read_params(j, where);
   }
   if (j.contains("time_us")) e.time_us = require_time(j["time_us"], where.field("time_us"));
   if (j.contains("baseline_us"))
@@ -222,7 +292,7 @@ LockedVariant read_variant(const Json& j, const Where& where) {
   return v;
 }
 
-LockedKernel read_kernel(const Json& j, const Where& where) {
+LockedKernel read_kernel(const Json& j, const Where& where, int version) {
   require_object(j, where);
   allow_keys(j, {"source", "source_hash", "targets", "variant"}, where);
   LockedKernel k;
@@ -248,7 +318,8 @@ LockedKernel read_kernel(const Json& j, const Where& where) {
       if (!is_device_name(device))
         fail(arch_where.at(device, arch_where.label),
              "device name " + excerpt(device) + " refused (letters, digits, spaces, _.-()+, only)");
-      LockEntry e = read_entry(entry, arch_where.at(device, arch_where.label + " " + device));
+      LockEntry e =
+          read_entry(entry, arch_where.at(device, arch_where.label + " " + device), version);
       defaults += e.is_default ? 1 : 0;
       out.emplace(device, std::move(e));
     }
@@ -278,9 +349,43 @@ Lockfile read_root(const Json& root) {
   for (const auto& [id, kernel] : kernels.items()) {
     if (!is_kernel_id(id))
       fail(kernels_where.at(id, "kernels"), "kernel id " + excerpt(id) + " refused");
-    lock.kernels.emplace(id, read_kernel(kernel, kernels_where.at(id, id)));
+    lock.kernels.emplace(id, read_kernel(kernel, kernels_where.at(id, id), lock.schema_version));
   }
   return lock;
+}
+
+// Where element `index` of the first array at or after `from` starts (the text is valid
+// JSON: it parsed).
+std::optional<std::size_t> element_offset(std::string_view text, std::size_t from,
+                                          std::size_t index) {
+  const std::size_t open = text.find('[', from);
+  if (open == std::string_view::npos) return std::nullopt;
+  int depth = 0;
+  std::size_t element = 0;
+  bool in_string = false;
+  for (std::size_t i = open; i < text.size(); ++i) {
+    const char c = text[i];
+    if (in_string) {
+      if (c == '\\')
+        ++i;
+      else if (c == '"')
+        in_string = false;
+      continue;
+    }
+    if (depth == 1 && element == index && !std::isspace(static_cast<unsigned char>(c)) &&
+        c != ',' && c != '[')
+      return i;
+    if (c == '"')
+      in_string = true;
+    else if (c == '[' || c == '{')
+      ++depth;
+    else if (c == ']' || c == '}') {
+      if (--depth == 0) return std::nullopt;
+    } else if (c == ',' && depth == 1) {
+      ++element;
+    }
+  }
+  return std::nullopt;
 }
 
 // Finds a member by its key path, each key searched from where its parent was found: the
@@ -292,6 +397,12 @@ SourceLocation locate_keys(std::string_view text, const std::vector<std::string>
   if (pos == std::string_view::npos) pos = 0;
   std::size_t found = pos;
   for (const auto& key : keys) {
+    if (!key.empty() && key.front() == Where::kElement) {
+      const auto at = element_offset(text, pos, std::stoul(key.substr(1)));
+      if (!at) return io::location_of_offset(text, found, {file});
+      found = pos = *at;
+      continue;
+    }
     const std::string needle = Json(key).dump();
     for (;;) {
       pos = text.find(needle, pos);
@@ -326,17 +437,42 @@ std::string format_value(const Value& v) {
 
 int time_decimals(double us) { return us >= 10.0 ? 1 : us >= 1.0 ? 2 : 3; }
 
+std::string params_field(const ParamSet& params) {
+  std::string text = "\"params\": {";
+  bool first = true;
+  for (const auto& [name, value] : params) {
+    text += (first ? "" : ", ") + quote(name) + ": " + format_value(value);
+    first = false;
+  }
+  return text + "}";
+}
+
+// One line: {"baseline_us": ..., "params": {...}, "range": [lo, hi], "time_us": ...}
+std::string bucket_text(const LockBucket& b) {
+  std::vector<std::string> fields;
+  if (b.baseline_us) fields.push_back("\"baseline_us\": " + format_lockfile_us(*b.baseline_us));
+  fields.push_back(params_field(b.params));
+  fields.push_back("\"range\": [" + std::to_string(b.range.lo) + ", " +
+                   (b.range.hi ? std::to_string(*b.range.hi) : std::string("null")) + "]");
+  if (b.time_us) fields.push_back("\"time_us\": " + format_lockfile_us(*b.time_us));
+  std::string text = "{";
+  for (std::size_t i = 0; i < fields.size(); ++i) text += (i ? ", " : "") + fields[i];
+  return text + "}";
+}
+
 void write_entry(std::string& out, const LockEntry& e, const std::string& indent) {
   std::vector<std::string> fields;
   if (e.baseline_us) fields.push_back("\"baseline_us\": " + format_lockfile_us(*e.baseline_us));
-  if (e.is_default) fields.push_back("\"default\": true");
-  std::string params = "\"params\": {";
-  bool first = true;
-  for (const auto& [name, value] : e.params) {
-    params += (first ? "" : ", ") + quote(name) + ": " + format_value(value);
-    first = false;
+  if (e.has_buckets()) {
+    std::string buckets = "\"buckets\": [\n";
+    for (std::size_t i = 0; i < e.buckets.size(); ++i)
+      buckets +=
+          indent + "  " + bucket_text(e.buckets[i]) + (i + 1 < e.buckets.size() ? ",\n" : "\n");
+    fields.push_back(buckets + indent + "]");
+    fields.push_back("\"by\": " + quote(e.by));
   }
-  fields.push_back(params + "}");
+  if (e.is_default) fields.push_back("\"default\": true");
+  if (!e.has_buckets()) fields.push_back(params_field(e.params));
   if (e.time_us) fields.push_back("\"time_us\": " + format_lockfile_us(*e.time_us));
   if (!e.tuned_with.empty()) fields.push_back("\"tuned_with\": " + quote(e.tuned_with));
   for (std::size_t i = 0; i < fields.size(); ++i)

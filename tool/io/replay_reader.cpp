@@ -37,4 +37,28 @@ Result<Recording> read_recording(const std::string& path) {
   return parse_recording(*text, path);
 }
 
+Result<Recordings> read_recordings(const std::string& path) {
+  auto text = read_maybe_gzip(path);
+  if (!text) return text.error();
+  Recordings out;
+  if (looks_like_trace(*text)) {
+    auto trace = parse_trace(*text, path);
+    if (!trace) return trace.error();
+    if (!trace->header.buckets.empty()) {
+      out.by = trace->header.dispatch_by;
+      out.buckets = trace->header.buckets;
+      for (std::size_t b = 0; b < out.buckets.size(); ++b) {
+        auto rec = recording_from_trace(bucket_trace(*trace, b), path);
+        if (!rec) return rec.error();
+        out.parts.push_back({b, bucket_label(out.by, out.buckets[b]), std::move(*rec)});
+      }
+      return out;
+    }
+  }
+  auto rec = parse_recording(*text, path);
+  if (!rec) return rec.error();
+  out.parts.push_back({std::nullopt, "", std::move(*rec)});
+  return out;
+}
+
 }  // namespace kev::io

@@ -19,7 +19,7 @@ std::string annotation(const char* severity, const KernelReport* k, const std::s
 }
 
 std::string title_of(const KernelReport& k) {
-  return std::string("kernelevo: ") + k.id + " " + to_string(k.verdict);
+  return std::string("kernelevo: ") + kernel_label(k) + " " + to_string(k.verdict);
 }
 
 void emit(std::string& out, const char* severity, const std::vector<const KernelReport*>& ks,

@@ -23,7 +23,7 @@ std::string report_gbench(const Report& r, const std::string& host_name) {
     if (!k.time_us || !std::isfinite(*k.time_us)) continue;
     const double us = std::round(*k.time_us * 1000.0) / 1000.0;
     json b;
-    b["name"] = k.id + "/" + k.arch + "/" + k.device;
+    b["name"] = kernel_label(k) + "/" + k.arch + "/" + k.device;
     b["family_index"] = benchmarks.size();
     b["per_family_instance_index"] = 0;
     b["run_name"] = b["name"];

@@ -28,6 +28,7 @@ json params_json(const ParamSet& params) {
 json kernel_json(const KernelReport& k) {
   json j;
   j["id"] = k.id;
+  if (!k.bucket.empty()) j["bucket"] = k.bucket;
   j["source"] = k.source;
   if (k.line > 0) j["line"] = k.line;
   j["arch"] = k.arch;
@@ -65,6 +66,8 @@ Result<KernelReport> kernel_from_json(const json& j, const std::string& path, st
   if (!j.contains("id") || !j.at("id").is_string())
     return make_error(where + " lacks its id", at(path));
   k.id = j.at("id").get<std::string>();
+  if (j.contains("bucket") && j.at("bucket").is_string())
+    k.bucket = j.at("bucket").get<std::string>();
   const auto verdict = parse_kernel_verdict(j.value("verdict", std::string{}));
   if (!verdict) return make_error(where + " (" + k.id + ") has an unknown verdict", at(path));
   k.verdict = *verdict;

@@ -41,7 +41,7 @@ std::string settings(const Report& r) {
 
 // The first cells of every row: which kernel, on which architecture and device.
 std::string row_start(const KernelReport& k) {
-  return "| " + code_cell(k.id) + " | " + markdown_text(k.arch) + " | " + markdown_text(k.device) +
+  return "| " + code_cell(kernel_label(k)) + " | " + markdown_text(k.arch) + " | " + markdown_text(k.device) +
          " | " + verdict_cell(k.verdict) + " | ";
 }
 
@@ -106,7 +106,7 @@ std::string report_markdown(const Report& r) {
         << " the gate.**\n\n";
   out << "### Evidence\n\n";
   for (const auto& k : r.kernels) {
-    out << "- " << markdown_code(k.id);
+    out << "- " << markdown_code(kernel_label(k));
     if (!k.arch.empty() || !k.device.empty())
       out << " on "
           << markdown_text(k.arch + (k.arch.empty() || k.device.empty() ? "" : " ") + k.device);

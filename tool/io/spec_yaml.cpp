@@ -8,6 +8,8 @@
 #include <charconv>
 #include <cstdlib>
 #include <filesystem>
+#include <limits>
+#include <map>
 #include <optional>
 #include <unordered_set>
 
@@ -16,10 +18,11 @@
 namespace kev {
 namespace {
 
-constexpr std::array<std::string_view, 16> kSpecKeys{
+constexpr std::array<std::string_view, 17> kSpecKeys{
     "id",       "kernel",       "params",  "let",       "constraints", "problems",
     "validate", "args",         "launch",  "reference", "tolerance",   "metrics",
-    "arch",     "include_dirs", "defines", "flags"};
+    "arch",     "include_dirs", "defines", "flags",     "dispatch"};
+constexpr std::array<std::string_view, 3> kDispatchKeys{"by", "buckets", "entries"};
 constexpr std::array<std::string_view, 9> kArgKeys{
     "name", "type", "count", "init", "init_value", "output", "inout", "scratch", "value"};
 constexpr std::array<std::string_view, 3> kLaunchKeys{"grid", "block", "shared_bytes"};
@@ -584,6 +587,119 @@ void parse_launch(const YAML::Node& n, const Ctx& ctx, KernelSpec& spec, bool& h
                });
 }
 
+// `dispatch: {by: [cols], buckets: [[0, 2048], [2048, null]], entries: [launch]}`, or
+// `buckets: per_problem` (made into buckets once the problems are known: finish_dispatch).
+std::optional<DispatchSpec> parse_dispatch(const YAML::Node& n, const Ctx& ctx) {
+  if (!n.IsMap()) {
+    ctx.error(ctx.at(n),
+              "'dispatch' must be a map such as {by: [cols], buckets: [[0, 2048], [2048, null]]}");
+    return std::nullopt;
+  }
+  DispatchSpec d;
+  d.where = ctx.at(n);
+  bool has_by = false;
+  bool has_buckets = false;
+  const std::size_t before = ctx.errors->size();
+  for_each_key(
+      n, ctx, kDispatchKeys, "dispatch",
+      [&](const YAML::Node&, const YAML::Node& v, const std::string& key) {
+        if (key == "by") {
+          has_by = true;
+          const std::vector<std::string> dims = strings_of(v, ctx, "dispatch.by");
+          if (dims.size() != 1) {
+            ctx.error(ctx.at(v), "'dispatch.by' must name one problem dimension (got " +
+                                     std::to_string(dims.size()) +
+                                     "); buckets split a single dimension");
+            return;
+          }
+          if (!is_identifier(dims.front())) {
+            ctx.error(ctx.text_at(v.IsSequence() ? v[0] : v),
+                      "'dispatch.by' must be a dimension name, got '" + dims.front() + "'");
+            return;
+          }
+          d.by = dims.front();
+        } else if (key == "buckets") {
+          has_buckets = true;
+          if (v.IsScalar() && v.Scalar() == "per_problem") {
+            d.per_problem = true;
+            return;
+          }
+          if (!v.IsSequence() || v.size() == 0) {
+            ctx.error(ctx.at(v),
+                      "'dispatch.buckets' must be per_problem or a list of [low, high] "
+                      "ranges, such as [[0, 2048], [2048, null]]");
+            return;
+          }
+          for (const auto& b : v) {
+            const auto bound = [&](const YAML::Node& x,
+                                   bool upper) -> std::optional<std::optional<std::int64_t>> {
+              if (upper && x.IsNull()) return std::optional<std::int64_t>{};
+              if (x.IsScalar())
+                if (auto i = parse_int(x.Scalar())) return std::optional<std::int64_t>{*i};
+              ctx.error(ctx.at(x), std::string("a bucket's ") + (upper ? "upper" : "lower") +
+                                       " bound must be an integer" +
+                                       (upper ? " or null (no upper bound)" : "") +
+                                       (x.IsScalar() ? ", got '" + x.Scalar() + "'" : ""));
+              return std::nullopt;
+            };
+            if (!b.IsSequence() || b.size() != 2) {
+              ctx.error(ctx.at(b),
+                        "each bucket must be a [low, high] pair (high exclusive, null: "
+                        "no upper bound)");
+              continue;
+            }
+            const auto lo = bound(b[0], false);
+            const auto hi = bound(b[1], true);
+            if (!lo || !hi) continue;
+            d.buckets.push_back({**lo, *hi});
+            d.bucket_where.push_back(ctx.at(b));
+          }
+          if (d.buckets.size() > kMaxBuckets) {
+            ctx.error(ctx.at(v), "'dispatch.buckets' lists " + std::to_string(d.buckets.size()) +
+                                     " buckets; at most " + std::to_string(kMaxBuckets));
+            return;
+          }
+          if (ctx.errors->size() != before) return;
+          if (auto why = bucket_ranges_error(d.buckets)) {
+            std::size_t at = 0;  // the bucket the message names
+            for (std::size_t i = 0; i < d.buckets.size(); ++i)
+              if (why->find("bucket " + std::to_string(i) + " ") == 0) at = i;
+            ctx.error(d.bucket_where[at], "dispatch.buckets: " + *why);
+          }
+        } else if (key == "entries") {
+          for (auto& e : strings_of(v, ctx, "dispatch.entries")) {
+            if (!is_identifier(e)) {
+              ctx.error(ctx.at(v), "'dispatch.entries' must list function names, got '" + e + "'");
+              continue;
+            }
+            d.entries.push_back(std::move(e));
+          }
+        }
+      });
+  if (!has_by) ctx.error(d.where, "missing required key 'dispatch.by' (the problem dimension)");
+  if (!has_buckets)
+    ctx.error(d.where, "missing required key 'dispatch.buckets' (ranges, or per_problem)");
+  if (ctx.errors->size() != before) return std::nullopt;
+  return d;
+}
+
+// `buckets: per_problem`: one bucket [v, v + 1) per distinct value of the dimension among
+// the problems, in increasing order.
+void finish_dispatch(DispatchSpec& d, const std::vector<Problem>& problems) {
+  if (!d.per_problem) return;
+  std::map<std::int64_t, SourceLocation> values;
+  for (const Problem& p : problems)
+    if (auto v = p.dims.find(d.by); v != p.dims.end()) values.emplace(v->second, p.where);
+  for (const auto& [v, where] : values) {
+    if (v == std::numeric_limits<std::int64_t>::max()) {
+      d.buckets.push_back({v, std::nullopt});
+    } else {
+      d.buckets.push_back({v, v + 1});
+    }
+    d.bucket_where.push_back(where);
+  }
+}
+
 struct NodeParse {
   std::optional<KernelSpec> spec;
   bool complete = false;  // false: `spec` is partial, its params and problems are sound
@@ -761,6 +877,8 @@ NodeParse parse_spec_fields(const YAML::Node& node, const Ctx& ctx, const std::v
                     "'arch' must name an architecture such as sm_90 or sm_90a, got '" + *s + "'");
         }
       }
+    } else if (key == "dispatch") {
+      spec.dispatch = parse_dispatch(v, ctx);
     } else if (key == "include_dirs") {
       spec.include_dirs = strings_of(v, ctx, key);
     } else if (key == "defines") {
@@ -799,6 +917,7 @@ NodeParse parse_spec_fields(const YAML::Node& node, const Ctx& ctx, const std::v
     if (!has_block) ctx.error(where, "missing required key 'launch.block'");
   }
   check_let_names(lets, spec, ctx);
+  if (spec.dispatch) finish_dispatch(*spec.dispatch, spec.problems);
   if (id) {
     spec.id = *id;
   } else {

@@ -58,6 +58,28 @@ Result<TraceHeader> header_from_json(const json& j, const std::string& path) {
           if (v.is_number_integer()) problem.dims[k] = v.get<std::int64_t>();
       h.problems.push_back(std::move(problem));
     }
+  if (j.contains("dispatch")) {
+    const json& d = j.at("dispatch");
+    const auto bad = [&] {
+      return make_error(
+          "trace header: dispatch must be {\"by\": DIM, \"buckets\": [[lo, hi], ...]}",
+          {path, 1, 1});
+    };
+    if (!d.is_object() || !d.contains("by") || !d.at("by").is_string() || !d.contains("buckets") ||
+        !d.at("buckets").is_array())
+      return bad();
+    h.dispatch_by = d.at("by").get<std::string>();
+    for (const auto& b : d.at("buckets")) {
+      if (!b.is_array() || b.size() != 2 || !b[0].is_number_integer() ||
+          !(b[1].is_number_integer() || b[1].is_null()))
+        return bad();
+      BucketRange r{b[0].get<std::int64_t>(), std::nullopt};
+      if (!b[1].is_null()) r.hi = b[1].get<std::int64_t>();
+      h.buckets.push_back(r);
+    }
+    if (auto why = bucket_ranges_error(h.buckets))
+      return make_error("trace header: dispatch: " + *why, {path, 1, 1});
+  }
   return h;
 }
 
@@ -95,6 +117,11 @@ Result<TraceRecord> record_from_json(const json& j, const std::string& path, int
       if (s.is_number()) r.outcome.samples_us.push_back(s.get<double>());
   r.outcome.detail = j.value("detail", std::string{});
   r.elapsed_s = j.value("elapsed_s", 0.0);
+  if (j.contains("bucket")) {
+    if (!j.at("bucket").is_number_unsigned())
+      return make_error("trace record's bucket must be a bucket index", {path, line, 1});
+    r.bucket = j.at("bucket").get<std::size_t>();
+  }
   if (r.outcome.passed() && !r.outcome.time_us)
     return make_error("trace record is passed but has no time_us", {path, line, 1});
   if (const auto bad = unusable_time(r.outcome))
@@ -202,8 +229,23 @@ Result<std::vector<Evaluation>> trace_evaluations(const Trace& trace, const Sear
   return out;
 }
 
-TraceRecord trace_record(const Evaluation& evaluation, const SearchSpace& space) {
-  return {space.to_params(evaluation.point), evaluation.outcome, evaluation.elapsed_s};
+TraceRecord trace_record(const Evaluation& evaluation, const SearchSpace& space,
+                         std::optional<std::size_t> bucket) {
+  return {space.to_params(evaluation.point), evaluation.outcome, evaluation.elapsed_s, bucket};
+}
+
+Trace bucket_trace(const Trace& trace, std::size_t bucket) {
+  Trace out;
+  out.header = trace.header;
+  out.header.dispatch_by.clear();
+  out.header.buckets.clear();
+  if (bucket < trace.header.buckets.size())
+    out.header.problems =
+        problems_in(trace.header.problems, trace.header.dispatch_by, trace.header.buckets[bucket]);
+  for (const TraceRecord& r : trace.records)
+    if (r.bucket == bucket) out.records.push_back(r);
+  out.truncated = trace.truncated;
+  return out;
 }
 
 std::string trace_header_line(const TraceHeader& header) {
@@ -230,6 +272,12 @@ std::string trace_header_line(const TraceHeader& header) {
     problems.push_back(o);
   }
   j["problems"] = problems;
+  if (!header.buckets.empty()) {
+    json buckets = json::array();
+    for (const auto& b : header.buckets)
+      buckets.push_back(json::array({b.lo, b.hi ? json(*b.hi) : json(nullptr)}));
+    j["dispatch"] = json{{"by", header.dispatch_by}, {"buckets", buckets}};
+  }
   return j.dump();
 }
 
@@ -244,6 +292,7 @@ std::string trace_record_line(const TraceRecord& record) {
   j["samples_us"] = record.outcome.samples_us;
   j["detail"] = record.outcome.detail;
   j["elapsed_s"] = record.elapsed_s;
+  if (record.bucket) j["bucket"] = *record.bucket;
   return j.dump(-1, ' ', false, json::error_handler_t::replace);
 }
 

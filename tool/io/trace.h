@@ -5,9 +5,11 @@
 #include <cstdint>
 #include <cstdio>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "core/buckets.h"
 #include "core/recording.h"
 #include "core/result.h"
 #include "core/spec.h"
@@ -24,12 +26,17 @@ struct TraceHeader {
   std::vector<Problem> problems;
   std::string created;  // UTC, ISO 8601
   std::string tool;     // "kernelevo 0.1.0"
+  // A spec with `dispatch`: one search per bucket of dimension `dispatch_by`, whose
+  // records name their bucket.
+  std::string dispatch_by;
+  std::vector<BucketRange> buckets;
 };
 
 struct TraceRecord {
   ParamSet params;
   Outcome outcome;
   double elapsed_s = 0;
+  std::optional<std::size_t> bucket;  // the bucket's search, when the header has buckets
 };
 
 struct Trace {
@@ -48,7 +55,10 @@ Result<Recording> recording_from_trace(const Trace& trace, const std::string& pa
 // parameters are not a point of the space are an error: the trace is of another space.
 Result<std::vector<Evaluation>> trace_evaluations(const Trace& trace, const SearchSpace& space,
                                                   const std::string& path);
-TraceRecord trace_record(const Evaluation& evaluation, const SearchSpace& space);
+TraceRecord trace_record(const Evaluation& evaluation, const SearchSpace& space,
+                         std::optional<std::size_t> bucket = std::nullopt);
+// The trace of one bucket's search: the header's problems those of the bucket, its records.
+[[nodiscard]] Trace bucket_trace(const Trace& trace, std::size_t bucket);
 
 std::string trace_header_line(const TraceHeader& header);
 std::string trace_record_line(const TraceRecord& record);

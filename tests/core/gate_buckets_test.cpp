@@ -1,0 +1,111 @@
+// check and compare of a kernel with buckets: a row per bucket, each bucket's winner
+// measured on the problems inside it and judged against its own recorded time; the
+// lockfile's tune report has a row per bucket too.
+#include <gtest/gtest.h>
+
+#include "core/check.h"
+#include "core/compare_gate.h"
+#include "core/lock_report.h"
+#include "gate_fake_measurer.h"
+
+namespace kev {
+namespace {
+
+using testing::FakeMeasurer;
+
+const std::string kHash = "sha256:" + std::string(64, 'a');
+
+KernelSpec bucketed_spec() {
+  KernelSpec s;
+  s.id = "softmax";
+  s.kernel = "softmax";
+  s.source = "src/softmax.cu";
+  s.where = {s.source, 12, 1};
+  s.params.push_back({"BLOCK", {Value(128), Value(256), Value(512)}, {}});
+  s.problems = {Problem{{{"cols", 1024}}, {}}, Problem{{{"cols", 8192}}, {}},
+                Problem{{{"cols", 16384}}, {}}};
+  DispatchSpec d;
+  d.by = "cols";
+  d.buckets = {{0, 4096}, {4096, std::nullopt}};
+  d.bucket_where = {{}, {}};
+  s.dispatch = d;
+  return s;
+}
+
+Lockfile bucketed_lock(double small_us, double large_us) {
+  Lockfile lock;
+  set_bucket(lock, "softmax", "src/softmax.cu", kHash, "sm_90", "NVIDIA H200", "cols",
+             {{0, 4096}, {{"BLOCK", Value(128)}}, small_us, 2 * small_us},
+             "t, 9 evaluations per bucket");
+  set_bucket(lock, "softmax", "src/softmax.cu", kHash, "sm_90", "NVIDIA H200", "cols",
+             {{4096, std::nullopt}, {{"BLOCK", Value(512)}}, large_us, 2 * large_us},
+             "t, 9 evaluations per bucket");
+  return lock;
+}
+
+TEST(GateBuckets, CheckJudgesEachBucketOnItsProblems) {
+  const KernelSpec spec = bucketed_spec();
+  // Measured 100 us: the small bucket recorded 100 (passes), the large one 50 (slower).
+  const Lockfile lock = bucketed_lock(100.0, 50.0);
+  FakeMeasurer measurer;
+  measurer.set("head", "softmax", 100.0, 0.001);
+  CheckInput in;
+  in.lock = &lock;
+  in.specs = {&spec};
+  in.gpu = {"sm_90", "NVIDIA H200"};
+  in.source_hash = [](const std::string&) -> std::optional<std::string> { return kHash; };
+  const Report r = run_check(in, measurer);
+  ASSERT_EQ(r.kernels.size(), 2u);
+  EXPECT_EQ(r.kernels[0].bucket, "cols [0, 4096)");
+  EXPECT_EQ(kernel_label(r.kernels[0]), "softmax cols [0, 4096)");
+  EXPECT_EQ(r.kernels[0].verdict, KernelVerdict::pass);
+  EXPECT_EQ(r.kernels[0].params.at("BLOCK"), Value(128));
+  EXPECT_EQ(r.kernels[1].bucket, "cols [4096, inf)");
+  EXPECT_EQ(r.kernels[1].verdict, KernelVerdict::slower);
+  EXPECT_EQ(r.kernels[1].params.at("BLOCK"), Value(512));
+  // Every round of the small bucket measured its one problem, of the large its two.
+  ASSERT_FALSE(measurer.problems_seen.empty());
+  EXPECT_EQ(measurer.problems_seen.front().size(), 1u);
+  EXPECT_EQ(measurer.problems_seen.back().size(), 2u);
+  EXPECT_EQ(measurer.params_seen.back().at("BLOCK"), Value(512));
+}
+
+TEST(GateBuckets, CompareHasARowPerBucketWithEachSidesParams) {
+  const KernelSpec spec = bucketed_spec();
+  const Lockfile head = bucketed_lock(100.0, 50.0);
+  Lockfile base;  // the base locked one winner for every problem
+  LockEntry plain;
+  plain.params = {{"BLOCK", Value(256)}};
+  set_entry(base, "softmax", "src/softmax.cu", kHash, "sm_90", "NVIDIA H200", plain);
+  FakeMeasurer measurer;
+  measurer.set("base", "softmax", 100.0, 0.001);
+  measurer.set("head", "softmax", 100.0, 0.001);
+  CompareInput in;
+  in.base.lock = &base;
+  in.base.specs = {&spec};
+  in.head.lock = &head;
+  in.head.specs = {&spec};
+  in.gpu = {"sm_90", "NVIDIA H200"};
+  in.base_ref = "HEAD~1";
+  const Report r = run_compare(in, measurer);
+  ASSERT_EQ(r.kernels.size(), 2u);
+  EXPECT_EQ(r.kernels[0].bucket, "cols [0, 4096)");
+  EXPECT_EQ(r.kernels[0].base_params.at("BLOCK"), Value(256));
+  EXPECT_EQ(r.kernels[0].params.at("BLOCK"), Value(128));
+  EXPECT_EQ(r.kernels[1].params.at("BLOCK"), Value(512));
+  EXPECT_EQ(r.kernels[1].verdict, KernelVerdict::same);
+}
+
+TEST(GateBuckets, TuneReportHasARowPerBucket) {
+  const Report r = report_from_lockfile(bucketed_lock(10.0, 40.0), {});
+  ASSERT_EQ(r.kernels.size(), 2u);
+  EXPECT_EQ(r.kernels[0].bucket, "cols [0, 4096)");
+  EXPECT_EQ(r.kernels[0].time_us, 10.0);
+  EXPECT_EQ(r.kernels[0].speedup, 2.0);
+  EXPECT_EQ(r.kernels[0].evaluations, 9);
+  EXPECT_EQ(r.kernels[1].bucket, "cols [4096, inf)");
+  EXPECT_EQ(r.kernels[1].params.at("BLOCK"), Value(512));
+}
+
+}  // namespace
+}  // namespace kev

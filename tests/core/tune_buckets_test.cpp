@@ -1,0 +1,148 @@
+// A kernel with `dispatch` tuned in-process with the fakes: one search per bucket over the
+// bucket's problems, one row each, every bucket locked on its own under the replace rule.
+#include <gtest/gtest.h>
+
+#include "core/spec_fixture.h"
+#include "core/tune_run.h"
+#include "support/fakes.h"
+
+namespace kev {
+namespace {
+
+using testing::FakeTuneBackend;
+using testing::FakeTuneConsole;
+using testing::FakeTuneStore;
+
+std::int64_t x_of(const ParamSet& p) { return p.at("X").as_int().value_or(0); }
+
+Problem cols(std::int64_t c) { return Problem{{{"cols", c}, {"rows", 8}}, {}}; }
+
+// X in 1..8; problems of 1024, 4096 and 8192 columns; buckets [0, 2048), [2048, inf).
+KernelSpec bucketed_spec() {
+  KernelSpec spec;
+  spec.id = "softmax";
+  spec.source = "kernels/softmax.cu";
+  spec.params = {kev::testing::param("X", {1, 2, 3, 4, 5, 6, 7, 8})};
+  spec.problems = {cols(1024), cols(4096), cols(8192)};
+  DispatchSpec d;
+  d.by = "cols";
+  d.buckets = {{0, 2048}, {2048, std::nullopt}};
+  d.bucket_where = {{}, {}};
+  spec.dispatch = d;
+  return spec;
+}
+
+class TuneBucketsTest : public ::testing::Test {
+ protected:
+  TuneBucketsTest() {
+    options.strategy = "exhaustive";
+    // Small rows want X = 2, large ones X = 7: distance from the best X, plus the size.
+    backend.time_on_problems = [](const ParamSet& p, const std::vector<Problem>& problems) {
+      double t = 0;
+      for (const Problem& pr : problems) {
+        const std::int64_t best = pr.dims.at("cols") < 2048 ? 2 : 7;
+        const std::int64_t x = p.count("X") ? x_of(p) : 4;  // the baseline: X = 4
+        t += static_cast<double>(pr.dims.at("cols")) / 1024.0 +
+             10.0 * static_cast<double>(std::abs(x - best));
+      }
+      return t;
+    };
+  }
+  Result<std::vector<KernelRow>> tune(const KernelSpec& spec) {
+    auto devices = open_devices(backend, {0}, console);
+    EXPECT_TRUE(devices.ok());
+    return tune_kernels({&spec}, *devices, backend, store, console, options);
+  }
+  const LockEntry& entry() {
+    return store.lock.kernels.at("softmax").targets.at("sm_90").at("Fake GPU");
+  }
+
+  FakeTuneBackend backend;
+  FakeTuneStore store;
+  FakeTuneConsole console;
+  TuneRunOptions options;
+};
+
+TEST_F(TuneBucketsTest, OneSearchAndOneLockedWinnerPerBucket) {
+  const KernelSpec spec = bucketed_spec();
+  auto rows = tune(spec);
+  ASSERT_TRUE(rows.ok()) << rows.error().to_string();
+  ASSERT_EQ(rows->size(), 2u);
+  EXPECT_EQ((*rows)[0].id, "softmax");
+  EXPECT_EQ((*rows)[0].bucket, "cols [0, 2048)");
+  EXPECT_EQ((*rows)[1].bucket, "cols [2048, inf)");
+  EXPECT_EQ(x_of(*(*rows)[0].winner), 2);
+  EXPECT_EQ(x_of(*(*rows)[1].winner), 7);
+  EXPECT_EQ((*rows)[0].evaluations, 8u);
+  EXPECT_EQ((*rows)[1].evaluations, 8u);
+  // Baseline X = 4: 1 + 20 on the small bucket, (4 + 30) + (8 + 30) on the large one.
+  EXPECT_EQ((*rows)[0].baseline_us, 21.0);
+  EXPECT_EQ((*rows)[1].baseline_us, 72.0);
+  EXPECT_EQ((*rows)[1].winner_us, 12.0);
+  // Each search measured its bucket's problems only.
+  ASSERT_EQ(backend.evaluated_problems.size(), 2u);
+  EXPECT_EQ(backend.evaluated_problems[0].size(), 1u);
+  EXPECT_EQ(backend.evaluated_problems[1].size(), 2u);
+  // One trace, each record tagged with its bucket.
+  EXPECT_EQ(store.bucket_records[0], 8);
+  EXPECT_EQ(store.bucket_records[1], 8);
+  EXPECT_TRUE(console.has("softmax: 2 buckets of cols, one search each"));
+
+  const LockEntry& e = entry();
+  EXPECT_EQ(e.by, "cols");
+  ASSERT_EQ(e.buckets.size(), 2u);
+  EXPECT_EQ(e.buckets[0].range, (BucketRange{0, 2048}));
+  EXPECT_EQ(x_of(e.buckets[0].params), 2);
+  EXPECT_EQ(e.buckets[0].time_us, 1.0);
+  EXPECT_EQ(e.buckets[0].baseline_us, 21.0);
+  EXPECT_EQ(x_of(e.buckets[1].params), 7);
+  EXPECT_TRUE(e.params.empty());
+  EXPECT_NE(e.tuned_with.find("8 evaluations per bucket"), std::string::npos) << e.tuned_with;
+  EXPECT_EQ(required_schema_version(store.lock), 3);
+}
+
+TEST_F(TuneBucketsTest, TheLockDecisionIsPerBucket) {
+  const KernelSpec spec = bucketed_spec();
+  ASSERT_TRUE(tune(spec).ok());
+  // Locked winners of another run: the small bucket's is beaten, the large one's is within
+  // 2% of the challenger and kept.
+  LockEntry& e = store.lock.kernels.at("softmax").targets.at("sm_90").at("Fake GPU");
+  e.buckets[0].params = {{"X", Value(5)}};
+  e.buckets[1].params = {{"X", Value(6)}};
+  backend.time_on_problems = [](const ParamSet& p, const std::vector<Problem>& problems) {
+    const std::int64_t x = p.count("X") ? x_of(p) : 4;
+    if (problems.size() == 1)
+      return 10.0 + static_cast<double>(std::abs(x - 2));  // small: X = 2 is 3 us faster
+    return x == 6 ? 100.0 : x == 7 ? 99.5 : 200.0;         // large: 0.5% apart
+  };
+  backend.remeasured.clear();
+  auto rows = tune(spec);
+  ASSERT_TRUE(rows.ok());
+  EXPECT_EQ((*rows)[0].lock, LockAction::locked);
+  EXPECT_EQ((*rows)[1].lock, LockAction::kept);
+  EXPECT_EQ(x_of((*rows)[1].kept_params), 6);
+  ASSERT_EQ(backend.remeasured.size(), 2u);
+  EXPECT_EQ(x_of(entry().buckets[0].params), 2);
+  EXPECT_EQ(x_of(entry().buckets[1].params), 6);
+  // Unchanged again: the small bucket already locked; the large one re-measured and kept.
+  backend.remeasured.clear();
+  rows = tune(spec);
+  ASSERT_TRUE(rows.ok());
+  EXPECT_EQ((*rows)[0].lock, LockAction::already_locked);
+  EXPECT_EQ((*rows)[1].lock, LockAction::kept);  // 7 still challenges 6 and loses
+}
+
+TEST_F(TuneBucketsTest, WithoutDispatchOneRowAsBefore) {
+  KernelSpec spec = bucketed_spec();
+  spec.dispatch.reset();
+  auto rows = tune(spec);
+  ASSERT_TRUE(rows.ok());
+  ASSERT_EQ(rows->size(), 1u);
+  EXPECT_TRUE((*rows)[0].bucket.empty());
+  EXPECT_FALSE(entry().has_buckets());
+  EXPECT_EQ(backend.evaluated_problems.front().size(), 3u);
+  EXPECT_EQ(required_schema_version(store.lock), 1);
+}
+
+}  // namespace
+}  // namespace kev

@@ -1,0 +1,137 @@
+// The generated dispatchers (io/dispatch_gen.h) against golden files, for a macro-
+// parameterised kernel (variant sources with renamed entries) and a template kernel (one
+// source, a variant struct per distinct winner). After an intended change:
+// KERNELEVO_UPDATE_GOLDEN=1 ./kernelevo_io_tests --gtest_filter='DispatchGen*'
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "io/header_gen.h"
+
+namespace kev {
+namespace {
+
+const std::string kGolden = std::string(KERNELEVO_FIXTURES) + "/golden/";
+
+void expect_golden(const std::string& name, const std::string& actual) {
+  const std::string path = kGolden + name;
+  if (std::getenv("KERNELEVO_UPDATE_GOLDEN") != nullptr) std::ofstream(path) << actual;
+  std::ifstream in(path);
+  std::stringstream want;
+  want << in.rdbuf();
+  EXPECT_EQ(actual, want.str()) << "golden file " << path;
+}
+
+KernelSpec spec_of(const std::string& kernel) {
+  KernelSpec spec;
+  spec.id = "rows";
+  spec.kernel = kernel;
+  spec.source = "src/rows.cu";
+  spec.where = {"src/rows.cu", 8, 4};
+  spec.reference = "rows_naive";
+  spec.params.push_back({"BLOCK", {64, 128, 256, 512}, {"src/rows.cu", 12, 3}});
+  spec.params.push_back({"VEC", {1, 2, 4}, {"src/rows.cu", 13, 3}});
+  DispatchSpec d;
+  d.by = "cols";
+  d.buckets = {{0, 2048}, {2048, std::nullopt}};
+  d.entries = {"rows_launch"};
+  spec.dispatch = d;
+  return spec;
+}
+
+const char* kSource =
+    "#ifndef BLOCK\n#define BLOCK 256\n#endif\n#ifndef VEC\n#define VEC 4\n#endif\n";
+
+// sm_90: two buckets; sm_80: one entry for every problem (the second bucket's winner).
+Lockfile lock() {
+  Lockfile lock;
+  set_bucket(lock, "rows", "src/rows.cu", "sha256:abc", "sm_90", "NVIDIA H200", "cols",
+             {{0, 2048}, {{"BLOCK", Value(64)}, {"VEC", Value(2)}}, 5.0, 6.0}, "test");
+  set_bucket(lock, "rows", "src/rows.cu", "sha256:abc", "sm_90", "NVIDIA H200", "cols",
+             {{2048, std::nullopt}, {{"BLOCK", Value(512)}, {"VEC", Value(4)}}, 50.0, 60.0},
+             "test");
+  LockEntry plain;
+  plain.params = {{"BLOCK", Value(512)}, {"VEC", Value(4)}};
+  set_entry(lock, "rows", "src/rows.cu", "sha256:abc", "sm_80", "NVIDIA A100", plain);
+  return lock;
+}
+
+HeaderOptions options(std::vector<std::string> archs) {
+  HeaderOptions o;
+  o.source_name = "src/rows.cu";
+  o.source_text = kSource;
+  o.source_hash = "sha256:abc";
+  o.lockfile_name = "kernelevo.lock.json";
+  o.archs = std::move(archs);
+  return o;
+}
+
+TEST(DispatchGen, MacroKernelGetsVariantSourcesAndADispatcher) {
+  const std::vector<KernelSpec> specs{spec_of("rows")};
+  const Lockfile l = lock();
+  auto header = generate_params_header(specs, &l, options({"sm_80", "sm_90"}));
+  ASSERT_TRUE(header.ok()) << header.error().to_string();
+  ASSERT_EQ(header->dispatch.size(), 1u);
+  EXPECT_EQ(header->dispatch[0].variants.size(), 2u);  // sm_80 shares sm_90's second winner
+  expect_golden("dispatch_macro.params.h", header->text);
+  std::string slots;
+  for (std::size_t k = 0; k < 3; ++k) {
+    auto slot = variant_slot_text(header->dispatch, k, 3, "/build/rows.cu", "src/rows.cu", kSource);
+    ASSERT_TRUE(slot.ok()) << slot.error().to_string();
+    slots += *slot + "----\n";
+  }
+  expect_golden("dispatch_macro.slots.txt", slots);
+  auto too_few =
+      variant_slot_text(header->dispatch, 0, 1, "/build/rows.cu", "src/rows.cu", kSource);
+  ASSERT_FALSE(too_few.ok());
+  EXPECT_EQ(too_few.error().to_string(),
+            "src/rows.cu:8:4: error: src/rows.cu: kernel rows has 2 distinct winners for the "
+            "built architectures but the build compiles 1 variants of it; set "
+            "KERNELEVO_DISPATCH_SLOTS to 2 or more and reconfigure");
+}
+
+TEST(DispatchGen, TemplateKernelGetsOneVariantStructPerWinner) {
+  const std::vector<KernelSpec> specs{spec_of("rows_t<BLOCK, VEC>")};
+  Lockfile l = lock();
+  auto header = generate_params_header(specs, &l, options({"sm_90"}));
+  ASSERT_TRUE(header.ok()) << header.error().to_string();
+  expect_golden("dispatch_template.params.h", header->text);
+  auto slot = variant_slot_text(header->dispatch, 0, 2, "/build/rows.cu", "src/rows.cu", kSource);
+  ASSERT_TRUE(slot.ok());
+  EXPECT_NE(slot->find("#include \"/build/rows.cu\""), std::string::npos) << *slot;
+  EXPECT_EQ(slot->find("#define"), std::string::npos) << *slot;
+}
+
+TEST(DispatchGen, WithoutBucketsInTheLockfileOneVariantAsToday) {
+  const std::vector<KernelSpec> specs{spec_of("rows")};
+  Lockfile plain;
+  LockEntry e;
+  e.params = {{"BLOCK", Value(128)}};
+  set_entry(plain, "rows", "src/rows.cu", "sha256:abc", "sm_90", "G", e);
+  auto header = generate_params_header(specs, &plain, options({"sm_90"}));
+  ASSERT_TRUE(header.ok()) << header.error().to_string();
+  ASSERT_EQ(header->dispatch[0].variants.size(), 1u);
+  EXPECT_NE(header->text.find("#define KERNELEVO_VARIANTS_rows(X) X(0)\n"), std::string::npos);
+  auto slot = variant_slot_text(header->dispatch, 0, 2, "/b/rows.cu", "src/rows.cu", kSource);
+  ASSERT_TRUE(slot.ok());
+  EXPECT_NE(slot->find("#define BLOCK 128\n#define VEC (4)\n"), std::string::npos) << *slot;
+}
+
+TEST(DispatchGen, BucketValuesOutsideTheSpecAreRefused) {
+  const std::vector<KernelSpec> specs{spec_of("rows")};
+  Lockfile l = lock();
+  l.kernels["rows"].targets["sm_90"]["NVIDIA H200"].buckets[1].params["BLOCK"] = Value(1000);
+  auto header = generate_params_header(specs, &l, options({"sm_90"}));
+  ASSERT_FALSE(header.ok());
+  EXPECT_NE(header.error().message.find("bucket cols [2048, inf)"), std::string::npos)
+      << header.error().message;
+  EXPECT_NE(header.error().message.find("BLOCK = '1000' is not one of the values"),
+            std::string::npos)
+      << header.error().message;
+}
+
+}  // namespace
+}  // namespace kev

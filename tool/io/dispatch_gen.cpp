@@ -1,0 +1,328 @@
+#include "io/dispatch_gen.h"
+
+#include <algorithm>
+#include <limits>
+#include <sstream>
+
+#include "core/source_defaults.h"
+
+namespace kev {
+
+namespace {
+
+int arch_number(const Arch& a) { return a.major * 100 + a.minor * 10; }
+
+bool numeric(const ParamSpec& p) {
+  return std::none_of(p.values.begin(), p.values.end(),
+                      [](const Value& v) { return v.is_string(); });
+}
+
+// The text a variant builds for `p`: the spec's value, else the source default.
+std::optional<std::string> value_text(const ParamSet& variant, const ParamSpec& p,
+                                      const std::string& source_text) {
+  if (auto v = variant.find(p.name); v != variant.end())
+    if (const Value* listed = listed_value(p, v->second)) return listed->to_string();
+  if (auto d = source_default_text(source_text, p.name)) return "(" + *d + ")";
+  return std::nullopt;
+}
+
+std::string variant_summary(const ParamSet& variant, const KernelSpec& spec) {
+  std::string s;
+  for (const ParamSpec& p : spec.params) {
+    auto v = variant.find(p.name);
+    const Value* listed = v == variant.end() ? nullptr : listed_value(p, v->second);
+    s += (s.empty() ? "" : ", ") + p.name + "=" + (listed ? listed->to_string() : "default");
+  }
+  return s;
+}
+
+std::string base_name(const std::string& kernel) {
+  std::string s = kernel.substr(0, kernel.find('<'));
+  while (!s.empty() && s.back() == ' ') s.pop_back();
+  return s;
+}
+
+// Who uses a variant: "sm_90 cols [0, 2048)", "sm_80 (every problem)".
+std::string users_of(const KernelDispatch& d, std::size_t variant) {
+  std::string s;
+  for (const DispatchArch& a : d.archs) {
+    if (a.buckets.empty()) {
+      if (a.variant == variant) s += (s.empty() ? "" : ", ") + a.arch + " (every problem)";
+      continue;
+    }
+    for (const auto& [range, v] : a.buckets)
+      if (v == variant) s += (s.empty() ? "" : ", ") + a.arch + " " + bucket_label(a.by, range);
+  }
+  return s;
+}
+
+}  // namespace
+
+const Value* listed_value(const ParamSpec& p, const Value& v) {
+  for (const Value& listed : p.values)
+    if (same_value(listed, v)) return &listed;
+  return nullptr;
+}
+
+std::string host_value_type(const ParamSpec& p) {
+  bool any_double = false;
+  bool fits_int = true;
+  for (const Value& v : p.values) {
+    if (v.is_double()) any_double = true;
+    if (v.is_int()) {
+      const auto i = *v.as_int();
+      fits_int =
+          fits_int && i >= std::numeric_limits<int>::min() && i <= std::numeric_limits<int>::max();
+    }
+  }
+  if (any_double) return "double";
+  return fits_int ? "int" : "long long";
+}
+
+Result<std::vector<KernelDispatch>> plan_dispatch(const std::vector<KernelSpec>& specs,
+                                                  const Lockfile& lock,
+                                                  const std::vector<std::string>& archs,
+                                                  const std::optional<std::string>& device,
+                                                  const std::string& source_name) {
+  // Host code tells images apart by __CUDA_ARCH__ only: sm_90a's entries serve an sm_90
+  // number only when plain sm_90 is not among the architectures.
+  std::vector<Arch> points;
+  for (const auto& a : archs)
+    if (auto parsed = parse_arch(a)) points.push_back(*parsed);
+  std::sort(points.begin(), points.end(), [](const Arch& a, const Arch& b) {
+    if (arch_number(a) != arch_number(b)) return arch_number(a) > arch_number(b);
+    return a.suffix < b.suffix;  // the plain one first
+  });
+  points.erase(
+      std::unique(points.begin(), points.end(),
+                  [](const Arch& a, const Arch& b) { return arch_number(a) == arch_number(b); }),
+      points.end());
+
+  std::vector<KernelDispatch> plan;
+  std::size_t macro_kernels = 0;
+  for (const KernelSpec& spec : specs) {
+    if (!spec.dispatch) continue;
+    KernelDispatch d;
+    d.spec = &spec;
+    d.templated = spec.kernel.find('<') != std::string::npos;
+    if (!d.templated) {
+      ++macro_kernels;
+      d.renamed.push_back(base_name(spec.kernel));
+      if (spec.reference != "default" && spec.reference != d.renamed.front())
+        d.renamed.push_back(base_name(spec.reference));
+      for (const auto& e : spec.dispatch->entries)
+        if (std::find(d.renamed.begin(), d.renamed.end(), e) == d.renamed.end())
+          d.renamed.push_back(e);
+    }
+    const auto variant_of = [&](const ParamSet& params) {
+      const auto it = std::find(d.variants.begin(), d.variants.end(), params);
+      if (it != d.variants.end()) return static_cast<std::size_t>(it - d.variants.begin());
+      d.variants.push_back(params);
+      return d.variants.size() - 1;
+    };
+    for (const Arch& point : points) {
+      const LockChoice choice = lookup(lock, spec.id, point.to_string(), device);
+      DispatchArch a{point.to_string(), arch_number(point), choice.why, "", {}, 0};
+      const LockEntry* e = choice.entry;
+      if (e && e->has_buckets() && e->by == spec.dispatch->by) {
+        a.by = e->by;
+        for (const LockBucket& b : e->buckets)
+          a.buckets.emplace_back(b.range, variant_of(b.params));
+      } else {
+        if (e && e->has_buckets())
+          a.why += "; its buckets split " + e->by + ", not the spec's " + spec.dispatch->by +
+                   ": source defaults";
+        a.variant = variant_of(e && !e->has_buckets() ? e->params : ParamSet{});
+      }
+      d.archs.push_back(std::move(a));
+    }
+    if (d.archs.empty()) {
+      d.archs.push_back(
+          {"other", 0, "no architecture locked or built: source defaults", "", {}, 0});
+      variant_of({});
+    }
+    plan.push_back(std::move(d));
+  }
+  if (macro_kernels > 0 && specs.size() > 1)
+    return make_error(source_name +
+                          ": a kernel with `dispatch` and macro parameters is compiled "
+                          "once per winner, so its source may mark no other kernel; "
+                          "move the others to a source of their own",
+                      specs.front().where);
+  return plan;
+}
+
+Result<std::string> dispatch_header_text(const std::vector<KernelDispatch>& plan,
+                                         const std::string& source_text, bool runtime) {
+  if (plan.empty()) return std::string();
+  std::ostringstream os;
+  os << "// Dispatch: the winner of each problem size (docs/build-integration.md).\n"
+        "#ifndef KERNELEVO_DISPATCH_DETAIL_\n#define KERNELEVO_DISPATCH_DETAIL_\n"
+        "namespace kernelevo {\nnamespace dispatch_detail {\n"
+        "struct Bucket {\n  long long lo;\n  long long hi;  // exclusive, when bounded\n"
+        "  bool bounded;\n  int variant;\n};\n"
+        "// The variant of the bucket holding v, else of the nearest one (the lower on a tie).\n"
+        "template <int N>\nconstexpr int pick(const Bucket (&buckets)[N], long long v) {\n"
+        "  int best = 0;\n  unsigned long long best_distance = ~0ull;\n"
+        "  for (int i = 0; i < N; ++i) {\n    const Bucket& b = buckets[i];\n"
+        "    const unsigned long long d =\n"
+        "        v < b.lo ? static_cast<unsigned long long>(b.lo) - static_cast<unsigned long "
+        "long>(v)\n"
+        "        : b.bounded && v >= b.hi\n"
+        "            ? static_cast<unsigned long long>(v) - static_cast<unsigned long long>(b.hi) "
+        "+ "
+        "1\n"
+        "            : 0;\n"
+        "    if (d < best_distance) {\n      best_distance = d;\n      best = i;\n    }\n  }\n"
+        "  return buckets[best].variant;\n}\n"
+        "}  // namespace dispatch_detail\n}  // namespace kernelevo\n#endif\n\n";
+  for (const KernelDispatch& d : plan) {
+    const KernelSpec& spec = *d.spec;
+    const std::string& id = spec.id;
+    const std::string fn = id;  // the dispatcher's name: the kernel id
+    os << "// " << id << ": " << d.variants.size() << " compiled variant"
+       << (d.variants.size() == 1 ? "" : "s") << ", by " << spec.dispatch->by << "\n";
+    os << "namespace kernelevo {\nnamespace variants {\nnamespace " << id << " {\n"
+       << "constexpr int count = " << d.variants.size() << ";\n"
+       << "template <int K>\nstruct variant;\n";
+    for (std::size_t k = 0; k < d.variants.size(); ++k) {
+      os << "// " << variant_summary(d.variants[k], spec) << "; serves " << users_of(d, k) << "\n"
+         << "template <>\nstruct variant<" << k << "> {\n  static constexpr int index = " << k
+         << ";\n";
+      for (const ParamSpec& p : spec.params) {
+        if (!numeric(p)) {
+          os << "  // " << p.name << ": not a number; the variant's source gets it as a macro\n";
+          continue;
+        }
+        const auto text = value_text(d.variants[k], p, source_text);
+        if (!text) {
+          os << "  // " << p.name << ": no source default found\n";
+          continue;
+        }
+        os << "  static constexpr " << host_value_type(p) << " " << p.name << "_value = " << *text
+           << ";\n";
+      }
+      os << "};\n";
+    }
+    os << "}  // namespace " << id << "\n}  // namespace variants\n\n"
+       << "namespace dispatch {\n"
+       << "// The variant of " << id << " serving " << spec.dispatch->by
+       << " on code built for __CUDA_ARCH__ `arch`; a size outside every bucket takes the "
+          "nearest\n// bucket's variant, an architecture not listed the lowest one's.\n"
+       << "constexpr int " << fn << "_for_arch(int arch, long long " << spec.dispatch->by
+       << ") {\n";
+    for (std::size_t i = 0; i < d.archs.size(); ++i) {
+      const DispatchArch& a = d.archs[i];
+      const bool last = i + 1 == d.archs.size();
+      std::string indent = "  ";
+      if (!last) {
+        os << "  if (arch >= " << a.number << " && arch < " << (a.number / 100 + 1) * 100
+           << ") {  // " << a.arch << ": " << a.why << "\n";
+        indent = "    ";
+      } else {
+        os << "  // " << a.arch << " and any other architecture: " << a.why << "\n";
+      }
+      if (a.buckets.empty()) {
+        os << indent << "return " << a.variant << ";\n";
+      } else {
+        os << indent << "constexpr dispatch_detail::Bucket buckets[] = {";
+        for (std::size_t b = 0; b < a.buckets.size(); ++b) {
+          const BucketRange& r = a.buckets[b].first;
+          os << (b ? ", " : "") << "{" << r.lo << "LL, " << (r.hi ? std::to_string(*r.hi) : "0")
+             << "LL, " << (r.hi ? "true" : "false") << ", " << a.buckets[b].second << "}";
+        }
+        os << "};\n"
+           << indent << "return dispatch_detail::pick(buckets, " << spec.dispatch->by << ");\n";
+      }
+      if (!last) os << "  }\n";
+    }
+    if (d.archs.size() == 1) os << "  (void)arch;\n";
+    os << "}\n";
+    const std::string call = d.archs.size() == 1 ? std::to_string(d.archs.front().number)
+                                                 : std::string("::kernelevo_params::loaded_arch()");
+    const bool needs_runtime = d.archs.size() > 1 && runtime;
+    os << "// The variant of " << id << " serving " << spec.dispatch->by
+       << " on the device image the runtime loads.\n";
+    const std::string& by = spec.dispatch->by;
+    if (needs_runtime)
+      os << "#if defined(__CUDA_ARCH__)  // (host code seen by a device pass)\n"
+         << "inline int " << fn << "(long long " << by << ") { return " << fn
+         << "_for_arch(__CUDA_ARCH__, " << by << "); }\n#elif defined(__CUDACC__)\n";
+    os << (needs_runtime ? "inline int " : "constexpr int ") << fn << "(long long " << by
+       << ") {\n  return " << fn << "_for_arch(" << call << ", " << by << ");\n}\n";
+    if (needs_runtime)
+      os << "#else\nint " << fn << "(long long " << spec.dispatch->by
+         << ") = delete;  // kernelevo: the built architectures dispatch " << id
+         << " differently; a source nvcc does not compile cannot tell which device image "
+            "loads: call it in a .cu source, or call "
+         << fn << "_for_arch\n#endif\n";
+    if (needs_runtime) os << "#if defined(__CUDA_ARCH__) || defined(__CUDACC__)\n";
+    os << "// Calls f(kernelevo::variants::" << id << "::variant<K>{}) with that variant.\n"
+       << "template <class F>\ndecltype(auto) " << fn << "(long long " << spec.dispatch->by
+       << ", F&& f) {\n  switch (" << fn << "(" << spec.dispatch->by << ")) {\n";
+    for (std::size_t k = 1; k < d.variants.size(); ++k)
+      os << "    case " << k << ":\n      return f(variants::" << id << "::variant<" << k
+         << ">{});\n";
+    os << "    default:\n      return f(variants::" << id << "::variant<0>{});\n  }\n}\n";
+    if (needs_runtime) os << "#endif\n";
+    os << "}  // namespace dispatch\n}  // namespace kernelevo\n";
+    os << "// X(K) for each compiled variant K of " << id << ".\n#define KERNELEVO_VARIANTS_" << id
+       << "(X)";
+    for (std::size_t k = 0; k < d.variants.size(); ++k) os << " X(" << k << ")";
+    os << "\n\n";
+  }
+  return os.str();
+}
+
+Result<std::string> variant_slot_text(const std::vector<KernelDispatch>& plan, std::size_t slot,
+                                      std::size_t slots, const std::string& included,
+                                      const std::string& source_name,
+                                      const std::string& source_text) {
+  const KernelDispatch* macro = nullptr;
+  for (const KernelDispatch& d : plan)
+    if (!d.templated) macro = &d;
+  std::ostringstream os;
+  os << "// kernelevo: slot " << slot << " of " << slots << " of " << source_name
+     << " (generated by `kernelevo header`; do not edit).\n";
+  if (!macro) {
+    if (slot == 0)
+      os << "#include \"" << included << "\"\n";
+    else
+      os << "// Unused: the source is compiled once, in slot 0.\n";
+    return os.str();
+  }
+  if (macro->variants.size() > slots)
+    return make_error(source_name + ": kernel " + macro->spec->id + " has " +
+                          std::to_string(macro->variants.size()) +
+                          " distinct winners for the built architectures but the build compiles " +
+                          std::to_string(slots) +
+                          " variants of it; set KERNELEVO_DISPATCH_SLOTS to " +
+                          std::to_string(macro->variants.size()) + " or more and reconfigure",
+                      macro->spec->where);
+  if (slot >= macro->variants.size()) {
+    os << "// Unused: " << macro->spec->id << " has " << macro->variants.size() << " variant"
+       << (macro->variants.size() == 1 ? "" : "s") << ".\n";
+    return os.str();
+  }
+  const ParamSet& v = macro->variants[slot];
+  os << "// " << macro->spec->id << " variant " << slot << ": " << variant_summary(v, *macro->spec)
+     << "; serves " << users_of(*macro, slot) << "\n"
+     << "#define KERNELEVO_VARIANT " << slot << "\n";
+  for (const ParamSpec& p : macro->spec->params) {
+    auto text = value_text(v, p, source_text);
+    if (!text)
+      return make_error("cannot find the source default of " + p.name + " (a `#define " + p.name +
+                            " <value>` line) in " + source_name + "; each compiled variant of " +
+                            macro->spec->id +
+                            " defines every "
+                            "parameter",
+                        p.where);
+    os << "#define " << p.name << " " << *text << "\n";
+  }
+  for (const auto& name : macro->renamed)
+    os << "#define " << name << " " << name << "_kev" << slot << "\n";
+  os << "#include \"" << included << "\"\n";
+  return os.str();
+}
+
+}  // namespace kev
