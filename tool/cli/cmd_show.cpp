@@ -31,12 +31,7 @@ std::vector<Slot> slots(const kev::LockEntry& e) {
   if (!e.has_buckets()) return {{"", e}};
   std::vector<Slot> out;
   for (const auto& b : e.buckets) {
-    kev::LockEntry one = e;
-    one.buckets.clear();
-    one.params = b.params;
-    one.time_us = b.time_us;
-    one.baseline_us = b.baseline_us;
-    out.push_back({kev::bucket_label(e.by, b.range), std::move(one)});
+    out.push_back({kev::bucket_label(e.by, b.range), e.bucket_winner(b)});
   }
   return out;
 }

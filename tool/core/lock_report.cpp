@@ -98,22 +98,12 @@ Report report_from_lockfile(const Lockfile& lock, const LockReportFilter& filter
         std::vector<LockBucket> slots = entry.buckets;
         if (slots.empty()) slots.push_back({{}, entry.params, entry.time_us, entry.baseline_us});
         for (const LockBucket& slot : slots) {
-          LockEntry one = entry;
-          one.buckets.clear();
-          one.params = slot.params;
-          one.time_us = slot.time_us;
-          one.baseline_us = slot.baseline_us;
+          const LockEntry one = entry.has_buckets() ? entry.bucket_winner(slot) : entry;
           std::optional<LockEntry> old_one;
           if (old != nullptr && !entry.has_buckets() && !old->has_buckets()) old_one = *old;
           if (old != nullptr && entry.has_buckets())
             for (const LockBucket& b : old->buckets)
-              if (b.range == slot.range) {
-                old_one = *old;
-                old_one->buckets.clear();
-                old_one->params = b.params;
-                old_one->time_us = b.time_us;
-                old_one->baseline_us = b.baseline_us;
-              }
+              if (b.range == slot.range) old_one = old->bucket_winner(b);
           KernelReport k;
           k.id = id;
           if (entry.has_buckets()) k.bucket = bucket_label(entry.by, slot.range);

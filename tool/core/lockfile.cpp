@@ -14,6 +14,16 @@ std::optional<double> LockEntry::speedup() const {
   return *baseline_us / *time_us;
 }
 
+LockEntry LockEntry::bucket_winner(const LockBucket& bucket) const {
+  LockEntry one = *this;
+  one.by.clear();
+  one.buckets.clear();
+  one.params = bucket.params;
+  one.time_us = bucket.time_us;
+  one.baseline_us = bucket.baseline_us;
+  return one;
+}
+
 const ParamSet& LockEntry::params_for(std::int64_t value) const {
   if (buckets.empty()) return params;
   std::vector<BucketRange> ranges;

@@ -42,6 +42,9 @@ struct LockEntry {
   // The parameters a problem with `by` = `value` builds: its bucket's, else the nearest
   // bucket's; `params` for an entry without buckets.
   [[nodiscard]] const ParamSet& params_for(std::int64_t value) const;
+  // The entry as the winner of one of its buckets alone: the bucket's params and times,
+  // the entry's other fields, no buckets.
+  [[nodiscard]] LockEntry bucket_winner(const LockBucket& bucket) const;
   friend bool operator==(const LockEntry&, const LockEntry&) = default;
 };
 
