@@ -115,3 +115,15 @@ endif()
 expect_contains("${build_output}"
                 "kernel rows_scale has 3 distinct winners for the built architectures but the build compiles 2 variants of it; set KERNELEVO_DISPATCH_SLOTS to 3 or more"
                 "too few slots")
+
+# Outside the compiled variants a parameter with a winner per bucket has no one value: a
+# use in another source of the target is a compile error naming it, not the source default.
+file(WRITE "${app}/misuse.cu" "extern \"C\" int rows_block() { return ROWS_BLOCK; }\n")
+file(APPEND "${app}/CMakeLists.txt" "target_sources(dispatch_kernels PRIVATE misuse.cu)\n")
+configure("${app}" "${WORK_DIR}/misuse")
+build("${WORK_DIR}/misuse" dispatch_kernels)
+if(build_rc EQUAL 0)
+  message(FATAL_ERROR "another source read ROWS_BLOCK of a kernel with buckets:\n${build_output}")
+endif()
+expect_contains("${build_output}" "misuse.cu" "the error names the source")
+expect_contains("${build_output}" "ROWS_BLOCK_has_a_winner_per_bucket" "the error names the parameter")

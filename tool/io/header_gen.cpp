@@ -72,6 +72,7 @@ std::set<std::string> template_params(const KernelSpec& spec) {
 struct Pick {
   const Value* value = nullptr;  // the spec's value; null: the source default
   std::string why;               // which lockfile entry, and why it was chosen
+  bool per_bucket = false;       // the entry has a winner per bucket: no one value
 };
 
 struct Param {
@@ -192,7 +193,11 @@ Result<Plan> make_plan(const std::vector<KernelSpec>& specs, const Lockfile& loc
       for (const Arch& point : plan.points) {
         const LockChoice choice = lookup(lock, spec.id, point.to_string(), options.device);
         Pick pick;
-        if (choice.entry) {
+        if (choice.entry && choice.entry->has_buckets()) {
+          pick.per_bucket = true;
+          pick.why = spec.id + " / " + choice.arch + " / \"" + comment_safe(choice.device) +
+                     "\": a winner per bucket of " + comment_safe(choice.entry->by);
+        } else if (choice.entry) {
           const auto v = choice.entry->params.find(p.name);
           if (v != choice.entry->params.end()) pick.value = listed_value(p, v->second);
           pick.why = spec.id + " / " + choice.arch + " / \"" + comment_safe(choice.device) +
@@ -344,7 +349,18 @@ Result<GeneratedHeader> generate_params_header(const std::vector<KernelSpec>& sp
   if (!dispatch) return dispatch.error();
   for (const KernelDispatch& d : *dispatch)
     if (d.archs.size() > 1) need_runtime = need_arch_list = true;  // ask the loaded image
+  // A parameter whose kernel has a winner per bucket on a built architecture has no one
+  // value outside the compiled variants (each defines its own): there, using it is an error.
+  std::vector<const Param*> per_bucket;
   for (const Param& p : plan.params) {
+    bool bucketed = false;
+    for (const auto& [arch, pick] : p.by_arch)
+      bucketed = bucketed || (pick.per_bucket &&
+                              (built.empty() || std::count(built.begin(), built.end(), arch) > 0));
+    if (bucketed) per_bucket.push_back(&p);
+  }
+  for (const Param& p : plan.params) {
+    if (std::find(per_bucket.begin(), per_bucket.end(), &p) != per_bucket.end()) continue;
     HostDecision d{&p, numbered_picks(p, plan, built), true, nullptr, {}, value_type(p)};
     d.fallback = source_default_text(options.source_text, p.name);
     if (!built.empty()) {
@@ -537,6 +553,32 @@ Result<GeneratedHeader> generate_params_header(const std::vector<KernelSpec>& sp
     }
   }
   os << "#endif\n";
+  if (!per_bucket.empty()) {
+    os << "\n// Kernels with a winner per bucket: each compiled variant defines its own values; "
+          "any\n"
+          "// other use of these names is an error (read them from kernelevo::variants, or "
+          "through\n"
+          "// kernelevo::dispatch, docs/build-integration.md).\n"
+          "namespace {\nnamespace kernelevo_params {\n";
+    for (const Param* p : per_bucket) {
+      std::vector<std::string> archs;
+      for (const auto& [arch, pick] : p->by_arch)
+        if (pick.per_bucket) archs.push_back(arch);
+      os << "#ifdef __CUDACC__\n__host__ __device__\n#endif\n"
+         << "int " << p->name
+         << "_has_a_winner_per_bucket() = delete;  // kernelevo: " << p->spec->id
+         << " has a winner per bucket of "
+         << comment_safe(p->spec->dispatch ? p->spec->dispatch->by
+                                           : std::string("a problem dimension"))
+         << " on " << join(archs, ", ") << ", so " << p->name
+         << " has no one value here: use kernelevo::dispatch::" << p->spec->id
+         << "(size, f) and decltype(variant)::" << p->name << "_value\n";
+    }
+    os << "}  // namespace kernelevo_params\n}  // namespace\n";
+    for (const Param* p : per_bucket)
+      os << "#ifndef " << p->name << "\n#define " << p->name << " (::kernelevo_params::" << p->name
+         << "_has_a_winner_per_bucket())\n#endif\n";
+  }
   if (!dispatch->empty()) {
     auto text = dispatch_header_text(*dispatch, options.source_text, need_runtime);
     if (!text) return text.error();
