@@ -92,6 +92,21 @@ function(read_header bin target source out)
   set(${out} "${text}" PARENT_SCOPE)
 endfunction()
 
+# Slot K of a dispatching example source ("src/softmax.cu": variants/softmax_kev<K>.cu),
+# the file the build compiles for that source's K-th distinct winner.
+function(read_variant bin target source k out)
+  string(MAKE_C_IDENTIFIER "${source}" id)
+  get_filename_component(name_we "${source}" NAME_WE)
+  file(GLOB_RECURSE found "${bin}/*/kernelevo/${target}/${id}/variants/${name_we}_kev${k}.cu"
+                          "${bin}/kernelevo/${target}/${id}/variants/${name_we}_kev${k}.cu")
+  if(NOT found)
+    message(FATAL_ERROR "no slot ${k} of ${source} under ${bin}")
+  endif()
+  list(GET found 0 path)
+  file(READ "${path}" text)
+  set(${out} "${text}" PARENT_SCOPE)
+endfunction()
+
 # Names of the objects the last build compiled (ninja -v prints each command).
 function(compiled_objects output out)
   string(REGEX MATCHALL "-o [^ ]+\\.(cu|cpp)\\.o" hits "${output}")

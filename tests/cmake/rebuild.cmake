@@ -1,11 +1,12 @@
 # Touching the lockfile recompiles nothing; changing one kernel's entry recompiles that
-# kernel's source and nothing else (ninja's own command lines tell what it compiled).
+# kernel's source and nothing else, and changing one bucket's winner of the dispatching
+# softmax recompiles its slots alone (ninja's own command lines tell what it compiled).
 include(${CMAKE_CURRENT_LIST_DIR}/helpers.cmake)
 copy_project(softmax-app app)
 configure("${app}" "${WORK_DIR}/build" -DCMAKE_CUDA_ARCHITECTURES=90)
 build_ok("${WORK_DIR}/build")
 compiled_objects("${build_output}" first)
-foreach(o softmax.cu rmsnorm.cu main.cpp)
+foreach(o softmax_kev0.cu softmax_kev1.cu softmax_launch.cu rmsnorm.cu main.cpp)
   if(NOT o IN_LIST first)
     message(FATAL_ERROR "the first build did not compile ${o}: ${first}")
   endif()
@@ -20,12 +21,31 @@ endif()
 expect_contains("${build_output}" "header --source src/softmax.cu" "header step reran")
 
 file(READ "${app}/kernelevo.lock.json" lock)
-string(REPLACE "\"SOFTMAX_BLOCK\": 256" "\"SOFTMAX_BLOCK\": 1024" lock "${lock}")
+string(REPLACE "\"RMSNORM_BLOCK\": 256" "\"RMSNORM_BLOCK\": 1024" lock "${lock}")
 file(WRITE "${app}/kernelevo.lock.json" "${lock}")
 build_ok("${WORK_DIR}/build")
 compiled_objects("${build_output}" edited)
-if(NOT edited STREQUAL "softmax.cu")
-  message(FATAL_ERROR "editing softmax_rows's entry compiled [${edited}], expected [softmax.cu]\n${build_output}")
+list(SORT edited)
+# softmax_launch.cu is another source of the target: it sees every kernel's values.
+if(NOT edited STREQUAL "rmsnorm.cu;softmax_launch.cu")
+  message(FATAL_ERROR "editing rmsnorm_rows's entry compiled [${edited}], expected [rmsnorm.cu;softmax_launch.cu]\n${build_output}")
 endif()
-read_header("${WORK_DIR}/build" softmax_kernels src/softmax.cu h)
-expect_contains("${h}" "#define SOFTMAX_BLOCK 1024" "new value")
+read_header("${WORK_DIR}/build" softmax_kernels src/rmsnorm.cu h)
+expect_contains("${h}" "#define RMSNORM_BLOCK 1024" "new value")
+
+# One bucket's winner: the header and the slots change, so softmax's sources recompile
+# (the slots and the launcher that includes the dispatcher), nothing else.
+string(REPLACE "\"SOFTMAX_BLOCK\": 512" "\"SOFTMAX_BLOCK\": 1024" lock "${lock}")
+file(WRITE "${app}/kernelevo.lock.json" "${lock}")
+build_ok("${WORK_DIR}/build")
+compiled_objects("${build_output}" edited)
+foreach(o rmsnorm.cu main.cpp)
+  if(o IN_LIST edited)
+    message(FATAL_ERROR "editing a bucket of softmax_rows compiled ${o}: [${edited}]\n${build_output}")
+  endif()
+endforeach()
+if(NOT "softmax_kev1.cu" IN_LIST edited)
+  message(FATAL_ERROR "editing softmax_rows's second bucket did not compile its slot: [${edited}]\n${build_output}")
+endif()
+read_variant("${WORK_DIR}/build" softmax_kernels src/softmax.cu 1 v1)
+expect_contains("${v1}" "#define SOFTMAX_BLOCK 1024\n" "new bucket value")
