@@ -361,6 +361,35 @@ namespace kev::cuda {
 namespace {
 using testing::TempDir;
 
+// `check` of a kernel with a winner per bucket measures each bucket's winner on that
+// bucket's problems (it once measured every bucket on the first bucket's problems: on the
+// H200 the second winner of examples/softmax-app was 40% SLOWER at the wrong shape).
+TEST(CheckBuckets, EachBucketsWinnerIsMeasuredOnItsOwnProblems) {
+  TempDir dir;
+  std::filesystem::copy_file(testing::source_dir_file("tests/cmake/dispatch/rows.cu"),
+                             dir.file("rows.cu"));
+  const std::string env = "KERNELEVO_WORKER_WRAPPER='" + std::string(KERNELEVO_FAKE_WORKER) +
+                          "' KERNELEVO_FAKE_RUN_MS=1 KERNELEVO_CACHE_DIR='" + dir.file("cache") +
+                          "'";
+  const CliRun tune = kernelevo(
+      dir, env, "tune rows.cu --strategy exhaustive --format json --lockfile lock.json");
+  ASSERT_EQ(tune.exit_code, 0) << tune.err;
+  const CliRun check = kernelevo(dir, env + " KERNELEVO_FAKE_PROBLEM_LOG='" +
+                                          dir.file("problems.log") + "'",
+                                 "check rows.cu --lockfile lock.json --rounds 2");
+  ASSERT_NE(check.exit_code, 2) << check.err;
+  std::ifstream log(dir.file("problems.log"));
+  std::map<std::string, int> runs;  // the problems of each run -> how many runs
+  for (std::string line; std::getline(log, line);) ++runs[line];
+  // The baseline of each bucket and its winner's rounds, each on its own bucket's problem.
+  EXPECT_GT(runs["rows_scale cols=1024,rows=64"], 0) << check.out;
+  EXPECT_GT(runs["rows_scale cols=8192,rows=64"], 0) << check.out;
+  for (const auto& [problems, n] : runs)
+    EXPECT_TRUE(problems == "rows_scale cols=1024,rows=64" ||
+                problems == "rows_scale cols=8192,rows=64")
+        << problems << " (" << n << " runs)";
+}
+
 // `check` measures what the build compiles: the evolved variant while its lockfile entry is
 // current, else the original. The variant defines a string the original lacks, and the fake
 // worker says whether each image it runs holds it.

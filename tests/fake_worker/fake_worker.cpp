@@ -8,6 +8,8 @@
 // set, every run reports that text as a warning (a throttled GPU). With KERNELEVO_FAKE_MARKER
 // and KERNELEVO_FAKE_MARKER_LOG set, each run appends "found" or "absent" to that file:
 // whether the candidate's compiled image holds the marker text (which source was compiled).
+// With KERNELEVO_FAKE_PROBLEM_LOG set, each run appends "kernel problem problem ..." (the
+// problems the run was asked to measure).
 #include <fcntl.h>
 #include <unistd.h>
 
@@ -28,26 +30,32 @@ long long now_ns() {
       .count();
 }
 
-void log_run(int device, const std::string& kernel, long long start, long long end) {
-  const char* path = std::getenv("KERNELEVO_FAKE_LOG");
+// Appends `line` to the file named by environment variable `variable`, if it is set.
+void append_to(const char* variable, const std::string& line) {
+  const char* path = std::getenv(variable);
   if (path == nullptr) return;
-  const std::string line = std::to_string(device) + " " + kernel + " " + std::to_string(start) +
-                           " " + std::to_string(end) + "\n";
   const int fd = ::open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
   if (fd < 0) return;
   (void)!::write(fd, line.data(), line.size());
   ::close(fd);
 }
 
+void log_run(int device, const std::string& kernel, long long start, long long end) {
+  append_to("KERNELEVO_FAKE_LOG", std::to_string(device) + " " + kernel + " " +
+                                      std::to_string(start) + " " + std::to_string(end) + "\n");
+}
+
 void log_marker(const std::string& image) {
   const char* marker = std::getenv("KERNELEVO_FAKE_MARKER");
-  const char* path = std::getenv("KERNELEVO_FAKE_MARKER_LOG");
-  if (marker == nullptr || path == nullptr) return;
-  const std::string line = image.find(marker) != std::string::npos ? "found\n" : "absent\n";
-  const int fd = ::open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
-  if (fd < 0) return;
-  (void)!::write(fd, line.data(), line.size());
-  ::close(fd);
+  if (marker == nullptr) return;
+  append_to("KERNELEVO_FAKE_MARKER_LOG",
+            image.find(marker) != std::string::npos ? "found\n" : "absent\n");
+}
+
+void log_problems(const kev::RunRequest& request) {
+  std::string line = request.spec.id;
+  for (const auto& p : request.spec.problems) line += " " + p.to_string();
+  append_to("KERNELEVO_FAKE_PROBLEM_LOG", line + "\n");
 }
 
 kev::RunReport fake_run(const kev::RunRequest& request) {
@@ -96,6 +104,7 @@ int main(int argc, char** argv) {
       return 0;
     } else if (request->op == kev::cuda::WorkerRequest::Op::run) {
       log_marker(request->run.candidate.image);
+      log_problems(request->run);
       const long long start = now_ns();
       std::this_thread::sleep_for(std::chrono::milliseconds(sleep_ms));
       response.report = fake_run(request->run);

@@ -42,7 +42,10 @@ std::string SpecMeasurer::source_path(const MeasureTarget& target) {
 }
 
 SpecMeasurer::Kernel* SpecMeasurer::kernel_for(const MeasureTarget& target, std::string& error) {
-  const std::string key = target.side + '\n' + target.kernel_id;
+  // The problems belong to the key: each bucket of a kernel with `dispatch` is measured on
+  // its own problems, by an evaluator (and baseline) of its own.
+  std::string key = target.side + '\n' + target.kernel_id;
+  for (const Problem& p : target.spec->problems) key += '\n' + p.to_string();
   if (auto it = kernels_.find(key); it != kernels_.end()) return it->second.get();
   if (arch_.empty()) {
     auto id = identify();

@@ -38,7 +38,7 @@ class SpecMeasurer final : public Measurer {
   WorkerRunner worker_;
   CachedCompilers compilers_;
   std::string arch_;
-  std::map<std::string, std::unique_ptr<Kernel>> kernels_;  // by side and kernel id
+  std::map<std::string, std::unique_ptr<Kernel>> kernels_;  // by side, kernel id, problems
 };
 
 }  // namespace kev::cuda
