@@ -371,9 +371,21 @@ TEST(CheckBuckets, EachBucketsWinnerIsMeasuredOnItsOwnProblems) {
   const std::string env = "KERNELEVO_WORKER_WRAPPER='" + std::string(KERNELEVO_FAKE_WORKER) +
                           "' KERNELEVO_FAKE_RUN_MS=1 KERNELEVO_CACHE_DIR='" + dir.file("cache") +
                           "'";
-  const CliRun tune = kernelevo(
-      dir, env, "tune rows.cu --strategy exhaustive --format json --lockfile lock.json");
+  const CliRun tune =
+      kernelevo(dir, env, "tune rows.cu --strategy exhaustive --lockfile lock.json");
   ASSERT_EQ(tune.exit_code, 0) << tune.err;
+  // The table's columns stay aligned when a row names its bucket.
+  std::istringstream table(tune.out);
+  std::size_t arch_column = std::string::npos;
+  int bucket_rows = 0;
+  for (std::string line; std::getline(table, line);) {
+    if (line.rfind("kernel ", 0) == 0) arch_column = line.find(" arch ") + 1;
+    if (line.rfind("rows_scale cols [", 0) == 0) {
+      ++bucket_rows;
+      EXPECT_EQ(line.find(" sm_90 ") + 1, arch_column) << tune.out;
+    }
+  }
+  EXPECT_EQ(bucket_rows, 2) << tune.out;
   const CliRun check = kernelevo(dir, env + " KERNELEVO_FAKE_PROBLEM_LOG='" +
                                           dir.file("problems.log") + "'",
                                  "check rows.cu --lockfile lock.json --rounds 2");

@@ -1,5 +1,6 @@
 #include "cli/tune_table.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <iostream>
 #include <nlohmann/json.hpp>
@@ -66,8 +67,17 @@ void print_tune_text(const std::vector<TuneDevice>& gpus, const std::vector<Kern
                 gpus.size() > 1 ? (" " + std::to_string(g.index)).c_str() : "", dev.name.c_str(),
                 dev.arch.c_str(), dev.sms, dev.copy_gbps, dev.read_gbps);
   }
-  std::printf("%-20s %-7s %-22s %10s %10s %8s %8s %7s %6s %7s  %s\n", "kernel", "arch", "device",
-              "baseline", "winner", "speedup", "GB/s", "%copy", "evals", "evals/s", "outcomes");
+  // A bucket's row names it after the kernel ("softmax_rows cols [0, 2048)"): the column
+  // widens to the longest name, so the columns stay aligned.
+  const auto row_name = [](const KernelRow& r) {
+    return r.bucket.empty() ? r.id : r.id + " " + r.bucket;
+  };
+  int name_width = 20;
+  for (const auto& r : rows)
+    name_width = std::max(name_width, static_cast<int>(row_name(r).size()));
+  std::printf("%-*s %-7s %-22s %10s %10s %8s %8s %7s %6s %7s  %s\n", name_width, "kernel", "arch",
+              "device", "baseline", "winner", "speedup", "GB/s", "%copy", "evals", "evals/s",
+              "outcomes");
   for (const auto& r : rows) {
     std::string counts;
     for (const auto& [d, n] : r.counts)
@@ -75,7 +85,7 @@ void print_tune_text(const std::vector<TuneDevice>& gpus, const std::vector<Kern
     const ProblemRow* first = r.problems.empty() ? nullptr : &r.problems.front();
     const DeviceInfo* dev = row_device(gpus, r);
     std::printf(
-        "%-20s %-7s %-22s %10s %10s %8s %8s %7s %6llu %7s  %s\n", (r.bucket.empty() ? r.id : r.id + " " + r.bucket).c_str(),
+        "%-*s %-7s %-22s %10s %10s %8s %8s %7s %6llu %7s  %s\n", name_width, row_name(r).c_str(),
         dev != nullptr ? dev->arch.c_str() : "-", dev != nullptr ? dev->name.c_str() : "-",
         time_cell(r.baseline_us).c_str(), time_cell(r.winner_us).c_str(),
         r.baseline_us && r.winner_us ? speedup_text(*r.baseline_us / *r.winner_us).c_str() : "-",
