@@ -178,10 +178,7 @@ Report run_check(const CheckInput& in, Measurer& measurer) {
       for (const LockBucket& b : entry->second.buckets) {
         KernelReport k = skeleton(id, &locked, spec, in.gpu);
         k.bucket = bucket_label(entry->second.by, b.range);
-        LockEntry one;
-        one.params = b.params;
-        one.time_us = b.time_us;
-        one.baseline_us = b.baseline_us;
+        const LockEntry one = entry->second.bucket_winner(b);
         std::optional<KernelSpec> bucket_spec;
         if (spec != nullptr) {
           bucket_spec = *spec;
