@@ -66,9 +66,12 @@ fail_early() {
   exit 2
 }
 
-case $mode in check | compare | tune) ;; *) annotate error kernelevo "unknown mode '$mode' (check, compare or tune)"; exit 2 ;; esac
+case $mode in check | compare | tune | pull-request) ;; *) annotate error kernelevo "unknown mode '$mode' (check, compare or tune)"; exit 2 ;; esac
 want_pr=false
 [[ $mode == tune ]] && is_true "${KEV_OPEN_PULL_REQUEST:-true}" && want_pr=true
+# pull-request: the second half of a tune whose pull request waited for the artifact upload
+# (KEV_DEFER_PULL_REQUEST), so that its body links to the uploaded artifact.
+[[ $mode == pull-request ]] && want_pr=true
 
 cd "$workdir"
 project_dir=$(pwd)
@@ -122,6 +125,57 @@ if [[ $want_pr == true ]]; then
     *) fail_early "checking the token at $api/repos/$repo failed (HTTP $status)" ;;
   esac
   log "token accepted for $repo"
+fi
+
+# --- the pull request (tune mode, or the pull-request mode after the artifact's upload) -------
+# Where the pull request body sends reviewers for the HTML report: the artifact an earlier
+# step uploaded (upload-artifact's artifact-url), else this run's page, which lists the
+# artifact this step uploads.
+open_pull_request() {
+  report_link=""
+  if [[ -n ${KEV_ARTIFACT_URL:-} ]]; then
+    if [[ $KEV_ARTIFACT_URL =~ ^https://[^[:space:][:cntrl:]]+$ ]]; then
+      report_link=$KEV_ARTIFACT_URL
+    else
+      annotate warning "kernelevo tune" "artifact-url is not an https URL; the pull request links to the run instead"
+    fi
+  fi
+  if [[ -z $report_link && ${GITHUB_RUN_ID:-} =~ ^[0-9]+$ && -n ${GITHUB_REPOSITORY:-} ]]; then
+    report_link=$server/$GITHUB_REPOSITORY/actions/runs/$GITHUB_RUN_ID
+  fi
+  operation=none number="" url=""
+  if [[ $want_pr == true ]]; then
+    source "$action_dir/pull_request.sh"
+    pull_request_flow
+  fi
+  output pull-request-operation "$operation" operation
+  [[ -n $number ]] && output pull-request-number "$number" count
+  [[ -n $url ]] && output pull-request-url "$url" url
+  case $operation in
+    created | updated) printf '\nPull request (%s): %s\n' "$operation" "$url" >>"$summary" ;;
+    closed) printf '\nPull request closed (its change is in the base already): %s\n' "$url" >>"$summary" ;;
+    none) printf '\nNo pull request: the tuned lockfile and the reports are the artifact %s.\n' "$artifact_name" >>"$summary" ;;
+  esac
+}
+# What the pull-request mode needs of the tune before it, in the reports folder both share.
+pr_state=$out_dir/pull-request.state
+lockpath_of() { realpath -m --relative-to="$(git rev-parse --show-toplevel)" "$1"; }
+if [[ $mode == pull-request ]]; then
+  [[ -f $pr_state ]] || fail_early "no tune waits for its pull request ($pr_state is missing): run the action in tune mode first"
+  improvements="" archs="" artifact_name=""
+  while IFS='=' read -r key value; do
+    case $key in
+      improvements) [[ $value =~ ^[0-9]+$ ]] && improvements=$value ;;
+      archs) [[ $value =~ ^[A-Za-z0-9._,\ -]*$ ]] && archs=$value ;;
+      artifact_name) [[ $value =~ ^[A-Za-z0-9._-]+$ ]] && artifact_name=$value ;;
+    esac
+  done <"$pr_state"
+  [[ -n $improvements && -n $artifact_name ]] || fail_early "$pr_state does not hold a tune's state"
+  rm -f "$pr_state"
+  [[ -f $lockfile ]] || fail_early "no tuned lockfile at $lockfile"
+  lockpath=$(lockpath_of "$lockfile")
+  open_pull_request
+  exit 0
 fi
 
 # --- kernelevo ---------------------------------------------------------------------------
@@ -257,7 +311,7 @@ read -r regressions improvements <<<"$counts"
 if [[ $mode == tune ]]; then
   # What this run changed against the lockfile of the commit it started from (a tune report
   # calls every tuned entry FASTER than the source's defaults).
-  lockpath=$(realpath -m --relative-to="$(git rev-parse --show-toplevel)" "$lockfile")
+  lockpath=$(lockpath_of "$lockfile")
   base_lock=$out_dir/base.lock.json
   git show "HEAD:$lockpath" >"$base_lock" 2>/dev/null || : >"$base_lock"
   new_lock=$lockfile
@@ -285,33 +339,14 @@ if [[ $mode == tune ]]; then
   output artifact-directory "$artifact" path
   output artifact-name "$artifact_name" name
 
-  # Where the pull request body sends reviewers for the HTML report: the artifact an earlier
-  # step uploaded (upload-artifact's artifact-url), else this run's page, which lists the
-  # artifact this step uploads.
-  report_link=""
-  if [[ -n ${KEV_ARTIFACT_URL:-} ]]; then
-    if [[ $KEV_ARTIFACT_URL =~ ^https://[^[:space:][:cntrl:]]+$ ]]; then
-      report_link=$KEV_ARTIFACT_URL
-    else
-      annotate warning "kernelevo tune" "artifact-url is not an https URL; the pull request links to the run instead"
-    fi
+  if [[ $want_pr == true ]] && is_true "${KEV_DEFER_PULL_REQUEST:-false}"; then
+    # The pull request waits for the artifact's upload (the action's next steps).
+    rm -f "$pr_state"
+    printf 'improvements=%s\narchs=%s\nartifact_name=%s\n' "$improvements" "$archs" "$artifact_name" >"$pr_state"
+    output pull-request-deferred true bool
+  else
+    open_pull_request
   fi
-  if [[ -z $report_link && ${GITHUB_RUN_ID:-} =~ ^[0-9]+$ && -n ${GITHUB_REPOSITORY:-} ]]; then
-    report_link=$server/$GITHUB_REPOSITORY/actions/runs/$GITHUB_RUN_ID
-  fi
-  operation=none number="" url=""
-  if [[ $want_pr == true ]]; then
-    source "$action_dir/pull_request.sh"
-    pull_request_flow
-  fi
-  output pull-request-operation "$operation" operation
-  [[ -n $number ]] && output pull-request-number "$number" count
-  [[ -n $url ]] && output pull-request-url "$url" url
-  case $operation in
-    created | updated) printf '\nPull request (%s): %s\n' "$operation" "$url" >>"$summary" ;;
-    closed) printf '\nPull request closed (its change is in the base already): %s\n' "$url" >>"$summary" ;;
-    none) printf '\nNo pull request: the tuned lockfile and the reports are the artifact %s.\n' "$artifact_name" >>"$summary" ;;
-  esac
 fi
 
 if [[ $rc -ne 0 && $rc -ne 1 ]]; then exit "$rc"; fi

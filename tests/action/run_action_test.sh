@@ -295,6 +295,39 @@ expect "tune again: no other branch" \
   '[[ $(git --git-dir="$tmp/git/octo/kernels.git" for-each-ref --format="%(refname)" refs/heads | tr "\n" " ") == "refs/heads/kernelevo/tune/sm_90 refs/heads/main " ]]'
 expect "tune again: improvements=1" '[[ $(output_of improvements) == 1 ]]'
 
+# --- the action's three steps: tune, the artifact's upload, then the pull request -------------
+# (action.yml: the tune step defers the pull request while upload-artifact is on, so that
+# its body links to the artifact the upload step made.)
+reset_workspace
+: >"$tmp/api.log"
+new_step tune-deferred
+(cd "$tmp/repo" && STUB_BLOCK=1024 KEV_KERNELEVO=$tmp/kernelevo-stub KEV_MODE=tune KEV_TOKEN=$token \
+  KEV_DEFER_PULL_REQUEST=true "$run_sh") >"$tmp/stdout" 2>"$tmp/stderr"
+rc=$?
+expect "tune, deferred: succeeds" '[[ $rc -eq 0 ]]' || cat "$tmp/stderr"
+expect "tune, deferred: the token is checked, no pull request touched yet" \
+  '[[ $(api_calls | tr "\n" ,) == "GET /repos/octo/kernels," ]]' || api_calls
+expect "tune, deferred: pull-request-deferred=true, no operation yet" \
+  '[[ $(output_of pull-request-deferred) == true && -z $(output_of pull-request-operation) ]]'
+new_step pull-request
+export RUNNER_TEMP=$tmp/runner-tune-deferred  # one job: the steps share the runner's temp folder
+(cd "$tmp/repo" && KEV_MODE=pull-request KEV_TOKEN=$token \
+  KEV_ARTIFACT_URL=https://github.com/octo/kernels/actions/runs/4242/artifacts/123 "$run_sh") >"$tmp/stdout" 2>"$tmp/stderr"
+rc=$?
+expect "pull-request step: succeeds" '[[ $rc -eq 0 ]]' || cat "$tmp/stderr"
+expect "pull-request step: the same pull request updated" \
+  '[[ $(output_of pull-request-operation) == updated && $(output_of pull-request-number) == 7 ]]'
+expect "pull-request step: the body links to the artifact the upload step made" \
+  'grep "\"PATCH\"" "$tmp/api.log" | grep -q "(https://github.com/octo/kernels/actions/runs/4242/artifacts/123)"'
+expect "pull-request step: the branch holds the tuned winner" 'branch_lock kernelevo/tune/sm_90 | grep -q "\"SOFTMAX_BLOCK\": 1024"'
+expect "pull-request step: the token is not in the logs" '! secret_in "$tmp/stdout" "$tmp/stderr" "$GITHUB_STEP_SUMMARY" "$GITHUB_OUTPUT"'
+new_step pull-request-again
+export RUNNER_TEMP=$tmp/runner-tune-deferred
+(cd "$tmp/repo" && KEV_MODE=pull-request KEV_TOKEN=$token "$run_sh") >"$tmp/stdout" 2>"$tmp/stderr"
+rc=$?
+expect "pull-request step without a tune before it: fails, saying so" \
+  '[[ $rc -eq 2 ]] && grep -q "no tune waits for its pull request" "$tmp/stdout" "$tmp/stderr" "$GITHUB_STEP_SUMMARY"'
+
 # --- a tune that improves nothing: the pull request stays as it is ---------------------------
 reset_workspace
 : >"$tmp/api.log"
