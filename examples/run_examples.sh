@@ -7,14 +7,7 @@ set -u
 root=$(cd "$(dirname "$0")/.." && pwd)
 out=${1:-/tmp/kernelevo-examples}
 mkdir -p "$out"
-tool=${KERNELEVO_EXECUTABLE:-}
-if [ -z "$tool" ]; then  # no kernelevo given: build one
-  cmake -S "$root" -B "$out/tool" -G Ninja -DCMAKE_BUILD_TYPE=Release \
-    -DKERNELEVO_BUILD_TESTS=OFF -DKERNELEVO_BUILD_BENCH=OFF >"$out/tool.log" 2>&1 &&
-    cmake --build "$out/tool" --target kernelevo >>"$out/tool.log" 2>&1 ||
-    { tail -20 "$out/tool.log"; exit 1; }
-  tool="$out/tool/tool/kernelevo"
-fi
+. "$root/examples/build_tool.sh"  # $KERNELEVO_EXECUTABLE, else one built here
 status=0
 run() {  # name, source dir, extra cmake args...
   name=$1; src=$2; shift 2

@@ -328,6 +328,18 @@ rc=$?
 expect "pull-request step without a tune before it: fails, saying so" \
   '[[ $rc -eq 2 ]] && grep -q "no tune waits for its pull request" "$tmp/stdout" "$tmp/stderr" "$GITHUB_STEP_SUMMARY"'
 
+new_step pull-request-hostile-state
+export RUNNER_TEMP=$tmp/runner-tune-deferred
+mkdir -p "$RUNNER_TEMP/kernelevo-reports"
+printf 'improvements=1;touch %s\narchs=sm_90\nartifact_name=x$(id)\n' "$tmp/pwned" \
+  >"$RUNNER_TEMP/kernelevo-reports/pull-request.state"
+: >"$tmp/api.log"
+(cd "$tmp/repo" && KEV_MODE=pull-request KEV_TOKEN=$token "$run_sh") >"$tmp/stdout" 2>"$tmp/stderr"
+rc=$?
+expect "pull-request step, a state file with values no tune writes: refused before any pull request" \
+  '[[ $rc -eq 2 && ! -e $tmp/pwned ]] && grep -q "does not hold a tune.s state" "$tmp/stderr" "$tmp/stdout" &&
+   ! api_calls | grep -q -E "^(POST|PATCH)"' || { cat "$tmp/stderr"; api_calls; }
+
 # --- a tune that improves nothing: the pull request stays as it is ---------------------------
 reset_workspace
 : >"$tmp/api.log"

@@ -79,31 +79,32 @@ function(expect_not_contains text needle what)
   endif()
 endfunction()
 
-# The generated params.h of an example source ("src/softmax.cu") in build dir `bin`.
-function(read_header bin target source out)
+# A file the header step generated for an example source ("src/softmax.cu") of `target` in
+# build dir `bin`, at `relative` inside that source's folder (a configuration's subfolder
+# with multi-config generators).
+function(read_generated bin target source relative what out)
   string(MAKE_C_IDENTIFIER "${source}" id)
-  file(GLOB_RECURSE found "${bin}/*/kernelevo/${target}/${id}/kernelevo/params.h"
-                          "${bin}/kernelevo/${target}/${id}/kernelevo/params.h")
+  file(GLOB_RECURSE found "${bin}/*/kernelevo/${target}/${id}/${relative}"
+                          "${bin}/kernelevo/${target}/${id}/${relative}")
   if(NOT found)
-    message(FATAL_ERROR "no generated params.h for ${source} under ${bin}")
+    message(FATAL_ERROR "no generated ${what} for ${source} under ${bin}")
   endif()
   list(GET found 0 path)
   file(READ "${path}" text)
   set(${out} "${text}" PARENT_SCOPE)
 endfunction()
 
+# The generated params.h of an example source.
+function(read_header bin target source out)
+  read_generated("${bin}" "${target}" "${source}" kernelevo/params.h params.h text)
+  set(${out} "${text}" PARENT_SCOPE)
+endfunction()
+
 # Slot K of a dispatching example source ("src/softmax.cu": variants/softmax_kev<K>.cu),
 # the file the build compiles for that source's K-th distinct winner.
 function(read_variant bin target source k out)
-  string(MAKE_C_IDENTIFIER "${source}" id)
   get_filename_component(name_we "${source}" NAME_WE)
-  file(GLOB_RECURSE found "${bin}/*/kernelevo/${target}/${id}/variants/${name_we}_kev${k}.cu"
-                          "${bin}/kernelevo/${target}/${id}/variants/${name_we}_kev${k}.cu")
-  if(NOT found)
-    message(FATAL_ERROR "no slot ${k} of ${source} under ${bin}")
-  endif()
-  list(GET found 0 path)
-  file(READ "${path}" text)
+  read_generated("${bin}" "${target}" "${source}" "variants/${name_we}_kev${k}.cu" "slot ${k}" text)
   set(${out} "${text}" PARENT_SCOPE)
 endfunction()
 
