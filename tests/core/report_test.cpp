@@ -142,7 +142,63 @@ TEST(LockReport, OldToNewAgainstTheBaseLockfile) {
   EXPECT_EQ(same.kernels.front().verdict, KernelVerdict::same);
 }
 
+// The run that locked an entry measured both sides: its row is judged on those two
+// measurements, with the speedup's interval; other rows keep the recorded times, no interval.
+TEST(LockReport, ARowTheRunLockedUsesTheRunsMeasurementsAndInterval) {
+  Lockfile base;
+  LockEntry old;
+  old.params = {{"BLOCK", Value(256)}};
+  old.time_us = 95.0;  // recorded by an earlier run
+  set_entry(base, "softmax", "src/softmax.cu", "sha256:x", "sm_90", "NVIDIA H200", old);
+  set_entry(base, "rmsnorm", "src/rmsnorm.cu", "sha256:y", "sm_90", "NVIDIA H200", old);
+  Lockfile lock = base;
+  LockEntry now;
+  now.params = {{"BLOCK", Value(512)}};
+  now.time_us = 70.0;
+  now.baseline_us = 140.0;
+  set_entry(lock, "softmax", "src/softmax.cu", "sha256:x", "sm_90", "NVIDIA H200", now);
+  RunChange change;
+  change.id = "softmax";
+  change.arch = "sm_90";
+  change.device = "NVIDIA H200";
+  change.before = {98.0, 97.0, 99.0};  // the old entry, re-measured now
+  change.after = {70.0, 69.5, 70.5};
+  change.intervals = true;
+  change.before_is_old_entry = true;
+  const std::vector<RunChange> changes{change};
+  const Report r = report_from_lockfile(lock, {}, &base, changes);
+  ASSERT_EQ(r.kernels.size(), 2u);
+  const KernelReport& rms = r.kernels[0];
+  const KernelReport& soft = r.kernels[1];
+  EXPECT_DOUBLE_EQ(*soft.baseline_us, 98.0);
+  EXPECT_DOUBLE_EQ(*soft.time_us, 70.0);
+  EXPECT_DOUBLE_EQ(*soft.speedup, 1.4);
+  ASSERT_TRUE(soft.ratio_ci_low && soft.ratio_ci_high);
+  EXPECT_LT(*soft.ratio_ci_low, 70.0 / 98.0);
+  EXPECT_GT(*soft.ratio_ci_high, 70.0 / 98.0);
+  EXPECT_EQ(soft.verdict, KernelVerdict::faster);
+  EXPECT_NE(soft.evidence.find("98.0 us → 70.0 us (1.40x over the old entry, both measured in "
+                               "this run, 95% CI " +
+                               speedup_interval_text(*soft.ratio_ci_low, *soft.ratio_ci_high) +
+                               ")"),
+            std::string::npos)
+      << soft.evidence;
+  EXPECT_NE(soft.evidence.find("parameters changed from BLOCK=256"), std::string::npos);
+  EXPECT_FALSE(rms.ratio_ci_low);  // not locked by the run: recorded times, no interval
+  // A change without intervals gives the run's times but makes none up.
+  std::vector<RunChange> bare{change};
+  bare.front().intervals = false;
+  const Report no_ci = report_from_lockfile(lock, {}, &base, bare);
+  EXPECT_DOUBLE_EQ(*no_ci.kernels[1].baseline_us, 98.0);
+  EXPECT_FALSE(no_ci.kernels[1].ratio_ci_low);
+  // A change for another device leaves the row alone.
+  std::vector<RunChange> other{change};
+  other.front().device = "NVIDIA H100";
+  EXPECT_DOUBLE_EQ(*report_from_lockfile(lock, {}, &base, other).kernels[1].baseline_us, 95.0);
+}
+
 TEST(RatioText, OneWordingForEveryReport) {
+  EXPECT_EQ(speedup_interval_text(0.5, 0.8), "1.25x..2.00x");
   EXPECT_EQ(speedup_text(143.0 / 70.1), "2.04x");
   EXPECT_EQ(ratio_interval_text(0.7704, 0.79), "0.770..0.790");
   EXPECT_EQ(p_value_text(0.6312), "0.631");

@@ -56,6 +56,42 @@ TEST(Stats, BootstrapRatioIntervalBracketsTheTrueRatio) {
   EXPECT_LT(ci.high, 1.25);
 }
 
+// Each side's log half-width adds in quadrature, below and above the ratio separately.
+TEST(Stats, RatioIntervalOfMediansAddsTheLogHalfWidths) {
+  const Interval ci = ratio_interval_of_medians(100.0, {95.0, 104.0}, 50.0, {49.0, 52.0});
+  const double ratio = 0.5;
+  EXPECT_NEAR(ci.low, ratio * std::exp(-std::hypot(std::log(50.0 / 49.0), std::log(104.0 / 100.0))),
+              1e-12);
+  EXPECT_NEAR(ci.high, ratio * std::exp(std::hypot(std::log(52.0 / 50.0), std::log(100.0 / 95.0))),
+              1e-12);
+  EXPECT_TRUE(ci.contains(ratio));
+  // A side without width leaves the other's interval, moved to the ratio.
+  const Interval one = ratio_interval_of_medians(100.0, {100.0, 100.0}, 50.0, {49.0, 52.0});
+  EXPECT_NEAR(one.low, 0.49, 1e-12);
+  EXPECT_NEAR(one.high, 0.52, 1e-12);
+  // Nothing usable: no interval rather than a made-up one.
+  for (const Interval& bad : {ratio_interval_of_medians(0.0, {0.0, 1.0}, 50.0, {49.0, 52.0}),
+                              ratio_interval_of_medians(100.0, {101.0, 104.0}, 50.0, {49.0, 52.0}),
+                              ratio_interval_of_medians(100.0, {95.0, 104.0}, 50.0, {-1.0, 52.0})}) {
+    EXPECT_TRUE(std::isnan(bad.low));
+    EXPECT_TRUE(std::isnan(bad.high));
+  }
+}
+
+// From the two medians' bootstrap intervals it comes out close to the bootstrap interval of
+// the ratio itself, which needs the samples.
+TEST(Stats, RatioIntervalOfMediansIsCloseToTheBootstrapOfTheRatio) {
+  std::mt19937_64 rng(11);
+  const auto base = normal_samples(rng, 200, 100.0, 0.03);
+  const auto head = normal_samples(rng, 200, 80.0, 0.02);
+  const Interval from_samples = bootstrap_ratio_ci(base, head);
+  const Interval from_medians = ratio_interval_of_medians(
+      median(base), bootstrap_median_ci(base), median(head), bootstrap_median_ci(head));
+  const double width = from_samples.high - from_samples.low;
+  EXPECT_NEAR(from_medians.low, from_samples.low, 0.25 * width);
+  EXPECT_NEAR(from_medians.high, from_samples.high, 0.25 * width);
+}
+
 TEST(Stats, MannWhitneyExactMatchesTables) {
   // Completely separated samples of 5 and 5: U = 25, exact two-sided p = 2 / C(10,5).
   const std::vector<double> a{6, 7, 8, 9, 10};

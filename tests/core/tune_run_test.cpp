@@ -80,6 +80,16 @@ TEST_F(TuneRunTest, TunesOneKernelAndLocksTheFastestPoint) {
   EXPECT_EQ(x_of(locked("scale")->params), 4);
   EXPECT_EQ(store.lock.kernels.at("scale").source, "kernels/scale.cu");
   EXPECT_TRUE(console.has("scale: 4 configurations; measuring the baseline"));
+  // What the report shows: the source defaults against the winner, both as this run measured.
+  ASSERT_TRUE(row.change);
+  EXPECT_EQ(row.change->id, "scale");
+  EXPECT_EQ(row.change->arch, "sm_90");
+  EXPECT_EQ(row.change->device, "Fake GPU");
+  EXPECT_FALSE(row.change->before_is_old_entry);
+  EXPECT_DOUBLE_EQ(row.change->before.median_us, 20.0);
+  EXPECT_DOUBLE_EQ(row.change->after.median_us, 25.0);
+  EXPECT_DOUBLE_EQ(row.change->after.ci_high_us, 25.0 * 1.01);
+  EXPECT_TRUE(row.change->intervals);
 }
 
 TEST_F(TuneRunTest, ALockedWinnerTunedAgainIsNotRewritten) {
@@ -106,6 +116,7 @@ TEST_F(TuneRunTest, TheLockedWinnerIsKeptWhenTheNewOneIsNotFasterWithConfidence)
   EXPECT_EQ(row.lock, LockAction::kept);
   EXPECT_EQ(x_of(row.kept_params), 3);
   EXPECT_DOUBLE_EQ(row.kept_us, 10.05);
+  EXPECT_FALSE(row.change);  // nothing changed, so the report keeps the recorded entry
   ASSERT_EQ(backend.remeasured.size(), 1u);
   EXPECT_EQ(x_of(backend.remeasured.front()), 3);
   EXPECT_EQ(x_of(locked("scale")->params), 3);
@@ -121,6 +132,10 @@ TEST_F(TuneRunTest, AChallengerFasterWithConfidenceReplacesTheLockedWinner) {
   EXPECT_EQ(rows->front().lock, LockAction::locked);
   EXPECT_EQ(x_of(locked("scale")->params), 4);
   EXPECT_EQ(store.writes, 2);
+  // The old entry's side is its re-measurement in this run, not the time recorded before.
+  ASSERT_TRUE(rows->front().change);
+  EXPECT_TRUE(rows->front().change->before_is_old_entry);
+  EXPECT_DOUBLE_EQ(rows->front().change->before.median_us, 100.0);
 }
 
 TEST_F(TuneRunTest, AWinnerThatFailsMemcheckIsNotLocked) {

@@ -156,6 +156,56 @@ TEST(TuneGpus, OneKernelIsSearchedByEveryGpuAtOnce) {
   EXPECT_EQ(params.size(), 8u);
 }
 
+// Regression: a tune's report showed "-" for the speedup's interval, because it read both
+// times back from the lockfile, which records medians only.
+TEST(TuneReport, TheRunsReportGivesTheSpeedupsIntervalFromItsOwnMeasurements) {
+  TempDir dir;
+  const std::string env = "KERNELEVO_WORKER_WRAPPER='" + std::string(KERNELEVO_FAKE_WORKER) +
+                          "' KERNELEVO_FAKE_RUN_MS=1 KERNELEVO_CACHE_DIR='" + dir.file("cache") +
+                          "'";
+  std::filesystem::copy_file(testing::source_dir_file("templates/softmax.cu"),
+                             dir.file("softmax.cu"));
+  const CliRun run = kernelevo(dir, env,
+                               "tune softmax.cu --strategy random --budget 12 --lockfile lock.json "
+                               "--report reports");
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  const auto report = nlohmann::json::parse(std::ifstream(dir.file("reports/report.json")));
+  ASSERT_EQ(report["kernels"].size(), 1u) << report.dump();
+  const auto& k = report["kernels"][0];
+  ASSERT_TRUE(k.contains("ratio_ci")) << k.dump();
+  const double ratio = k["ratio"].get<double>();
+  EXPECT_LT(k["ratio_ci"][0].get<double>(), ratio) << k.dump();
+  EXPECT_GT(k["ratio_ci"][1].get<double>(), ratio) << k.dump();
+  EXPECT_THAT(k["evidence"].get<std::string>(),
+              ::testing::HasSubstr("over the source defaults, both measured in this run, 95% CI "));
+  // The times are the lockfile's: the winner as locked, the source defaults as recorded.
+  const auto lock = nlohmann::json::parse(std::ifstream(dir.file("lock.json")));
+  const auto& entry = lock["kernels"]["softmax_rows"]["targets"].begin()->begin().value();
+  EXPECT_NEAR(k["time_us"].get<double>(), entry["time_us"].get<double>(), 0.05) << entry.dump();
+  EXPECT_NEAR(k["baseline_us"].get<double>(), entry["baseline_us"].get<double>(), 0.05);
+
+  const std::string md = [&] {
+    std::ifstream in(dir.file("reports/report.md"));
+    std::stringstream ss;
+    ss << in.rdbuf();
+    return ss.str();
+  }();
+  EXPECT_THAT(md, ::testing::ContainsRegex("\\| [0-9.]+x\\.\\.[0-9.]+x \\|"));
+
+  // Tuned again, the old entry is re-measured in the same run and named as such: either it is
+  // kept (no row change) or the new winner's interval is against it.
+  const CliRun again = kernelevo(dir, env,
+                                 "tune softmax.cu --strategy random --budget 12 --seed 7 "
+                                 "--lockfile lock.json --report reports2");
+  ASSERT_EQ(again.exit_code, 0) << again.err;
+  const auto second = nlohmann::json::parse(std::ifstream(dir.file("reports2/report.json")));
+  const std::string evidence = second["kernels"][0]["evidence"];
+  if (second["kernels"][0]["params"] != k["params"])
+    EXPECT_THAT(evidence, ::testing::HasSubstr("over the old entry, both measured in this run"));
+  else
+    EXPECT_THAT(evidence, ::testing::HasSubstr("over the old entry, recorded"));
+}
+
 TEST(TuneGpus, AThrottledGpuIsReportedWithTheResults) {
   TempDir dir;
   const std::string env = "KERNELEVO_WORKER_WRAPPER='" + std::string(KERNELEVO_FAKE_WORKER) +

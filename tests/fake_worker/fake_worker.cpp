@@ -66,6 +66,8 @@ kev::RunReport fake_run(const kev::RunRequest& request) {
   if (const char* warning = std::getenv("KERNELEVO_FAKE_WARNING")) report.warnings = warning;
   report.outcome.disposition = kev::Disposition::passed;
   report.outcome.time_us = us;
+  report.outcome.ci_low_us = us * 0.995;  // the median's 95% interval, as the real timer gives
+  report.outcome.ci_high_us = us * 1.005;
   for (const auto& p : request.spec.problems) {
     kev::ProblemResult r;
     r.problem = p.to_string();

@@ -2,6 +2,7 @@
 #include <CLI/CLI.hpp>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "cli/command.h"
 #include "cli/tune_options.h"
@@ -37,9 +38,11 @@ int run_tune(const TuneOptions& options) {
   std::optional<Lockfile> before;
   if (!options.report.empty() && options.replay.empty()) before = lockfile_before_tune(options);
   std::optional<Report> replayed;
-  const int rc = options.replay.empty() ? tune_specs(options) : tune_replay(options, &replayed);
+  std::vector<RunChange> changes;
+  const int rc =
+      options.replay.empty() ? tune_specs(options, &changes) : tune_replay(options, &replayed);
   if (options.report.empty()) return rc;
-  return write_run_reports(options, rc, replayed, before);
+  return write_run_reports(options, rc, replayed, before, changes);
 }
 
 const CommandRegistrar registrar{

@@ -39,19 +39,20 @@ bool is_file(const std::string& path) {
 }  // namespace
 
 Result<Report> tune_report_from_lockfile(const std::string& text, const std::string& path,
-                                         const LockReportFilter& filter, const Lockfile* base) {
+                                         const LockReportFilter& filter, const Lockfile* base,
+                                         std::span<const RunChange> changes) {
   auto lock = parse_lockfile(text, path);
   if (!lock) return lock.error();
-  Report report = report_from_lockfile(*lock, filter, base);
+  Report report = report_from_lockfile(*lock, filter, base, changes);
   report.tool = std::string("kernelevo ") + KERNELEVO_VERSION;
   return report;
 }
 
 Result<Report> read_tune_report(const std::string& path, const LockReportFilter& filter,
-                                const Lockfile* base) {
+                                const Lockfile* base, std::span<const RunChange> changes) {
   auto text = io::read_maybe_gzip(path);
   if (!text) return text.error();
-  return tune_report_from_lockfile(*text, path, filter, base);
+  return tune_report_from_lockfile(*text, path, filter, base, changes);
 }
 
 Result<Lockfile> read_base_lockfile(const std::string& path) {
@@ -135,14 +136,15 @@ std::vector<io::Convergence> run_convergence(const TuneOptions& options, const R
 
 // The GPU path's report: the lockfile tune updates (only --kernel's entries when given).
 // Without a lockfile (nothing was ever locked) there is nothing to report.
-std::optional<Result<Report>> lockfile_report(const TuneOptions& options, const Lockfile* before) {
+std::optional<Result<Report>> lockfile_report(const TuneOptions& options, const Lockfile* before,
+                                              std::span<const RunChange> changes) {
   const std::string path = options.lockfile.empty() ? kLockfileName : options.lockfile;
   std::error_code ec;
   if (!std::filesystem::exists(path, ec)) {
     warn("--report: no lockfile at " + path + ", so no report was written");
     return std::nullopt;
   }
-  auto report = read_tune_report(path, {}, before);
+  auto report = read_tune_report(path, {}, before, changes);
   if (report && !options.kernel.empty())
     std::erase_if(report->kernels, [&](const KernelReport& k) { return k.id != options.kernel; });
   return report;
@@ -170,13 +172,13 @@ std::optional<Lockfile> lockfile_before_tune(const TuneOptions& options) {
 
 int write_run_reports(const TuneOptions& options, int tune_rc,
                       const std::optional<Report>& replayed,
-                      const std::optional<Lockfile>& before) {
+                      const std::optional<Lockfile>& before, std::span<const RunChange> changes) {
   if (tune_rc != 0 && tune_rc != static_cast<int>(ExitCode::failure)) return tune_rc;
   std::optional<Result<Report>> built;
   if (!options.replay.empty()) {
     if (replayed) built = *replayed;
   } else {
-    built = lockfile_report(options, before ? &*before : nullptr);
+    built = lockfile_report(options, before ? &*before : nullptr, changes);
   }
   if (!built) return tune_rc;
   if (!*built) return report(built->error());

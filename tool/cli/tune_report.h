@@ -2,6 +2,7 @@
 // Reports of a tune, shared by `kernelevo report` (a lockfile read as a tune report, any one
 // format) and `kernelevo tune --report DIR` (the run's four report files).
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -20,13 +21,16 @@ inline constexpr const char* kReportHtmlName = "report.html";
 inline constexpr const char* kReportGbenchName = "benchmark.json";
 
 // A lockfile's text as a tune report, stamped with this kernelevo's name and version; each
-// row against `base`'s entry (the lockfile before the tune), else the source defaults.
+// row against `base`'s entry (the lockfile before the tune), else the source defaults; the
+// rows a run locked (`changes`) on that run's own measurements.
 Result<Report> tune_report_from_lockfile(const std::string& text, const std::string& path,
                                          const LockReportFilter& filter = {},
-                                         const Lockfile* base = nullptr);
+                                         const Lockfile* base = nullptr,
+                                         std::span<const RunChange> changes = {});
 // The same, read from the lockfile at `path` (plain or gzip).
 Result<Report> read_tune_report(const std::string& path, const LockReportFilter& filter = {},
-                                const Lockfile* base = nullptr);
+                                const Lockfile* base = nullptr,
+                                std::span<const RunChange> changes = {});
 // The lockfile at `path` (plain or gzip), as the base of a tune report.
 Result<Lockfile> read_base_lockfile(const std::string& path);
 
@@ -58,10 +62,12 @@ Status prepare_report_dir(const std::string& dir);
 
 // After a tune that ran (exit 0, or 1: a kernel without a winner), writes its reports into
 // --report DIR: the replayed run (`replayed`), else the lockfile tune updated (only
-// --kernel's entries when given) against the lockfile `before` the tune, with best-so-far
-// charts from the run's traces. Returns the exit code of the whole command.
+// --kernel's entries when given) against the lockfile `before` the tune, the winners it
+// locked on its own measurements (`changes`), with best-so-far charts from the run's traces.
+// Returns the exit code of the whole command.
 [[nodiscard]] int write_run_reports(const TuneOptions& options, int tune_rc,
                                     const std::optional<Report>& replayed,
-                                    const std::optional<Lockfile>& before);
+                                    const std::optional<Lockfile>& before,
+                                    std::span<const RunChange> changes = {});
 
 }  // namespace kev::cli

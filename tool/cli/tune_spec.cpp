@@ -31,7 +31,7 @@ std::vector<const KernelSpec*> shard_of(const std::vector<const KernelSpec*>& se
 
 }  // namespace
 
-int tune_specs(const TuneOptions& options) {
+int tune_specs(const TuneOptions& options, std::vector<RunChange>* changes) {
   if (!cuda::have_gpu())
     return report(make_error("this kernelevo was built without CUDA: tune needs --replay FILE", {},
                              ExitCode::environment));
@@ -74,8 +74,10 @@ int tune_specs(const TuneOptions& options) {
   if (!rows) return report(rows.error());
 
   int rc = 0;
-  for (const auto& row : *rows)
+  for (const auto& row : *rows) {
     if (row.exit_code != 0) rc = row.exit_code;
+    if (changes != nullptr && row.change) changes->push_back(*row.change);
+  }
   if (options.format == "json")
     print_tune_json(*gpus, options, *rows, store->lockfile_path());
   else

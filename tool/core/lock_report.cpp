@@ -1,7 +1,9 @@
 #include "core/lock_report.h"
 
+#include <cmath>
 #include <cstdlib>
 
+#include "core/stats.h"
 #include "core/time_text.h"
 
 namespace kev {
@@ -52,6 +54,25 @@ const LockEntry* find_entry(const Lockfile* lock, const std::string& id, const s
 
 constexpr double kMaterial = 1.02;  // a speedup under 2% is no change
 
+// Verdict and evidence from the two times; `before` says what the old time is.
+void judge_times(KernelReport& k, const std::string& before) {
+  k.ratio = *k.time_us / *k.baseline_us;
+  k.speedup = *k.baseline_us / *k.time_us;
+  k.evidence = format_time_us(*k.baseline_us, TimeDigits::compact) + " → " +
+               format_time_us(*k.time_us, TimeDigits::compact) + " (" + speedup_text(*k.speedup) +
+               " over " + before;
+  if (k.ratio_ci_low && k.ratio_ci_high)
+    k.evidence += ", 95% CI " + speedup_interval_text(*k.ratio_ci_low, *k.ratio_ci_high);
+  k.evidence += ")";
+  if (*k.speedup >= kMaterial) {
+    k.verdict = KernelVerdict::faster;
+  } else if (*k.speedup > 1.0 / kMaterial) {
+    k.verdict = KernelVerdict::same;
+  } else {
+    k.verdict = KernelVerdict::unsure;  // the caller says why the new one is slower
+  }
+}
+
 void judge(KernelReport& k, const LockEntry& entry, const LockEntry* old) {
   const std::string before = old != nullptr ? "the old entry" : "the source defaults";
   k.baseline_us = old != nullptr ? old->time_us : entry.baseline_us;
@@ -62,25 +83,41 @@ void judge(KernelReport& k, const LockEntry& entry, const LockEntry* old) {
                             : "no baseline: " + before + " recorded no time";
     return;
   }
-  k.ratio = *k.time_us / *k.baseline_us;
-  k.speedup = *k.baseline_us / *k.time_us;
-  k.evidence = format_time_us(*k.baseline_us, TimeDigits::compact) + " → " +
-               format_time_us(*k.time_us, TimeDigits::compact) + " (" + speedup_text(*k.speedup) +
-               " over " + before + (old != nullptr ? ", recorded" : "") + ")";
-  if (*k.speedup >= kMaterial) {
-    k.verdict = KernelVerdict::faster;
-  } else if (*k.speedup > 1.0 / kMaterial) {
-    k.verdict = KernelVerdict::same;
-  } else {
-    k.verdict = KernelVerdict::unsure;
+  judge_times(k, before + (old != nullptr ? ", recorded" : ""));
+  if (k.verdict == KernelVerdict::unsure)
     k.evidence += ": slower than the old entry's recorded time, which another run measured";
+}
+
+// The row as the run that locked it measured both sides.
+void judge_run(KernelReport& k, const RunChange& c) {
+  k.baseline_us = c.before.median_us;
+  k.time_us = c.after.median_us;
+  if (c.intervals) {
+    const auto ci = stats::ratio_interval_of_medians(
+        c.before.median_us, {c.before.ci_low_us, c.before.ci_high_us}, c.after.median_us,
+        {c.after.ci_low_us, c.after.ci_high_us});
+    if (std::isfinite(ci.low) && std::isfinite(ci.high)) {
+      k.ratio_ci_low = ci.low;
+      k.ratio_ci_high = ci.high;
+    }
   }
+  const std::string before = c.before_is_old_entry ? "the old entry" : "the source defaults";
+  judge_times(k, before + ", both measured in this run");
+  if (k.verdict == KernelVerdict::unsure) k.evidence += ": slower than " + before;
+}
+
+const RunChange* find_change(std::span<const RunChange> changes, const KernelReport& k) {
+  for (const RunChange& c : changes)
+    if (c.id == k.id && c.bucket == k.bucket && c.arch == k.arch && c.device == k.device &&
+        c.before.median_us > 0.0 && c.after.median_us > 0.0)
+      return &c;
+  return nullptr;
 }
 
 }  // namespace
 
 Report report_from_lockfile(const Lockfile& lock, const LockReportFilter& filter,
-                            const Lockfile* base) {
+                            const Lockfile* base, std::span<const RunChange> changes) {
   Report r;
   r.kind = ReportKind::tune;
   r.created = utc_timestamp();
@@ -112,7 +149,10 @@ Report report_from_lockfile(const Lockfile& lock, const LockReportFilter& filter
           k.device = device;
           k.params = one.params;
           if (old_one) k.base_params = old_one->params;
-          judge(k, one, old_one ? &*old_one : nullptr);
+          if (const RunChange* change = find_change(changes, k))
+            judge_run(k, *change);
+          else
+            judge(k, one, old_one ? &*old_one : nullptr);
           if (old_one && old_one->params != one.params)
             k.evidence += "; parameters changed from " + params_text(old_one->params);
           const auto tuned = parse_tuned_with(entry.tuned_with);

@@ -25,6 +25,10 @@ std::string ratio_interval_text(double low, double high) {
   return buf;
 }
 
+std::string speedup_interval_text(double ratio_low, double ratio_high) {
+  return speedup_text(1.0 / ratio_high) + ".." + speedup_text(1.0 / ratio_low);
+}
+
 std::string p_value_text(double p) {
   char buf[32];
   std::snprintf(buf, sizeof buf, p < 0.001 ? "%.1e" : "%.3f", p);

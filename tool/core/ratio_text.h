@@ -15,6 +15,8 @@ namespace kev {
 [[nodiscard]] std::string speedup_text(double speedup);
 // A 95% interval of a ratio: "0.770..0.790".
 [[nodiscard]] std::string ratio_interval_text(double low, double high);
+// The speedup interval of a time ratio's interval (old / new from new / old): "1.05x..1.10x".
+[[nodiscard]] std::string speedup_interval_text(double ratio_low, double ratio_high);
 // "0.631", "0.012", below 0.001 "9.8e-04".
 [[nodiscard]] std::string p_value_text(double p);
 

@@ -150,6 +150,18 @@ Interval bootstrap_ratio_ci(std::span<const double> base, std::span<const double
   return percentile_interval(estimates, options.confidence);
 }
 
+Interval ratio_interval_of_medians(double base, const Interval& base_ci, double head,
+                                   const Interval& head_ci) {
+  const bool usable = base > 0.0 && head > 0.0 && base_ci.low > 0.0 && head_ci.low > 0.0 &&
+                      base_ci.contains(base) && head_ci.contains(head);
+  if (!usable) return {kNaN, kNaN};
+  // head / base is low when head is low and base is high, and high the other way round.
+  const double down = std::hypot(std::log(head / head_ci.low), std::log(base_ci.high / base));
+  const double up = std::hypot(std::log(head_ci.high / head), std::log(base / base_ci.low));
+  const double ratio = head / base;
+  return {ratio * std::exp(-down), ratio * std::exp(up)};
+}
+
 RankTest mann_whitney_u(std::span<const double> a, std::span<const double> b) {
   RankTest result;
   const std::size_t m = a.size();

@@ -37,6 +37,13 @@ struct BootstrapOptions {
                                           std::span<const double> head,
                                           const BootstrapOptions& options = {});
 
+// Interval of head / base from each median's own interval, the two measured independently
+// (their samples are gone, as in a lockfile or a tune's rows): on the log scale each side's
+// half-widths add in quadrature, below and above the ratio separately (the intervals need not
+// be symmetric). NaN when a median or bound is not positive or a bound is on the wrong side.
+[[nodiscard]] Interval ratio_interval_of_medians(double base, const Interval& base_ci, double head,
+                                                 const Interval& head_ci);
+
 struct RankTest {
   double u = 0.0;        // Mann-Whitney U of `a` (pairs where a > b, ties counting half)
   double z = 0.0;        // normal approximation's z (0 when exact)

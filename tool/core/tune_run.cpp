@@ -42,8 +42,8 @@ struct BucketSearch {
 // The lockfile: a locked winner is re-measured now and replaced only by a challenger that
 // is faster with confidence (per bucket for a kernel with buckets).
 Status decide_lock(const KernelSpec& spec, const std::string& lock_source, const DeviceInfo& dev,
-                   KernelEvaluator& evaluator, const TuneResult& result, KernelRow& row,
-                   const std::optional<BucketSearch>& bucket, const Run& run) {
+                   KernelEvaluator& evaluator, const Outcome& baseline, const TuneResult& result,
+                   KernelRow& row, const std::optional<BucketSearch>& bucket, const Run& run) {
   const ParamSet& winner = *row.winner;
   const std::string hash = run.store.source_hash(spec.source);
   auto current = run.store.read_lockfile();
@@ -65,16 +65,31 @@ Status decide_lock(const KernelSpec& spec, const std::string& lock_source, const
     row.lock = LockAction::already_locked;
     return ok_status();
   }
+  const Outcome& winner_outcome = result.best->outcome;
+  Outcome before = baseline;
   if (locked) {
-    const Outcome again = evaluator.evaluate_params(*locked);
-    const auto m_locked = measured(again);
-    const auto m_new = measured(result.best->outcome);
+    before = evaluator.evaluate_params(*locked);
+    const auto m_locked = measured(before);
+    const auto m_new = measured(winner_outcome);
     if (m_locked && m_new && !should_replace(*m_locked, *m_new)) {
       row.lock = LockAction::kept;
       row.kept_params = *locked;
       row.kept_us = m_locked->median_us;
       return ok_status();
     }
+  }
+  if (const auto m_before = measured(before), m_after = measured(winner_outcome);
+      m_before && m_after) {
+    RunChange& c = row.change.emplace();
+    c.id = spec.id;
+    c.bucket = row.bucket;
+    c.arch = arch;
+    c.device = dev.name;
+    c.before = *m_before;
+    c.after = *m_after;
+    c.intervals = before.ci_low_us && before.ci_high_us && winner_outcome.ci_low_us &&
+                  winner_outcome.ci_high_us;
+    c.before_is_old_entry = locked != nullptr;
   }
   const std::string tuned_with =
       std::string("kernelevo ") + KERNELEVO_VERSION + ", CUDA " + dev.cuda_version +
@@ -231,7 +246,8 @@ Result<KernelRow> tune_search(const KernelSpec& spec, const std::optional<Bucket
       return row;
     }
   }
-  if (auto st = decide_lock(spec, context.lock_source, dev, *evaluator, result, row, bucket, run);
+  if (auto st = decide_lock(spec, context.lock_source, dev, *evaluator, *baseline, result, row,
+                            bucket, run);
       !st)
     return st.error();
   return row;

@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "core/lock_report.h"
 #include "core/tune_backend.h"
 #include "core/tuner.h"
 
@@ -50,6 +51,9 @@ struct KernelRow {
   LockAction lock = LockAction::none;
   ParamSet kept_params;         // LockAction::kept: the locked winner
   double kept_us = 0.0;         // and its time now
+  // LockAction::locked: what a build used before and the winner, as this run measured both
+  // (the tune report's old -> new times and the speedup's interval).
+  std::optional<RunChange> change;
   std::string failure;          // why there is no winner
   std::string memcheck;         // the sanitizer's verdict on the winner
   std::uint64_t throttled = 0;  // runs during which the worker saw the GPU throttle

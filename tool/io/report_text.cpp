@@ -26,7 +26,7 @@ std::string fmt_p(const std::optional<double>& p) { return p ? p_value_text(*p) 
 
 std::string fmt_speedup_ci(const KernelReport& k) {
   if (!k.ratio_ci_low || !k.ratio_ci_high || *k.ratio_ci_low <= 0.0) return "-";
-  return speedup_text(1.0 / *k.ratio_ci_high) + ".." + speedup_text(1.0 / *k.ratio_ci_low);
+  return speedup_interval_text(*k.ratio_ci_low, *k.ratio_ci_high);
 }
 
 std::string old_to_new_time(const KernelReport& k) {
