@@ -138,6 +138,51 @@ TEST_F(TuneRunTest, AChallengerFasterWithConfidenceReplacesTheLockedWinner) {
   EXPECT_DOUBLE_EQ(rows->front().change->before.median_us, 100.0);
 }
 
+// A spec with objectives locks the leanest configuration within 2% of the fastest, and the
+// row carries the Pareto front of time and registers.
+TEST_F(TuneRunTest, ObjectivesLockTheLeanestWithinTheShareAndReportTheParetoFront) {
+  KernelSpec spec = spec_with("scale", 4);
+  spec.objectives = ObjectivesSpec{{Resource::registers}, 0.02};
+  // X=4 is fastest (25.0 us, 64 registers); X=3 is 1% slower with 32 registers.
+  backend.time_of = [](const ParamSet& p) {
+    const std::int64_t x = x_of(p);
+    return x == 4 ? 25.0 : x == 3 ? 25.3 : 100.0 / static_cast<double>(x);
+  };
+  backend.resources_of = [](const ParamSet& p) {
+    return KernelResources{x_of(p) == 4 ? 64 : x_of(p) == 3 ? 32 : 48, 0, 0};
+  };
+  auto rows = tune({&spec});
+  ASSERT_TRUE(rows.ok());
+  const KernelRow& row = rows->front();
+  ASSERT_TRUE(row.winner);
+  EXPECT_EQ(x_of(*row.winner), 3);
+  EXPECT_DOUBLE_EQ(*row.winner_us, 25.3);
+  EXPECT_EQ(x_of(locked("scale")->params), 3);
+  EXPECT_NE(
+      locked("scale")->tuned_with.find("objectives: lowest registers within 2% of the fastest"),
+      std::string::npos)
+      << locked("scale")->tuned_with;
+  ASSERT_EQ(row.pareto.size(), 2u);  // X=4 (fastest) and X=3 (leaner); X=1, 2 are beaten
+  EXPECT_EQ(x_of(row.pareto[0].params), 4);
+  EXPECT_EQ(row.pareto[0].resources.registers, 64);
+  EXPECT_EQ(x_of(row.pareto[1].params), 3);
+  EXPECT_TRUE(
+      console.has("scale: objectives: lowest registers within 2% of the fastest: locks "
+                  "registers 32 at 25.3 us over the fastest's registers 64 at 25.0 us"));
+}
+
+TEST_F(TuneRunTest, ObjectivesWithoutResourcesLockTheFastestAndSaySo) {
+  KernelSpec spec = spec_with("scale", 4);
+  spec.objectives = ObjectivesSpec{{Resource::registers}, 0.02};
+  auto rows = tune({&spec});
+  ASSERT_TRUE(rows.ok());
+  EXPECT_EQ(x_of(*rows->front().winner), 4);
+  EXPECT_TRUE(rows->front().pareto.empty());
+  EXPECT_TRUE(
+      console.has("scale: objectives not applied: 4 passed configurations have no "
+                  "resources recorded; the fastest is locked"));
+}
+
 TEST_F(TuneRunTest, AWinnerThatFailsMemcheckIsNotLocked) {
   options.memcheck = true;
   backend.memcheck_verdict = {true, false, "1 error: invalid read"};

@@ -206,6 +206,48 @@ TEST(TuneReport, TheRunsReportGivesTheSpeedupsIntervalFromItsOwnMeasurements) {
     EXPECT_THAT(evidence, ::testing::HasSubstr("over the old entry, recorded"));
 }
 
+TEST(TuneObjectives, TheFrontIsReportedAndTheRulesPointIsLocked) {
+  TempDir dir;
+  const std::string env = "KERNELEVO_WORKER_WRAPPER='" + std::string(KERNELEVO_FAKE_WORKER) +
+                          "' KERNELEVO_FAKE_RUN_MS=1 KERNELEVO_FAKE_RESOURCES=1 "
+                          "KERNELEVO_CACHE_DIR='" +
+                          dir.file("cache") + "'";
+  std::string source = [] {
+    std::ifstream in(testing::source_dir_file("templates/softmax.cu"));
+    std::stringstream ss;
+    ss << in.rdbuf();
+    return ss.str();
+  }();
+  const std::string tolerance = "tolerance: {rtol: 1e-5, atol: 1e-6}\n";
+  const auto at = source.find(tolerance);
+  ASSERT_NE(at, std::string::npos);
+  source.insert(at + tolerance.size(), "objectives: {minimize: [registers], within: 0.05}\n");
+  std::ofstream(dir.file("softmax.cu")) << source;
+  const CliRun run = kernelevo(dir, env,
+                               "tune softmax.cu --strategy random --budget 12 --format json "
+                               "--lockfile lock.json");
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  const auto out = nlohmann::json::parse(run.out);
+  const auto& k = out["kernels"][0];
+  EXPECT_THAT(k["objectives"].get<std::string>(), ::testing::HasSubstr("registers"));
+  const auto& front = k["pareto"];
+  ASSERT_GE(front.size(), 1u) << k.dump();
+  // Faster points on the front use more registers; the locked one is the leanest within 5%.
+  const double fastest = front[0]["time_us"].get<double>();
+  nlohmann::json chosen = front[0];
+  for (std::size_t i = 1; i < front.size(); ++i) {
+    EXPECT_GE(front[i]["time_us"].get<double>(), front[i - 1]["time_us"].get<double>());
+    EXPECT_LT(front[i]["resources"]["registers"].get<int>(),
+              front[i - 1]["resources"]["registers"].get<int>());
+    if (front[i]["time_us"].get<double>() <= fastest * 1.05) chosen = front[i];
+  }
+  EXPECT_EQ(k["winner"], chosen["params"]) << k.dump();
+  const auto lock = nlohmann::json::parse(std::ifstream(dir.file("lock.json")));
+  const auto& entry = lock["kernels"]["softmax_rows"]["targets"].begin()->begin().value();
+  EXPECT_EQ(entry["params"], chosen["params"]) << entry.dump();
+  EXPECT_THAT(entry["tuned_with"].get<std::string>(), ::testing::HasSubstr("registers"));
+}
+
 TEST(TuneGpus, AThrottledGpuIsReportedWithTheResults) {
   TempDir dir;
   const std::string env = "KERNELEVO_WORKER_WRAPPER='" + std::string(KERNELEVO_FAKE_WORKER) +
@@ -436,9 +478,9 @@ TEST(CheckBuckets, EachBucketsWinnerIsMeasuredOnItsOwnProblems) {
     }
   }
   EXPECT_EQ(bucket_rows, 2) << tune.out;
-  const CliRun check = kernelevo(dir, env + " KERNELEVO_FAKE_PROBLEM_LOG='" +
-                                          dir.file("problems.log") + "'",
-                                 "check rows.cu --lockfile lock.json --rounds 2");
+  const CliRun check =
+      kernelevo(dir, env + " KERNELEVO_FAKE_PROBLEM_LOG='" + dir.file("problems.log") + "'",
+                "check rows.cu --lockfile lock.json --rounds 2");
   ASSERT_NE(check.exit_code, 2) << check.err;
   std::ifstream log(dir.file("problems.log"));
   std::map<std::string, int> runs;  // the problems of each run -> how many runs

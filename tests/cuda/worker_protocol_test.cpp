@@ -101,8 +101,10 @@ TEST(WorkerProtocol, ResponseRoundTripsAndErrorsCarryTheirCode) {
   pr.time_us = 3.5;
   resp.report.problems = {pr};
   resp.report.context_lost = true;
+  resp.report.outcome.resources = KernelResources{72, 49152, 16};
   auto back = decode_response(encode_response(resp));
   ASSERT_TRUE(back.ok());
+  EXPECT_EQ(back->report.outcome.resources, (KernelResources{72, 49152, 16}));
   EXPECT_EQ(back->device.name, "NVIDIA H200");
   EXPECT_EQ(back->report.outcome.disposition, Disposition::incorrect);
   EXPECT_EQ(back->report.problems.at(0).time_us.value_or(0), 3.5);

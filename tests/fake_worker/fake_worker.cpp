@@ -9,7 +9,9 @@
 // and KERNELEVO_FAKE_MARKER_LOG set, each run appends "found" or "absent" to that file:
 // whether the candidate's compiled image holds the marker text (which source was compiled).
 // With KERNELEVO_FAKE_PROBLEM_LOG set, each run appends "kernel problem problem ..." (the
-// problems the run was asked to measure).
+// problems the run was asked to measure). With KERNELEVO_FAKE_RESOURCES set, each passed run
+// reports kernel resources (registers, shared and local bytes) that also depend only on the
+// parameters.
 #include <fcntl.h>
 #include <unistd.h>
 
@@ -61,13 +63,17 @@ void log_problems(const kev::RunRequest& request) {
 kev::RunReport fake_run(const kev::RunRequest& request) {
   std::string key;
   for (const auto& [name, value] : request.params) key += name + "=" + value.to_string() + ";";
-  const double us = 10.0 + static_cast<double>(std::hash<std::string>{}(key) % 1000) / 10.0;
+  const std::size_t hash = std::hash<std::string>{}(key);
+  const double us = 10.0 + static_cast<double>(hash % 1000) / 10.0;
   kev::RunReport report;
   if (const char* warning = std::getenv("KERNELEVO_FAKE_WARNING")) report.warnings = warning;
   report.outcome.disposition = kev::Disposition::passed;
   report.outcome.time_us = us;
   report.outcome.ci_low_us = us * 0.995;  // the median's 95% interval, as the real timer gives
   report.outcome.ci_high_us = us * 1.005;
+  if (std::getenv("KERNELEVO_FAKE_RESOURCES") != nullptr)
+    report.outcome.resources = kev::KernelResources{static_cast<int>(16 + (hash / 1000) % 97),
+                                                    static_cast<int>((hash / 97000) % 3) * 1024, 0};
   for (const auto& p : request.spec.problems) {
     kev::ProblemResult r;
     r.problem = p.to_string();

@@ -167,6 +167,38 @@ TEST_F(TraceTest, NegativeOrNonFiniteTimesAreErrorsWithTheirLine) {
   }
 }
 
+// What the driver reported of the compiled kernel travels with the record (objectives), and a
+// record whose resources are not counts a GPU can have is refused with its line.
+TEST_F(TraceTest, ResourcesRoundTripAndHostileOnesAreRefused) {
+  io::TraceRecord lean = record(128, 1, "fast", 10.0);
+  lean.outcome.resources = KernelResources{40, 4096, 0};
+  const std::string line = io::trace_record_line(lean);
+  EXPECT_NE(line.find(R"("resources":{"registers":40,"shared_bytes":4096,"local_bytes":0})"),
+            std::string::npos)
+      << line;
+  std::ofstream(path("t.jsonl")) << io::trace_header_line(header_) << "\n" << line << "\n";
+  auto trace = io::read_trace(path("t.jsonl"));
+  ASSERT_TRUE(trace.ok()) << trace.error().to_string();
+  EXPECT_EQ(trace->records.at(0).outcome.resources, (KernelResources{40, 4096, 0}));
+  for (const std::string bad :
+       {R"("resources":{"local_bytes":0,"registers":-1,"shared_bytes":4096})",
+        R"("resources":{"local_bytes":0,"registers":40.5,"shared_bytes":4096})",
+        R"("resources":{"local_bytes":0,"registers":40,"shared_bytes":99999999999})",
+        R"("resources":{"registers":40,"shared_bytes":4096})", R"("resources":[40,4096,0])",
+        R"("resources":{"local_bytes":0,"registers":40,"shared_bytes":4096,"x":1})"}) {
+    std::string text = line;
+    const auto at = text.find("\"resources\"");
+    ASSERT_NE(at, std::string::npos);
+    text.replace(at, text.find('}', at) + 1 - at, bad);
+    std::ofstream(path("t.jsonl")) << io::trace_header_line(header_) << "\n" << text << "\n";
+    auto refused = io::read_trace(path("t.jsonl"));
+    ASSERT_FALSE(refused.ok()) << bad;
+    EXPECT_EQ(refused.error().where.line, 2) << bad;
+    EXPECT_NE(refused.error().message.find("resources"), std::string::npos)
+        << refused.error().message;
+  }
+}
+
 TEST_F(TraceTest, RejectsOtherVersionsAndFormats) {
   std::ofstream(path("v2.jsonl")) << R"({"format":"kernelevo-trace","version":2,"dims":[]})"
                                   << "\n";

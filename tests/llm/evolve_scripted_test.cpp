@@ -91,11 +91,11 @@ class FakeGpu : public VariantEvaluator {
       m.outcome.disposition = Disposition::incorrect;
       m.outcome.detail = "verification after timing: output 0 still holds the poison value";
     } else if (source.find("float4") != std::string::npos) {
-      m.outcome = {Disposition::passed, 41.0, 40.5, 41.5, {}, ""};
+      m.outcome = {Disposition::passed, 41.0, 40.5, 41.5, {}, "", std::nullopt};
     } else if (source.find("fmaf") != std::string::npos) {
-      m.outcome = {Disposition::passed, 99.0, 98.0, 100.0, {}, ""};
+      m.outcome = {Disposition::passed, 99.0, 98.0, 100.0, {}, "", std::nullopt};
     } else {
-      m.outcome = {Disposition::passed, 100.0, 99.5, 100.5, {}, ""};
+      m.outcome = {Disposition::passed, 100.0, 99.5, 100.5, {}, "", std::nullopt};
     }
     return m;
   }

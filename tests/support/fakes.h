@@ -92,6 +92,8 @@ class FakeTuneBackend final : public TuneBackend {
   std::function<std::optional<double>(const ParamSet&, const std::vector<Problem>&)>
       time_on_problems;
   std::vector<std::vector<Problem>> evaluated_problems;  // each evaluator's problems, in order
+  // When set, what a passed point's compiled kernel takes of the GPU (spec objectives).
+  std::function<KernelResources(const ParamSet&)> resources_of;
   double baseline_us = 20.0;
   bool baseline_passes = true;
   MemcheckVerdict memcheck_verdict{true, true, "0 errors"};
@@ -160,6 +162,7 @@ class FakeTuneBackend final : public TuneBackend {
         o.time_us = *t;
         o.ci_low_us = *t * 0.99;
         o.ci_high_us = *t * 1.01;
+        if (backend_.resources_of) o.resources = backend_.resources_of(params);
       }
       return o;
     }

@@ -114,6 +114,11 @@ void add_spec_json(const KernelSpec& spec, Json& out) {
   out["include_dirs"] = strings_json(spec.include_dirs);
   out["defines"] = strings_json(spec.defines);
   out["flags"] = strings_json(spec.flags);
+  if (spec.objectives) {
+    Json minimize = Json::array();
+    for (Resource r : spec.objectives->minimize) minimize.push_back(to_string(r));
+    out["objectives"] = {{"minimize", minimize}, {"within", spec.objectives->within}};
+  }
 }
 
 }  // namespace kev::cli

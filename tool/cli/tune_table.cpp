@@ -9,10 +9,14 @@
 #include "core/report.h"
 #include "io/device_json.h"
 #include "io/json_value.h"
+#include "io/resources_json.h"
 
 namespace kev::cli {
 
 namespace {
+
+const std::vector<Resource> kAllResources{Resource::registers, Resource::shared_bytes,
+                                          Resource::local_bytes};
 
 using json = nlohmann::ordered_json;
 
@@ -98,6 +102,12 @@ void print_tune_text(const std::vector<TuneDevice>& gpus, const std::vector<Kern
     if (r.winner)
       std::printf("  winner: %s (%s)\n", params_text(*r.winner).c_str(),
                   lock_text(r, lockfile).c_str());
+    if (!r.objectives.empty()) std::printf("  %s\n", r.objectives.c_str());
+    if (!r.pareto.empty()) std::printf("  pareto front of time and resources:\n");
+    for (const ParetoPoint& p : r.pareto)
+      std::printf("    %10s  %s  %s\n", time_cell(p.time_us).c_str(),
+                  resources_text(p.resources, kAllResources).c_str(),
+                  params_text(p.params).c_str());
     if (gpus.size() > 1)
       std::printf("  tuned on GPU%s %s\n", r.gpus.size() > 1 ? "s" : "", gpu_list(r.gpus).c_str());
     if (!r.memcheck.empty()) std::printf("  memcheck: %s\n", r.memcheck.c_str());
@@ -162,6 +172,18 @@ void print_tune_json(const std::vector<TuneDevice>& gpus, const TuneOptions& opt
     k["throttled_runs"] = r.throttled;
     if (!r.throttle.empty()) k["throttle"] = r.throttle;
     if (!r.failure.empty()) k["failure"] = r.failure;
+    if (!r.objectives.empty()) k["objectives"] = r.objectives;
+    if (!r.pareto.empty()) {
+      json front = json::array();
+      for (const ParetoPoint& p : r.pareto) {
+        json point_params = json::object();
+        for (const auto& [name, v] : p.params) point_params[name] = io::value_to_json<json>(v);
+        front.push_back({{"params", point_params},
+                         {"time_us", p.time_us},
+                         {"resources", io::resources_to_json<json>(p.resources)}});
+      }
+      k["pareto"] = front;
+    }
     kernels.push_back(std::move(k));
   }
   j["kernels"] = kernels;

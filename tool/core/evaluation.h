@@ -27,6 +27,15 @@ enum class Disposition {
 // Parameter name -> value, ordered by name.
 using ParamSet = std::map<std::string, Value>;
 
+// What the compiled kernel takes of the GPU, as the driver reports it for the loaded image.
+struct KernelResources {
+  int registers = 0;  // per thread
+  int shared_bytes =
+      0;  // per block: static shared memory plus the launch's dynamic (largest problem)
+  int local_bytes = 0;  // per thread: local memory (register spills and stack)
+  friend bool operator==(const KernelResources&, const KernelResources&) = default;
+};
+
 struct Outcome {
   Disposition disposition = Disposition::invalid;
   // Median time in microseconds (passed only). For several problems: the geometric mean
@@ -34,8 +43,9 @@ struct Outcome {
   std::optional<double> time_us;
   std::optional<double> ci_low_us;  // confidence interval of the median
   std::optional<double> ci_high_us;
-  std::vector<double> samples_us;  // raw samples where the backend has them
-  std::string detail;              // compiler log excerpt, mismatch description...
+  std::vector<double> samples_us;            // raw samples where the backend has them
+  std::string detail;                        // compiler log excerpt, mismatch description...
+  std::optional<KernelResources> resources;  // passed, where the runner reports them
   [[nodiscard]] bool passed() const { return disposition == Disposition::passed; }
 };
 

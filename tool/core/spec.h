@@ -8,6 +8,7 @@
 
 #include "core/buckets.h"
 #include "core/expr.h"
+#include "core/objectives.h"
 #include "core/result.h"
 #include "core/value.h"
 
@@ -99,6 +100,7 @@ struct KernelSpec {
   std::vector<std::string> flags;    // extra compiler flags
   bool has_format_guard = true;      // clang-format off/on around the block
   std::optional<DispatchSpec> dispatch;
+  std::optional<ObjectivesSpec> objectives;  // resources to keep low besides time
 
   [[nodiscard]] const ParamSpec* param(std::string_view name) const;
 };

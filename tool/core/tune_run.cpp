@@ -1,11 +1,13 @@
 #include "core/tune_run.h"
 
+#include <cstdio>
 #include <mutex>
 #include <thread>
 
 #include "core/buckets.h"
 #include "core/spec_space.h"
 #include "core/strategy.h"
+#include "core/time_text.h"
 
 namespace kev {
 
@@ -43,7 +45,8 @@ struct BucketSearch {
 // is faster with confidence (per bucket for a kernel with buckets).
 Status decide_lock(const KernelSpec& spec, const std::string& lock_source, const DeviceInfo& dev,
                    KernelEvaluator& evaluator, const Outcome& baseline, const TuneResult& result,
-                   KernelRow& row, const std::optional<BucketSearch>& bucket, const Run& run) {
+                   const Evaluation& chosen, KernelRow& row,
+                   const std::optional<BucketSearch>& bucket, const Run& run) {
   const ParamSet& winner = *row.winner;
   const std::string hash = run.store.source_hash(spec.source);
   auto current = run.store.read_lockfile();
@@ -65,7 +68,7 @@ Status decide_lock(const KernelSpec& spec, const std::string& lock_source, const
     row.lock = LockAction::already_locked;
     return ok_status();
   }
-  const Outcome& winner_outcome = result.best->outcome;
+  const Outcome& winner_outcome = chosen.outcome;
   Outcome before = baseline;
   if (locked) {
     before = evaluator.evaluate_params(*locked);
@@ -95,7 +98,8 @@ Status decide_lock(const KernelSpec& spec, const std::string& lock_source, const
       std::string("kernelevo ") + KERNELEVO_VERSION + ", CUDA " + dev.cuda_version +
       (dev.driver_version.empty() ? "" : ", driver " + dev.driver_version) + ", strategy " +
       run.options.strategy + ", " + std::to_string(result.evaluations) + " evaluations" +
-      (bucket ? " per bucket" : "") + (run.options.memcheck ? ", memcheck clean" : "");
+      (bucket ? " per bucket" : "") + (run.options.memcheck ? ", memcheck clean" : "") +
+      (row.objectives.empty() ? "" : ", " + row.objectives);
   return run.store.update_lockfile([&](Lockfile& lock) -> Status {
     if (bucket) {
       set_bucket(lock, spec.id, lock_source, hash, arch, dev.name, bucket->by,
@@ -110,6 +114,49 @@ Status decide_lock(const KernelSpec& spec, const std::string& lock_source, const
     set_entry(lock, spec.id, lock_source, hash, arch, dev.name, entry);
     return ok_status();
   });
+}
+
+// A spec with `objectives`: the Pareto front of time and the named resources over the
+// passed configurations, and the one the rule locks. Without every passed configuration's
+// resources (a runner or a recorded trace that gives none) the fastest is locked, as without
+// objectives, and the run says so.
+const Evaluation& apply_objectives(const ObjectivesSpec& objectives, const TuneResult& result,
+                                   const SearchSpace& space, KernelRow& row, TuneConsole& console,
+                                   const std::string& name) {
+  std::vector<const Evaluation*> passed;
+  std::vector<ObjectiveCandidate> candidates;
+  std::size_t without = 0;
+  for (const Evaluation& e : result.history) {
+    if (!e.outcome.passed() || !e.outcome.time_us) continue;
+    if (!e.outcome.resources) {
+      ++without;
+      continue;
+    }
+    candidates.push_back({passed.size(), *e.outcome.time_us, *e.outcome.resources});
+    passed.push_back(&e);
+  }
+  if (without > 0 || candidates.empty()) {
+    row.objectives = "objectives not applied: " + std::to_string(without) +
+                     " passed configurations have no resources recorded";
+    console.warn(name + ": " + row.objectives + "; the fastest is locked");
+    return *result.best;
+  }
+  for (const ObjectiveCandidate& c : pareto_front(candidates, objectives.minimize))
+    row.pareto.push_back({space.to_params(passed[c.index]->point), c.time_us, c.resources});
+  const ObjectiveCandidate pick = *choose_by_objectives(candidates, objectives);
+  const Evaluation& chosen = *passed[pick.index];
+  const Evaluation& fastest = *result.best;
+  char within[32];
+  std::snprintf(within, sizeof within, "%g%%", objectives.within * 100.0);
+  row.objectives = std::string("objectives: lowest ") + to_string(objectives.minimize.front()) +
+                   " within " + within + " of the fastest";
+  if (chosen.point != fastest.point && fastest.outcome.resources)
+    console.note(name + ": " + row.objectives + ": locks " +
+                 resources_text(pick.resources, objectives.minimize) + " at " +
+                 format_time_us(pick.time_us) + " over the fastest's " +
+                 resources_text(*fastest.outcome.resources, objectives.minimize) + " at " +
+                 format_time_us(*fastest.outcome.time_us));
+  return chosen;
 }
 
 // What one kernel's searches share: its compiled source, its trace (opened once, for a
@@ -228,10 +275,13 @@ Result<KernelRow> tune_search(const KernelSpec& spec, const std::optional<Bucket
     row.exit_code = static_cast<int>(ExitCode::failure);
     return row;
   }
-  const ParamSet winner = space.to_params(result.best->point);
+  const Evaluation& chosen =
+      spec.objectives ? apply_objectives(*spec.objectives, result, space, row, run.console, name)
+                      : *result.best;
+  const ParamSet winner = space.to_params(chosen.point);
   row.winner = winner;
-  row.winner_us = result.best->outcome.time_us;
-  if (auto it = problems_by_key.find(space.key(result.best->point)); it != problems_by_key.end())
+  row.winner_us = chosen.outcome.time_us;
+  if (auto it = problems_by_key.find(space.key(chosen.point)); it != problems_by_key.end())
     row.problems = it->second;
 
   if (options.memcheck) {
@@ -246,8 +296,8 @@ Result<KernelRow> tune_search(const KernelSpec& spec, const std::optional<Bucket
       return row;
     }
   }
-  if (auto st = decide_lock(spec, context.lock_source, dev, *evaluator, *baseline, result, row,
-                            bucket, run);
+  if (auto st = decide_lock(spec, context.lock_source, dev, *evaluator, *baseline, result, chosen,
+                            row, bucket, run);
       !st)
     return st.error();
   return row;

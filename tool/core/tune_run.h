@@ -38,6 +38,13 @@ enum class LockAction {
   not_locked,      // the winner failed memcheck (or memcheck could not run)
 };
 
+// A configuration on the Pareto front of time and a spec's objectives.
+struct ParetoPoint {
+  ParamSet params;
+  double time_us = 0.0;
+  KernelResources resources;
+};
+
 struct KernelRow {
   std::string id;
   std::string bucket;  // "cols [0, 2048)": one bucket's search of a kernel with buckets
@@ -49,11 +56,15 @@ struct KernelRow {
   std::map<Disposition, std::uint64_t> counts;
   double elapsed_s = 0.0;
   LockAction lock = LockAction::none;
-  ParamSet kept_params;         // LockAction::kept: the locked winner
-  double kept_us = 0.0;         // and its time now
+  ParamSet kept_params;  // LockAction::kept: the locked winner
+  double kept_us = 0.0;  // and its time now
   // LockAction::locked: what a build used before and the winner, as this run measured both
   // (the tune report's old -> new times and the speedup's interval).
   std::optional<RunChange> change;
+  // A spec with `objectives`: the Pareto front of time and its resources (by time), and the
+  // rule that chose the winner (or why it could not).
+  std::vector<ParetoPoint> pareto;
+  std::string objectives;
   std::string failure;          // why there is no winner
   std::string memcheck;         // the sanitizer's verdict on the winner
   std::uint64_t throttled = 0;  // runs during which the worker saw the GPU throttle

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "core/arg_layout.h"
 #include "core/params_text.h"
 #include "core/run_summary.h"
 #include "cuda/driver.h"
@@ -32,6 +33,24 @@ class Module {
  private:
   CUmodule module_ = nullptr;
 };
+
+// What the candidate takes of the GPU (the driver's view of the loaded image); the dynamic
+// shared memory is the launch's at the largest tuned problem.
+KernelResources resources_of(CUfunction fn, const RunRequest& request) {
+  KernelResources r;
+  int v = 0;
+  if (cuFuncGetAttribute(&v, CU_FUNC_ATTRIBUTE_NUM_REGS, fn) == CUDA_SUCCESS) r.registers = v;
+  if (cuFuncGetAttribute(&v, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, fn) == CUDA_SUCCESS)
+    r.shared_bytes = v;
+  if (cuFuncGetAttribute(&v, CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES, fn) == CUDA_SUCCESS)
+    r.local_bytes = v;
+  unsigned dynamic = 0;
+  for (const auto& p : request.spec.problems)
+    if (auto layout = resolve_problem(request.spec, request.params, p))
+      dynamic = std::max(dynamic, layout->launch.shared_bytes);
+  r.shared_bytes += static_cast<int>(dynamic);
+  return r;
+}
 
 }  // namespace
 
@@ -130,6 +149,7 @@ RunReport DriverRunner::run(const RunRequest& request) {
       return finish(pr.disposition, "problem " + pr.problem + ": " + pr.detail);
   }
   summarize_passed(report);
+  if (report.outcome.passed()) report.outcome.resources = resources_of(candidate, request);
   report.context_lost = context_lost_;
   return report;
 }

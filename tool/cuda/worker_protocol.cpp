@@ -3,6 +3,7 @@
 #include <nlohmann/json.hpp>
 
 #include "io/device_json.h"
+#include "io/resources_json.h"
 
 namespace kev::cuda {
 
@@ -240,6 +241,7 @@ json outcome_json(const Outcome& o) {
   put_opt(j, "time_us", o.time_us);
   put_opt(j, "ci_low_us", o.ci_low_us);
   put_opt(j, "ci_high_us", o.ci_high_us);
+  if (o.resources) j["resources"] = io::resources_to_json<json>(*o.resources);
   return j;
 }
 Outcome outcome_from(const json& j) {
@@ -251,6 +253,7 @@ Outcome outcome_from(const json& j) {
   o.time_us = get_opt<double>(j, "time_us");
   o.ci_low_us = get_opt<double>(j, "ci_low_us");
   o.ci_high_us = get_opt<double>(j, "ci_high_us");
+  if (j.contains("resources")) o.resources = io::resources_from_json(j.at("resources"));
   return o;
 }
 

@@ -18,10 +18,11 @@
 namespace kev {
 namespace {
 
-constexpr std::array<std::string_view, 17> kSpecKeys{
+constexpr std::array<std::string_view, 18> kSpecKeys{
     "id",       "kernel",       "params",  "let",       "constraints", "problems",
     "validate", "args",         "launch",  "reference", "tolerance",   "metrics",
-    "arch",     "include_dirs", "defines", "flags",     "dispatch"};
+    "arch",     "include_dirs", "defines", "flags",     "dispatch",    "objectives"};
+constexpr std::array<std::string_view, 2> kObjectivesKeys{"minimize", "within"};
 constexpr std::array<std::string_view, 3> kDispatchKeys{"by", "buckets", "entries"};
 constexpr std::array<std::string_view, 9> kArgKeys{
     "name", "type", "count", "init", "init_value", "output", "inout", "scratch", "value"};
@@ -587,6 +588,52 @@ void parse_launch(const YAML::Node& n, const Ctx& ctx, KernelSpec& spec, bool& h
                });
 }
 
+// `objectives: {minimize: [registers, local_bytes], within: 0.02}`.
+std::optional<ObjectivesSpec> parse_objectives(const YAML::Node& n, const Ctx& ctx) {
+  if (!n.IsMap()) {
+    ctx.error(ctx.at(n),
+              "'objectives' must be a map such as {minimize: [registers], within: 0.02}");
+    return std::nullopt;
+  }
+  ObjectivesSpec o;
+  bool ok = true;
+  for_each_key(
+      n, ctx, kObjectivesKeys, "objectives",
+      [&](const YAML::Node&, const YAML::Node& v, const std::string& key) {
+        if (key == "within") {
+          const auto d = v.IsScalar() ? parse_double(v.Scalar()) : std::nullopt;
+          if (!d || !(*d >= 0.0 && *d <= ObjectivesSpec::kMaxWithin)) {
+            ctx.error(ctx.at(v),
+                      "'objectives.within' must be a number from 0 to 0.5 (the share "
+                      "slower than the fastest a configuration may be, 0.02 = 2%)");
+            ok = false;
+            return;
+          }
+          o.within = *d;
+          return;
+        }
+        for (const std::string& name : strings_of(v, ctx, "objectives.minimize")) {
+          const auto r = parse_resource(name);
+          if (!r) {
+            ctx.error(ctx.at(v),
+                      "'objectives.minimize' names '" + name + "'; expected " + resource_names());
+            ok = false;
+          } else if (std::find(o.minimize.begin(), o.minimize.end(), *r) != o.minimize.end()) {
+            ctx.error(ctx.at(v), "'objectives.minimize' names '" + name + "' twice");
+            ok = false;
+          } else {
+            o.minimize.push_back(*r);
+          }
+        }
+      });
+  if (ok && o.minimize.empty()) {
+    ctx.error(ctx.at(n), "'objectives.minimize' must name at least one of " + resource_names());
+    ok = false;
+  }
+  if (!ok) return std::nullopt;
+  return o;
+}
+
 // `dispatch: {by: [cols], buckets: [[0, 2048], [2048, null]], entries: [launch]}`, or
 // `buckets: per_problem` (made into buckets once the problems are known: finish_dispatch).
 std::optional<DispatchSpec> parse_dispatch(const YAML::Node& n, const Ctx& ctx) {
@@ -879,6 +926,8 @@ NodeParse parse_spec_fields(const YAML::Node& node, const Ctx& ctx, const std::v
       }
     } else if (key == "dispatch") {
       spec.dispatch = parse_dispatch(v, ctx);
+    } else if (key == "objectives") {
+      spec.objectives = parse_objectives(v, ctx);
     } else if (key == "include_dirs") {
       spec.include_dirs = strings_of(v, ctx, key);
     } else if (key == "defines") {

@@ -11,6 +11,7 @@
 #include "io/file_read.h"
 #include "io/json_parse.h"
 #include "io/json_value.h"
+#include "io/resources_json.h"
 
 namespace kev::io {
 
@@ -116,6 +117,14 @@ Result<TraceRecord> record_from_json(const json& j, const std::string& path, int
     for (const auto& s : j.at("samples_us"))
       if (s.is_number()) r.outcome.samples_us.push_back(s.get<double>());
   r.outcome.detail = j.value("detail", std::string{});
+  if (j.contains("resources")) {
+    r.outcome.resources = resources_from_json(j.at("resources"));
+    if (!r.outcome.resources)
+      return make_error(
+          "trace record's resources must be {\"registers\", \"shared_bytes\", "
+          "\"local_bytes\"}, each a count a GPU can have",
+          {path, line, 1});
+  }
   r.elapsed_s = j.value("elapsed_s", 0.0);
   if (j.contains("bucket")) {
     if (!j.at("bucket").is_number_unsigned())
@@ -292,6 +301,7 @@ std::string trace_record_line(const TraceRecord& record) {
   j["samples_us"] = record.outcome.samples_us;
   j["detail"] = record.outcome.detail;
   j["elapsed_s"] = record.elapsed_s;
+  if (record.outcome.resources) j["resources"] = resources_to_json<json>(*record.outcome.resources);
   if (record.bucket) j["bucket"] = *record.bucket;
   return j.dump(-1, ' ', false, json::error_handler_t::replace);
 }
