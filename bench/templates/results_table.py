@@ -9,13 +9,16 @@ COLUMNS = ["template", "shape", "ours us", "defaults us", "PyTorch us", "ratio t
 
 
 def shape_text(dims):
-    """4096x8192 for rows/cols (and rows/hidden), else name=value pairs; "-" for none."""
+    """4096x8192 for rows/cols (and rows/hidden), 4096x(32+8)x128 for tokens x (heads +
+    kv_heads) x head_dim, else name=value pairs; "-" for none."""
     if not dims:
         return "-"
     if set(dims) == {"rows", "cols"}:
         return f"{dims['rows']}x{dims['cols']}"
     if set(dims) == {"rows", "hidden"}:
         return f"{dims['rows']}x{dims['hidden']}"
+    if set(dims) == {"tokens", "heads", "kv_heads", "head_dim"}:  # rope: tokens x (q + k heads) x head_dim
+        return f"{dims['tokens']}x({dims['heads']}+{dims['kv_heads']})x{dims['head_dim']}"
     return ",".join(f"{k}={v}" for k, v in sorted(dims.items()))
 
 
