@@ -7,10 +7,13 @@ launches both through the CUDA driver API on torch tensors in torch's current st
 the output against PyTorch's, and times ours (winner, defaults) and PyTorch's with CUDA events
 from a cold, clean L2 (kernelevo's method: a 256 MiB buffer written and read back before every
 run), then ours and PyTorch's again with triton.testing.do_bench, whose L2 clearing leaves
-dirty lines that the timed run writes back. Writes OUT/templates.md and
-OUT/templates.json. A template that is missing or fails is reported as such; the run goes on.
+dirty lines that the timed run writes back. For the memory-bound templates the same PyTorch code
+is also compiled with torch.compile(fn, dynamic=False) per shape (after torch._dynamo.reset()),
+checked like ours and timed by both timers. Writes OUT/templates.md and OUT/templates.json. A
+template that is missing or fails is reported as such, and so is a shape that torch.compile
+fails on; the run goes on.
 
-  compare_torch.py --out OUT --kernelevo BIN [--lockfile F] [--devices F] [TEMPLATE...]
+  compare_torch.py --out OUT --kernelevo BIN [--lockfile F] [--devices F] [--no-compile] [TEMPLATE...]
 """
 
 import argparse
@@ -209,6 +212,22 @@ def poison(torch, t):
         t.view(torch.uint8).fill_(0xFF)
 
 
+def compare(torch, pairs, rtol, atol):
+    """(max abs error, agree) over (name, got, want) tensors, compared flat; NaN where PyTorch
+    has none gives (NaN, False)."""
+    worst, agree = 0.0, True
+    for name, got, want in pairs:
+        got, want = got.reshape(-1), want.reshape(-1)
+        if got.numel() != want.numel():
+            raise Skip(f"output {name}: {got.numel()} elements, PyTorch gives {want.numel()}")
+        g, w = got.float(), want.float()
+        if torch.isnan(g).any() and not torch.isnan(w).any():
+            return float("nan"), False
+        worst = max(worst, (g - w).abs().max().item() if g.numel() else 0.0)
+        agree = agree and bool(torch.allclose(g, w, rtol=rtol, atol=atol))
+    return worst, agree
+
+
 def check(torch, launch, outputs, inouts, expected, rtol, atol):
     """Launches once from poisoned outputs; returns (max abs error, agree)."""
     if len(expected) != len(outputs):
@@ -220,17 +239,7 @@ def check(torch, launch, outputs, inouts, expected, rtol, atol):
         t.copy_(initial)
     launch()
     sync(torch)
-    worst, agree = 0.0, True
-    for (arg, got), want in zip(outputs, expected):
-        want = want.reshape(-1)
-        if got.numel() != want.numel():
-            raise Skip(f"output {arg['name']}: {got.numel()} elements, PyTorch gives {want.numel()}")
-        g, w = got.float(), want.float()
-        if torch.isnan(g).any() and not torch.isnan(w).any():
-            return float("nan"), False
-        worst = max(worst, (g - w).abs().max().item() if g.numel() else 0.0)
-        agree = agree and bool(torch.allclose(g, w, rtol=rtol, atol=atol))
-    return worst, agree
+    return compare(torch, [(arg["name"], got, want) for (arg, got), want in zip(outputs, expected)], rtol, atol)
 
 
 def events_timer(torch, rep_ms, before):
@@ -297,6 +306,59 @@ def make_timer(torch, warmup_ms, rep_ms):
                 events_timer(torch, rep_ms, flush.zero_))
 
 
+COMPILE_WARMUP_CALLS = 3  # after the call that compiles, before timing
+
+
+def compile_torch_fn(torch, fn):
+    """torch.compile of `fn` for one shape: dynamo's caches reset (nothing compiled for an
+    earlier shape or template is reused), static shapes, the default mode (inductor, no CUDA
+    graphs)."""
+    torch._dynamo.reset()
+    return torch.compile(fn, dynamic=False)
+
+
+def error_text(e, limit=2000):
+    return f"{type(e).__name__}: {str(e).strip()}"[:limit]
+
+
+def measure_compiled(ctx, row, entry, values, dims, inouts, expected, rtol, atol):
+    """Compiles entry.torch_fn with ctx["compile"], checks its output against the eager one
+    (the inout buffers restored first, so it sees the reference's inputs), warms it and times it
+    with both timers on the same inputs. A failure anywhere goes into row["compile_error"]; a
+    CUDA error that outlives it (a lost context) is raised."""
+    torch = ctx["torch"]
+    try:
+        start = time.perf_counter()
+        compiled = ctx["compile"](entry.torch_fn)
+        for t, initial in inouts:
+            t.copy_(initial)
+        got = compiled(values, dims)  # the first call compiles
+        sync(torch)
+        row["compile_s"] = time.perf_counter() - start
+        if len(got) != len(expected):
+            raise Skip(f"the compiled code gives {len(got)} outputs, eager {len(expected)}")
+        row["compile_max_error"], row["compile_agree"] = compare(
+            torch, [(f"#{i}", g, w) for i, (g, w) in enumerate(zip(got, expected))], rtol, atol)
+        del got
+        for _ in range(COMPILE_WARMUP_CALLS):
+            compiled(values, dims)
+        sync(torch)
+
+        def run():
+            compiled(values, dims)
+
+        row["compile_us"] = ctx["bench"](run)
+        if ctx.get("bench_dobench"):
+            row["compile_us_dobench"] = ctx["bench_dobench"](run)
+    except Exception as e:  # the cell says so; the shape's other numbers stand
+        row["compile_error"] = error_text(e)
+        for key in ("compile_us", "compile_us_dobench"):
+            row.pop(key, None)
+        print(f"compare_torch: torch.compile failed for {entry.template} {dims}: {error_text(e, 300)}",
+              file=sys.stderr)
+    sync(torch)  # raises when the failure left the CUDA context unusable
+
+
 def worse_error(a, b):
     """The larger error, NaN (outputs where PyTorch has none) winning."""
     return a if a != a or (b == b and a >= b) else b
@@ -343,6 +405,12 @@ def measure_shape(ctx, plan, dims):
         row["ours_us_dobench"] = ctx["bench_dobench"](launches["ours"])
         row["torch_us_dobench"] = ctx["bench_dobench"](lambda: entry.torch_fn(values, dims))
         row["ratio_dobench"] = row["torch_us_dobench"] / row["ours_us_dobench"]
+    if entry.memory_bound and ctx.get("compile"):  # the same PyTorch code under torch.compile
+        measure_compiled(ctx, row, entry, values, dims, inouts, expected, rtol, atol)
+        if row.get("compile_us"):
+            row["ratio_compile"] = row["compile_us"] / row["ours_us"]
+        if row.get("compile_us_dobench") and row.get("ours_us_dobench"):
+            row["ratio_compile_dobench"] = row["compile_us_dobench"] / row["ours_us_dobench"]
     # Verified again after timing: a kernel must not depend on state left by an earlier run.
     err_after, agree_after = check(torch, launches["ours"], outputs, inouts, expected, rtol, atol)
     row["max_error"] = worse_error(row["max_error"], err_after)
@@ -354,6 +422,8 @@ def measure_shape(ctx, plan, dims):
         row["bytes"] = nbytes
         row["gbps"] = nbytes / (row["ours_us"] * 1e-6) / 1e9
         row["torch_gbps"] = nbytes / (row["torch_us"] * 1e-6) / 1e9
+        if row.get("compile_us"):
+            row["compile_gbps"] = nbytes / (row["compile_us"] * 1e-6) / 1e9
         if ctx.get("copy_gbps"):
             row["copy_fraction"] = row["gbps"] / ctx["copy_gbps"]
     del values, outputs, inouts, expected, launches, args
@@ -422,6 +492,7 @@ def parse_args(argv):
     p.add_argument("--warmup-ms", type=int, default=25)
     p.add_argument("--rep-ms", type=int, default=200)
     p.add_argument("--command", help="the command line to record (default: this one)")
+    p.add_argument("--no-compile", action="store_true", help="no torch.compile column")
     p.add_argument("templates", nargs="*")
     return p.parse_args(argv)
 
@@ -462,6 +533,12 @@ def main(argv):
         meta["torch"] = torch.__version__
         meta["timer"], ctx["bench"] = make_clean_timer(torch, a.rep_ms)
         meta["second_timer"], ctx["bench_dobench"] = make_timer(torch, a.warmup_ms, a.rep_ms)
+        if not a.no_compile:
+            ctx["compile"] = lambda fn: compile_torch_fn(torch, fn)
+            meta["compile"] = (f"torch.compile(torch_fn, dynamic=False) of the same PyTorch code, default mode "
+                               f"(inductor), torch._dynamo.reset() before each shape; compiled, checked against "
+                               f"eager and warmed ({COMPILE_WARMUP_CALLS} calls) before timing, both timers, "
+                               f"same inputs; memory-bound templates only")
         if not ctx["arch"]:
             major, minor = torch.cuda.get_device_capability()
             ctx["arch"] = f"sm_{major}{minor}"

@@ -25,6 +25,8 @@ class Entry:
     atol: Optional[float] = None
     notes: str = ""
     extra: Dict[str, object] = field(default_factory=dict)
+    # Memory-bound: torch_fn is also timed under torch.compile (the GEMMs call cuBLAS either way).
+    memory_bound: bool = True
 
 
 # rtol, atol per output dtype name (the spec's C type), against PyTorch's result.
@@ -60,6 +62,36 @@ def _rmsnorm(a, d):
     if hasattr(F, "rms_norm"):
         return [F.rms_norm(x, (d["cols"],), a["gamma"], eps)]
     return [x * torch.rsqrt(x.float().pow(2).mean(-1, keepdim=True) + eps).to(x.dtype) * a["gamma"]]
+
+
+def _add_rmsnorm(a, d):
+    import torch.nn.functional as F
+
+    s = _rows(a["x"], d) + _rows(a["residual"], d)
+    return [s, F.rms_norm(s, (d["cols"],), a["weight"], a.get("eps", 1e-5))]
+
+
+def _rope(a, d):
+    """NeoX / LLaMA rotate-half RoPE as Hugging Face writes it (`q * cos + rotate_half(q) *
+    sin`), on q and k, with the fp32 cos/sin tables gathered at `positions`; the bf16 values
+    meet the fp32 tables in fp32 and the result is rounded to bf16."""
+    import torch
+
+    t, dim = d["tokens"], d["head_dim"]
+    half = dim // 2
+    cos = a["cos_cache"].view(-1, half).index_select(0, a["positions"])
+    sin = a["sin_cache"].view(-1, half).index_select(0, a["positions"])
+    cos = torch.cat((cos, cos), dim=-1).unsqueeze(1)  # [tokens, 1, head_dim]
+    sin = torch.cat((sin, sin), dim=-1).unsqueeze(1)
+
+    def rotate_half(x):
+        return torch.cat((-x[..., half:], x[..., :half]), dim=-1)
+
+    def apply(x, heads):
+        x = x.view(t, heads, dim)
+        return (x * cos + rotate_half(x) * sin).to(x.dtype)
+
+    return [apply(a["q"], d["heads"]), apply(a["k"], d["kv_heads"])]
 
 
 def _sum(a, d):
@@ -102,6 +134,9 @@ GEMM_SHAPES = [{"M": 4096, "N": 4096, "K": 4096}, {"M": 8192, "N": 1024, "K": 40
 
 ROWS3 = [{"rows": 4096, "cols": 8192}, {"rows": 32768, "cols": 1024}, {"rows": 8192, "cols": 16384}]
 ROWS2 = ROWS3[:2]
+# LLaMA-3-8B-like attention: 32 query heads, 8 key heads (GQA), head_dim 128.
+ROPE_SHAPES = [{"tokens": 4096, "heads": 32, "kv_heads": 8, "head_dim": 128},
+               {"tokens": 16384, "heads": 32, "kv_heads": 8, "head_dim": 128}]
 
 ENTRIES = [
     Entry("softmax", "softmax_rows", ROWS3, _softmax, "torch.softmax(x, -1)"),
@@ -110,6 +145,10 @@ ENTRIES = [
     Entry("layernorm_bf16", "layernorm_rows_bf16", ROWS2, _layernorm, "F.layer_norm, bf16"),
     Entry("rmsnorm", "rmsnorm_rows", ROWS3, _rmsnorm, "F.rms_norm"),
     Entry("rmsnorm_bf16", "rmsnorm_rows_bf16", ROWS2, _rmsnorm, "F.rms_norm, bf16"),
+    Entry("add_rmsnorm_bf16", "add_rmsnorm_rows_bf16", ROWS2, _add_rmsnorm,
+          "s = x + residual; F.rms_norm(s, (cols,), weight, eps), bf16"),
+    Entry("rope_bf16", "rope_bf16", ROPE_SHAPES, _rope,
+          "x * cos + rotate_half(x) * sin on q and k (fp32 cos/sin gathered at positions), bf16"),
     # Integer-valued inputs (the spec's randint): both sums are exact unless one drops data.
     Entry("sum", "sum_reduce", [{"n": 2**28}, {"n": 2**24}], _sum, "torch.sum(x)", rtol=1e-5, atol=0.5),
     Entry("transpose", "transpose", [{"rows": 8192, "cols": 8192}, {"rows": 4096, "cols": 16384}], _transpose,
@@ -118,15 +157,16 @@ ENTRIES = [
           "F.gelu(x + bias)"),
     Entry("swiglu", "swiglu_bf16", [{"rows": 8192, "hidden": 14336}, {"rows": 2048, "hidden": 4096}], _swiglu,
           "F.silu(x[:, :h]) * x[:, h:], bf16"),
-    Entry("sgemm", "sgemm", GEMM_SHAPES, _matmul_fp32, "A @ B, fp32 (TF32 off)", rtol=1e-3, atol=1e-3),
+    Entry("sgemm", "sgemm", GEMM_SHAPES, _matmul_fp32, "A @ B, fp32 (TF32 off)", rtol=1e-3, atol=1e-3,
+          memory_bound=False),
     Entry("gemm_tc", "gemm_tc_f16", GEMM_SHAPES, _matmul_fp32_out, "A @ B, fp16 (cuBLAS), output cast to fp32",
-          rtol=1e-2, atol=1e-2),
+          rtol=1e-2, atol=1e-2, memory_bound=False),
     Entry("gemm_tc", "gemm_tc_bf16", GEMM_SHAPES, _matmul_fp32_out, "A @ B, bf16 (cuBLAS), output cast to fp32",
-          rtol=2e-2, atol=2e-2),
+          rtol=2e-2, atol=2e-2, memory_bound=False),
     Entry("gemm_wgmma", "gemm_wgmma_f16", GEMM_SHAPES, _matmul_fp32_out,
-          "A @ B, fp16 (cuBLAS), output cast to fp32", rtol=1e-2, atol=1e-2),
+          "A @ B, fp16 (cuBLAS), output cast to fp32", rtol=1e-2, atol=1e-2, memory_bound=False),
     Entry("gemm_wgmma", "gemm_wgmma_bf16", GEMM_SHAPES, _matmul_fp32_out,
-          "A @ B, bf16 (cuBLAS), output cast to fp32", rtol=2e-2, atol=2e-2),
+          "A @ B, bf16 (cuBLAS), output cast to fp32", rtol=2e-2, atol=2e-2, memory_bound=False),
 ]
 
 

@@ -3,19 +3,23 @@
 import json
 import os
 
-COLUMNS = ["template", "shape", "ours us", "defaults us", "PyTorch us", "ratio torch/ours", "GB/s",
-           "% of copy", "tuned vs defaults", "do_bench: ours us", "do_bench: PyTorch us",
-           "do_bench: ratio", "max error", "agree"]
+COLUMNS = ["template", "shape", "ours us", "defaults us", "PyTorch us", "ratio torch/ours", "torch.compile us",
+           "ratio compile/ours", "GB/s", "% of copy", "tuned vs defaults", "do_bench: ours us",
+           "do_bench: PyTorch us", "do_bench: ratio", "do_bench: torch.compile us", "do_bench: ratio compile/ours",
+           "max error", "agree", "compile agree"]
 
 
 def shape_text(dims):
-    """4096x8192 for rows/cols (and rows/hidden), else name=value pairs; "-" for none."""
+    """4096x8192 for rows/cols (and rows/hidden), 4096x(32+8)x128 for tokens x (heads +
+    kv_heads) x head_dim, else name=value pairs; "-" for none."""
     if not dims:
         return "-"
     if set(dims) == {"rows", "cols"}:
         return f"{dims['rows']}x{dims['cols']}"
     if set(dims) == {"rows", "hidden"}:
         return f"{dims['rows']}x{dims['hidden']}"
+    if set(dims) == {"tokens", "heads", "kv_heads", "head_dim"}:  # rope: tokens x (q + k heads) x head_dim
+        return f"{dims['tokens']}x({dims['heads']}+{dims['kv_heads']})x{dims['head_dim']}"
     return ",".join(f"{k}={v}" for k, v in sorted(dims.items()))
 
 
@@ -23,12 +27,27 @@ def _num(value, fmt):
     return "-" if value is None else format(value, fmt)
 
 
+def _yes_no(value):
+    return "-" if value is None else ("yes" if value else "NO")
+
+
+def _cell(text):
+    return text.replace("|", "/").replace("\n", " ")
+
+
+def compile_failure(row, limit=120):
+    """The torch.compile cell of a shape it failed on: 'failed: ' and the error's first line."""
+    first = (row.get("compile_error") or "").strip().splitlines() or ["?"]
+    text = first[0]
+    return _cell("failed: " + (text if len(text) <= limit else text[:limit - 3] + "..."))
+
+
 def row_cells(row):
     """The Markdown cells of one result row (see compare_torch.measure_shape for the keys)."""
     shape = shape_text(row["shape"]) + ("*" if row.get("tuned_shape") else "")
     if row.get("status", "ok") != "ok":
-        return [row["template"], shape, f"{row['status']}: {row.get('error', '')}".replace("|", "/")] + [""] * 11
-    agree = row.get("agree")
+        return [row["template"], shape, _cell(f"{row['status']}: {row.get('error', '')}")] + [""] * (len(COLUMNS) - 3)
+    failed = row.get("compile_error") is not None
     return [
         row["template"],
         shape,
@@ -36,20 +55,25 @@ def row_cells(row):
         _num(row.get("defaults_us"), ".1f"),
         _num(row.get("torch_us"), ".1f"),
         _num(row.get("ratio"), ".2f"),
+        compile_failure(row) if failed else _num(row.get("compile_us"), ".1f"),
+        _num(row.get("ratio_compile"), ".2f"),
         _num(row.get("gbps"), ".0f"),
         _num(row.get("copy_fraction") and 100 * row["copy_fraction"], ".1f"),
         _num(row.get("speedup_vs_defaults"), ".2f") + ("x" if row.get("speedup_vs_defaults") else ""),
         _num(row.get("ours_us_dobench"), ".1f"),
         _num(row.get("torch_us_dobench"), ".1f"),
         _num(row.get("ratio_dobench"), ".2f"),
+        "failed" if failed else _num(row.get("compile_us_dobench"), ".1f"),
+        _num(row.get("ratio_compile_dobench"), ".2f"),
         _num(row.get("max_error"), ".2e"),
-        "-" if agree is None else ("yes" if agree else "NO"),
+        _yes_no(row.get("agree")),
+        _yes_no(row.get("compile_agree")),
     ]
 
 
 def markdown(meta, rows):
     lines = ["# Templates against PyTorch", ""]
-    for key in ("device", "date", "torch", "timer", "second_timer", "copy_gbps", "budget", "command"):
+    for key in ("device", "date", "torch", "timer", "second_timer", "compile", "copy_gbps", "budget", "command"):
         if meta.get(key) is not None:
             value = meta[key]
             if key == "copy_gbps" and isinstance(value, (int, float)):
@@ -61,7 +85,10 @@ def markdown(meta, rows):
               "parameter set; ratio > 1: ours is faster. GB/s and % of copy are ours, from the spec's",
               "metrics.bytes and the measured copy bandwidth. * marks a shape the tune measured; the others",
               "run the same configuration untuned. The do_bench columns time ours and PyTorch again under",
-              "triton's do_bench, whose L2 clearing leaves dirty lines for the timed run to write back."]
+              "triton's do_bench, whose L2 clearing leaves dirty lines for the timed run to write back.",
+              "torch.compile: the same PyTorch code compiled per shape (memory-bound templates; '-' for the",
+              "others), checked against eager (compile agree) and timed by both timers; ratio compile/ours > 1:",
+              "ours is faster."]
     notes = meta.get("notes") or []
     if notes:
         lines += [""] + [f"- {n}" for n in notes]

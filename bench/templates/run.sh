@@ -9,7 +9,8 @@
 # 40, a resumed trace's included: raise it to continue a tune), TUNE_TIME (wall-time limit
 # of each tune, default 6s), REP_MS (do_bench time per measurement, default 200), JOBS,
 # PYTHON (the interpreter with torch and triton, default python3), COMPARE_ONLY=1 to skip the
-# tunes and time OUT_DIR's locked winners again.
+# tunes and time OUT_DIR's locked winners again, TORCH_COMPILE=0 to leave out the torch.compile
+# column (each memory-bound shape's PyTorch code compiled and timed beside eager).
 # A second run into the same OUT_DIR resumes each tune from its trace.
 set -uo pipefail
 
@@ -79,10 +80,12 @@ for t in "${templates[@]}"; do
   fi
 done
 
-step "compare with PyTorch"
+step "compare with PyTorch${TORCH_COMPILE:+ (TORCH_COMPILE=$TORCH_COMPILE)}"
+compile_flag=()
+[[ "${TORCH_COMPILE:-1}" == 0 ]] && compile_flag=(--no-compile)
 BUDGET_NOTE="kernelevo tune --strategy auto --budget $budget --time $tune_time per template" \
   "${PYTHON:-python3}" "$here/compare_torch.py" --out "$out" --kernelevo "$kev" --rep-ms "${REP_MS:-200}" \
-  --command "$command" "${templates[@]}"
+  --command "$command" "${compile_flag[@]}" "${templates[@]}"
 status=$?
 step "done: $out/templates.md"
 cat "$out/templates.md"

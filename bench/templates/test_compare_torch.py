@@ -120,13 +120,44 @@ def test_tolerances_and_errors():
     assert math.isnan(ct.worse_error(3.0, nan))
 
 
+def test_compile_setup():
+    """compile_torch_fn resets dynamo's caches, then compiles the very function with static
+    shapes; --no-compile turns the column off."""
+    calls = []
+
+    class FakeDynamo:
+        @staticmethod
+        def reset():
+            calls.append("reset")
+
+    class FakeTorch:
+        _dynamo = FakeDynamo
+
+        @staticmethod
+        def compile(fn, **kwargs):
+            calls.append(("compile", fn, kwargs))
+            return "compiled"
+
+    def fn(a, d):
+        return []
+
+    assert ct.compile_torch_fn(FakeTorch, fn) == "compiled"
+    assert calls == ["reset", ("compile", fn, {"dynamic": False})]
+    assert ct.parse_args(["--out", "o", "--kernelevo", "k", "--no-compile"]).no_compile
+    assert not ct.parse_args(["--out", "o", "--kernelevo", "k", "softmax"]).no_compile
+    assert ct.error_text(RuntimeError("  a\nb  ")) == "RuntimeError: a\nb" and len(ct.error_text(ValueError("x" * 5000))) == 2000
+
+
 def test_entries():
     kernels = [e.kernel for e in entries.ENTRIES]
-    assert len(kernels) == len(set(kernels)) == 15
+    assert len(kernels) == len(set(kernels)) == 17
     assert entries.template_names()[-3:] == ["sgemm", "gemm_tc", "gemm_wgmma"]
+    assert {"add_rmsnorm_bf16", "rope_bf16"} <= set(entries.template_names())
     assert [e.kernel for e in entries.of_template("gemm_tc")] == ["gemm_tc_f16", "gemm_tc_bf16"]
     for e in entries.ENTRIES:
         assert len(e.shapes) >= 2, e.template
+        # torch.compile is timed for every memory-bound template, not for the GEMMs.
+        assert e.memory_bound == ("gemm" not in e.template), e.template
     assert entries.by_template("nope") is None
 
 
@@ -134,11 +165,17 @@ ROWS = [
     {"template": "softmax", "kernel": "softmax_rows", "shape": {"rows": 4096, "cols": 8192}, "tuned_shape": True,
      "status": "ok", "ours_us": 74.26, "defaults_us": 91.1, "torch_us": 143.9, "ratio": 143.9 / 74.26,
      "gbps": 3614.2, "copy_fraction": 0.859, "speedup_vs_defaults": 91.1 / 74.26, "max_error": 1.2e-7,
-     "agree": True, "ours_us_dobench": 80.04, "torch_us_dobench": 150.0, "ratio_dobench": 150.0 / 80.04},
+     "agree": True, "ours_us_dobench": 80.04, "torch_us_dobench": 150.0, "ratio_dobench": 150.0 / 80.04,
+     "compile_us": 90.0, "ratio_compile": 90.0 / 74.26, "compile_us_dobench": 96.0,
+     "ratio_compile_dobench": 96.0 / 80.04, "compile_max_error": 0.0, "compile_agree": True},
     {"template": "sum", "kernel": "sum_reduce", "shape": {"n": 16777216}, "status": "ok", "ours_us": 20.0,
      "defaults_us": 20.0, "torch_us": 30.0, "ratio": 1.5, "gbps": 3355.4, "copy_fraction": None,
      "speedup_vs_defaults": None, "max_error": float("nan"), "agree": False},
     {"template": "swiglu", "shape": {}, "status": "skipped", "error": "templates/swiglu.cu does not exist"},
+    {"template": "rope_bf16", "shape": {"tokens": 4096, "heads": 32, "kv_heads": 8, "head_dim": 128},
+     "status": "ok", "ours_us": 30.0, "defaults_us": 31.0, "torch_us": 200.0, "ratio": 200.0 / 30.0,
+     "max_error": 0.0, "agree": True, "ours_us_dobench": 33.0, "torch_us_dobench": 210.0, "ratio_dobench": 210 / 33,
+     "compile_error": "BackendCompilerFailed: backend='inductor' raised:\nRuntimeError: x | y\nmore"},
 ]
 
 
@@ -153,21 +190,34 @@ def test_markdown_table():
     table = [l for l in lines if l.startswith("|")]
     assert table[0] == "| " + " | ".join(results_table.COLUMNS) + " |"
     assert all(l.count("|") == len(results_table.COLUMNS) + 1 for l in table), table
-    assert table[2] == ("| softmax | 4096x8192* | 74.3 | 91.1 | 143.9 | 1.94 | 3614 | 85.9 | 1.23x | 80.0 | 150.0 | "
-                        "1.87 | 1.20e-07 | yes |")
-    assert table[3] == "| sum | n=16777216 | 20.0 | 20.0 | 30.0 | 1.50 | 3355 | - | - | - | - | - | nan | NO |", table[3]
+    assert table[2] == ("| softmax | 4096x8192* | 74.3 | 91.1 | 143.9 | 1.94 | 90.0 | 1.21 | 3614 | 85.9 | 1.23x | 80.0 | "
+                        "150.0 | 1.87 | 96.0 | 1.20 | 1.20e-07 | yes | yes |"), table[2]
+    # No compile numbers (a GEMM, or --no-compile): dashes.
+    assert table[3] == ("| sum | n=16777216 | 20.0 | 20.0 | 30.0 | 1.50 | - | - | 3355 | - | - | - | - | - | - | - | nan | "
+                        "NO | - |"), table[3]
     assert table[4].startswith("| swiglu | - | skipped: templates/swiglu.cu does not exist |")
+    # A shape torch.compile failed on: the cell says so (first line, no table-breaking '|').
+    assert table[5] == ("| rope_bf16 | 4096x(32+8)x128 | 30.0 | 31.0 | 200.0 | 6.67 | "
+                        "failed: BackendCompilerFailed: backend='inductor' raised: | - | - | - | - | 33.0 | 210.0 | "
+                        "6.36 | failed | - | 0.00e+00 | yes | - |"), table[5]
+    long = dict(ROWS[3], compile_error="E" * 500)
+    assert len(results_table.compile_failure(long)) == len("failed: ") + 120
+    assert "ratio compile/ours > 1:" in md and "- compile:" not in md
+    assert "- compile: torch.compile(...)" in results_table.markdown(dict(meta, compile="torch.compile(...)"), ROWS)
     assert results_table.shape_text({"rows": 8192, "hidden": 14336}) == "8192x14336"
+    assert results_table.shape_text({"tokens": 4096, "heads": 32, "kv_heads": 8, "head_dim": 128}) == "4096x(32+8)x128"
+    assert results_table.shape_text({"n": 5, "m": 2}) == "m=2,n=5"
 
 
 def test_write_files():
     with tempfile.TemporaryDirectory() as d:
         results_table.write(d, {"device": "x"}, ROWS)
         data = json.load(open(os.path.join(d, "templates.json")))
-        assert data["meta"] == {"device": "x"} and len(data["rows"]) == 3
-        assert data["rows"][0]["ours_us"] == 74.26
+        assert data["meta"] == {"device": "x"} and len(data["rows"]) == 4
+        assert data["rows"][0]["ours_us"] == 74.26 and data["rows"][0]["compile_us"] == 90.0
         assert data["rows"][1]["max_error"] is None  # NaN is not JSON
-        assert open(os.path.join(d, "templates.md")).read().count("\n| ") == 4
+        assert data["rows"][3]["compile_error"].startswith("BackendCompilerFailed")
+        assert open(os.path.join(d, "templates.md")).read().count("\n| ") == 5
 
 
 def test_real_specs(kernelevo):
@@ -207,7 +257,8 @@ def test_real_specs(kernelevo):
     print(f"  real specs: {checked} templates checked")
 
 
-SMALL = {"rows": 5, "cols": 72, "hidden": 24, "n": 1000}
+SMALL = {"rows": 5, "cols": 72, "hidden": 24, "n": 1000, "tokens": 9, "heads": 3, "kv_heads": 2, "head_dim": 16,
+         "M": 32, "N": 16, "K": 24}
 
 
 def test_with_torch_on_cpu(kernelevo):
@@ -239,7 +290,10 @@ def test_with_torch_on_cpu(kernelevo):
         assert agree and err == 0.0, (e.template, err)
         assert not ct.check(torch, wrong, outputs, inouts, expected, rtol, atol)[1], e.template
         err, agree = ct.check(torch, lambda: None, outputs, inouts, expected, rtol, atol)
-        assert not agree and err != err, (e.template, err)  # NaN: poison left in place
+        if all(a.get("inout") for a, _ in outputs):  # in place (rope): the input left as it was
+            assert not agree and err > 0.1, (e.template, err)
+        else:
+            assert not agree and err != err, (e.template, err)  # NaN: poison left in place
         for a in spec["args"]:
             if a["pointer"] and not a.get("output"):
                 t = values[a["name"]]
@@ -311,6 +365,116 @@ def test_measure_shape_with_a_fake_driver(kernelevo):
     assert row["bytes"] == 2 * 4096 * 64 * 4 + 2 * 64 * 4
     assert abs(row["gbps"] - row["bytes"] / 50e-6 / 1e9) < 1e-9 and row["copy_fraction"] == row["gbps"] / 4000.0
     assert not spoiled["agree"] and spoiled["max_error"] >= 1.0 - 1e-6
+    assert not any(k.startswith("compile") for k in row), row  # no ctx["compile"]: no column
+
+
+def measure_with_fakes(kernelevo, template, dims, compile_fn, kernel_id=None, memory_bound=None):
+    """measure_shape on the CPU for `template` at `dims`, the fake kernel writing PyTorch's
+    answer into every output (inout ones in place, as the real kernel does), `compile_fn`
+    standing in for torch.compile; the fake timers give ours 50 us, defaults 80, eager 120 and
+    compiled 100 (do_bench: 55, 110, 105)."""
+    import dataclasses
+
+    import torch
+
+    e = next(x for x in entries.of_template(template) if kernel_id in (None, x.kernel))
+    if memory_bound is not None:
+        e = dataclasses.replace(e, memory_bound=memory_bound)
+    spec = ct.load_spec(kernelevo, f"templates/{template}.cu", e.kernel)
+    driver = FakeDriver()
+    real_make_args = ct.make_args
+
+    def make_args(torch_, spec_, dims_, param_sets):
+        values, outputs, inouts = real_make_args(torch_, spec_, dims_, param_sets)
+
+        def kernel():
+            results = [r.reshape(-1).clone() for r in e.torch_fn(values, dims_)]
+            for (_, t), r in zip(outputs, results):
+                t.copy_(r)
+
+        driver.kernel = kernel
+        return values, outputs, inouts
+
+    times = iter([50.0, 80.0, 120.0, 100.0])
+    dobench_times = iter([55.0, 110.0, 105.0])
+    ctx = {"torch": torch, "driver": driver, "bench": lambda fn: (fn(), next(times))[1], "copy_gbps": 4000.0,
+           "bench_dobench": lambda fn: (fn(), next(dobench_times))[1], "compile": compile_fn}
+    plan = {"entry": e, "spec": spec, "winner": dict(spec["defaults"]), "defaults": spec["defaults"],
+            "functions": {"ours": "k", "defaults": "k"}}
+    ct.DEVICE = "cpu"
+    try:
+        ct.make_args = make_args
+        return ct.measure_shape(ctx, plan, dims)
+    finally:
+        ct.make_args = real_make_args
+        ct.DEVICE = "cuda"
+
+
+def test_torch_compile_column_with_fakes(kernelevo):
+    """The torch.compile column: the compiled function is entry.torch_fn itself, checked
+    against eager on the reference's inputs (inout buffers restored after ours rotated them in
+    place), timed by both timers; a compile that fails or disagrees is reported, not fatal; the
+    GEMMs are not compiled."""
+    compiled_fns = []
+
+    def identity_compile(fn):  # "compiles" to eager, which must agree exactly
+        compiled_fns.append(fn)
+        return fn
+
+    rope_dims = {"tokens": 9, "heads": 3, "kv_heads": 2, "head_dim": 16}
+    for template, dims in (("add_rmsnorm_bf16", {"rows": 6, "cols": 40}), ("rope_bf16", rope_dims)):
+        row = measure_with_fakes(kernelevo, template, dims, identity_compile)
+        e = entries.by_template(template)
+        assert compiled_fns[-1] is e.torch_fn, template
+        assert row["agree"] and row["compile_agree"] and row["compile_max_error"] == 0.0, (template, row)
+        assert (row["ours_us"], row["torch_us"], row["compile_us"]) == (50.0, 120.0, 100.0)
+        assert row["ratio_compile"] == 2.0 and row["compile_us_dobench"] == 105.0
+        assert row["ratio_compile_dobench"] == 105.0 / 55.0 and "compile_error" not in row
+        assert abs(row["compile_gbps"] - row["bytes"] / 100e-6 / 1e9) < 1e-9
+
+    def wrong_compile(fn):
+        def compiled(a, d):
+            return [r + 1 for r in fn(a, d)]
+        return compiled
+
+    row = measure_with_fakes(kernelevo, "rope_bf16", rope_dims, wrong_compile)
+    assert row["agree"] and not row["compile_agree"] and row["compile_max_error"] >= 0.5
+    assert row["compile_us"] == 100.0  # timed all the same; the table says it disagrees
+
+    def failing_compile(fn):
+        raise RuntimeError("backend='inductor' raised:\nsomething")
+
+    row = measure_with_fakes(kernelevo, "add_rmsnorm_bf16", {"rows": 6, "cols": 40}, failing_compile)
+    assert row["status"] == "ok" and row["agree"] and row["ours_us"] == 50.0 and row["torch_us"] == 120.0
+    assert row["compile_error"] == "RuntimeError: backend='inductor' raised:\nsomething"
+    assert "compile_us" not in row and "ratio_compile" not in row and "compile_us_dobench" not in row
+    assert results_table.row_cells(row)[6] == "failed: RuntimeError: backend='inductor' raised:"
+
+    def failing_call(fn):
+        def compiled(a, d):
+            raise RuntimeError("triton: out of resources")
+        return compiled
+
+    row = measure_with_fakes(kernelevo, "rope_bf16", rope_dims, failing_call)
+    assert row["compile_error"].startswith("RuntimeError: triton") and "compile_us" not in row
+
+    called = []
+    row = measure_with_fakes(kernelevo, "gemm_tc", {"M": 32, "N": 16, "K": 16}, lambda fn: called.append(fn),
+                             kernel_id="gemm_tc_f16")
+    assert not called and "compile_us" not in row and "compile_error" not in row
+
+
+def test_real_torch_compile_on_cpu(kernelevo):
+    """Opt-in (KERNELEVO_TEST_TORCH_COMPILE=1; inductor compiles C++ on the CPU, tens of
+    seconds a shape): the real compile_torch_fn on the new fused templates' PyTorch code, as
+    compare_torch calls it, agreeing with eager."""
+    import torch
+
+    for template, dims in (("add_rmsnorm_bf16", {"rows": 6, "cols": 40}),
+                           ("rope_bf16", {"tokens": 9, "heads": 3, "kv_heads": 2, "head_dim": 16})):
+        row = measure_with_fakes(kernelevo, template, dims, lambda fn: ct.compile_torch_fn(torch, fn))
+        assert "compile_error" not in row, row["compile_error"]
+        assert row["compile_agree"], (template, row["compile_max_error"])
 
 
 def test_driver_argument_plumbing():
@@ -344,7 +508,7 @@ def test_driver_argument_plumbing():
 
 def main():
     tests = [test_expressions, test_geometry_and_metrics, test_winner_lookup, test_nvcc_command,
-             test_tolerances_and_errors, test_entries, test_markdown_table, test_write_files,
+             test_tolerances_and_errors, test_compile_setup, test_entries, test_markdown_table, test_write_files,
              test_driver_argument_plumbing]
     for t in tests:
         t()
@@ -355,12 +519,18 @@ def main():
         try:
             import torch  # noqa: F401
         except ImportError:
-            print("skipped test_with_torch_on_cpu, test_measure_shape_with_a_fake_driver (no PyTorch)")
+            print("skipped test_with_torch_on_cpu, test_measure_shape_with_a_fake_driver, "
+                  "test_torch_compile_column_with_fakes (no PyTorch)")
         else:
             test_with_torch_on_cpu(os.path.abspath(sys.argv[1]))
             print("ok test_with_torch_on_cpu")
             test_measure_shape_with_a_fake_driver(os.path.abspath(sys.argv[1]))
             print("ok test_measure_shape_with_a_fake_driver")
+            test_torch_compile_column_with_fakes(os.path.abspath(sys.argv[1]))
+            print("ok test_torch_compile_column_with_fakes")
+            if os.environ.get("KERNELEVO_TEST_TORCH_COMPILE") == "1":
+                test_real_torch_compile_on_cpu(os.path.abspath(sys.argv[1]))
+                print("ok test_real_torch_compile_on_cpu")
     return 0
 
 

@@ -1,0 +1,386 @@
+// Residual add then RMS normalisation, bf16 in and out, fp32 math, with a learned scale:
+// the fused add + RMSNorm of a transformer block (as vLLM's fused_add_rms_norm),
+//   sum[r, c] = bf16(x[r, c] + residual[r, c])                    (written: the next residual)
+//   y[r, c]   = sum[r, c] / sqrt(mean(sum[r, :]^2) + eps) * weight[c]
+// y normalises the rounded bf16 sum, as PyTorch's `s = x + r; F.rms_norm(s, ...)` and vLLM do.
+// The structure is rmsnorm_bf16.cu's: a group of threads handles one row, its size following
+// the row length (the fewest warps whose registers hold the row at ADD_RMSNORM_BF16_VEC *
+// ADD_RMSNORM_BF16_UNROLL values per thread, at most ADD_RMSNORM_BF16_MAX_ROW_THREADS); a
+// block holds as many groups as fit in ADD_RMSNORM_BF16_BLOCK threads (at least one). When the
+// row fits in the group's registers (the sum kept as bf16), x and residual are read once and
+// sum is written before the reduction; otherwise the first pass writes sum and the second reads
+// it back (each thread its own values). ADD_RMSNORM_BF16_VEC counts bf16 values per load (8:
+// 16-byte loads). Vector loads are used when cols and the pointers allow them, scalar ones
+// otherwise, so every configuration is correct for every shape.
+//
+// Launch as the spec's `launch` says: RT threads per row, ROWS_PER_BLOCK rows per block.
+#include <cuda_bf16.h>
+#include <cuda_runtime.h>
+#if __has_include(<kernelevo/params.h>)
+#include <kernelevo/params.h>
+#endif
+#ifndef ADD_RMSNORM_BF16_BLOCK
+#define ADD_RMSNORM_BF16_BLOCK 256
+#endif
+#ifndef ADD_RMSNORM_BF16_MAX_ROW_THREADS
+#define ADD_RMSNORM_BF16_MAX_ROW_THREADS 1024
+#endif
+#ifndef ADD_RMSNORM_BF16_VEC
+#define ADD_RMSNORM_BF16_VEC 8
+#endif
+#ifndef ADD_RMSNORM_BF16_UNROLL
+#define ADD_RMSNORM_BF16_UNROLL 4
+#endif
+#ifndef ADD_RMSNORM_BF16_STREAMING
+#define ADD_RMSNORM_BF16_STREAMING 0
+#endif
+
+// clang-format off
+/* @kernelevo
+id: add_rmsnorm_rows_bf16
+kernel: add_rmsnorm_rows_bf16
+params:
+  ADD_RMSNORM_BF16_BLOCK: [64, 128, 256, 512, 1024]
+  ADD_RMSNORM_BF16_MAX_ROW_THREADS: [256, 512, 1024]
+  ADD_RMSNORM_BF16_VEC: [2, 4, 8]
+  ADD_RMSNORM_BF16_UNROLL: [1, 2, 4, 8, 16]
+  ADD_RMSNORM_BF16_STREAMING: [0, 1]
+let:
+  RT: "min(ADD_RMSNORM_BF16_MAX_ROW_THREADS, 32 * max(1, ceil_div(cols, 32 * ADD_RMSNORM_BF16_VEC * ADD_RMSNORM_BF16_UNROLL)))"
+  ROWS_PER_BLOCK: "max(ADD_RMSNORM_BF16_BLOCK, RT) / RT"
+constraints:
+  - "ADD_RMSNORM_BF16_VEC * ADD_RMSNORM_BF16_UNROLL <= 64"
+problems:
+  - {rows: 4096, cols: 8192}
+  - {rows: 32768, cols: 1024}
+validate:
+  - {rows: 3, cols: 1000}
+  - {rows: 7, cols: 1001}
+  - {rows: 2, cols: 40000}
+  - {rows: 65, cols: 96}
+  - {rows: 5, cols: 4099}
+args:
+  - {name: x, type: "const __nv_bfloat16*", count: "rows*cols", init: normal}
+  - {name: residual, type: "const __nv_bfloat16*", count: "rows*cols", init: normal}
+  - {name: weight, type: "const __nv_bfloat16*", count: "cols", init: uniform}
+  - {name: sum, type: "__nv_bfloat16*", count: "rows*cols", output: true}
+  - {name: y, type: "__nv_bfloat16*", count: "rows*cols", output: true}
+  - {name: rows, type: int, value: rows}
+  - {name: cols, type: int, value: cols}
+  - {name: eps, type: float, value: 1e-5}
+launch:
+  grid: ["ceil_div(rows, ROWS_PER_BLOCK)"]
+  block: ["ROWS_PER_BLOCK * RT"]
+  shared_bytes: "0"
+reference: add_rmsnorm_rows_bf16_naive
+tolerance: {rtol: 8e-3, atol: 8e-3}
+metrics: {bytes: "(4*rows*cols + cols)*2", flops: "5*rows*cols"}
+*/
+// clang-format on
+
+namespace add_rmsnorm_bf16_detail {
+
+// Data that passes through once: loaded and stored evict-first (ld.global.cs, st.global.cs)
+// with ADD_RMSNORM_BF16_STREAMING 1; otherwise loaded through the read-only path and stored
+// plainly.
+template <typename T>
+__device__ __forceinline__ T load_once(const T* p) {
+#if ADD_RMSNORM_BF16_STREAMING
+  return __ldcs(p);
+#else
+  return __ldg(p);
+#endif
+}
+// A value this thread stored earlier in the kernel (sum, read back by a row that does not
+// fit): the coherent path, never ld.global.nc; evict-first with ADD_RMSNORM_BF16_STREAMING 1.
+template <typename T>
+__device__ __forceinline__ T load_back(const T* p) {
+#if ADD_RMSNORM_BF16_STREAMING
+  return __ldcs(p);
+#else
+  return *p;
+#endif
+}
+template <typename T>
+__device__ __forceinline__ void store_once(T* p, const T& v) {
+#if ADD_RMSNORM_BF16_STREAMING
+  __stcs(p, v);
+#else
+  *p = v;
+#endif
+}
+
+constexpr int kMaxBlock = ADD_RMSNORM_BF16_BLOCK > ADD_RMSNORM_BF16_MAX_ROW_THREADS
+                              ? ADD_RMSNORM_BF16_BLOCK
+                              : ADD_RMSNORM_BF16_MAX_ROW_THREADS;
+constexpr int kUnroll = ADD_RMSNORM_BF16_UNROLL;
+static_assert(
+    ADD_RMSNORM_BF16_MAX_ROW_THREADS % 32 == 0 && ADD_RMSNORM_BF16_BLOCK % 32 == 0 &&
+        kMaxBlock <= 1024,
+    "ADD_RMSNORM_BF16_BLOCK and ADD_RMSNORM_BF16_MAX_ROW_THREADS must be multiples of 32, at "
+    "most 1024");
+
+// Threads per row, as the spec's RT: the fewest warps holding the row at VEC * UNROLL values
+// per thread, at most ADD_RMSNORM_BF16_MAX_ROW_THREADS.
+__device__ __forceinline__ int row_threads(int cols) {
+  constexpr int per_warp = 32 * ADD_RMSNORM_BF16_VEC * ADD_RMSNORM_BF16_UNROLL;
+  const int warps = cols > per_warp ? (cols + per_warp - 1) / per_warp : 1;
+  return min(ADD_RMSNORM_BF16_MAX_ROW_THREADS, 32 * warps);
+}
+
+// The row group a thread belongs to: `threads` threads, `warps` warps starting at warp
+// `first_warp` of the block.
+struct Group {
+  int threads;
+  int lane;
+  int warps;
+  int first_warp;
+};
+
+// V bf16 values moved by one load or store.
+template <int V>
+struct Pack;
+template <>
+struct Pack<1> {
+  using type = unsigned short;
+};
+template <>
+struct Pack<2> {
+  using type = unsigned int;
+};
+template <>
+struct Pack<4> {
+  using type = uint2;
+};
+template <>
+struct Pack<8> {
+  using type = uint4;
+};
+
+// The k-th value of a pack as fp32 (a bf16 is the upper half of a float).
+template <int V>
+__device__ __forceinline__ float get(const typename Pack<V>::type& p, int k) {
+  if constexpr (V == 1) {
+    return __uint_as_float(static_cast<unsigned>(p) << 16);
+  } else {
+    const unsigned w = reinterpret_cast<const unsigned*>(&p)[k / 2];
+    return __uint_as_float(k % 2 == 0 ? w << 16 : w & 0xffff0000u);
+  }
+}
+
+// V fp32 values rounded to bf16 (to nearest even) as one pack.
+template <int V>
+__device__ __forceinline__ typename Pack<V>::type pack(const float (&f)[V]) {
+  typename Pack<V>::type p;
+  if constexpr (V == 1) {
+    p = __bfloat16_as_ushort(__float2bfloat16_rn(f[0]));
+  } else {
+#pragma unroll
+    for (int k = 0; k < V / 2; ++k) {
+      const __nv_bfloat162 h = __floats2bfloat162_rn(f[2 * k], f[2 * k + 1]);
+      reinterpret_cast<unsigned*>(&p)[k] = *reinterpret_cast<const unsigned*>(&h);
+    }
+  }
+  return p;
+}
+
+// Sum across the row group. Every thread of the block calls it (it synchronises the block
+// when a row spans several warps). Each path calls it once, so scratch is never reused.
+__device__ __forceinline__ float group_sum(float v, const Group& g, float* scratch) {
+#pragma unroll
+  for (int o = 16; o > 0; o >>= 1) v += __shfl_xor_sync(0xffffffffu, v, o);
+  if (g.warps > 1) {
+    if (threadIdx.x % 32 == 0) scratch[threadIdx.x / 32] = v;
+    __syncthreads();
+    v = scratch[g.first_warp];
+    for (int w = 1; w < g.warps; ++w) v += scratch[g.first_warp + w];
+  }
+  return v;
+}
+
+// x + residual for V values, each sum rounded to bf16 (to nearest even), as one pack.
+template <int V>
+__device__ __forceinline__ typename Pack<V>::type add(const typename Pack<V>::type& a,
+                                                      const typename Pack<V>::type& b) {
+  float f[V];
+#pragma unroll
+  for (int k = 0; k < V; ++k) f[k] = get<V>(a, k) + get<V>(b, k);
+  return pack<V>(f);
+}
+
+// fits depends on cols only (not on active), so the whole block takes the same branch and
+// makes the same group reductions (they synchronise it).
+template <int V>
+__device__ __forceinline__ void row_add_rmsnorm(const __nv_bfloat16* __restrict__ x,
+                                                const __nv_bfloat16* __restrict__ residual,
+                                                const __nv_bfloat16* __restrict__ weight,
+                                                __nv_bfloat16* __restrict__ sum,
+                                                __nv_bfloat16* __restrict__ y, bool active,
+                                                int cols, float eps, const Group& g,
+                                                float* scratch) {
+  using P = typename Pack<V>::type;
+  const int lane = g.lane;
+  const int stride = g.threads;
+  const bool fits = cols / V <= stride * kUnroll;  // the same for every group of the grid
+  const int nvec = active ? cols / V : 0;
+  const P* xv = reinterpret_cast<const P*>(x);
+  const P* rv = reinterpret_cast<const P*>(residual);
+  const P* wv = reinterpret_cast<const P*>(weight);
+  P* sv = reinterpret_cast<P*>(sum);
+  P* yv = reinterpret_cast<P*>(y);
+
+  if (fits) {
+    // The whole row in registers: x and residual read once, their sum kept as bf16.
+    P s[kUnroll];
+    {
+      P a[kUnroll], b[kUnroll];
+      // Every load is issued before the first use of one (see rmsnorm_bf16.cu).
+#pragma unroll
+      for (int u = 0; u < kUnroll; ++u) {
+        const int i = lane + u * stride;
+        if (i < nvec) {
+          a[u] = load_once(xv + i);
+          b[u] = load_once(rv + i);
+        } else {
+          a[u] = {};  // defined values for the branch-free output loop
+          b[u] = {};
+        }
+      }
+#pragma unroll
+      for (int u = 0; u < kUnroll; ++u) s[u] = add<V>(a[u], b[u]);
+    }
+    // sum is stored before the reduction, so its writes overlap the wait.
+    float ss = 0.f;
+#pragma unroll
+    for (int u = 0; u < kUnroll; ++u) {
+      const int i = lane + u * stride;
+      if (i < nvec) {
+        store_once(sv + i, s[u]);
+#pragma unroll
+        for (int k = 0; k < V; ++k) {
+          const float v = get<V>(s[u], k);
+          ss = fmaf(v, v, ss);
+        }
+      }
+    }
+    const float scale = rsqrtf(group_sum(ss, g, scratch) / static_cast<float>(cols) + eps);
+    // Branch-free but for the store: weight is read at an index kept in bounds.
+#pragma unroll
+    for (int u = 0; u < kUnroll; ++u) {
+      const int i = lane + u * stride;
+      const int c = i < cols / V ? i : 0;
+      const P wp = __ldg(wv + c);
+      float o[V];
+#pragma unroll
+      for (int k = 0; k < V; ++k) o[k] = get<V>(s[u], k) * scale * get<V>(wp, k);
+      if (i < nvec) store_once(yv + i, pack<V>(o));
+    }
+    return;
+  }
+
+  // The row does not fit: the first pass writes sum and adds up its squares, the second reads
+  // it back (each thread the values it wrote: the same indices) and writes y. sum's first
+  // store is a plain one, the data being read again soon.
+  float ss = 0.f;
+#pragma unroll 1
+  for (int base = 0; base < nvec; base += stride * kUnroll) {
+#pragma unroll
+    for (int u = 0; u < kUnroll; ++u) {
+      const int i = base + lane + u * stride;
+      if (i < nvec) {
+        const P s = add<V>(load_once(xv + i), load_once(rv + i));
+        sv[i] = s;
+#pragma unroll
+        for (int k = 0; k < V; ++k) {
+          const float v = get<V>(s, k);
+          ss = fmaf(v, v, ss);
+        }
+      }
+    }
+  }
+  const float scale = rsqrtf(group_sum(ss, g, scratch) / static_cast<float>(cols) + eps);
+#pragma unroll 1
+  for (int base = 0; base < nvec; base += stride * kUnroll) {
+#pragma unroll
+    for (int u = 0; u < kUnroll; ++u) {
+      const int i = base + lane + u * stride;
+      if (i < nvec) {
+        const P s = load_back(sv + i);
+        const P wp = __ldg(wv + i);
+        float o[V];
+#pragma unroll
+        for (int k = 0; k < V; ++k) o[k] = get<V>(s, k) * scale * get<V>(wp, k);
+        store_once(yv + i, pack<V>(o));
+      }
+    }
+  }
+}
+
+}  // namespace add_rmsnorm_bf16_detail
+
+extern "C" __global__ void __launch_bounds__(add_rmsnorm_bf16_detail::kMaxBlock)
+    add_rmsnorm_rows_bf16(const __nv_bfloat16* __restrict__ x,
+                          const __nv_bfloat16* __restrict__ residual,
+                          const __nv_bfloat16* __restrict__ weight, __nv_bfloat16* __restrict__ sum,
+                          __nv_bfloat16* __restrict__ y, int rows, int cols, float eps) {
+  using namespace add_rmsnorm_bf16_detail;
+  if (cols <= 0) return;  // nothing to normalise; weight's index below needs cols > 0
+  // Two entries per warp: a block launched with a partial last group stays in bounds.
+  __shared__ float scratch[2 * kMaxBlock / 32];
+  Group g;
+  g.threads = row_threads(cols);
+  g.lane = threadIdx.x % g.threads;
+  g.warps = g.threads / 32;
+  const int group = threadIdx.x / g.threads;
+  g.first_warp = group * g.warps;
+  const long long row = static_cast<long long>(blockIdx.x) * (blockDim.x / g.threads) + group;
+  // Rows past the end still take part in the block-wide reduction, with no data.
+  const bool active = row < rows && group < static_cast<int>(blockDim.x / g.threads);
+  const long long offset = (active ? row : 0) * static_cast<long long>(cols);
+  constexpr int V = ADD_RMSNORM_BF16_VEC;
+  const bool vector_ok =
+      V > 1 && cols % V == 0 &&
+      ((reinterpret_cast<unsigned long long>(x) | reinterpret_cast<unsigned long long>(residual) |
+        reinterpret_cast<unsigned long long>(weight) | reinterpret_cast<unsigned long long>(sum) |
+        reinterpret_cast<unsigned long long>(y)) %
+       (V * sizeof(__nv_bfloat16))) == 0;
+  if constexpr (V > 1) {
+    // The condition is the same for the whole grid, so the block never diverges on it.
+    if (vector_ok) {
+      row_add_rmsnorm<V>(x + offset, residual + offset, weight, sum + offset, y + offset, active,
+                         cols, eps, g, scratch);
+      return;
+    }
+  }
+  (void)vector_ok;
+  row_add_rmsnorm<1>(x + offset, residual + offset, weight, sum + offset, y + offset, active, cols,
+                     eps, g, scratch);
+}
+
+// The reference: one thread per row, double accumulation, any launch geometry.
+extern "C" __global__ void add_rmsnorm_rows_bf16_naive(const __nv_bfloat16* __restrict__ x,
+                                                       const __nv_bfloat16* __restrict__ residual,
+                                                       const __nv_bfloat16* __restrict__ weight,
+                                                       __nv_bfloat16* __restrict__ sum,
+                                                       __nv_bfloat16* __restrict__ y, int rows,
+                                                       int cols, float eps) {
+  const long long stride = static_cast<long long>(gridDim.x) * blockDim.x;
+  for (long long r = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x; r < rows;
+       r += stride) {
+    const __nv_bfloat16* xr = x + r * cols;
+    const __nv_bfloat16* rr = residual + r * cols;
+    __nv_bfloat16* sr = sum + r * cols;
+    __nv_bfloat16* yr = y + r * cols;
+    double ss = 0.0;
+    for (int c = 0; c < cols; ++c) {
+      sr[c] = __float2bfloat16_rn(__bfloat162float(xr[c]) + __bfloat162float(rr[c]));
+      const double v = __bfloat162float(sr[c]);
+      ss += v * v;
+    }
+    const double scale = 1.0 / sqrt(ss / cols + static_cast<double>(eps));
+    for (int c = 0; c < cols; ++c) {
+      const double v = __bfloat162float(sr[c]) * scale * __bfloat162float(weight[c]);
+      yr[c] = __float2bfloat16_rn(static_cast<float>(v));
+    }
+  }
+}
