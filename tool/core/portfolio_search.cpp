@@ -13,7 +13,8 @@ PortfolioSearch::PortfolioSearch(const SearchSpace& space, std::uint64_t seed,
     : state_(space, seed),
       options_(std::move(options)),
       descent_(state_, options_.descent),
-      model_(space.dims()) {
+      model_(space.dims()),
+      gp_(space.dims(), options_.ard_passes) {
   if (options_.surrogate_restarts) descent_.set_restart_source([this] { return surrogate_pick(); });
 }
 
@@ -40,6 +41,10 @@ PortfolioSearch::Move PortfolioSearch::choose() {
 }
 
 std::optional<Point> PortfolioSearch::surrogate_pick() {
+  return options_.gp ? gp_pick() : additive_pick();
+}
+
+std::optional<Point> PortfolioSearch::additive_pick() {
   if (model_.size() < 2) return std::nullopt;
   if (model_fitted_ != model_.size()) {
     model_.fit();
@@ -60,13 +65,82 @@ std::optional<Point> PortfolioSearch::surrogate_pick() {
   return best;
 }
 
+std::optional<Point> PortfolioSearch::gp_pick() {
+  const auto& passed = state_.passed();
+  if (passed.size() < 2) return std::nullopt;
+  if (!failed_.empty()) {
+    double worst = 0;
+    for (const auto& [q, t] : passed) worst = std::max(worst, t);
+    for (const auto& q : failed_) gp_.add(q, std::log(worst));
+    failed_.clear();
+  }
+  if (gp_fitted_ == 0 ||
+      static_cast<double>(gp_.size()) >= static_cast<double>(gp_fitted_) * options_.refit_growth) {
+    gp_.fit();
+    gp_fitted_ = gp_.size();
+  } else {
+    gp_.update();
+  }
+  // Candidates: random samples, and the unseen one-parameter neighbours of the best points.
+  std::vector<Point> pool;
+  for (int c = 0; c < options_.pool_random; ++c) {
+    auto p = state_.space().sample(state_.rng());
+    if (!p) break;
+    if (!state_.seen(*p)) pool.push_back(std::move(*p));
+  }
+  if (options_.pool_elites > 0) {
+    auto elites = passed;
+    const auto k = std::min(elites.size(), static_cast<std::size_t>(options_.pool_elites));
+    std::partial_sort(elites.begin(), elites.begin() + static_cast<std::ptrdiff_t>(k), elites.end(),
+                      [](const auto& a, const auto& b) { return a.second < b.second; });
+    for (std::size_t e = 0; e < k; ++e)
+      for (auto& q : state_.space().neighbours(elites[e].first))
+        if (!state_.seen(q)) pool.push_back(std::move(q));
+  }
+  if (pool.empty()) return std::nullopt;
+  const std::size_t c = gp_.best_expected_improvement(pool, std::log(state_.best_time()));
+  return std::move(pool[c]);
+}
+
+std::optional<Point> PortfolioSearch::initial_sample() {
+  if (!options_.maximin || initial_.empty()) return state_.random_unseen();
+  // The candidate farthest (in value ranks scaled to [0, 1]) from every initial sample.
+  const auto& dims = state_.space().dims();
+  auto distance = [&](const Point& a, const Point& b) {
+    double s = 0;
+    for (std::size_t d = 0; d < dims.size(); ++d)
+      if (dims[d].values.size() > 1) {
+        const double x = (static_cast<double>(a[d]) - static_cast<double>(b[d])) /
+                         static_cast<double>(dims[d].values.size() - 1);
+        s += x * x;
+      }
+    return s;
+  };
+  std::optional<Point> best;
+  double best_d = -1;
+  for (int c = 0; c < options_.maximin_candidates; ++c) {
+    auto p = state_.random_unseen();
+    if (!p) break;
+    double d = std::numeric_limits<double>::infinity();
+    for (const auto& q : initial_) d = std::min(d, distance(*p, q));
+    if (d > best_d) {
+      best_d = d;
+      best = std::move(p);
+    }
+  }
+  return best;
+}
+
 std::optional<Point> PortfolioSearch::propose(Move m) {
   std::optional<Point> p;
   switch (m) {
     case descent:
       return descent_.next();  // marks its point seen
     case global:
-      p = state_.random_unseen();
+      p = proposed_ < static_cast<std::size_t>(options_.initial_samples) ? initial_sample()
+                                                                         : state_.random_unseen();
+      if (p && proposed_ < static_cast<std::size_t>(options_.initial_samples))
+        initial_.push_back(*p);
       break;
     case genetic:
       p = genetic_child(state_, options_.population);
@@ -84,9 +158,19 @@ std::optional<Point> PortfolioSearch::ask() {
   const bool initial = proposed_ < static_cast<std::size_t>(options_.initial_samples);
   // The first descent runs to its local optimum before any choice: on a small budget
   // nothing pays more.
+  const bool modelling =
+      proposed_ < static_cast<std::size_t>(options_.initial_samples + options_.model_phase);
   const bool warming =
-      proposed_ < static_cast<std::size_t>(options_.warmup) && descent_.local_optima() == 0;
-  Move m = initial ? global : warming ? descent : choose();
+      proposed_ < static_cast<std::size_t>(options_.warmup + options_.model_phase) &&
+      descent_.local_optima() == 0;
+  Move m =
+      initial ? global
+      : modelling
+          ? (std::uniform_real_distribution<double>(0.0, 1.0)(state_.rng()) < options_.model_share
+                 ? surrogate
+                 : descent)
+      : warming ? descent
+                : choose();
   auto p = propose(m);
   // A move type with nothing to offer (no passed point yet, no new child) hands the ask on.
   for (std::size_t other = 0; !p && other < kMoves; ++other)
@@ -108,7 +192,14 @@ void PortfolioSearch::tell(const Point& p, const Outcome& outcome) {
   }
   const bool fresh = !state_.score(p);
   state_.record(p, outcome);
-  if (passed && fresh) model_.add(p, t);
+  if (passed && fresh) {
+    if (options_.gp)
+      gp_.add(p, std::log(t));
+    else
+      model_.add(p, t);
+  } else if (fresh && options_.gp && options_.failed_as_worst) {
+    failed_.push_back(p);
+  }
   const auto it = pending_.find(p);
   // The descent follows its own points (and the initial samples, a resumed trace's): a
   // better point from another move would pull its centre back into the basin it is

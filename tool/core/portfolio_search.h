@@ -1,17 +1,21 @@
 #pragma once
 // A portfolio of move types over one shared search state: global samples, a local descent
-// (core/local_search.h), genetic children of the best points (core/moves.h) and the best
-// of many samples as an additive surrogate ranks them (core/additive_model.h). After the
-// initial samples and the first descent to a local optimum, each ask picks a move type at
-// random: every type keeps a floor share, and the rest goes to the types whose recent
-// proposals improved on the best time (a bandit over move types, each type's record fading
-// as it is tried). A space where one kind of move stops paying moves its budget to another,
-// and global samples never stop.
+// (core/local_search.h), genetic children of the best points (core/moves.h) and a
+// surrogate's picks: the best of many samples as an additive model ranks them
+// (core/additive_model.h), or the candidate of highest expected improvement under a
+// Gaussian process (core/gp_model.h). The initial samples may be spread out (each the
+// farthest of several random ones from those before it); a model phase may then give the
+// surrogate (and the descent) the next asks. After that and the first descent to a local
+// optimum, each ask picks a move type at random: every type keeps a floor share, and the rest goes
+// to the types whose recent proposals improved on the best time (a bandit over move types, each
+// type's record fading as it is tried). A space where one kind of move stops paying moves its
+// budget to another, and global samples never stop.
 #include <array>
 #include <string>
 #include <unordered_map>
 
 #include "core/additive_model.h"
+#include "core/gp_model.h"
 #include "core/local_search.h"
 #include "core/search_state.h"
 #include "core/strategy.h"
@@ -30,6 +34,17 @@ struct PortfolioOptions {
   std::size_t population = 20;     // genetic children come from the best `population` points
   int candidates = 100;            // the surrogate picks the best predicted of this many samples
   bool surrogate_restarts = true;  // the descent's random restarts are the surrogate's picks
+  bool gp = false;                 // the surrogate is a Gaussian process picking by expected
+                                   // improvement (else the additive model's best prediction)
+  int model_phase = 0;             // after the initial samples, this many asks go to the surrogate
+  double model_share = 1.0;        // in the model phase, the surrogate's share (the rest: descent)
+  bool maximin = false;            // initial samples spread out (maximin over candidates)
+  int maximin_candidates = 30;     // each initial sample is the farthest of this many
+  int pool_random = 300;           // the GP's candidates: this many random samples
+  int pool_elites = 5;             // and the unseen neighbours of the best this many points
+  double refit_growth = 1.2;       // the GP's scales are chosen again when its points grow so
+  int ard_passes = 0;              // passes choosing each dimension's own length scale
+  bool failed_as_worst = false;    // failed points enter the GP at the worst time seen
   LocalSearchOptions descent;      // the descent's moves and restarts
 };
 
@@ -51,6 +66,9 @@ class PortfolioSearch : public Strategy {
  private:
   std::optional<Point> propose(Move m);
   std::optional<Point> surrogate_pick();
+  std::optional<Point> additive_pick();
+  std::optional<Point> gp_pick();
+  std::optional<Point> initial_sample();
   Move choose();
 
   SearchState state_;
@@ -58,6 +76,10 @@ class PortfolioSearch : public Strategy {
   Descent descent_;
   AdditiveModel model_;
   std::size_t model_fitted_ = 0;  // points the model held at its last fit
+  GpModel gp_;
+  std::size_t gp_fitted_ = 0;   // points the GP held when its length scale was last chosen
+  std::vector<Point> failed_;   // failed points not yet in the GP
+  std::vector<Point> initial_;  // the initial samples proposed so far
   std::size_t proposed_ = 0;
   std::unordered_map<Point, Move, PointHash> pending_;  // asked, not told yet
   std::array<double, kMoves> credit_{};

@@ -1,6 +1,7 @@
-// The default strategy: exhaustive for small spaces; otherwise a portfolio of global
-// samples, a local descent, genetic children and a surrogate's picks (parameters chosen on
-// the recordings bench/results/search-vs-kernel-tuner.md names).
+// The default strategy: exhaustive for small spaces; otherwise a portfolio of spread-out
+// initial samples, global samples, a local descent, genetic children and a Gaussian
+// process's expected-improvement picks (parameters chosen on the recordings
+// bench/results/search-vs-kernel-tuner.md names).
 #include "core/portfolio_search.h"
 #include "core/strategies.h"
 
@@ -17,10 +18,22 @@ std::unique_ptr<Strategy> make_auto(const SearchSpace& space, std::uint64_t seed
   options.name = "auto";
   options.descent.adjacent_first = true;
   options.descent.resume_from_best = true;
-  options.descent.random_restart = 0.2;
   options.descent.elite_count = 4;
   options.descent.perturb_min = 2;
   options.descent.perturb_max = 3;
+  // The surrogate is a Gaussian process: the first 60 asks after the initial samples go to
+  // its expected-improvement picks among the best 10 points' neighbours or to the descent,
+  // half each; restarts of the descent are random or perturb an elite, half each.
+  options.maximin = true;
+  options.gp = true;
+  options.ard_passes = 1;
+  options.failed_as_worst = true;
+  options.model_phase = 60;
+  options.model_share = 0.5;
+  options.pool_random = 0;
+  options.pool_elites = 10;
+  options.surrogate_restarts = false;
+  options.descent.random_restart = 0.5;
   return std::make_unique<PortfolioSearch>(space, seed, options);
 }
 
