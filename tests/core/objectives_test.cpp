@@ -64,6 +64,8 @@ TEST(Objectives, NamesReadBack) {
   EXPECT_EQ(resource_names(), "registers, shared_bytes, local_bytes");
   EXPECT_EQ(resources_text({40, 4096, 0}, {Resource::registers, Resource::local_bytes}),
             "registers 40, local_bytes 0");
+  EXPECT_EQ(resource_order_text({Resource::registers, Resource::shared_bytes}),
+            "registers, then shared_bytes");
 }
 
 }  // namespace

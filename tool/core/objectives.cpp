@@ -19,14 +19,6 @@ bool at_least_as_good(const ObjectiveCandidate& a, const ObjectiveCandidate& b,
   return true;
 }
 
-bool strictly_better_somewhere(const ObjectiveCandidate& a, const ObjectiveCandidate& b,
-                               const std::vector<Resource>& minimize) {
-  if (a.time_us < b.time_us) return true;
-  for (Resource r : minimize)
-    if (resource_value(a.resources, r) < resource_value(b.resources, r)) return true;
-  return false;
-}
-
 }  // namespace
 
 const char* to_string(Resource r) {
@@ -67,23 +59,24 @@ int resource_value(const KernelResources& r, Resource which) {
 
 std::vector<ObjectiveCandidate> pareto_front(const std::vector<ObjectiveCandidate>& candidates,
                                              const std::vector<Resource>& minimize) {
+  // Sorted by time, then the resources in order: whatever dominates a candidate, or equals it,
+  // comes before it, and so does a point of the front that is at least as good (dominance is
+  // transitive), so each candidate is compared with the front alone. Of candidates equal in
+  // everything, the first listed stands for them all.
+  std::vector<ObjectiveCandidate> sorted = candidates;
+  auto key = [&](const ObjectiveCandidate& c) {
+    std::vector<int> k;
+    for (Resource r : minimize) k.push_back(resource_value(c.resources, r));
+    return std::tuple(c.time_us, k, c.index);
+  };
+  std::sort(
+      sorted.begin(), sorted.end(),
+      [&](const ObjectiveCandidate& a, const ObjectiveCandidate& b) { return key(a) < key(b); });
   std::vector<ObjectiveCandidate> front;
-  for (const ObjectiveCandidate& c : candidates) {
-    const bool dominated =
-        std::any_of(candidates.begin(), candidates.end(), [&](const ObjectiveCandidate& o) {
-          return &o != &c && at_least_as_good(o, c, minimize) &&
-                 strictly_better_somewhere(o, c, minimize);
-        });
-    // Of candidates equal in everything, the first listed stands for them all.
-    const bool repeat = std::any_of(front.begin(), front.end(), [&](const ObjectiveCandidate& f) {
-      return at_least_as_good(f, c, minimize) && at_least_as_good(c, f, minimize);
-    });
-    if (!dominated && !repeat) front.push_back(c);
-  }
-  std::sort(front.begin(), front.end(),
-            [](const ObjectiveCandidate& a, const ObjectiveCandidate& b) {
-              return std::tie(a.time_us, a.index) < std::tie(b.time_us, b.index);
-            });
+  for (const ObjectiveCandidate& c : sorted)
+    if (std::none_of(front.begin(), front.end(),
+                     [&](const ObjectiveCandidate& f) { return at_least_as_good(f, c, minimize); }))
+      front.push_back(c);
   return front;
 }
 
@@ -105,6 +98,12 @@ std::optional<ObjectiveCandidate> choose_by_objectives(
       best = c;
   }
   return best;
+}
+
+std::string resource_order_text(const std::vector<Resource>& which) {
+  std::string s;
+  for (Resource r : which) s += (s.empty() ? "" : ", then ") + std::string(to_string(r));
+  return s;
 }
 
 std::string resources_text(const KernelResources& r, const std::vector<Resource>& which) {

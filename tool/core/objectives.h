@@ -45,6 +45,9 @@ struct ObjectiveCandidate {
 [[nodiscard]] std::optional<ObjectiveCandidate> choose_by_objectives(
     const std::vector<ObjectiveCandidate>& candidates, const ObjectivesSpec& objectives);
 
+// "registers, then local_bytes": the order the rule compares them in.
+[[nodiscard]] std::string resource_order_text(const std::vector<Resource>& which);
+
 // "registers 40, local_bytes 0": the named resources of `r`, for tables and notes.
 [[nodiscard]] std::string resources_text(const KernelResources& r,
                                          const std::vector<Resource>& which);

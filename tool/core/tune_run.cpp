@@ -148,8 +148,8 @@ const Evaluation& apply_objectives(const ObjectivesSpec& objectives, const TuneR
   const Evaluation& fastest = *result.best;
   char within[32];
   std::snprintf(within, sizeof within, "%g%%", objectives.within * 100.0);
-  row.objectives = std::string("objectives: lowest ") + to_string(objectives.minimize.front()) +
-                   " within " + within + " of the fastest";
+  row.objectives = "objectives: lowest " + resource_order_text(objectives.minimize) + " within " +
+                   within + " of the fastest";
   if (chosen.point != fastest.point && fastest.outcome.resources)
     console.note(name + ": " + row.objectives + ": locks " +
                  resources_text(pick.resources, objectives.minimize) + " at " +
