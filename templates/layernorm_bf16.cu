@@ -33,8 +33,14 @@
 #ifndef LAYERNORM_BF16_UNROLL
 #define LAYERNORM_BF16_UNROLL 4
 #endif
-#ifndef LAYERNORM_BF16_STREAMING
-#define LAYERNORM_BF16_STREAMING 0
+#ifndef LAYERNORM_BF16_LOAD_HINT
+#define LAYERNORM_BF16_LOAD_HINT 0
+#endif
+#ifndef LAYERNORM_BF16_STORE_HINT
+#define LAYERNORM_BF16_STORE_HINT 0
+#endif
+#ifndef LAYERNORM_BF16_EARLY_AFFINE
+#define LAYERNORM_BF16_EARLY_AFFINE 0
 #endif
 
 // clang-format off
@@ -47,7 +53,9 @@ params:
   LAYERNORM_BF16_VEC: [2, 4, 8]
   LAYERNORM_BF16_UNROLL: [1, 2, 4, 8, 16]
   LAYERNORM_BF16_SHIFTED: [0, 1]
-  LAYERNORM_BF16_STREAMING: [0, 1]
+  LAYERNORM_BF16_LOAD_HINT: [0, 1, 2, 3]
+  LAYERNORM_BF16_STORE_HINT: [0, 1, 2]
+  LAYERNORM_BF16_EARLY_AFFINE: [0, 1]
 let:
   RT: "min(LAYERNORM_BF16_MAX_ROW_THREADS, 32 * max(1, ceil_div(cols, 32 * LAYERNORM_BF16_VEC * LAYERNORM_BF16_UNROLL)))"
   ROWS_PER_BLOCK: "max(LAYERNORM_BF16_BLOCK, RT) / RT"
@@ -81,20 +89,93 @@ metrics: {bytes: "2*rows*cols*2 + 2*cols*2", flops: "7*rows*cols"}
 
 namespace layernorm_bf16_detail {
 
-// Data that passes through once: loaded and stored evict-first (ld.global.cs, st.global.cs)
-// with LAYERNORM_BF16_STREAMING 1; otherwise loaded through the read-only path and stored plainly.
+// Cache hints for the data that passes through once. Loads (LAYERNORM_BF16_LOAD_HINT): 0 the read-only
+// path (ld.global.nc), 1 evict-first in L1 and L2 (ld.global.cs), 2 the read-only path with no
+// L1 allocation and an L2 evict-first policy, 3 the coherent path cached in L1 and L2
+// (ld.global.ca). Stores (LAYERNORM_BF16_STORE_HINT): 0 plain, 1 evict-first
+// (st.global.cs), 2 an L2 evict-last policy (the output stays in L2, where the next kernel
+// reads it, rather than the input this kernel is done with).
+__device__ __forceinline__ unsigned long long l2_policy_evict_first() {
+  unsigned long long policy;
+  asm("createpolicy.fractional.L2::evict_first.b64 %0, 1.0;" : "=l"(policy));
+  return policy;
+}
+__device__ __forceinline__ unsigned long long l2_policy_evict_last() {
+  unsigned long long policy;
+  asm("createpolicy.fractional.L2::evict_last.b64 %0, 1.0;" : "=l"(policy));
+  return policy;
+}
+
+template <typename T>
+__device__ __forceinline__ T load_hinted(const T* p) {
+  static_assert(sizeof(T) == 2 || sizeof(T) == 4 || sizeof(T) == 8 || sizeof(T) == 16);
+  const unsigned long long policy = l2_policy_evict_first();
+  T v;
+  if constexpr (sizeof(T) == 16) {
+    uint4& u = reinterpret_cast<uint4&>(v);
+    asm("ld.global.nc.L1::no_allocate.L2::cache_hint.v4.u32 {%0, %1, %2, %3}, [%4], %5;"
+        : "=r"(u.x), "=r"(u.y), "=r"(u.z), "=r"(u.w)
+        : "l"(p), "l"(policy));
+  } else if constexpr (sizeof(T) == 8) {
+    uint2& u = reinterpret_cast<uint2&>(v);
+    asm("ld.global.nc.L1::no_allocate.L2::cache_hint.v2.u32 {%0, %1}, [%2], %3;"
+        : "=r"(u.x), "=r"(u.y)
+        : "l"(p), "l"(policy));
+  } else if constexpr (sizeof(T) == 4) {
+    asm("ld.global.nc.L1::no_allocate.L2::cache_hint.u32 %0, [%1], %2;"
+        : "=r"(reinterpret_cast<unsigned&>(v))
+        : "l"(p), "l"(policy));
+  } else {
+    asm("ld.global.nc.L1::no_allocate.L2::cache_hint.u16 %0, [%1], %2;"
+        : "=h"(reinterpret_cast<unsigned short&>(v))
+        : "l"(p), "l"(policy));
+  }
+  return v;
+}
+
+template <typename T>
+__device__ __forceinline__ void store_hinted(T* p, const T& v) {
+  static_assert(sizeof(T) == 2 || sizeof(T) == 4 || sizeof(T) == 8 || sizeof(T) == 16);
+  const unsigned long long policy = l2_policy_evict_last();
+  if constexpr (sizeof(T) == 16) {
+    const uint4& u = reinterpret_cast<const uint4&>(v);
+    asm volatile("st.global.L2::cache_hint.v4.u32 [%0], {%1, %2, %3, %4}, %5;" ::"l"(p), "r"(u.x),
+                 "r"(u.y), "r"(u.z), "r"(u.w), "l"(policy)
+                 : "memory");
+  } else if constexpr (sizeof(T) == 8) {
+    const uint2& u = reinterpret_cast<const uint2&>(v);
+    asm volatile("st.global.L2::cache_hint.v2.u32 [%0], {%1, %2}, %3;" ::"l"(p), "r"(u.x), "r"(u.y),
+                 "l"(policy)
+                 : "memory");
+  } else if constexpr (sizeof(T) == 4) {
+    asm volatile("st.global.L2::cache_hint.u32 [%0], %1, %2;" ::"l"(p),
+                 "r"(reinterpret_cast<const unsigned&>(v)), "l"(policy)
+                 : "memory");
+  } else {
+    asm volatile("st.global.L2::cache_hint.u16 [%0], %1, %2;" ::"l"(p),
+                 "h"(reinterpret_cast<const unsigned short&>(v)), "l"(policy)
+                 : "memory");
+  }
+}
+
 template <typename T>
 __device__ __forceinline__ T load_once(const T* p) {
-#if LAYERNORM_BF16_STREAMING
+#if LAYERNORM_BF16_LOAD_HINT == 1
   return __ldcs(p);
+#elif LAYERNORM_BF16_LOAD_HINT == 2
+  return load_hinted(p);
+#elif LAYERNORM_BF16_LOAD_HINT == 3
+  return __ldca(p);
 #else
   return __ldg(p);
 #endif
 }
 template <typename T>
 __device__ __forceinline__ void store_once(T* p, const T& v) {
-#if LAYERNORM_BF16_STREAMING
+#if LAYERNORM_BF16_STORE_HINT == 1
   __stcs(p, v);
+#elif LAYERNORM_BF16_STORE_HINT == 2
+  store_hinted(p, v);
 #else
   *p = v;
 #endif
@@ -249,6 +330,19 @@ __device__ __forceinline__ void row_layernorm(const __nv_bfloat16* __restrict__ 
         r[u] = {};  // defined values for the branch-free output loop
       }
     }
+    // With LAYERNORM_BF16_EARLY_AFFINE 1, gamma and beta are loaded with the row, before the reductions, so
+    // their latency overlaps the row's instead of following it (more registers held).
+    constexpr bool kEarlyAffine = LAYERNORM_BF16_EARLY_AFFINE != 0;
+    [[maybe_unused]] P g_early[kEarlyAffine ? U : 1];
+    [[maybe_unused]] P b_early[kEarlyAffine ? U : 1];
+    if constexpr (kEarlyAffine) {
+#pragma unroll
+      for (int u = 0; u < U; ++u) {
+        const int c = lane + u * stride < cols / V ? lane + u * stride : 0;
+        g_early[u] = __ldg(gv + c);
+        b_early[u] = __ldg(bv + c);
+      }
+    }
 #pragma unroll
     for (int u = 0; u < U; ++u) {
       const int i = lane + u * stride;
@@ -294,8 +388,8 @@ __device__ __forceinline__ void row_layernorm(const __nv_bfloat16* __restrict__ 
     for (int u = 0; u < U; ++u) {
       const int i = lane + u * stride;
       const int c = i < cols / V ? i : 0;
-      const P gp = __ldg(gv + c);
-      const P bp = __ldg(bv + c);
+      const P gp = (kEarlyAffine ? g_early[u] : __ldg(gv + c));
+      const P bp = (kEarlyAffine ? b_early[u] : __ldg(bv + c));
       float o[V];
 #pragma unroll
       for (int k = 0; k < V; ++k)

@@ -23,8 +23,14 @@
 #ifndef RMSNORM_UNROLL
 #define RMSNORM_UNROLL 8
 #endif
-#ifndef RMSNORM_STREAMING
-#define RMSNORM_STREAMING 0
+#ifndef RMSNORM_LOAD_HINT
+#define RMSNORM_LOAD_HINT 0
+#endif
+#ifndef RMSNORM_STORE_HINT
+#define RMSNORM_STORE_HINT 0
+#endif
+#ifndef RMSNORM_EARLY_AFFINE
+#define RMSNORM_EARLY_AFFINE 0
 #endif
 
 // clang-format off
@@ -36,7 +42,9 @@ params:
   RMSNORM_MAX_ROW_THREADS: [256, 512, 1024]
   RMSNORM_VEC: [1, 2, 4]
   RMSNORM_UNROLL: [1, 2, 4, 8, 16]
-  RMSNORM_STREAMING: [0, 1]
+  RMSNORM_LOAD_HINT: [0, 1, 2, 3]
+  RMSNORM_STORE_HINT: [0, 1, 2]
+  RMSNORM_EARLY_AFFINE: [0, 1]
 let:
   RT: "min(RMSNORM_MAX_ROW_THREADS, 32 * max(1, ceil_div(cols, 32 * RMSNORM_VEC * RMSNORM_UNROLL)))"
   ROWS_PER_BLOCK: "max(RMSNORM_BLOCK, RT) / RT"
@@ -70,20 +78,97 @@ metrics: {bytes: "(2*rows*cols + cols)*4", flops: "4*rows*cols"}
 
 namespace rmsnorm_detail {
 
-// Data that passes through once: loaded and stored evict-first (ld.global.cs, st.global.cs)
-// with RMSNORM_STREAMING 1; otherwise loaded through the read-only path and stored plainly.
+// Cache hints for the data that passes through once. Loads (RMSNORM_LOAD_HINT): 0 the read-only
+// path (ld.global.nc), 1 evict-first in L1 and L2 (ld.global.cs), 2 the read-only path with no
+// L1 allocation and an L2 evict-first policy, 3 the coherent path cached in L1 and L2
+// (ld.global.ca). Stores (RMSNORM_STORE_HINT): 0 plain, 1 evict-first
+// (st.global.cs), 2 an L2 evict-last policy (the output stays in L2, where the next kernel
+// reads it, rather than the input this kernel is done with).
+__device__ __forceinline__ unsigned long long l2_policy_evict_first() {
+  unsigned long long policy;
+  asm("createpolicy.fractional.L2::evict_first.b64 %0, 1.0;" : "=l"(policy));
+  return policy;
+}
+__device__ __forceinline__ unsigned long long l2_policy_evict_last() {
+  unsigned long long policy;
+  asm("createpolicy.fractional.L2::evict_last.b64 %0, 1.0;" : "=l"(policy));
+  return policy;
+}
+
+template <typename T>
+__device__ __forceinline__ T load_with_policy(const T* p, unsigned long long policy) {
+  static_assert(sizeof(T) == 2 || sizeof(T) == 4 || sizeof(T) == 8 || sizeof(T) == 16);
+  T v;
+  if constexpr (sizeof(T) == 16) {
+    uint4& u = reinterpret_cast<uint4&>(v);
+    asm("ld.global.nc.L1::no_allocate.L2::cache_hint.v4.u32 {%0, %1, %2, %3}, [%4], %5;"
+        : "=r"(u.x), "=r"(u.y), "=r"(u.z), "=r"(u.w)
+        : "l"(p), "l"(policy));
+  } else if constexpr (sizeof(T) == 8) {
+    uint2& u = reinterpret_cast<uint2&>(v);
+    asm("ld.global.nc.L1::no_allocate.L2::cache_hint.v2.u32 {%0, %1}, [%2], %3;"
+        : "=r"(u.x), "=r"(u.y)
+        : "l"(p), "l"(policy));
+  } else if constexpr (sizeof(T) == 4) {
+    asm("ld.global.nc.L1::no_allocate.L2::cache_hint.u32 %0, [%1], %2;"
+        : "=r"(reinterpret_cast<unsigned&>(v))
+        : "l"(p), "l"(policy));
+  } else {
+    asm("ld.global.nc.L1::no_allocate.L2::cache_hint.u16 %0, [%1], %2;"
+        : "=h"(reinterpret_cast<unsigned short&>(v))
+        : "l"(p), "l"(policy));
+  }
+  return v;
+}
+
+template <typename T>
+__device__ __forceinline__ T load_hinted(const T* p) {
+  return load_with_policy(p, l2_policy_evict_first());
+}
+
+template <typename T>
+__device__ __forceinline__ void store_hinted(T* p, const T& v) {
+  static_assert(sizeof(T) == 2 || sizeof(T) == 4 || sizeof(T) == 8 || sizeof(T) == 16);
+  const unsigned long long policy = l2_policy_evict_last();
+  if constexpr (sizeof(T) == 16) {
+    const uint4& u = reinterpret_cast<const uint4&>(v);
+    asm volatile("st.global.L2::cache_hint.v4.u32 [%0], {%1, %2, %3, %4}, %5;" ::"l"(p), "r"(u.x),
+                 "r"(u.y), "r"(u.z), "r"(u.w), "l"(policy)
+                 : "memory");
+  } else if constexpr (sizeof(T) == 8) {
+    const uint2& u = reinterpret_cast<const uint2&>(v);
+    asm volatile("st.global.L2::cache_hint.v2.u32 [%0], {%1, %2}, %3;" ::"l"(p), "r"(u.x), "r"(u.y),
+                 "l"(policy)
+                 : "memory");
+  } else if constexpr (sizeof(T) == 4) {
+    asm volatile("st.global.L2::cache_hint.u32 [%0], %1, %2;" ::"l"(p),
+                 "r"(reinterpret_cast<const unsigned&>(v)), "l"(policy)
+                 : "memory");
+  } else {
+    asm volatile("st.global.L2::cache_hint.u16 [%0], %1, %2;" ::"l"(p),
+                 "h"(reinterpret_cast<const unsigned short&>(v)), "l"(policy)
+                 : "memory");
+  }
+}
+
 template <typename T>
 __device__ __forceinline__ T load_once(const T* p) {
-#if RMSNORM_STREAMING
+#if RMSNORM_LOAD_HINT == 1
   return __ldcs(p);
+#elif RMSNORM_LOAD_HINT == 2
+  return load_hinted(p);
+#elif RMSNORM_LOAD_HINT == 3
+  return __ldca(p);
 #else
   return __ldg(p);
 #endif
 }
 template <typename T>
 __device__ __forceinline__ void store_once(T* p, const T& v) {
-#if RMSNORM_STREAMING
+#if RMSNORM_STORE_HINT == 1
   __stcs(p, v);
+#elif RMSNORM_STORE_HINT == 2
+  store_hinted(p, v);
 #else
   *p = v;
 #endif
@@ -167,6 +252,17 @@ __device__ __forceinline__ void row_rmsnorm(const float* __restrict__ x,
         r[u] = {};  // defined values for the branch-free output loop
       }
     }
+    // With RMSNORM_EARLY_AFFINE 1, gamma are loaded with the row, before the reductions, so
+    // their latency overlaps the row's instead of following it (more registers held).
+    constexpr bool kEarlyAffine = RMSNORM_EARLY_AFFINE != 0;
+    [[maybe_unused]] T g_early[kEarlyAffine ? kUnroll : 1];
+    if constexpr (kEarlyAffine) {
+#pragma unroll
+      for (int u = 0; u < kUnroll; ++u) {
+        const int c = lane + u * stride < cols / V ? lane + u * stride : 0;
+        g_early[u] = __ldg(gv + c);
+      }
+    }
 #pragma unroll
     for (int u = 0; u < kUnroll; ++u) {
       const int i = lane + u * stride;
@@ -182,7 +278,7 @@ __device__ __forceinline__ void row_rmsnorm(const float* __restrict__ x,
     for (int u = 0; u < kUnroll; ++u) {
       const int i = lane + u * stride;
       const int c = i < cols / V ? i : 0;
-      T g = __ldg(gv + c);
+      T g = (kEarlyAffine ? g_early[u] : __ldg(gv + c));
 #pragma unroll
       for (int k = 0; k < V; ++k) at<V>(r[u], k) = at<V>(r[u], k) * scale * at<V>(g, k);
       if (i < nvec) store_once(yv + i, r[u]);

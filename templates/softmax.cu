@@ -26,8 +26,11 @@
 #ifndef SOFTMAX_UNROLL
 #define SOFTMAX_UNROLL 8
 #endif
-#ifndef SOFTMAX_STREAMING
-#define SOFTMAX_STREAMING 0
+#ifndef SOFTMAX_LOAD_HINT
+#define SOFTMAX_LOAD_HINT 0
+#endif
+#ifndef SOFTMAX_STORE_HINT
+#define SOFTMAX_STORE_HINT 0
 #endif
 
 // clang-format off
@@ -39,7 +42,8 @@ params:
   SOFTMAX_MAX_ROW_THREADS: [256, 512, 1024]
   SOFTMAX_VEC: [1, 2, 4]
   SOFTMAX_UNROLL: [1, 2, 4, 8, 16]
-  SOFTMAX_STREAMING: [0, 1]
+  SOFTMAX_LOAD_HINT: [0, 1, 2, 3]
+  SOFTMAX_STORE_HINT: [0, 1, 2]
 let:
   RT: "min(SOFTMAX_MAX_ROW_THREADS, 32 * max(1, ceil_div(cols, 32 * SOFTMAX_VEC * SOFTMAX_UNROLL)))"
   ROWS_PER_BLOCK: "max(SOFTMAX_BLOCK, RT) / RT"
@@ -71,20 +75,93 @@ metrics: {bytes: "2*rows*cols*4", flops: "5*rows*cols"}
 
 namespace softmax_detail {
 
-// Data that passes through once: loaded and stored evict-first (ld.global.cs, st.global.cs)
-// with SOFTMAX_STREAMING 1; otherwise loaded through the read-only path and stored plainly.
+// Cache hints for the data that passes through once. Loads (SOFTMAX_LOAD_HINT): 0 the read-only
+// path (ld.global.nc), 1 evict-first in L1 and L2 (ld.global.cs), 2 the read-only path with no
+// L1 allocation and an L2 evict-first policy, 3 the coherent path cached in L1 and L2
+// (ld.global.ca). Stores (SOFTMAX_STORE_HINT): 0 plain, 1 evict-first
+// (st.global.cs), 2 an L2 evict-last policy (the output stays in L2, where the next kernel
+// reads it, rather than the input this kernel is done with).
+__device__ __forceinline__ unsigned long long l2_policy_evict_first() {
+  unsigned long long policy;
+  asm("createpolicy.fractional.L2::evict_first.b64 %0, 1.0;" : "=l"(policy));
+  return policy;
+}
+__device__ __forceinline__ unsigned long long l2_policy_evict_last() {
+  unsigned long long policy;
+  asm("createpolicy.fractional.L2::evict_last.b64 %0, 1.0;" : "=l"(policy));
+  return policy;
+}
+
+template <typename T>
+__device__ __forceinline__ T load_hinted(const T* p) {
+  static_assert(sizeof(T) == 2 || sizeof(T) == 4 || sizeof(T) == 8 || sizeof(T) == 16);
+  const unsigned long long policy = l2_policy_evict_first();
+  T v;
+  if constexpr (sizeof(T) == 16) {
+    uint4& u = reinterpret_cast<uint4&>(v);
+    asm("ld.global.nc.L1::no_allocate.L2::cache_hint.v4.u32 {%0, %1, %2, %3}, [%4], %5;"
+        : "=r"(u.x), "=r"(u.y), "=r"(u.z), "=r"(u.w)
+        : "l"(p), "l"(policy));
+  } else if constexpr (sizeof(T) == 8) {
+    uint2& u = reinterpret_cast<uint2&>(v);
+    asm("ld.global.nc.L1::no_allocate.L2::cache_hint.v2.u32 {%0, %1}, [%2], %3;"
+        : "=r"(u.x), "=r"(u.y)
+        : "l"(p), "l"(policy));
+  } else if constexpr (sizeof(T) == 4) {
+    asm("ld.global.nc.L1::no_allocate.L2::cache_hint.u32 %0, [%1], %2;"
+        : "=r"(reinterpret_cast<unsigned&>(v))
+        : "l"(p), "l"(policy));
+  } else {
+    asm("ld.global.nc.L1::no_allocate.L2::cache_hint.u16 %0, [%1], %2;"
+        : "=h"(reinterpret_cast<unsigned short&>(v))
+        : "l"(p), "l"(policy));
+  }
+  return v;
+}
+
+template <typename T>
+__device__ __forceinline__ void store_hinted(T* p, const T& v) {
+  static_assert(sizeof(T) == 2 || sizeof(T) == 4 || sizeof(T) == 8 || sizeof(T) == 16);
+  const unsigned long long policy = l2_policy_evict_last();
+  if constexpr (sizeof(T) == 16) {
+    const uint4& u = reinterpret_cast<const uint4&>(v);
+    asm volatile("st.global.L2::cache_hint.v4.u32 [%0], {%1, %2, %3, %4}, %5;" ::"l"(p), "r"(u.x),
+                 "r"(u.y), "r"(u.z), "r"(u.w), "l"(policy)
+                 : "memory");
+  } else if constexpr (sizeof(T) == 8) {
+    const uint2& u = reinterpret_cast<const uint2&>(v);
+    asm volatile("st.global.L2::cache_hint.v2.u32 [%0], {%1, %2}, %3;" ::"l"(p), "r"(u.x), "r"(u.y),
+                 "l"(policy)
+                 : "memory");
+  } else if constexpr (sizeof(T) == 4) {
+    asm volatile("st.global.L2::cache_hint.u32 [%0], %1, %2;" ::"l"(p),
+                 "r"(reinterpret_cast<const unsigned&>(v)), "l"(policy)
+                 : "memory");
+  } else {
+    asm volatile("st.global.L2::cache_hint.u16 [%0], %1, %2;" ::"l"(p),
+                 "h"(reinterpret_cast<const unsigned short&>(v)), "l"(policy)
+                 : "memory");
+  }
+}
+
 template <typename T>
 __device__ __forceinline__ T load_once(const T* p) {
-#if SOFTMAX_STREAMING
+#if SOFTMAX_LOAD_HINT == 1
   return __ldcs(p);
+#elif SOFTMAX_LOAD_HINT == 2
+  return load_hinted(p);
+#elif SOFTMAX_LOAD_HINT == 3
+  return __ldca(p);
 #else
   return __ldg(p);
 #endif
 }
 template <typename T>
 __device__ __forceinline__ void store_once(T* p, const T& v) {
-#if SOFTMAX_STREAMING
+#if SOFTMAX_STORE_HINT == 1
   __stcs(p, v);
+#elif SOFTMAX_STORE_HINT == 2
+  store_hinted(p, v);
 #else
   *p = v;
 #endif

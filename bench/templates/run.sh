@@ -10,7 +10,8 @@
 # of each tune, default 6s), REP_MS (do_bench time per measurement, default 200), JOBS,
 # PYTHON (the interpreter with torch and triton, default python3), COMPARE_ONLY=1 to skip the
 # tunes and time OUT_DIR's locked winners again, TORCH_COMPILE=0 to leave out the torch.compile
-# column (each memory-bound shape's PyTorch code compiled and timed beside eager).
+# column (each memory-bound shape's PyTorch code compiled and timed beside eager), TUNE_ONLY=1
+# to tune and leave the comparison to a later COMPARE_ONLY=1 run over every template.
 # A second run into the same OUT_DIR resumes each tune from its trace.
 set -uo pipefail
 
@@ -80,6 +81,10 @@ for t in "${templates[@]}"; do
   fi
 done
 
+if [[ "${TUNE_ONLY:-0}" == 1 ]]; then
+  step "TUNE_ONLY=1: tuned into $out/kernelevo.lock.json, not compared"
+  exit 0
+fi
 step "compare with PyTorch${TORCH_COMPILE:+ (TORCH_COMPILE=$TORCH_COMPILE)}"
 compile_flag=()
 [[ "${TORCH_COMPILE:-1}" == 0 ]] && compile_flag=(--no-compile)

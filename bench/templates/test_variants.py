@@ -1,0 +1,68 @@
+#!/usr/bin/env python3
+"""Tests of variants.py's parts that need no GPU: the --grid parser, the variants laid over
+a base configuration and the Markdown table.
+
+  python3 bench/templates/test_variants.py
+"""
+
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+import variants  # noqa: E402
+
+
+def exits(fn, *args):
+    try:
+        fn(*args)
+    except SystemExit as e:
+        return str(e)
+    raise AssertionError(f"no SystemExit for {args}")
+
+
+def test_parse_grid():
+    assert variants.parse_grid([]) == []
+    assert variants.parse_grid(["A=0,1,2", "B=-1,x"]) == [("A", [0, 1, 2]), ("B", [-1, "x"])]
+    for bad in ["A", "A=", "=1", "A=1,,2", "A=1,"]:
+        assert "NAME=v1,v2" in exits(variants.parse_grid, [bad]), bad
+    assert "twice" in exits(variants.parse_grid, ["A=1", "A=2"])
+
+
+def test_variants_of():
+    base = {"A": 0, "B": 5, "C": 9}
+    assert variants.variants_of(base, []) == [base]
+    got = variants.variants_of(base, [("A", [1, 2]), ("B", [6, 7])])
+    assert got == [{"A": 1, "B": 6, "C": 9}, {"A": 1, "B": 7, "C": 9},
+                   {"A": 2, "B": 6, "C": 9}, {"A": 2, "B": 7, "C": 9}]
+    assert base == {"A": 0, "B": 5, "C": 9}  # the base is not changed
+
+
+def test_markdown():
+    grid = [("H", [0, 1])]
+    rows = [
+        {"shape": {"rows": 4, "cols": 8}, "params": {"H": 0, "X": 3}, "compile_us": 10.0, "us": 8.0,
+         "ratio_compile": 1.25},
+        {"shape": {"rows": 4, "cols": 8}, "params": {"H": 1, "X": 3}, "compile_us": 10.0,
+         "error": "compile failed: " + "e" * 100},
+        {"shape": {"rows": 4, "cols": 8}, "params": {"H": 1, "X": 3}, "compile_us": 10.0, "us": None,
+         "agree": False},
+    ]
+    assert variants.markdown(rows, grid).splitlines() == [
+        "| shape | H | us | torch.compile us | compile/ours |",
+        "|---|---|---|---|---|",
+        "| 4x8 | 0 | 8.0 | 10.0 | 1.250 |",
+        "| 4x8 | 1 | compile failed: eeeeeeeeeeeeeeeeeeeeeeee | 10.0 | - |",
+        "| 4x8 | 1 | disagrees | 10.0 | - |",
+    ]
+
+
+def main():
+    for t in [test_parse_grid, test_variants_of, test_markdown]:
+        t()
+        print(f"ok {t.__name__}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,188 @@
+#!/usr/bin/env python3
+"""Times several configurations of one template beside torch.compile of the same PyTorch
+code, in one process, on the same inputs, with compare_torch.py's cold-L2 timer: for asking
+whether a change to a template's structure (a new parameter, a new value) pays before it is
+tuned, and for keeping the generated Triton code that it is measured against.
+
+  variants.py --out DIR --kernelevo BIN | --scan-json F  [--lockfile F] TEMPLATE
+              [--grid NAME=v1,v2,...]...
+
+Every combination of the --grid values is laid over the base configuration (the lockfile's
+winner for this GPU, else the source defaults). Each variant is checked against eager
+PyTorch before it is timed. Writes DIR/variants_TEMPLATE.json and .md, and the code that
+Inductor generated for each shape (DIR/inductor_TEMPLATE_<shape>.py).
+"""
+
+import argparse
+import concurrent.futures
+import itertools
+import json
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+import compare_torch as ct  # noqa: E402
+import entries as entries_mod  # noqa: E402
+
+
+def parse_grid(items):
+    grid = []
+    for item in items:
+        name, _, values = item.partition("=")
+        parts = values.split(",")
+        if not name or not values or "" in parts:
+            raise SystemExit(f"variants: --grid wants NAME=v1,v2 (got '{item}')")
+        if name in (n for n, _ in grid):
+            raise SystemExit(f"variants: --grid names {name} twice")
+        grid.append((name, [int(v) if v.lstrip("-").isdigit() else v for v in parts]))
+    return grid
+
+
+def variants_of(base, grid):
+    """Every combination of the grid's values laid over the base configuration, in the
+    grid's order (the last name varying fastest); the base alone for an empty grid."""
+    names = [n for n, _ in grid]
+    return [{**base, **dict(zip(names, vs))} for vs in itertools.product(*[v for _, v in grid])]
+
+
+def markdown(rows, grid):
+    """The table of variants_TEMPLATE.md: a row per shape and variant, the grid's values,
+    our time (or why there is none), torch.compile's and the ratio."""
+    names = [n for n, _ in grid]
+    lines = [f"| shape | {' | '.join(names)} | us | torch.compile us | compile/ours |",
+             "|---|" + "---|" * (len(names) + 3)]
+    for r in rows:
+        cells = [str(r["params"].get(n)) for n in names]
+        us = f"{r['us']:.1f}" if r.get("us") else r.get("error", "disagrees")[:40]
+        ratio = f"{r['ratio_compile']:.3f}" if r.get("ratio_compile") else "-"
+        lines.append(f"| {shape_name(r['shape'])} | {' | '.join(cells)} | {us} | {r['compile_us']:.1f} | {ratio} |")
+    return "\n".join(lines) + "\n"
+
+
+def spec_of(a, entry):
+    source = os.path.join("templates", entry.template + ".cu")
+    if a.scan_json:
+        with open(a.scan_json) as f:
+            kernels = json.load(f)["kernels"]
+        found = [k for k in kernels if k["id"] == entry.kernel]
+        if not found:
+            raise SystemExit(f"variants: {a.scan_json} has no kernel {entry.kernel}")
+        return found[0]
+    return ct.load_spec(a.kernelevo, source, entry.kernel)
+
+
+def shape_name(dims):
+    return "x".join(str(v) for v in dims.values())
+
+
+def compile_with_code(torch, entry, values, dims):
+    """(torch.compile of the entry for this shape, its first result, the Triton source
+    Inductor generated for it)."""
+    compiled = ct.compile_torch_fn(torch, entry.torch_fn)
+    try:
+        from torch._inductor.utils import run_and_get_code
+
+        got, codes = run_and_get_code(compiled, values, dims)
+        return compiled, got, "\n\n".join(codes)
+    except Exception as e:  # the timing does not depend on the code
+        return compiled, compiled(values, dims), f"# run_and_get_code failed: {ct.error_text(e, 500)}\n"
+
+
+def main(argv):
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    p.add_argument("--out", required=True)
+    p.add_argument("--kernelevo")
+    p.add_argument("--scan-json")
+    p.add_argument("--lockfile")
+    p.add_argument("--rep-ms", type=int, default=200)
+    p.add_argument("--grid", action="append", default=[])
+    p.add_argument("template")
+    a = p.parse_args(argv)
+    if not a.kernelevo and not a.scan_json:
+        raise SystemExit("variants: give --kernelevo or --scan-json")
+    os.makedirs(a.out, exist_ok=True)
+    entries = entries_mod.of_template(a.template)
+    if not entries:
+        raise SystemExit(f"variants: {a.template} is not in entries.py")
+    import torch
+
+    torch.zeros(1, device="cuda")
+    import cuda_launch
+
+    driver = cuda_launch.Driver(torch.cuda.current_device())
+    _, bench = ct.make_clean_timer(torch, a.rep_ms)
+    major, minor = torch.cuda.get_device_capability()
+    arch = f"sm_{major}{minor}"
+    lock = ct.load_json(a.lockfile) if a.lockfile else None
+    grid = parse_grid(a.grid)
+    rows = []
+    for entry in entries:
+        spec = spec_of(a, entry)
+        defaults = spec["defaults"]
+        unknown = [n for n, _ in grid if n not in defaults]
+        if unknown:
+            raise SystemExit(f"variants: {spec['id']} has no parameter {', '.join(unknown)}")
+        winner, _ = ct.winner_params(lock, spec["id"], arch, torch.cuda.get_device_name())
+        base = {**defaults, **(winner or {})}
+        variants = variants_of(base, grid)
+        cubins = os.path.join(a.out, "cubins")
+        os.makedirs(cubins, exist_ok=True)
+        source = os.path.join(ct.ROOT, "templates", entry.template + ".cu")
+        cmds = [ct.nvcc_command(ct.find_nvcc(), source, arch, v, spec,
+                                os.path.join(cubins, f"{entry.template}.{i}.cubin")) for i, v in enumerate(variants)]
+        with concurrent.futures.ThreadPoolExecutor(max_workers=os.cpu_count() or 2) as pool:
+            images = list(pool.map(lambda c: _try_compile(c), cmds))
+        for dims in entry.shapes:
+            torch.manual_seed(1234)
+            values, outputs, inouts = ct.make_args(torch, spec, dims, variants)
+            expected = entry.torch_fn(values, dims)
+            rtol, atol = ct.tolerance(entry, spec)
+            stream = ct.current_stream(torch)
+            args = ct.kernel_args(spec, values)
+            compiled, got, code = compile_with_code(torch, entry, values, dims)
+            with open(os.path.join(a.out, f"inductor_{entry.template}_{shape_name(dims)}.py"), "w") as f:
+                f.write(code)
+            for _ in range(ct.COMPILE_WARMUP_CALLS):
+                compiled(values, dims)
+            _, compile_agree = ct.compare(torch, [(str(i), g, w) for i, (g, w) in enumerate(zip(got, expected))],
+                                          rtol, atol)
+            compile_us = bench(lambda: compiled(values, dims))
+            print(f"{entry.template} {dims}: torch.compile {compile_us:.1f} us (agrees: {compile_agree})", flush=True)
+            for i, (params, image) in enumerate(zip(variants, images)):
+                row = {"template": entry.template, "shape": dims, "params": params, "compile_us": compile_us,
+                       "compile_agree": compile_agree}
+                if isinstance(image, str):
+                    row["error"] = image
+                    rows.append(row)
+                    continue
+                fn = driver.function(image, spec["kernel"])
+                grid_dims, block, shared = ct.geometry(spec, ct.names_for(dims, params))
+                driver.allow_dynamic_shared(fn, shared)
+                launch = driver.launcher(fn, grid_dims, block, shared, stream, args)
+                row["max_error"], row["agree"] = ct.check(torch, launch, outputs, inouts, expected, rtol, atol)
+                row["us"] = bench(launch) if row["agree"] else None
+                if row["us"]:
+                    row["ratio_compile"] = compile_us / row["us"]
+                rows.append(row)
+                changed = {k: v for k, v in params.items() if k in dict(grid)}
+                print(f"  {changed or 'base'}: {row['us'] or float('nan'):.1f} us, agrees {row['agree']}", flush=True)
+            del values, outputs, inouts, expected, args, compiled
+            torch.cuda.empty_cache()
+    with open(os.path.join(a.out, f"variants_{a.template}.json"), "w") as f:
+        json.dump({"device": torch.cuda.get_device_name(), "torch": torch.__version__, "grid": a.grid,
+                   "rows": rows}, f, indent=1)
+    with open(os.path.join(a.out, f"variants_{a.template}.md"), "w") as f:
+        f.write(markdown(rows, grid))
+    return 0
+
+
+def _try_compile(cmd):
+    try:
+        return ct.compile_cubin(cmd)
+    except Exception as e:
+        return f"compile failed: {e}"
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
