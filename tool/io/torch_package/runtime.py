@@ -260,12 +260,13 @@ class Kernel:
                         f"match {_groups_text(groups)} at {where}")
 
     def output_shape(self, arg, bound, dims, lead, names):
-        """An output's shape: that of the first tensor with the same count expression, else its
-        axis groups (the first expanded to the leading axes it was read from), else flat."""
-        for a in self.inputs:
-            if a["count"] == arg["count"]:
-                return tuple(bound[a["name"]].shape)
+        """An output's shape: that of the first tensor with the same count expression (and at
+        least as many axes as its groups), else its axis groups (the first expanded to the leading axes it was read from), else flat."""
         groups = arg["groups"]
+        for a in self.inputs:
+            shape = tuple(bound[a["name"]].shape)
+            if a["count"] == arg["count"] and (len(groups) < 2 or len(shape) >= len(groups)):
+                return shape
         if groups:
             shape = [f * dims[g] if g else f for g, f in groups]
             first = groups[0]
@@ -398,7 +399,9 @@ class CudaBackend:
                 self._functions[key] = (driver, fn, set())
             return self._functions[key]
 
-    def launch(self, torch, kernel, device, prepared, args):
+    def launch(self, torch, kernel, device, prepared, args, values):
+        """Launches the prepared call: `args` the kernel's arguments as ctypes values, `values`
+        the same as tensors and numbers (what a fake backend computes with)."""
         index = device.index if device.index is not None else torch.cuda.current_device()
         driver, fn, allowed = self._function(kernel, index, prepared.image)
         if prepared.shared > 48 * 1024 and prepared.shared not in allowed:
@@ -469,7 +472,7 @@ class Package:
                     args.append(cuda_launch.pointer_arg(v.data_ptr()))
                 else:
                     args.append(cuda_launch.scalar_arg(arg["type"], v))
-            backend.launch(torch, kernel, device, prepared, args)
+            backend.launch(torch, kernel, device, prepared, args, values)
         if not outputs:
             return None
         return outputs[0] if len(outputs) == 1 else tuple(outputs)
