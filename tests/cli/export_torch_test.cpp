@@ -36,12 +36,13 @@ class ExportTorch : public ::testing::Test {
     fs::copy_file(kFixtures / "gated.cu", dir_ / "gated.cu");
   }
   void TearDown() override { fs::remove_all(dir_); }
-  void with_lockfile() { fs::copy_file(kFixtures / "gated.lock.json", dir_ / "kernelevo.lock.json"); }
+  void with_lockfile() {
+    fs::copy_file(kFixtures / "gated.lock.json", dir_ / "kernelevo.lock.json");
+  }
   // The run, skipped where this kernelevo has no CUDA (exit 3: it cannot compile).
   CommandRun exported(const std::string& args) {
     CommandRun r = run_kernelevo("export --torch gated " + args, dir_);
-    if (r.exit_code == 3 && r.err.find("built without CUDA") != std::string::npos)
-      skipped_ = true;
+    if (r.exit_code == 3 && r.err.find("built without CUDA") != std::string::npos) skipped_ = true;
     return r;
   }
   fs::path dir_;
@@ -58,13 +59,14 @@ TEST_F(ExportTorch, WritesThePackage) {
             "(only device)), sm_90 (kernelevo.lock.json: sm_90 NVIDIA H200 (only device))\n");
   EXPECT_EQ(r.err, "");  // the lockfile's hash is the fixture's: no stale warning
   const fs::path pkg = dir_ / "pkgs" / "gated";
-  for (const char* f : {"kernel.json", "_runtime.py", "_spec_expr.py", "_cuda_launch.py", "test.py",
-                        "bench.py", "cubins/sm_80.0.cubin", "cubins/sm_90.1.cubin",
-                        "cubins/sm_90.reference.cubin"})
+  for (const char* f :
+       {"kernel.json", "_runtime.py", "_spec_expr.py", "_cuda_launch.py", "test.py", "bench.py",
+        "cubins/sm_80.0.cubin", "cubins/sm_90.1.cubin", "cubins/sm_90.reference.cubin"})
     EXPECT_TRUE(fs::exists(pkg / f)) << f;
   EXPECT_FALSE(fs::exists(pkg / "_equivalent.py"));
   const std::string init = read_text(pkg / "__init__.py");
-  if (std::getenv("KERNELEVO_UPDATE_GOLDEN")) write_text(kGolden / "export_torch_gated.__init__.py", init);
+  if (std::getenv("KERNELEVO_UPDATE_GOLDEN"))
+    write_text(kGolden / "export_torch_gated.__init__.py", init);
   EXPECT_EQ(init, read_text(kGolden / "export_torch_gated.__init__.py"));
   const std::string json = read_text(pkg / "kernel.json");
   EXPECT_NE(json.find("\"by\": \"hidden\""), std::string::npos);
@@ -136,7 +138,8 @@ TEST_F(ExportTorch, BadArchsAndPackage) {
   EXPECT_NE(r.err.find("'x' is not a CUDA architecture"), std::string::npos) << r.err;
   r = run_kernelevo("export --torch gated --archs sm_90 --package 'os; import x'", dir_);
   EXPECT_EQ(r.exit_code, 2);
-  EXPECT_EQ(r.err, "kernelevo: error: the package name 'os; import x' is not a Python identifier\n");
+  EXPECT_EQ(r.err,
+            "kernelevo: error: the package name 'os; import x' is not a Python identifier\n");
 }
 
 TEST_F(ExportTorch, ALockedValueTheSpecDoesNotListIsAnError) {

@@ -4,6 +4,8 @@
 // kind of argument, names that cannot be Python, and the rule for replacing a package.
 // After an intended change: KERNELEVO_UPDATE_GOLDEN=1 ./kernelevo_io_tests
 // --gtest_filter='TorchPackage*'
+#include "io/torch_package.h"
+
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -14,7 +16,6 @@
 
 #include "core/torch_signature.h"
 #include "io/spec_loader.h"
-#include "io/torch_package.h"
 
 namespace kev {
 namespace {
@@ -168,11 +169,11 @@ TEST(TorchPackage, FilesHoldTheModulesAndCubins) {
   ASSERT_TRUE(files.ok()) << files.error().to_string();
   std::vector<std::string> names;
   for (const auto& f : *files) names.push_back(f.path);
-  EXPECT_EQ(names, (std::vector<std::string>{
-                       "kernel.json", "__init__.py", "_runtime.py", "test.py", "bench.py",
-                       "_spec_expr.py", "_cuda_launch.py", "cubins/sm_80.0.cubin",
-                       "cubins/sm_80.reference.cubin", "cubins/sm_90.0.cubin",
-                       "cubins/sm_90.1.cubin", "cubins/sm_90.reference.cubin"}));
+  EXPECT_EQ(names,
+            (std::vector<std::string>{
+                "kernel.json", "__init__.py", "_runtime.py", "test.py", "bench.py", "_spec_expr.py",
+                "_cuda_launch.py", "cubins/sm_80.0.cubin", "cubins/sm_80.reference.cubin",
+                "cubins/sm_90.0.cubin", "cubins/sm_90.1.cubin", "cubins/sm_90.reference.cubin"}));
   EXPECT_EQ(files->at(9).bytes, "cubin-a");
   EXPECT_NE(files->at(2).bytes.find("def load_package"), std::string::npos);
 }

@@ -88,9 +88,9 @@ kev::Result<kev::TorchImage> compile_image(const kev::KernelSpec& spec, const st
   auto out = kev::cuda::compile_for_export(spec, text, params, arch, reference);
   if (!out) return out.error();
   const std::string name =
-      !reference ? spec.kernel
-                 : (spec.reference.empty() || spec.reference == "default" ? spec.kernel
-                                                                          : spec.reference);
+      !reference
+          ? spec.kernel
+          : (spec.reference.empty() || spec.reference == "default" ? spec.kernel : spec.reference);
   const auto it = out->lowered_names.find(name);
   return kev::TorchImage{out->image, it != out->lowered_names.end() ? it->second : name};
 }
@@ -193,8 +193,8 @@ int run_export(const ExportArgs& args) {
       v.params = *defaults;
       wanted.emplace_back(kev::ParamSet{}, std::move(v));
     } else {
-      const std::string context = args.lockfile + ": " + spec.id + " " + choice.arch + " " +
-                                  choice.device;
+      const std::string context =
+          args.lockfile + ": " + spec.id + " " + choice.arch + " " + choice.device;
       a.choice = args.lockfile + ": " + choice.arch + " " + choice.device + " (" +
                  kev::to_string(choice.match) + ")";
       const kev::LockEntry& e = *choice.entry;
@@ -216,7 +216,8 @@ int run_export(const ExportArgs& args) {
       if (e.has_buckets()) {
         a.by = e.by;
         for (const auto& b : e.buckets)
-          if (auto s = add(b.params, b.range, b.time_us, b.baseline_us); !s) return report(s.error());
+          if (auto s = add(b.params, b.range, b.time_us, b.baseline_us); !s)
+            return report(s.error());
       } else if (auto s = add(e.params, std::nullopt, e.time_us, e.baseline_us); !s) {
         return report(s.error());
       }
@@ -259,8 +260,7 @@ kev::cli::CommandRegistrar reg{
       sub->add_option("--lockfile", args->lockfile, "Lockfile (default: kernelevo.lock.json)");
       sub->add_option("--out", args->out,
                       "Directory to write the package under (default: .; created if missing)");
-      sub->add_option("--package", args->package,
-                      "The package's name (default: the kernel id)");
+      sub->add_option("--package", args->package, "The package's name (default: the kernel id)");
       sub->add_option("--archs", args->archs,
                       "Architectures to export (sm_90,sm_80; default: those the lockfile "
                       "holds for the kernel; one without an entry gets the source defaults)");

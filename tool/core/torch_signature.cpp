@@ -17,13 +17,15 @@ std::string trimmed(const std::string& s) {
 
 bool is_identifier_text(std::string_view s) {
   if (s.empty() || !(std::isalpha(static_cast<unsigned char>(s[0])) || s[0] == '_')) return false;
-  return std::all_of(s.begin(), s.end(),
-                     [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; });
+  return std::all_of(s.begin(), s.end(), [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
+  });
 }
 
 std::optional<std::int64_t> literal(const std::string& s) {
-  if (s.empty() || s.size() > 18 ||
-      !std::all_of(s.begin(), s.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)); }))
+  if (s.empty() || s.size() > 18 || !std::all_of(s.begin(), s.end(), [](char c) {
+        return std::isdigit(static_cast<unsigned char>(c));
+      }))
     return std::nullopt;
   return std::stoll(s);
 }
@@ -91,11 +93,10 @@ const char* to_string(TorchArgRole role) {
 
 bool is_python_identifier(std::string_view name) {
   static const std::set<std::string, std::less<>> reserved = {
-      "False", "None",   "True",    "and",      "as",     "assert", "async", "await",
-      "break", "class",  "continue", "def",     "del",    "elif",   "else",  "except",
-      "finally", "for",  "from",    "global",   "if",     "import", "in",    "is",
-      "lambda", "nonlocal", "not",  "or",       "pass",   "raise",  "return", "try",
-      "while", "with",   "yield"};
+      "False", "None",     "True",  "and",    "as",   "assert", "async",  "await",    "break",
+      "class", "continue", "def",   "del",    "elif", "else",   "except", "finally",  "for",
+      "from",  "global",   "if",    "import", "in",   "is",     "lambda", "nonlocal", "not",
+      "or",    "pass",     "raise", "return", "try",  "while",  "with",   "yield"};
   return is_identifier_text(name) && name.size() <= 100 && reserved.count(name) == 0 &&
          name.substr(0, 2) != "__";
 }

@@ -54,7 +54,7 @@ struct DimSource {
 };
 
 struct TorchSignature {
-  std::vector<TorchArg> args;  // in the spec's order
+  std::vector<TorchArg> args;   // in the spec's order
   std::vector<DimSource> dims;  // every problem dimension, in the order of the first problem
 };
 

@@ -114,8 +114,9 @@ Result<CompileOutput> compile_for_export(const KernelSpec& spec, const std::stri
     std::string log = out.log;
     if (log.size() > 4000) log = "..." + log.substr(log.size() - 4000);
     return make_error(spec.id + " does not compile for " + (spec.arch.empty() ? arch : spec.arch) +
-                          " with " + (params.empty() ? std::string("its source defaults")
-                                                     : std::string("the exported parameters")) +
+                          " with " +
+                          (params.empty() ? std::string("its source defaults")
+                                          : std::string("the exported parameters")) +
                           ":\n" + log,
                       spec.where, ExitCode::failure);
   }

@@ -109,7 +109,9 @@ Json image_json(const TorchImage& image, const std::string& path) {
 }
 
 Json arg_json(const ArgSpec& a, const TorchArg& t, const Tolerance& tolerance) {
-  Json out = {{"name", a.name}, {"role", to_string(t.role)}, {"type", cuda_name(a.type)},
+  Json out = {{"name", a.name},
+              {"role", to_string(t.role)},
+              {"type", cuda_name(a.type)},
               {"pointer", a.pointer}};
   if (a.pointer) {
     out["const"] = a.is_const;
@@ -184,11 +186,11 @@ std::string torch_kernel_json(const KernelSpec& spec, const TorchSignature& sign
   for (const auto& d : signature.dims)
     dims.push_back({{"dim", d.dim}, {"arg", d.arg}, {"group", d.group}});
   out["dims"] = std::move(dims);
-  out["launch"] = {{"grid", exprs_json(spec.launch.grid)},
-                   {"block", exprs_json(spec.launch.block)},
-                   {"shared_bytes", spec.launch.shared_bytes
-                                        ? Json(spec.launch.shared_bytes->text())
-                                        : Json(nullptr)}};
+  out["launch"] = {
+      {"grid", exprs_json(spec.launch.grid)},
+      {"block", exprs_json(spec.launch.block)},
+      {"shared_bytes",
+       spec.launch.shared_bytes ? Json(spec.launch.shared_bytes->text()) : Json(nullptr)}};
   out["tolerance"] = {{"rtol", spec.tolerance.rtol}, {"atol", spec.tolerance.atol}};
   Json arch_json = Json::object();
   for (const TorchArch& a : archs) {
@@ -219,8 +221,7 @@ std::string torch_kernel_json(const KernelSpec& spec, const TorchSignature& sign
 }
 
 std::string torch_init_py(const KernelSpec& spec, const TorchSignature& signature,
-                          const std::vector<TorchArch>& archs,
-                          const TorchPackageOptions& options) {
+                          const std::vector<TorchArch>& archs, const TorchPackageOptions& options) {
   // Only identifiers (checked by torch_signature and the caller), numbers, dtype names and
   // architectures checked by parse_arch reach this text.
   std::vector<std::string> inputs, outputs, inouts, keywords;
@@ -230,18 +231,20 @@ std::string torch_init_py(const KernelSpec& spec, const TorchSignature& signatur
     if (t.role == TorchArgRole::output) outputs.push_back(t.name);
     if (t.role == TorchArgRole::inout) inouts.push_back(t.name);
     if (t.role == TorchArgRole::keyword)
-      keywords.push_back(t.name + ": " + (t.float_default ? "float = " + number_text(*t.float_default)
-                                                           : "int = " + std::to_string(*t.int_default)));
+      keywords.push_back(t.name + ": " +
+                         (t.float_default ? "float = " + number_text(*t.float_default)
+                                          : "int = " + std::to_string(*t.int_default)));
   }
   for (const auto& d : signature.dims)
     if (d.arg.empty()) keywords.push_back(d.dim + ": int");
   std::string call = spec.id + "(";
   for (std::size_t i = 0; i < inputs.size(); ++i) call += (i ? ", " : "") + inputs[i];
-  if (!keywords.empty()) call += std::string(inputs.empty() ? "" : ", ") + "*, " + [&] {
-    std::string k;
-    for (std::size_t i = 0; i < keywords.size(); ++i) k += (i ? ", " : "") + keywords[i];
-    return k;
-  }();
+  if (!keywords.empty())
+    call += std::string(inputs.empty() ? "" : ", ") + "*, " + [&] {
+      std::string k;
+      for (std::size_t i = 0; i < keywords.size(); ++i) k += (i ? ", " : "") + keywords[i];
+      return k;
+    }();
   call += ")";
   std::string lhs;
   for (std::size_t i = 0; i < outputs.size(); ++i) lhs += (i ? ", " : "") + outputs[i];
@@ -273,18 +276,18 @@ std::string torch_init_py(const KernelSpec& spec, const TorchSignature& signatur
   for (const auto& a : archs) os << " " << a.arch;
   os << "\n\nkernel.json holds the spec and the winners; `python -m " << options.package
      << ".test` compares the operator with the spec's reference kernel";
-  if (options.equivalent_text) os << ", `python -m " << options.package << ".bench` times it beside PyTorch";
+  if (options.equivalent_text)
+    os << ", `python -m " << options.package << ".bench` times it beside PyTorch";
   os << ".\n\"\"\"\n\n"
      << "from . import _runtime\n\n"
      << "_package = _runtime.load_package(__file__)\n"
      << "kernel = _package.kernel\n"
      << "op = _package.op  # None without torch\n"
      << "reference = _package.reference\n";
-  static const std::set<std::string> taken = {"_runtime", "_package", "kernel", "op", "reference",
-                                              "test",     "bench",    "_spec_expr", "_cuda_launch",
-                                              "_equivalent"};
-  if (taken.count(spec.id) == 0)
-    os << spec.id << " = op if op is not None else _package.call\n";
+  static const std::set<std::string> taken = {"_runtime",     "_package",   "kernel", "op",
+                                              "reference",    "test",       "bench",  "_spec_expr",
+                                              "_cuda_launch", "_equivalent"};
+  if (taken.count(spec.id) == 0) os << spec.id << " = op if op is not None else _package.call\n";
   return os.str();
 }
 
@@ -333,8 +336,8 @@ Status write_torch_package(const std::filesystem::path& dir,
     if (fs::is_directory(fs::symlink_status(dir, ec)) &&
         fs::is_regular_file(fs::symlink_status(marker, ec))) {
       auto text = read_regular_file(marker, kMaxSourceBytes);
-      ours = text && text->find("\"generator\": \"" + std::string(kGenerator) + "\"") !=
-                         std::string::npos;
+      ours = text &&
+             text->find("\"generator\": \"" + std::string(kGenerator) + "\"") != std::string::npos;
     }
     if (!ours)
       return make_error(dir.string() +

@@ -35,9 +35,9 @@ struct TorchVariant {
 };
 
 struct TorchArch {
-  std::string arch;    // "sm_90", checked by parse_arch
-  std::string choice;  // where the winners come from, one line
-  std::string by;      // the bucketed dimension, empty without buckets
+  std::string arch;                    // "sm_90", checked by parse_arch
+  std::string choice;                  // where the winners come from, one line
+  std::string by;                      // the bucketed dimension, empty without buckets
   std::vector<TorchVariant> variants;  // one without buckets
   TorchImage reference;                // the reference kernel, compiled with the defaults
 };
@@ -71,8 +71,7 @@ struct EmbeddedFile {
     const TorchPackageOptions& options);
 
 // kernel.json alone and __init__.py alone (the golden tests' subjects).
-[[nodiscard]] std::string torch_kernel_json(const KernelSpec& spec,
-                                            const TorchSignature& signature,
+[[nodiscard]] std::string torch_kernel_json(const KernelSpec& spec, const TorchSignature& signature,
                                             const std::vector<TorchArch>& archs,
                                             const TorchPackageOptions& options);
 [[nodiscard]] std::string torch_init_py(const KernelSpec& spec, const TorchSignature& signature,
