@@ -198,6 +198,16 @@ def template_names():
     return names
 
 
+def torch_equivalent(kernel, a, d):
+    """What `kernelevo export --torch KERNEL --torch-equivalent bench/templates/entries.py`
+    gives the package's benchmark: the PyTorch code of the entry of spec id `kernel` on its
+    arguments (`a`, tensors flat) and dimensions (`d`), or None when there is none."""
+    for e in ENTRIES:
+        if e.kernel == kernel:
+            return e.torch_fn(a, d)
+    return None
+
+
 if __name__ == "__main__":
     for name in template_names():
         print(name)

@@ -3,6 +3,7 @@
 #include <map>
 #include <mutex>
 
+#include "cuda/compile_request.h"
 #include "cuda/compilers.h"
 #include "cuda/gpu_evaluator.h"
 #include "cuda/memcheck.h"
@@ -102,5 +103,24 @@ Result<DeviceInfo> probe_device(int index) {
 }
 
 int serve_gpu_worker(int device) { return serve_worker(device); }
+
+Result<CompileOutput> compile_for_export(const KernelSpec& spec, const std::string& source_text,
+                                         const ParamSet& params, const std::string& arch,
+                                         bool with_reference) {
+  static CachedCompilers compilers;  // made at the first export compile (nvcc --version)
+  CompileOutput out = compilers.automatic.compile(
+      compile_request_for(spec, source_text, params, arch, with_reference));
+  if (!out.ok) {
+    std::string log = out.log;
+    if (log.size() > 4000) log = "..." + log.substr(log.size() - 4000);
+    return make_error(spec.id + " does not compile for " + (spec.arch.empty() ? arch : spec.arch) +
+                          " with " +
+                          (params.empty() ? std::string("its source defaults")
+                                          : std::string("the exported parameters")) +
+                          ":\n" + log,
+                      spec.where, ExitCode::failure);
+  }
+  return out;
+}
 
 }  // namespace kev::cuda

@@ -10,6 +10,7 @@
 
 #include "core/compiler.h"
 #include "core/device.h"
+#include "core/evaluation.h"
 #include "core/measurer.h"
 #include "core/result.h"
 #include "core/runner.h"
@@ -30,6 +31,16 @@ namespace kev::cuda {
 // The Measurer of `check` and `compare` on GPU `device`, probed now: an error
 // (ExitCode::environment) when there is no usable GPU.
 [[nodiscard]] Result<std::unique_ptr<Measurer>> make_spec_measurer(int device, std::uint64_t seed);
+
+// `export --torch`'s compile of `spec` with `params` for `arch` (the spec's own `arch` wins),
+// with the reference kernel too when `with_reference`: the compiler `tune` picks for the
+// source (NVRTC or nvcc), behind the same disk cache, so the cubin is the one tune verified.
+// Needs the toolkit, not a GPU; an error (ExitCode::environment) in a build without CUDA.
+[[nodiscard]] Result<CompileOutput> compile_for_export(const KernelSpec& spec,
+                                                       const std::string& source_text,
+                                                       const ParamSet& params,
+                                                       const std::string& arch,
+                                                       bool with_reference);
 
 // GPU `index`'s facts, measured by a worker started for it.
 [[nodiscard]] Result<DeviceInfo> probe_device(int index);

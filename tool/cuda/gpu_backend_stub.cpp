@@ -43,6 +43,11 @@ Result<std::unique_ptr<Measurer>> make_spec_measurer(int, std::uint64_t) {
 
 Result<DeviceInfo> probe_device(int) { return no_cuda("no GPU"); }
 
+Result<CompileOutput> compile_for_export(const KernelSpec&, const std::string&, const ParamSet&,
+                                         const std::string&, bool) {
+  return no_cuda("export --torch compiles cubins with the CUDA toolkit");
+}
+
 int serve_gpu_worker(int) { return static_cast<int>(ExitCode::environment); }
 
 Result<std::unique_ptr<EvolveGpu>> open_evolve_gpu(const EvolveGpuOptions&) {
