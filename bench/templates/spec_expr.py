@@ -5,6 +5,7 @@ zero, the remainder takes the dividend's sign), + - * / %, comparisons, && || !,
 min, max, ceil_div. Division by zero, overflow and unknown names raise ExprError.
 """
 
+import functools
 import re
 
 INT64_MIN = -(2**63)
@@ -170,4 +171,11 @@ class _Parser:
 
 def evaluate(text, names):
     """Evaluates `text` with `names` (parameter and dimension name -> int)."""
-    return _Parser(str(text), names).parse()
+    return _evaluate(str(text), tuple(sorted(names.items())))
+
+
+# Exported operators evaluate the same few expressions at every call; the recursive parser
+# costs tens of microseconds on a let-heavy launch expression, the lookup about one.
+@functools.lru_cache(maxsize=4096)
+def _evaluate(text, names):
+    return _Parser(text, dict(names)).parse()

@@ -162,6 +162,36 @@ def test_argument_checks(pkg):
     k.prepare(bound(pkg, x, w, FakeTensor((15,)), steps=1), "sm_90")
 
 
+def test_repeated_calls_keep_checking(pkg):
+    """The per-shape plan a call keeps must not let a later call skip a check or reuse
+    another call's scalars."""
+    k = pkg.kernel
+    x, w, acc = FakeTensor((3, 10)), FakeTensor((5,)), FakeTensor((3, 5))
+    first = k.prepare(bound(pkg, x, w, acc, steps=1, scale=0.25), "sm_90")
+    again = k.prepare(bound(pkg, x, w, acc, steps=1, scale=4.0), "sm_90")
+    assert first.values[-1] == 0.25 and again.values[-1] == 4.0
+    assert again.values[0] is x and again.grid == first.grid
+    other = k.prepare(bound(pkg, x, w, acc, steps=3), "sm_90")
+    assert other.dims["steps"] == 3 and other.values[-2] == 3
+    cases = [
+        (lambda: k.prepare(bound(pkg, FakeTensor((3, 10), "float16"), w, acc, steps=1), "sm_90"),
+         "must have dtype torch.float32"),
+        (lambda: k.prepare(bound(pkg, FakeTensor((3, 10), contiguous=False), w, acc, steps=1), "sm_90"),
+         "must be contiguous"),
+        (lambda: k.prepare(bound(pkg, x, FakeTensor((6,)), acc, steps=1), "sm_90"),
+         "tensor 'w' has 6 elements"),
+        (lambda: k.prepare(bound(pkg, x, w, acc, steps=1.0), "sm_90"),
+         "problem dimension 'steps' must be an int"),
+    ]
+    for fn, want in cases:
+        msg = raises(fn)
+        assert "KernelArgumentError" in msg and want in msg, f"{msg!r} lacks {want!r}"
+    runtime = sys.modules[type(k).__module__]
+    for rows in range(1, runtime.PLAN_CACHE_SIZE + 20):  # memory stays bounded
+        k.prepare(bound(pkg, FakeTensor((rows, 10)), w, FakeTensor((rows, 5)), steps=1), "sm_90")
+    assert 0 < len(k._plans) <= runtime.PLAN_CACHE_SIZE
+
+
 def test_damaged_cubin(pkg, out):
     k = pkg.kernel
     image = dict(k.meta["archs"]["sm_80"]["reference"])
@@ -311,7 +341,8 @@ def main():
         pkg = load(out)
         tests = [
             (test_package_files, (pkg, out)), (test_problem_sizes_and_geometry, (pkg,)),
-            (test_architectures, (pkg,)), (test_argument_checks, (pkg,)), (test_damaged_cubin, (pkg, out)),
+            (test_architectures, (pkg,)), (test_argument_checks, (pkg,)),
+            (test_repeated_calls_keep_checking, (pkg,)), (test_damaged_cubin, (pkg, out)),
             (test_without_torch, (pkg,)), (test_operator_schema, (pkg,)), (test_operator_call, (pkg,)),
             (test_torch_compile, (pkg,)), (test_opcheck, (pkg,)), (test_cpu_tensors_on_the_driver, (pkg,)),
             (test_replaces_only_its_own_package, (binary, out)),

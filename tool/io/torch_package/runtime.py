@@ -25,6 +25,7 @@ from . import _cuda_launch as cuda_launch
 from . import _spec_expr as spec_expr
 
 FORMAT = 1
+PLAN_CACHE_SIZE = 256  # distinct (shapes, architecture) calls kept per kernel
 
 # The spec's C types -> torch dtype names, and the dtypes accepted for them (the unsigned
 # types are passed by their bytes: PyTorch computes little with them).
@@ -143,6 +144,7 @@ class Kernel:
         self.keyword_dims = [d["dim"] for d in self.dim_sources if not d["arg"]]
         self.keywords = [a for a in self.args if a["role"] == "keyword"]
         self._images = {}
+        self._plans = {}
 
     # ------------------------------------------------------------------ the signature
 
@@ -322,9 +324,37 @@ class Kernel:
 
     def prepare(self, bound, arch=None, reference=False, check_counts=True):
         """Checks a bound call and computes what the launch needs; with arch None (the fake),
-        only the output shapes."""
+        only the output shapes. What depends only on the tensors' shapes and the dimension
+        arguments (sizes, counts, image, geometry) is computed once per distinct call and
+        kept: a call costs a dictionary lookup, not the spec's expressions again."""
         for arg in self.inputs:
             self._check_tensor(arg, bound[arg["name"]])
+        key = (arch, reference, check_counts,
+               tuple(tuple(bound[a["name"]].shape) for a in self.inputs),
+               tuple((type(bound[d]), bound[d]) for d in self.keyword_dims))
+        plan = self._plans.get(key)
+        if plan is None:
+            plan = self._plan(bound, arch, reference, check_counts)
+            if len(self._plans) >= PLAN_CACHE_SIZE:
+                self._plans.clear()
+            self._plans[key] = plan
+        p = Prepared()
+        p.dims, p.names, p.image = plan.dims, plan.names, plan.image
+        p.grid, p.block, p.shared = plan.grid, plan.block, plan.shared
+        p.allocate = plan.allocate
+        p.values = list(plan.values)
+        for i, arg in enumerate(self.args):
+            role = arg["role"]
+            if role in ("input", "inout"):
+                p.values[i] = bound[arg["name"]]
+            elif role == "keyword":
+                v = bound[arg["name"]]
+                p.values[i] = float(v) if arg.get("float_default") is not None else int(v)
+        return p
+
+    def _plan(self, bound, arch, reference, check_counts):
+        """The shape-dependent part of prepare(): a Prepared whose tensor and keyword values
+        are left for each call to fill."""
         dims, lead = self._problem_dims(bound)
         p = Prepared()
         p.dims = dims
@@ -341,8 +371,8 @@ class Kernel:
             self._check_counts(bound, names, dims)
         for i, arg in enumerate(self.args):
             role = arg["role"]
-            if role in ("input", "inout"):
-                p.values.append(bound[arg["name"]])
+            if role in ("input", "inout", "keyword"):
+                p.values.append(None)
             elif role in ("output", "scratch"):
                 p.values.append(None)
                 if role == "output":
@@ -352,9 +382,6 @@ class Kernel:
                 p.allocate.append((i, arg["name"], shape, DTYPES[arg["type"]][0], role == "scratch"))
             elif role == "dim":
                 p.values.append(dims[arg["dim"]])
-            elif role == "keyword":
-                v = bound[arg["name"]]
-                p.values.append(float(v) if arg.get("float_default") is not None else int(v))
             else:
                 p.values.append(spec_expr.evaluate(arg["value"], names) if check_counts else 0)
         if arch is not None:
@@ -375,18 +402,32 @@ class CudaBackend:
         self._lock = threading.Lock()
         self._drivers = {}  # device index -> cuda_launch.Driver (primary context retained)
         self._functions = {}  # (device index, cubin path) -> CUfunction
+        self._archs = {}  # device index -> "sm_90"
 
     def check_device(self, kernel, tensors):
-        devices = {str(t.device) for t in tensors.values()}
+        devices = set()
         for name, t in tensors.items():
             if getattr(t.device, "type", None) != "cuda":
                 raise KernelArgumentError(f"{kernel.id}: tensor {name!r} must be on a CUDA device, got {t.device}")
+            devices.add(t.device)
         if len(devices) > 1:
-            raise KernelArgumentError(f"{kernel.id}: every tensor must be on one device, got {', '.join(sorted(devices))}")
+            names = sorted(str(d) for d in devices)
+            raise KernelArgumentError(f"{kernel.id}: every tensor must be on one device, got {', '.join(names)}")
 
     def arch(self, torch, device):
-        major, minor = torch.cuda.get_device_capability(device)
-        return f"sm_{major}{minor}"
+        index = device.index if device.index is not None else torch.cuda.current_device()
+        arch = self._archs.get(index)
+        if arch is None:
+            major, minor = torch.cuda.get_device_capability(index)
+            arch = self._archs[index] = f"sm_{major}{minor}"
+        return arch
+
+    @staticmethod
+    def stream(torch, index):
+        """The current stream's handle (PyTorch's raw getter where it has one: the Stream
+        object costs microseconds a call)."""
+        raw = getattr(torch._C, "_cuda_getCurrentRawStream", None)
+        return raw(index) if raw is not None else torch.cuda.current_stream(index).cuda_stream
 
     def _function(self, kernel, index, image):
         key = (index, kernel.dir, image["cubin"])
@@ -412,7 +453,7 @@ class CudaBackend:
         grid = list(prepared.grid) + [1] * (3 - len(prepared.grid))
         block = list(prepared.block) + [1] * (3 - len(prepared.block))
         params = (cuda_launch.ctypes.c_void_p * len(args))(*[cuda_launch.ctypes.addressof(a) for a in args])
-        stream = torch.cuda.current_stream(index).cuda_stream
+        stream = self.stream(torch, index)
         rc = lib.cuLaunchKernel(fn, grid[0], grid[1], grid[2], block[0], block[1], block[2],
                                 cuda_launch.ctypes.c_uint(prepared.shared), cuda_launch.ctypes.c_void_p(stream),
                                 params, None)
