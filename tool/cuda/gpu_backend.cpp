@@ -3,6 +3,7 @@
 #include <map>
 #include <mutex>
 
+#include "cuda/compile_request.h"
 #include "cuda/compilers.h"
 #include "cuda/gpu_evaluator.h"
 #include "cuda/memcheck.h"
@@ -94,6 +95,13 @@ std::unique_ptr<TuneBackend> make_tune_backend(
 }
 
 std::optional<std::string> triton_unavailable() { return TritonCompiler().unavailable(); }
+
+CompileOutput compile_triton(const KernelSpec& spec, const ParamSet& params,
+                             const std::string& arch) {
+  TritonCompiler triton;
+  CachingCompiler cached(triton, CompileCache());
+  return cached.compile(compile_request_for(spec, "", params, arch, false));
+}
 
 Result<std::unique_ptr<Measurer>> make_spec_measurer(int device, std::uint64_t seed) {
   auto measurer = std::make_unique<SpecMeasurer>(device, seed);

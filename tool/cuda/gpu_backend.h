@@ -35,6 +35,11 @@ namespace kev::cuda {
 // or nullopt when the interpreter imports triton. Starts Python once.
 [[nodiscard]] std::optional<std::string> triton_unavailable();
 
+// One configuration of a Triton spec compiled for `arch` ("sm_90"), through the compile
+// cache, without a GPU: what `triton-build` embeds in a build. Without CUDA, a failure.
+[[nodiscard]] CompileOutput compile_triton(const KernelSpec& spec, const ParamSet& params,
+                                           const std::string& arch);
+
 // The Measurer of `check` and `compare` on GPU `device`, probed now: an error
 // (ExitCode::environment) when there is no usable GPU.
 [[nodiscard]] Result<std::unique_ptr<Measurer>> make_spec_measurer(int device, std::uint64_t seed);

@@ -37,7 +37,15 @@ std::unique_ptr<TuneBackend> make_tune_backend(Compiler&, Compiler&,
 }
 
 // Without CUDA no kernel is compiled at all; the GPU commands say so themselves.
-std::optional<std::string> triton_unavailable() { return std::nullopt; }
+std::optional<std::string> triton_unavailable() {
+  return std::string("this kernelevo was built without CUDA: it compiles no Triton kernel");
+}
+
+CompileOutput compile_triton(const KernelSpec&, const ParamSet&, const std::string&) {
+  CompileOutput out;
+  out.log = "this kernelevo was built without CUDA: it compiles no Triton kernel";
+  return out;
+}
 
 Result<std::unique_ptr<Measurer>> make_spec_measurer(int, std::uint64_t) {
   return no_cuda(
