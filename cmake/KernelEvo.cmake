@@ -126,7 +126,7 @@ function(kernelevo_optimize target)
   cmake_language(EVAL CODE "cmake_language(DEFER CALL _kernelevo_finalize [[${target}]])")
 endfunction()
 
-# The target's .cu sources holding a `@kernelevo` mark, as absolute paths.
+# The target's .cu (and Triton .py) sources holding a `@kernelevo` mark, as absolute paths.
 function(_kernelevo_marked_sources target out)
   get_target_property(listed ${target} KERNELEVO_KERNELS)
   get_target_property(target_dir ${target} SOURCE_DIR)
@@ -136,7 +136,7 @@ function(_kernelevo_marked_sources target out)
     set(marked "${listed}")
   elseif(sources)
     foreach(src IN LISTS sources)
-      if(src MATCHES "\\$<" OR NOT src MATCHES "\\.cu$")
+      if(src MATCHES "\\$<" OR NOT src MATCHES "\\.(cu|py)$")
         continue()
       endif()
       get_filename_component(path "${src}" ABSOLUTE BASE_DIR "${target_dir}")
@@ -233,6 +233,16 @@ function(_kernelevo_finalize target)
   if(NOT marked)
     message(STATUS "kernelevo: no marked kernels among the .cu sources of ${target}")
     return()
+  endif()
+  # Triton kernels (.py) are compiled ahead of time into C++ (below); the rest is for .cu.
+  set(marked_py "")
+  foreach(src IN LISTS marked)
+    if(src MATCHES "\\.py$")
+      list(APPEND marked_py "${src}")
+    endif()
+  endforeach()
+  if(marked_py)
+    list(REMOVE_ITEM marked ${marked_py})
   endif()
   foreach(p LOCKFILE DEVICE STRICT NO_TESTS PROJECT_DIR TOOL TOOL_TARGET)
     get_target_property(${p} ${target} KERNELEVO_${p})
@@ -459,6 +469,45 @@ function(_kernelevo_finalize target)
     endforeach()
   endif()
   _kernelevo_ide_sources(${target} "${replaced}")
+
+  # Each marked .py source: its Triton kernels' locked configurations compiled for the
+  # target's architectures (`kernelevo triton-build`, at build time, with Python and triton
+  # but no GPU) into <stem>_triton.cpp, the CUBINs as byte arrays and a launcher through the
+  # CUDA driver API, which the target compiles and links: the program needs no Python.
+  # <stem>_triton.h declares <kernel id>_launch(stream, args...) and <kernel id>_config().
+  foreach(src IN LISTS marked_py)
+    file(RELATIVE_PATH rel "${PROJECT_DIR}" "${src}")
+    list(APPEND relative_sources "${rel}")
+    string(MAKE_C_IDENTIFIER "${rel}" id)
+    get_filename_component(stem "${src}" NAME_WE)
+    set(gen_dir "${target_bin}/kernelevo/${target}/${id}")
+    set(stamp "${gen_dir}/triton.stamp")
+    cmake_policy(PUSH)
+    cmake_policy(SET CMP0116 NEW)
+    add_custom_command(
+      OUTPUT "${stamp}"
+      BYPRODUCTS "${gen_dir}/${stem}_triton.h" "${gen_dir}/${stem}_triton.cpp"
+      COMMAND ${tool} triton-build --source "${rel}" --out-dir "${gen_dir}" --lockfile "${LOCKFILE}"
+              --archs "${archs}" ${options} --depfile "${gen_dir}/triton.d" --depfile-target "${stamp}"
+      COMMAND "${CMAKE_COMMAND}" -E touch "${stamp}"
+      DEPENDS "${src}" ${tool_target}
+      DEPFILE "${gen_dir}/triton.d"
+      WORKING_DIRECTORY "${PROJECT_DIR}"
+      COMMENT "kernelevo: Triton kernels of ${rel}, compiled ahead of time"
+      VERBATIM)
+    cmake_policy(POP)
+    list(APPEND stamps "${stamp}")
+    set_property(SOURCE "${gen_dir}/${stem}_triton.cpp" TARGET_DIRECTORY ${target} PROPERTY GENERATED TRUE)
+    set_property(SOURCE "${gen_dir}/${stem}_triton.cpp" TARGET_DIRECTORY ${target} APPEND PROPERTY OBJECT_DEPENDS "${stamp}")
+    target_sources(${target} PRIVATE "${gen_dir}/${stem}_triton.cpp")
+    target_include_directories(${target} PUBLIC "$<BUILD_INTERFACE:${gen_dir}>")
+  endforeach()
+  if(marked_py)
+    if(NOT TARGET CUDA::cuda_driver)
+      find_package(CUDAToolkit REQUIRED)
+    endif()
+    target_link_libraries(${target} PUBLIC CUDA::cuda_driver)
+  endif()
   add_custom_target(kernelevo-params-${target} DEPENDS ${stamps})
   add_dependencies(${target} kernelevo-params-${target})
 
@@ -503,5 +552,7 @@ function(_kernelevo_finalize target)
       SKIP_RETURN_CODE 3 RESOURCE_LOCK kernelevo_gpu TIMEOUT ${KERNELEVO_TEST_TIMEOUT})
   endif()
   list(LENGTH marked count)
+  list(LENGTH marked_py count_py)
+  math(EXPR count "${count} + ${count_py}")
   message(STATUS "kernelevo: ${target}: ${count} marked source(s), lockfile ${LOCKFILE}")
 endfunction()

@@ -11,7 +11,9 @@
 // With KERNELEVO_FAKE_PROBLEM_LOG set, each run appends "kernel problem problem ..." (the
 // problems the run was asked to measure). With KERNELEVO_FAKE_RESOURCES set, each passed run
 // reports kernel resources (registers, shared and local bytes) that also depend only on the
-// parameters.
+// parameters. With KERNELEVO_FAKE_LAUNCH_LOG set, each run appends "candidate_function block
+// shared trailing reference_function block shared trailing" (what the images' compilers
+// decided of their launch, - where the spec decides).
 #include <fcntl.h>
 #include <unistd.h>
 
@@ -52,6 +54,17 @@ void log_marker(const std::string& image) {
   if (marker == nullptr) return;
   append_to("KERNELEVO_FAKE_MARKER_LOG",
             image.find(marker) != std::string::npos ? "found\n" : "absent\n");
+}
+
+void log_launch(const kev::RunRequest& request) {
+  const auto part = [](const kev::KernelImage& k) {
+    return k.function + " " +
+           (k.launch.block_threads ? std::to_string(*k.launch.block_threads) : "-") + " " +
+           (k.launch.shared_bytes ? std::to_string(*k.launch.shared_bytes) : "-") + " " +
+           std::to_string(k.launch.trailing_null_pointers);
+  };
+  append_to("KERNELEVO_FAKE_LAUNCH_LOG",
+            part(request.candidate) + " " + part(request.reference) + "\n");
 }
 
 void log_problems(const kev::RunRequest& request) {
@@ -113,6 +126,7 @@ int main(int argc, char** argv) {
     } else if (request->op == kev::cuda::WorkerRequest::Op::run) {
       log_marker(request->run.candidate.image);
       log_problems(request->run);
+      log_launch(request->run);
       const long long start = now_ns();
       std::this_thread::sleep_for(std::chrono::milliseconds(sleep_ms));
       response.report = fake_run(request->run);

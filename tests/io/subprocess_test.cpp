@@ -63,3 +63,38 @@ TEST(RunProcess, ReportsAProgramThatCannotStart) {
 
 }  // namespace
 }  // namespace kev::io
+
+namespace kev::io {
+namespace {
+
+TEST(RunProcessSplit, KeepsStdoutAndStderrApart) {
+  const auto r = run_process_split({"/bin/sh", "-c", "echo out; echo err >&2; exit 4"},
+                                   scrubbed_environment(), 10.0, 1024, 1024);
+  ASSERT_TRUE(r.started);
+  EXPECT_EQ(r.exit_code, 4);
+  EXPECT_EQ(r.out, "out\n");
+  EXPECT_EQ(r.err, "err\n");
+  EXPECT_FALSE(r.too_much_output);
+}
+
+TEST(RunProcessSplit, KillsAChildThatWritesPastItsLimit) {
+  const auto r = run_process_split({"/bin/sh", "-c", "yes"}, scrubbed_environment(), 30.0,
+                                   4096, 1024);
+  EXPECT_TRUE(r.too_much_output);
+  EXPECT_FALSE(r.timed_out);
+  EXPECT_LE(r.out.size(), 4096u);
+  const auto e = run_process_split({"/bin/sh", "-c", "yes >&2"}, scrubbed_environment(), 30.0,
+                                   4096, 1024);
+  EXPECT_TRUE(e.too_much_output);
+  EXPECT_LE(e.err.size(), 1024u);
+}
+
+TEST(RunProcessSplit, StopsAtTheTimeLimit) {
+  const auto r =
+      run_process_split({"/bin/sh", "-c", "sleep 20"}, scrubbed_environment(), 0.3, 1024, 1024);
+  EXPECT_TRUE(r.timed_out);
+  EXPECT_EQ(r.exit_code, -1);
+}
+
+}  // namespace
+}  // namespace kev::io

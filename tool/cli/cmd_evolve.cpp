@@ -132,6 +132,11 @@ int run_evolve(const EvolveArgs& args) {
       select_kernels(args.paths.empty() ? std::vector<std::string>{"."} : args.paths, args.kernel);
   if (kernels.exit_code != 0) return kernels.exit_code;
   const std::vector<const KernelSpec*>& selected = kernels.selected;
+  for (const KernelSpec* s : selected)
+    if (s->language == SourceLanguage::triton)
+      return report(make_error("evolve rewrites CUDA sources only; kernel " + s->id +
+                                   " is a Triton kernel (tune it instead)",
+                               s->where));
   const std::filesystem::path lockfile = args.lockfile.empty() ? kLockfileName : args.lockfile;
   // Read (and checked for a key written in it) even by a dry run.
   auto project_settings = read_llm_settings(project_file_beside(lockfile));

@@ -107,6 +107,8 @@ void add_spec_json(const KernelSpec& spec, Json& out) {
                    {"block", exprs_json(spec.launch.block)},
                    {"shared_bytes", expr_json(spec.launch.shared_bytes)}};
   out["reference"] = spec.reference;
+  if (!spec.reference_source.empty()) out["reference_source"] = spec.reference_source;
+  if (spec.language == SourceLanguage::triton) out["language"] = "triton";  // else CUDA
   out["tolerance"] = {{"rtol", spec.tolerance.rtol}, {"atol", spec.tolerance.atol}};
   out["metrics"] = {{"bytes", expr_json(spec.metric_bytes)},
                     {"flops", expr_json(spec.metric_flops)}};

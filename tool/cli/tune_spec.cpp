@@ -3,6 +3,8 @@
 // table.
 #include "cli/tune_spec.h"
 
+#include <algorithm>
+
 #include "cli/command.h"
 #include "cli/kernel_selection.h"
 #include "cli/tune_table.h"
@@ -51,6 +53,13 @@ int tune_specs(const TuneOptions& options, std::vector<RunChange>* changes) {
         std::to_string(selected.size()) + " kernels" + (ids.empty() ? "" : ": " + ids));
     if (mine.empty()) return 0;  // more shards than kernels: nothing to tune here
     selected = std::move(mine);
+  }
+  // Triton kernels need an interpreter with triton: said before any GPU is touched.
+  if (std::any_of(selected.begin(), selected.end(), [](const KernelSpec* s) {
+        return s->language == SourceLanguage::triton;
+      })) {
+    if (auto why = cuda::triton_unavailable())
+      return report(make_error(*why, {}, ExitCode::environment));
   }
   const auto backend = cuda::make_tune_backend();
   if (auto applied =

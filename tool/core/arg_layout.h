@@ -6,6 +6,7 @@
 #include <optional>
 #include <vector>
 
+#include "core/compiler.h"
 #include "core/evaluation.h"
 #include "core/result.h"
 #include "core/spec.h"
@@ -23,6 +24,7 @@ struct ResolvedLaunch {
   std::array<unsigned, 3> grid{1, 1, 1};
   std::array<unsigned, 3> block{1, 1, 1};
   unsigned shared_bytes = 0;
+  unsigned trailing_null_pointers = 0;  // null pointers passed after the spec's arguments
 };
 
 struct ResolvedProblem {
@@ -32,6 +34,14 @@ struct ResolvedProblem {
   std::optional<std::int64_t> flops;               // metrics.flops
   [[nodiscard]] std::size_t buffer_bytes() const;  // all pointer arguments (saturating)
 };
+
+// `launch` with what an image's compiler decided in place of the spec's (Triton's block,
+// dynamic shared memory and trailing null pointers); unchanged for an empty `image`.
+inline void apply_image_launch(const ImageLaunch& image, ResolvedLaunch& launch) {
+  if (image.block_threads) launch.block = {*image.block_threads, 1, 1};
+  if (image.shared_bytes) launch.shared_bytes = *image.shared_bytes;
+  launch.trailing_null_pointers = image.trailing_null_pointers;
+}
 
 // Names resolve to problem dimensions first, then integer parameters.
 [[nodiscard]] Result<ResolvedProblem> resolve_problem(const KernelSpec& spec,

@@ -4,11 +4,25 @@
 // A compile failure is an outcome (ok = false, with the compiler's log), not an Error:
 // the tuner records it as `compile_failed` and moves on.
 #include <map>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
 
 namespace kev {
+
+// What a compiler decides about the launch of its image, in place of the spec's `launch`:
+// Triton's kernels run 32 * num_warps threads, take the dynamic shared memory its compile
+// reports, and take two pointers after their own parameters (global and profile scratch,
+// null when the compile needs none). Empty for CUDA images: the spec's launch says.
+struct ImageLaunch {
+  std::optional<unsigned> block_threads;
+  std::optional<unsigned> shared_bytes;
+  unsigned trailing_null_pointers = 0;
+  [[nodiscard]] bool empty() const {
+    return !block_threads && !shared_bytes && trailing_null_pointers == 0;
+  }
+};
 
 struct CompileRequest {
   // Path of the source as given (error messages, the directory searched for "..." includes,
@@ -25,6 +39,10 @@ struct CompileRequest {
   std::vector<std::string> flags;  // passed verbatim, after the options kernelevo sets
   std::string arch = "sm_90";      // "sm_80", "sm_90", "sm_90a"...
   bool host_code = false;          // the source holds host code: only nvcc can compile it
+  // Triton sources: (name, Triton type) of each parameter that is not constexpr, in order
+  // ("x", "*fp32"); `defines` then hold the constexpr values and num_warps / num_stages.
+  // CUDA compilers ignore it.
+  std::vector<std::pair<std::string, std::string>> signature;
 };
 
 struct CompileOutput {
@@ -38,6 +56,7 @@ struct CompileOutput {
   // Files other than the source itself that the compile read (project headers, not the
   // toolkit's): part of the cache key.
   std::vector<std::string> dependencies;
+  ImageLaunch launch{};  // set by compilers that decide it (Triton)
 };
 
 class Compiler {

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "core/compiler.h"
 #include "core/device.h"
 #include "core/evaluation.h"
 #include "core/result.h"
@@ -18,6 +19,7 @@ namespace kev {
 struct KernelImage {
   std::string image;     // CUBIN (or PTX) bytes
   std::string function;  // symbol name, as cuModuleGetFunction wants it
+  ImageLaunch launch{};  // what its compiler decided of the launch (Triton), else empty
 };
 
 struct TimingOptions {

@@ -1,10 +1,12 @@
 #include "core/source_defaults.h"
 
+#include <algorithm>
 #include <charconv>
 #include <map>
 
 #include "core/expr.h"
 #include "core/kernel_regions.h"
+#include "core/python_source.h"
 #include "core/source_lexer.h"
 
 namespace kev {
@@ -80,6 +82,27 @@ std::optional<std::string> source_default_text(std::string_view source_text,
 
 Result<ParamSet> source_defaults(std::string_view source_text, const KernelSpec& spec) {
   ParamSet out;
+  if (spec.language == SourceLanguage::triton) {
+    const PySource py = scan_python(source_text);
+    const PyFunction* f = find_function(py, spec.kernel);
+    if (f == nullptr)
+      return make_error("kernel `" + spec.kernel + "` is not defined in " + spec.source,
+                        spec.where);
+    for (const auto& p : spec.params) {
+      if (is_triton_option(p.name)) {  // Triton's own defaults for NVIDIA GPUs
+        out[p.name] = Value(p.name == "num_warps" ? 4 : p.name == "num_stages" ? 3 : 1);
+        continue;
+      }
+      const auto q = std::find_if(f->params.begin(), f->params.end(),
+                                  [&](const PyParam& x) { return x.name == p.name; });
+      if (q != f->params.end() && !q->default_text.empty()) {
+        out[p.name] = parse_literal(q->default_text);
+      } else if (!p.values.empty()) {
+        out[p.name] = p.values.front();  // no default in the signature: the first listed value
+      }
+    }
+    return out;
+  }
   for (const auto& p : spec.params) {
     const auto text = source_default_text(source_text, p.name);
     if (!text)

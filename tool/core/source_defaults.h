@@ -19,6 +19,8 @@ namespace kev {
                                                              std::string_view name);
 
 // Every spec parameter needs a `#define` in the source; the first one found is used.
+// A Triton kernel's (a .py source): each constexpr's default in the function's signature,
+// else its first listed value; num_warps 4, num_stages 3 and num_ctas 1 (Triton's own).
 // A value that is an integer or float literal becomes that number, a constant integer
 // expression (`(4 * 32)`) its value, anything else a string.
 [[nodiscard]] Result<ParamSet> source_defaults(std::string_view source_text,

@@ -78,8 +78,13 @@ struct DispatchSpec {
   SourceLocation where;
 };
 
+// What a marked source is written in: CUDA C++ (.cu, compiled by NVRTC or nvcc) or Triton
+// (a `@triton.jit` function of a .py file, compiled by Triton in a Python child process).
+enum class SourceLanguage { cuda, triton };
+
 struct KernelSpec {
   std::string id;
+  SourceLanguage language = SourceLanguage::cuda;
   std::string kernel;    // entry point, possibly a template instance "f<BLOCK>"
   std::string source;    // path of the .cu file as given (relative to the project root)
   SourceLocation where;  // the line of the @kernelevo mark (or the yaml entry)
@@ -91,6 +96,11 @@ struct KernelSpec {
   std::vector<ArgSpec> args;
   LaunchSpec launch;
   std::string reference;  // kernel name, or "default" (the source with no parameter set)
+  // Set: the reference kernel is defined in this other source (`reference: {source, kernel}`,
+  // the path relative to the spec's source joined to its directory), a .cu kernel (compiled
+  // with that source's own defaults) or a Triton function (compiled with this spec's
+  // defaults for the constexprs it takes). Empty: it is in `source`.
+  std::string reference_source;
   Tolerance tolerance;
   std::optional<Expr> metric_bytes;
   std::optional<Expr> metric_flops;

@@ -1,9 +1,11 @@
 #include "core/spec_source_check.h"
 
+#include <algorithm>
 #include <set>
 #include <string>
 
 #include "core/kernel_regions.h"
+#include "core/python_source.h"
 #include "core/source_lexer.h"
 
 namespace kev {
@@ -191,6 +193,82 @@ SourceCheck check_spec_against_source(const KernelSpec& spec, std::string_view s
               " <value>` / `#endif` so that the source builds without kernelevo and a tuned "
               "value is not redefined",
           p.where));
+  }
+  return out;
+}
+
+SourceCheck check_triton_spec_against_source(const KernelSpec& spec, std::string_view source_text) {
+  SourceCheck out;
+  const auto error = [&](std::string message, const SourceLocation& where) {
+    out.errors.push_back(make_error(std::move(message), where));
+  };
+  const PySource py = scan_python(source_text);
+  const PyFunction* f = find_function(py, spec.kernel);
+  if (f == nullptr) {
+    error("kernel `" + spec.kernel + "` is not defined in " + spec.source +
+              " (no top-level `def " + spec.kernel + "(...)`)",
+          spec.where);
+    return out;
+  }
+  const SourceLocation at_kernel{spec.source, f->def_line, 0};
+  const std::string named = "kernel `" + spec.kernel + "` (" + at_kernel.to_string() + ")";
+  if (!f->triton_jit) {
+    error(named + " is not a @triton.jit function", spec.where);
+    return out;
+  }
+  if (!f->params_known) {
+    error(named + " takes *args, **kwargs or positional-only markers; kernelevo needs plain "
+                  "parameters",
+          spec.where);
+    return out;
+  }
+  std::vector<const PyParam*> runtime;
+  for (const auto& p : f->params)
+    if (!p.is_constexpr) runtime.push_back(&p);
+  if (runtime.size() != spec.args.size()) {
+    error("the spec lists " + plural(spec.args.size(), "argument") + " but " + named +
+              " takes " + plural(runtime.size(), "parameter") + " that are not tl.constexpr",
+          spec.args.empty() ? spec.where : spec.args.front().where);
+  } else {
+    for (std::size_t i = 0; i < runtime.size(); ++i) {
+      if (runtime[i]->name == spec.args[i].name) continue;
+      error("argument " + std::to_string(i + 1) + " is '" + spec.args[i].name +
+                "' but parameter " + std::to_string(i + 1) + " of " + named + " is '" +
+                runtime[i]->name + "' (args name the kernel's non-constexpr parameters in order)",
+            spec.args[i].where);
+    }
+  }
+  for (const auto& p : spec.params) {
+    if (is_triton_option(p.name)) {
+      for (const auto& v : p.values) {
+        const auto i = v.as_int();
+        const bool pow2 = i && *i > 0 && (*i & (*i - 1)) == 0;
+        const bool bad = p.name == "num_ctas"    ? (!i || *i != 1)
+                         : p.name == "num_warps" ? (!pow2 || *i > 32)
+                                                 : (!i || *i < 1 || *i > 16);
+        if (bad)
+          error(p.name == "num_ctas"
+                    ? "num_ctas other than 1 needs a cluster launch, which kernelevo does not "
+                      "make; tune num_ctas: [1] or leave it out"
+                    : p.name + (p.name == "num_warps" ? " must be a power of two from 1 to 32"
+                                                      : " must be an integer from 1 to 16") +
+                          ", got '" + v.to_string() + "'",
+                p.where);
+      }
+      continue;
+    }
+    const auto it = std::find_if(f->params.begin(), f->params.end(),
+                                 [&](const PyParam& q) { return q.name == p.name; });
+    if (it == f->params.end() || !it->is_constexpr)
+      error("parameter " + p.name + " is not a tl.constexpr parameter of " + named +
+                " (a Triton kernel tunes its constexpr parameters and num_warps, num_stages)",
+            p.where);
+  }
+  for (const auto& q : f->params) {
+    if (!q.is_constexpr || !q.default_text.empty() || spec.param(q.name) != nullptr) continue;
+    error("constexpr parameter " + q.name + " of " + named +
+              " has no default and is not tuned: list it under params or give it a default",
+          spec.where);
   }
   return out;
 }

@@ -1,8 +1,10 @@
 #include "cuda/compile_cache.h"
 
+#include <charconv>
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
+#include <mutex>
 
 #include "cuda/files.h"
 #include "io/atomic_file.h"
@@ -126,6 +128,13 @@ std::optional<std::string> CompileCache::key(const CompileRequest& request,
   for (const auto& f : request.flags) h.field(f);
   h.field("kernels");
   for (const auto& k : request.kernel_names) h.field(k);
+  if (!request.signature.empty()) {  // Triton's (left out otherwise: CUDA keys stay as they were)
+    h.field("signature");
+    for (const auto& [name, type] : request.signature) {
+      h.field(name);
+      h.field(type);
+    }
+  }
   return h.hex();
 }
 
@@ -156,6 +165,13 @@ std::optional<CompileOutput> CompileCache::lookup(const std::string& key) const 
       out.lowered_names[pending_name] = std::move(r.bytes);
     } else if (r.tag == "log") {
       out.log = std::move(r.bytes);
+    } else if (r.tag == "block_threads" || r.tag == "shared_bytes" || r.tag == "trailing") {
+      unsigned v = 0;
+      const auto [ptr, ec] = std::from_chars(r.bytes.data(), r.bytes.data() + r.bytes.size(), v);
+      if (ec != std::errc{} || ptr != r.bytes.data() + r.bytes.size()) return std::nullopt;
+      if (r.tag == "block_threads") out.launch.block_threads = v;
+      if (r.tag == "shared_bytes") out.launch.shared_bytes = v;
+      if (r.tag == "trailing") out.launch.trailing_null_pointers = v;
     } else if (r.tag == "image") {
       out.image = std::move(r.bytes);
       has_image = true;
@@ -182,6 +198,12 @@ bool CompileCache::store(const std::string& key, const CompileOutput& output) co
     put(entry, "symbol", symbol);
   }
   put(entry, "log", output.log);
+  if (output.launch.block_threads)
+    put(entry, "block_threads", std::to_string(*output.launch.block_threads));
+  if (output.launch.shared_bytes)
+    put(entry, "shared_bytes", std::to_string(*output.launch.shared_bytes));
+  if (output.launch.trailing_null_pointers != 0)
+    put(entry, "trailing", std::to_string(output.launch.trailing_null_pointers));
   put(entry, "image", output.image);
   put(entry, "sum", sha256_of(entry));
   const std::string path = entry_path(key);
@@ -191,9 +213,12 @@ bool CompileCache::store(const std::string& key, const CompileOutput& output) co
 }
 
 CachingCompiler::CachingCompiler(Compiler& inner, CompileCache cache)
-    : inner_(inner), cache_(std::move(cache)), identity_(inner.identity()) {}
+    : inner_(inner), cache_(std::move(cache)) {}
 
 CompileOutput CachingCompiler::compile(const CompileRequest& request) {
+  // Asked at the first compile, not before: a compiler that is never used (Triton's, in a
+  // CUDA-only run) never starts its tool.
+  std::call_once(identity_once_, [this] { identity_ = inner_.identity(); });
   const auto key = CompileCache::key(request, identity_);
   if (!key) return inner_.compile(request);  // unreadable source: let the compiler say so
   if (auto hit = cache_.lookup(*key)) return std::move(*hit);

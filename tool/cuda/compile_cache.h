@@ -7,6 +7,7 @@
 // mode does). Entries carry a checksum; a damaged or unreadable entry is a miss, never an
 // error. Writes are atomic (temporary file, then rename), so concurrent tuners may share
 // the directory.
+#include <mutex>
 #include <optional>
 #include <string>
 
@@ -46,7 +47,8 @@ class CachingCompiler final : public Compiler {
  private:
   Compiler& inner_;
   CompileCache cache_;
-  std::string identity_;  // inner_.identity(), computed once
+  std::once_flag identity_once_;
+  std::string identity_;  // inner_.identity(), computed once, at the first compile
 };
 
 }  // namespace kev::cuda

@@ -1,11 +1,12 @@
 #pragma once
-// NVRTC and nvcc, each behind the disk compile cache, and the AutoCompiler that sends each
+// NVRTC, nvcc and Triton, each behind the disk compile cache, and the AutoCompiler that sends each
 // source to the one it needs: what `tune`, `check` and `compare` compile with, made here only
 // (evolve compiles model output with nvcc alone: evolve_gpu.cpp). Thread-safe.
 #include "cuda/auto_compiler.h"
 #include "cuda/compile_cache.h"
 #include "cuda/nvcc_compiler.h"
 #include "cuda/nvrtc_compiler.h"
+#include "cuda/triton_compiler.h"
 
 namespace kev::cuda {
 
@@ -18,7 +19,9 @@ struct CachedCompilers {
   NvccCompiler nvcc;  // asks nvcc for its version
   CachingCompiler cached_nvrtc{nvrtc, CompileCache()};
   CachingCompiler cached_nvcc{nvcc, CompileCache()};
-  AutoCompiler automatic{cached_nvrtc, cached_nvcc};
+  TritonCompiler triton;  // starts Python at its first compile only
+  CachingCompiler cached_triton{triton, CompileCache()};
+  AutoCompiler automatic{cached_nvrtc, cached_nvcc, &cached_triton};
 };
 
 }  // namespace kev::cuda

@@ -48,6 +48,7 @@ KernelResources resources_of(CUfunction fn, const RunRequest& request) {
   for (const auto& p : request.spec.problems)
     if (auto layout = resolve_problem(request.spec, request.params, p))
       dynamic = std::max(dynamic, layout->launch.shared_bytes);
+  if (request.candidate.launch.shared_bytes) dynamic = *request.candidate.launch.shared_bytes;
   r.shared_bytes += static_cast<int>(dynamic);
   return r;
 }

@@ -22,9 +22,9 @@ class GpuTuneBackend final : public TuneBackend {
  public:
   explicit GpuTuneBackend(std::function<std::unique_ptr<Runner>(int)> start_worker)
       : start_worker_(std::move(start_worker)) {}
-  GpuTuneBackend(Compiler& nvrtc, Compiler& nvcc,
+  GpuTuneBackend(Compiler& nvrtc, Compiler& nvcc, Compiler* triton,
                  std::function<std::unique_ptr<Runner>(int)> start_worker)
-      : nvrtc_(&nvrtc), nvcc_(&nvcc), start_worker_(std::move(start_worker)) {}
+      : nvrtc_(&nvrtc), nvcc_(&nvcc), triton_(triton), start_worker_(std::move(start_worker)) {}
 
   Result<DeviceInfo> open_device(int index) override {
     auto worker = start_worker_(index);
@@ -42,8 +42,9 @@ class GpuTuneBackend final : public TuneBackend {
         own_ = std::make_unique<CachedCompilers>();
         nvrtc_ = &own_->cached_nvrtc;
         nvcc_ = &own_->cached_nvcc;
+        triton_ = &own_->cached_triton;
       }
-      automatic_ = std::make_unique<AutoCompiler>(*nvrtc_, *nvcc_);
+      automatic_ = std::make_unique<AutoCompiler>(*nvrtc_, *nvcc_, triton_);
     });
     GpuEvaluatorOptions eo;
     eo.arch = options.arch;
@@ -71,6 +72,7 @@ class GpuTuneBackend final : public TuneBackend {
   std::unique_ptr<CachedCompilers> own_;
   Compiler* nvrtc_ = nullptr;
   Compiler* nvcc_ = nullptr;
+  Compiler* triton_ = nullptr;
   std::unique_ptr<AutoCompiler> automatic_;
   std::function<std::unique_ptr<Runner>(int)> start_worker_;
   std::map<int, std::unique_ptr<Runner>> workers_;  // by GPU index
@@ -87,8 +89,18 @@ std::unique_ptr<TuneBackend> make_tune_backend() {
 }
 
 std::unique_ptr<TuneBackend> make_tune_backend(
-    Compiler& nvrtc, Compiler& nvcc, std::function<std::unique_ptr<Runner>(int)> start_worker) {
-  return std::make_unique<GpuTuneBackend>(nvrtc, nvcc, std::move(start_worker));
+    Compiler& nvrtc, Compiler& nvcc, std::function<std::unique_ptr<Runner>(int)> start_worker,
+    Compiler* triton) {
+  return std::make_unique<GpuTuneBackend>(nvrtc, nvcc, triton, std::move(start_worker));
+}
+
+std::optional<std::string> triton_unavailable() { return TritonCompiler().unavailable(); }
+
+CompileOutput compile_triton(const KernelSpec& spec, const ParamSet& params,
+                             const std::string& arch) {
+  TritonCompiler triton;
+  CachingCompiler cached(triton, CompileCache());
+  return cached.compile(compile_request_for(spec, "", params, arch, false));
 }
 
 Result<std::unique_ptr<Measurer>> make_spec_measurer(int device, std::uint64_t seed) {

@@ -7,6 +7,8 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
+#include <string>
 
 #include "core/compiler.h"
 #include "core/device.h"
@@ -25,8 +27,19 @@ namespace kev::cuda {
 [[nodiscard]] std::unique_ptr<TuneBackend> make_tune_backend();
 // The same on given compilers (NVRTC's and nvcc's; they must outlive it) and workers
 // (`start_worker(gpu)`): tests run the whole tune on fakes (tests/support/fakes.h).
+// `triton` compiles .py sources (none: they fail to compile, Triton not found).
 [[nodiscard]] std::unique_ptr<TuneBackend> make_tune_backend(
-    Compiler& nvrtc, Compiler& nvcc, std::function<std::unique_ptr<Runner>(int)> start_worker);
+    Compiler& nvrtc, Compiler& nvcc, std::function<std::unique_ptr<Runner>(int)> start_worker,
+    Compiler* triton = nullptr);
+
+// Why Triton kernels cannot be compiled here ("Triton not found: set KERNELEVO_PYTHON ..."),
+// or nullopt when the interpreter imports triton. Starts Python once.
+[[nodiscard]] std::optional<std::string> triton_unavailable();
+
+// One configuration of a Triton spec compiled for `arch` ("sm_90"), through the compile
+// cache, without a GPU: what `triton-build` embeds in a build. Without CUDA, a failure.
+[[nodiscard]] CompileOutput compile_triton(const KernelSpec& spec, const ParamSet& params,
+                                           const std::string& arch);
 
 // The Measurer of `check` and `compare` on GPU `device`, probed now: an error
 // (ExitCode::environment) when there is no usable GPU.

@@ -31,8 +31,20 @@ bool have_gpu() { return false; }
 std::unique_ptr<TuneBackend> make_tune_backend() { return std::make_unique<NoGpuBackend>(); }
 
 std::unique_ptr<TuneBackend> make_tune_backend(Compiler&, Compiler&,
-                                               std::function<std::unique_ptr<Runner>(int)>) {
+                                               std::function<std::unique_ptr<Runner>(int)>,
+                                               Compiler*) {
   return std::make_unique<NoGpuBackend>();
+}
+
+// Without CUDA no kernel is compiled at all; the GPU commands say so themselves.
+std::optional<std::string> triton_unavailable() {
+  return std::string("this kernelevo was built without CUDA: it compiles no Triton kernel");
+}
+
+CompileOutput compile_triton(const KernelSpec&, const ParamSet&, const std::string&) {
+  CompileOutput out;
+  out.log = "this kernelevo was built without CUDA: it compiles no Triton kernel";
+  return out;
 }
 
 Result<std::unique_ptr<Measurer>> make_spec_measurer(int, std::uint64_t) {

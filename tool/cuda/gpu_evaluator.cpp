@@ -3,6 +3,7 @@
 #include "core/source_defaults.h"
 #include "cuda/compile_request.h"
 #include "cuda/files.h"
+#include "cuda/triton_compiler.h"
 
 namespace kev::cuda {
 
@@ -46,6 +47,11 @@ std::unique_ptr<GpuEvaluator> GpuEvaluator::sibling(Runner& runner) const {
 }
 
 CompileRequest GpuEvaluator::request_for(const ParamSet& params, bool with_reference) const {
+  if (spec_.language == SourceLanguage::triton) {  // Triton has no fallbacks in the source
+    ParamSet full = defaults_;
+    for (const auto& [k, v] : params) full[k] = v;
+    return compile_request_for(spec_, source_text_, full, options_.arch, with_reference);
+  }
   return compile_request_for(spec_, source_text_, params, options_.arch, with_reference);
 }
 
@@ -61,16 +67,40 @@ Result<Outcome> GpuEvaluator::measure_baseline() {
   if (!defaults) return defaults.error();
   defaults_ = std::move(defaults).value();
 
-  CompileOutput base = compiler_.compile(request_for({}, true));
+  const bool triton = spec_.language == SourceLanguage::triton;
+  // A Triton spec's defaults are the configuration its baseline compiles with.
+  CompileOutput base = compiler_.compile(request_for(triton ? defaults_ : ParamSet{}, true));
   compile_seconds_ += base.seconds;
-  if (!base.ok)
-    return make_error("the source does not compile with its own defaults:\n" + tail_of(base.log),
-                      spec_.where);
+  if (!base.ok) {
+    // No Triton at all is the machine's problem, not the kernel's.
+    const bool no_triton = base.log.find(kTritonNotFound) != std::string::npos;
+    return make_error(no_triton ? tail_of(base.log)
+                                : "the source does not compile with its own defaults:\n" +
+                                      tail_of(base.log),
+                      spec_.where, no_triton ? ExitCode::environment : ExitCode::usage);
+  }
   const std::string ref_name =
       spec_.reference.empty() || spec_.reference == "default" ? spec_.kernel : spec_.reference;
-  auto it = base.lowered_names.find(ref_name);
-  reference_.image = base.image;
-  reference_.function = it != base.lowered_names.end() ? it->second : ref_name;
+  if (separate_reference(spec_)) {
+    const CompileOutput ref = compiler_.compile(
+        reference_request_for(spec_, source_text_, defaults_, options_.arch));
+    compile_seconds_ += ref.seconds;
+    const std::string where =
+        spec_.reference_source.empty() ? spec_.source : spec_.reference_source;
+    if (!ref.ok)
+      return make_error("the reference kernel `" + spec_.reference + "` (" + where +
+                            ") does not compile:\n" + tail_of(ref.log),
+                        spec_.where);
+    auto it = ref.lowered_names.find(ref_name);
+    reference_.image = ref.image;
+    reference_.function = it != ref.lowered_names.end() ? it->second : ref_name;
+    reference_.launch = ref.launch;
+  } else {
+    auto it = base.lowered_names.find(ref_name);
+    reference_.image = base.image;
+    reference_.function = it != base.lowered_names.end() ? it->second : ref_name;
+    reference_.launch = base.launch;
+  }
   Outcome o = run(defaults_, base);
   baseline_report_ = last_report_;
   return o;
@@ -84,6 +114,7 @@ RunRequest GpuEvaluator::run_request(const ParamSet& params, const CompileOutput
   req.candidate.image = compiled.image;
   auto it = compiled.lowered_names.find(spec_.kernel);
   req.candidate.function = it != compiled.lowered_names.end() ? it->second : spec_.kernel;
+  req.candidate.launch = compiled.launch;
   req.reference = reference_;
   req.timing = options_.timing;
   req.timing.incumbent_us = incumbent_us_;

@@ -36,7 +36,8 @@ Failure ShapeRun::wait(const char* what) {
 Failure ShapeRun::launch(CUfunction fn, const ResolvedProblem& layout,
                          const std::vector<CUdeviceptr>* pointers) {
   const auto& spec = req_.spec;
-  std::vector<void*> params(spec.args.size());
+  const auto& l = layout.launch;
+  std::vector<void*> params(spec.args.size() + l.trailing_null_pointers);
   pointer_values_.assign(spec.args.size(), 0);
   for (std::size_t i = 0; i < spec.args.size(); ++i) {
     if (spec.args[i].pointer) {
@@ -46,7 +47,9 @@ Failure ShapeRun::launch(CUfunction fn, const ResolvedProblem& layout,
       params[i] = const_cast<unsigned char*>(layout.args[i].scalar.data());
     }
   }
-  const auto& l = layout.launch;
+  // Triton's scratch pointers: null, its compile needed no scratch memory.
+  static CUdeviceptr null_pointer = 0;
+  for (std::size_t i = spec.args.size(); i < params.size(); ++i) params[i] = &null_pointer;
   if (l.shared_bytes > 48 * 1024) {
     CUresult r = cuFuncSetAttribute(fn, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
                                     static_cast<int>(l.shared_bytes));
@@ -61,6 +64,7 @@ Failure ShapeRun::setup() {
   auto layout = resolve_problem(req_.spec, req_.params, problem_);
   if (!layout) return fail(Disposition::invalid, layout.error().to_string());
   layout_ = std::move(layout).value();
+  apply_image_launch(req_.candidate.launch, layout_.launch);
   const std::string key = problem_.to_string();
   auto [it, fresh] = r_.shapes_.try_emplace(key);
   data_ = &it->second;
@@ -69,6 +73,7 @@ Failure ShapeRun::setup() {
     if (!ref_layout)
       return fail(Disposition::invalid, "reference: " + ref_layout.error().to_string());
     data_->reference_layout = std::move(ref_layout).value();
+    apply_image_launch(req_.reference.launch, data_->reference_layout.launch);
   }
   for (std::size_t i = 0; i < req_.spec.args.size(); ++i) {
     if (!req_.spec.args[i].pointer) continue;

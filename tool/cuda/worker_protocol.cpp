@@ -1,5 +1,6 @@
 #include "cuda/worker_protocol.h"
 
+#include <algorithm>
 #include <nlohmann/json.hpp>
 
 #include "io/device_json.h"
@@ -373,6 +374,29 @@ std::optional<std::string> base64_decode(const std::string& text) {
   return out;
 }
 
+namespace {
+
+// An image, and what its compiler decided of the launch (Triton's), when it did.
+json image_json(const KernelImage& k) {
+  json j{{"image", base64_encode(k.image)}, {"function", k.function}};
+  if (k.launch.block_threads) j["block_threads"] = *k.launch.block_threads;
+  if (k.launch.shared_bytes) j["shared_bytes"] = *k.launch.shared_bytes;
+  if (k.launch.trailing_null_pointers != 0)
+    j["trailing_null_pointers"] = k.launch.trailing_null_pointers;
+  return j;
+}
+
+ImageLaunch image_launch_from(const json& j) {
+  ImageLaunch l;
+  if (j.contains("block_threads")) l.block_threads = j.at("block_threads").get<unsigned>();
+  if (j.contains("shared_bytes")) l.shared_bytes = j.at("shared_bytes").get<unsigned>();
+  if (j.contains("trailing_null_pointers"))
+    l.trailing_null_pointers = std::min(j.at("trailing_null_pointers").get<unsigned>(), 8u);
+  return l;
+}
+
+}  // namespace
+
 std::string encode_request(const WorkerRequest& request) {
   json j{{"version", kWorkerProtocolVersion}};
   switch (request.op) {
@@ -388,10 +412,8 @@ std::string encode_request(const WorkerRequest& request) {
       j["spec"] = spec_json(r.spec);
       j["params"] = params_json(r.params);
       j["reference_params"] = params_json(r.reference_params);
-      j["candidate"] =
-          json{{"image", base64_encode(r.candidate.image)}, {"function", r.candidate.function}};
-      j["reference"] =
-          json{{"image", base64_encode(r.reference.image)}, {"function", r.reference.function}};
+      j["candidate"] = image_json(r.candidate);
+      j["reference"] = image_json(r.reference);
       j["timing"] = timing_json(r.timing);
       j["time_it"] = r.time_it;
       j["copy_gbps"] = request.copy_gbps;
@@ -422,8 +444,10 @@ Result<WorkerRequest> decode_request(const std::string& line) {
       auto cand = base64_decode(j.at("candidate").at("image").get<std::string>());
       auto ref = base64_decode(j.at("reference").at("image").get<std::string>());
       if (!cand || !ref) return protocol_error("bad base64 image");
-      r.run.candidate = {std::move(*cand), j.at("candidate").at("function").get<std::string>()};
-      r.run.reference = {std::move(*ref), j.at("reference").at("function").get<std::string>()};
+      r.run.candidate = {std::move(*cand), j.at("candidate").at("function").get<std::string>(),
+                         image_launch_from(j.at("candidate"))};
+      r.run.reference = {std::move(*ref), j.at("reference").at("function").get<std::string>(),
+                         image_launch_from(j.at("reference"))};
       r.run.timing = timing_from(j.at("timing"));
       r.run.time_it = j.at("time_it").get<bool>();
       r.copy_gbps = j.at("copy_gbps").get<double>();

@@ -10,7 +10,7 @@
 
 namespace kev::cuda {
 
-inline constexpr int kWorkerProtocolVersion = 1;
+inline constexpr int kWorkerProtocolVersion = 2;  // 2: images carry their launch (Triton)
 
 struct WorkerRequest {
   enum class Op { device, run, quit } op = Op::device;

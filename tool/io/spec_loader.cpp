@@ -8,6 +8,7 @@
 #include <tuple>
 
 #include "core/spec_check.h"
+#include "core/python_source.h"
 #include "core/spec_source_check.h"
 #include "io/file_read.h"
 #include "io/foreign_tree.h"
@@ -20,7 +21,8 @@ namespace fs = std::filesystem;
 
 constexpr const char* kProjectFile = "kernelevo.yaml";
 
-bool is_source(const fs::path& p) { return p.extension() == ".cu"; }
+bool is_source(const fs::path& p) { return p.extension() == ".cu" || p.extension() == ".py"; }
+bool is_python(const fs::path& p) { return p.extension() == ".py"; }
 bool is_header(const fs::path& p) {
   const auto ext = p.extension();
   return ext == ".cuh" || ext == ".h" || ext == ".hpp" || ext == ".hh" || ext == ".hxx";
@@ -108,6 +110,32 @@ int find_kernel_line(const std::string& text, const std::string& kernel) {
   return 0;
 }
 
+// A reference in another source (`reference: {source, kernel}`): a readable .cu or .py file
+// that defines the kernel (a __global__ function, or a top-level @triton.jit function).
+std::vector<Error> check_reference_source(const KernelSpec& spec) {
+  const std::string& path = spec.reference_source;
+  const std::string what = "reference source '" + path + "' of kernel '" + spec.id + "'";
+  std::error_code ec;
+  if (!fs::is_regular_file(path, ec))
+    return {make_error(what + " does not exist (its path is relative to " + spec.source + ")",
+                       spec.where)};
+  if (!is_source(path))
+    return {make_error(what + " is not a .cu or .py file", spec.where)};
+  const auto text = read_text(path);
+  if (!text) return {text.error()};
+  if (is_python(path)) {
+    const PySource py = scan_python(*text);
+    const PyFunction* f = find_function(py, spec.reference);
+    if (f == nullptr || !f->triton_jit)
+      return {make_error(what + " defines no @triton.jit function `" + spec.reference + "`",
+                         spec.where)};
+  } else if (find_kernel_line(*text, spec.reference) == 0) {
+    return {make_error(what + " defines no __global__ function `" + spec.reference + "`",
+                       spec.where)};
+  }
+  return {};
+}
+
 void append(std::vector<Error>& to, std::vector<Error> from) {
   to.insert(to.end(), std::make_move_iterator(from.begin()), std::make_move_iterator(from.end()));
 }
@@ -155,7 +183,9 @@ SpecLoad load_specs(const std::vector<std::string>& paths) {
     }
     if (text->find("@kernelevo") == std::string::npos) continue;
     texts[source] = *text;
-    for (const auto& block : find_marked_blocks(*text, source)) {
+    const auto blocks = is_python(source) ? find_python_marked_blocks(*text, source)
+                                          : find_marked_blocks(*text, source);
+    for (const auto& block : blocks) {
       SpecParse p = parse_marked_block(block, source);
       append(out.errors, std::move(p.errors));
       append(out.warnings, std::move(p.warnings));
@@ -190,9 +220,13 @@ SpecLoad load_specs(const std::vector<std::string>& paths) {
             "source '" + s.source + "' of kernel '" + s.id + "' does not exist", s.where));
         continue;
       }
-      if (!is_source(s.source)) {
+      if (!is_source(s.source) || is_python(s.source)) {
         out.errors.push_back(make_error(
-            "source '" + s.source + "' of kernel '" + s.id + "' is not a .cu file", s.where));
+            "source '" + s.source + "' of kernel '" + s.id + "' is not a .cu file" +
+                (is_python(s.source) ? " (a Triton kernel's spec is a `# @kernelevo` comment "
+                                       "block above its function in the .py file)"
+                                     : ""),
+            s.where));
         continue;
       }
       if (!texts.count(s.source)) {
@@ -240,9 +274,14 @@ SpecLoad load_specs(const std::vector<std::string>& paths) {
   for (std::size_t i = 0; i < parsed.size(); ++i) {
     std::vector<Error> errors = check_spec(parsed[i], !complete[i]);
     if (complete[i]) {
-      SourceCheck against = check_spec_against_source(parsed[i], texts[parsed[i].source]);
+      const bool triton = parsed[i].language == SourceLanguage::triton;
+      SourceCheck against =
+          triton ? check_triton_spec_against_source(parsed[i], texts[parsed[i].source])
+                 : check_spec_against_source(parsed[i], texts[parsed[i].source]);
       append(errors, std::move(against.errors));
       append(out.warnings, std::move(against.warnings));
+      if (!parsed[i].reference_source.empty())
+        append(errors, check_reference_source(parsed[i]));
     }
     if (!errors.empty()) keep[i] = false;
     append(out.errors, std::move(errors));

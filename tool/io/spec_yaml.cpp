@@ -13,6 +13,7 @@
 #include <optional>
 #include <unordered_set>
 
+#include "core/python_source.h"
 #include "core/source_lexer.h"
 
 namespace kev {
@@ -91,11 +92,13 @@ struct Ctx {
   SourceLocation fallback;
   std::vector<Error>* errors = nullptr;
   const std::vector<Let>* lets = nullptr;  // the current kernel spec's, while it is parsed
+  bool triton = false;  // the spec of a Triton kernel (a .py source): its own launch rules
+  int column_offset = 0;  // file column of the YAML's column 0, less one (a comment's prefix)
 
   [[nodiscard]] SourceLocation at(const YAML::Node& n) const {
     const YAML::Mark m = n.Mark();
     if (m.line < 0) return fallback;
-    return {file, m.line + line_offset, m.column + 1};
+    return {file, m.line + line_offset, m.column + 1 + column_offset};
   }
   // Where a scalar's text starts: after the opening quote of a quoted scalar.
   [[nodiscard]] SourceLocation text_at(const YAML::Node& n) const {
@@ -802,6 +805,37 @@ NodeParse parse_spec_fields(const YAML::Node& node, const Ctx& ctx, const std::v
                             bool project, const std::string& default_kernel,
                             const SourceLocation& where, std::size_t errors_before);
 
+// A Triton kernel's launch: the grid is the spec's, the block is 32 * num_warps threads and
+// the dynamic shared memory is what Triton's compile reports, so neither may be written; the
+// CUDA compile settings (defines, flags, include directories) and dispatch do not apply.
+void apply_triton_rules(const YAML::Node& node, const Ctx& ctx, KernelSpec& spec, bool has_launch,
+                        bool has_grid, bool has_block, const SourceLocation& where) {
+  spec.language = SourceLanguage::triton;
+  if (!has_launch || !has_grid)
+    ctx.error(where, "missing required key 'launch.grid' (a Triton kernel's launch grid, in "
+                     "programs: {grid: [\"rows\"]})");
+  const YAML::Node launch = node["launch"];
+  if (has_block && launch && launch.IsMap() && launch["block"])
+    ctx.error(ctx.at(launch["block"]),
+              "a Triton kernel's block is 32 * num_warps threads: remove 'launch.block' and tune "
+              "num_warps instead");
+  if (launch && launch.IsMap() && launch["shared_bytes"])
+    ctx.error(ctx.at(launch["shared_bytes"]),
+              "Triton's compile gives a Triton kernel's shared memory: remove "
+              "'launch.shared_bytes'");
+  for (const char* key : {"defines", "flags", "include_dirs", "dispatch"}) {
+    if (const YAML::Node v = node[key])
+      ctx.error(ctx.at(v), std::string("'") + key + "' is not supported for a Triton kernel" +
+                               (std::string(key) == "dispatch"
+                                    ? " (one configuration serves every problem)"
+                                    : " (it applies to CUDA compiles only)"));
+  }
+  const bool warps = std::any_of(spec.params.begin(), spec.params.end(),
+                                 [](const ParamSpec& p) { return p.name == "num_warps"; });
+  auto block = Expr::parse(warps ? "32 * num_warps" : "128", where);
+  if (block) spec.launch.block = {std::move(block).value()};
+}
+
 NodeParse parse_spec_node(const YAML::Node& node, const Ctx& ctx, bool project,
                           const std::string& default_kernel, const SourceLocation& where) {
   const std::size_t errors_before = ctx.errors->size();
@@ -884,7 +918,18 @@ NodeParse parse_spec_fields(const YAML::Node& node, const Ctx& ctx, const std::v
       has_launch = true;
       parse_launch(v, ctx, spec, has_grid, has_block);
     } else if (key == "reference") {
-      if (auto s = string_of(v, ctx, key)) spec.reference = trim(*s);
+      if (v.IsMap()) {
+        for_each_key(v, ctx, std::array<std::string_view, 2>{"source", "kernel"}, "reference",
+                     [&](const YAML::Node&, const YAML::Node& r, const std::string& k) {
+                       if (auto s = string_of(r, ctx, "reference." + k))
+                         (k == "source" ? spec.reference_source : spec.reference) = trim(*s);
+                     });
+        if (spec.reference.empty() || spec.reference_source.empty())
+          ctx.error(ctx.at(v), "'reference' as a map needs both 'source' (a .cu or .py file, "
+                               "relative to this one) and 'kernel'");
+      } else if (auto s = string_of(v, ctx, key)) {
+        spec.reference = trim(*s);
+      }
     } else if (key == "tolerance") {
       if (!v.IsMap()) {
         ctx.error(ctx.at(v), "'tolerance' must be a map such as {rtol: 1e-5, atol: 1e-6}");
@@ -959,7 +1004,9 @@ NodeParse parse_spec_fields(const YAML::Node& node, const Ctx& ctx, const std::v
   }
   if (!has_params) ctx.error(where, "missing required key 'params' (the tunable parameters)");
   if (!has_args) ctx.error(where, "missing required key 'args' (the kernel's arguments, in order)");
-  if (!has_launch) {
+  if (ctx.triton) {
+    apply_triton_rules(node, ctx, spec, has_launch, has_grid, has_block, where);
+  } else if (!has_launch) {
     ctx.error(where, "missing required key 'launch' ({grid: [...], block: [...]})");
   } else {
     if (!has_grid) ctx.error(where, "missing required key 'launch.grid'");
@@ -1007,7 +1054,8 @@ std::optional<Error> check_nesting(std::string_view yaml, const Ctx& ctx) {
 
 Error yaml_error(const YAML::Exception& e, const Ctx& ctx, std::string_view what) {
   SourceLocation where = ctx.fallback;
-  if (e.mark.line >= 0) where = {ctx.file, e.mark.line + ctx.line_offset, e.mark.column + 1};
+  if (e.mark.line >= 0)
+    where = {ctx.file, e.mark.line + ctx.line_offset, e.mark.column + 1 + ctx.column_offset};
   return make_error("invalid YAML in " + std::string(what) + ": " + e.msg, where);
 }
 
@@ -1071,6 +1119,46 @@ std::vector<MarkedBlock> find_marked_blocks(std::string_view source, const std::
   return blocks;
 }
 
+std::vector<MarkedBlock> find_python_marked_blocks(std::string_view source,
+                                                   const std::string& file) {
+  std::vector<MarkedBlock> blocks;
+  const PySource py = scan_python(source);
+  const auto& cs = py.comments;
+  for (std::size_t i = 0; i < cs.size(); ++i) {
+    const PyComment& c = cs[i];
+    const std::size_t at = c.text.find_first_not_of(" \t");
+    if (!c.own_line || at == std::string::npos || c.text.compare(at, 10, "@kernelevo") != 0)
+      continue;
+    const std::size_t after = at + 10;
+    if (after < c.text.size() && !std::isspace(static_cast<unsigned char>(c.text[after])))
+      continue;
+    MarkedBlock b;
+    b.triton = true;
+    b.guarded = true;  // formatters leave comments alone
+    b.mark = {file, c.line, c.column + 1 + static_cast<int>(at)};
+    b.yaml_first_line = c.line + 1;
+    b.yaml_column_offset = c.column + 1;  // "# " before the YAML
+    int last = c.line;
+    std::size_t j = i + 1;
+    for (; j < cs.size() && cs[j].own_line && cs[j].line == last + 1 && cs[j].column == c.column;
+         ++j) {
+      std::string_view t = cs[j].text;
+      if (!t.empty() && t[0] == ' ') t.remove_prefix(1);
+      b.yaml += std::string(t) + "\n";
+      last = cs[j].line;
+    }
+    for (const PyFunction& f : py.functions) {
+      if (f.first_line <= last) continue;
+      b.kernel_line = f.def_line;
+      b.kernel_name = f.name;
+      break;
+    }
+    blocks.push_back(std::move(b));
+    i = j - 1;
+  }
+  return blocks;
+}
+
 SpecParse parse_marked_block(const MarkedBlock& block, const std::string& file) {
   SpecParse out;
   Ctx ctx;
@@ -1078,6 +1166,8 @@ SpecParse parse_marked_block(const MarkedBlock& block, const std::string& file) 
   ctx.line_offset = block.yaml_first_line;
   ctx.fallback = block.mark;
   ctx.errors = &out.errors;
+  ctx.triton = block.triton;
+  ctx.column_offset = block.yaml_column_offset;
   if (!block.guarded) {
     out.warnings.push_back(make_error(
         "@kernelevo block is not wrapped in '// clang-format off' and '// clang-format on'; "
@@ -1094,6 +1184,11 @@ SpecParse parse_marked_block(const MarkedBlock& block, const std::string& file) 
     if (parsed.spec) {
       KernelSpec& spec = *parsed.spec;
       spec.source = file;
+      if (!spec.reference_source.empty())
+        spec.reference_source =
+            (std::filesystem::path(file).parent_path() / spec.reference_source)
+                .lexically_normal()
+                .generic_string();
       spec.kernel_line = block.kernel_line;
       spec.has_format_guard = block.guarded;
       (parsed.complete ? out.specs : out.partial).push_back(std::move(spec));
@@ -1146,6 +1241,9 @@ SpecParse parse_project_yaml(std::string_view yaml, const std::string& file) {
       NodeParse parsed = parse_spec_node(entry, ctx, true, "", ctx.at(entry));
       if (parsed.spec) {
         parsed.spec->source = (dir / parsed.spec->source).lexically_normal().generic_string();
+        if (!parsed.spec->reference_source.empty())
+          parsed.spec->reference_source =
+              (dir / parsed.spec->reference_source).lexically_normal().generic_string();
         (parsed.complete ? out.specs : out.partial).push_back(std::move(*parsed.spec));
       }
     }

@@ -20,12 +20,21 @@ struct MarkedBlock {
   bool guarded = false;     // "// clang-format off" before and "// clang-format on" after
   int kernel_line = 0;      // first "__global__" line after the block, 0 if none
   std::string kernel_name;  // name of the function declared there, empty if not found
+  bool triton = false;      // a `# @kernelevo` block of a .py source
+  int yaml_column_offset = 0;  // columns before the YAML's on each line ("# " in a .py file)
 };
 
 // Finds the marked blocks of `source` (comments, string literals and line comments are
 // told apart, so a "/*" inside a string is not a block).
 [[nodiscard]] std::vector<MarkedBlock> find_marked_blocks(std::string_view source,
                                                           const std::string& file);
+
+// Finds the marked blocks of a Python source: a run of `#` comment lines, each alone on its
+// line at the same column, the first `# @kernelevo`; each line's YAML is its text after the
+// '#' and one blank. The kernel is the first top-level `def` after the block (its
+// `@triton.jit` decorator is checked later). Comments in strings are not blocks.
+[[nodiscard]] std::vector<MarkedBlock> find_python_marked_blocks(std::string_view source,
+                                                                 const std::string& file);
 
 struct SpecParse {
   std::vector<KernelSpec> specs;

@@ -21,6 +21,26 @@ struct ProcessResult {
                                         const std::vector<std::string>& env,
                                         double timeout_seconds);
 
+// The outcome of run_process_split: stdout and stderr apart, each bounded.
+struct SplitProcessResult {
+  bool started = false;
+  bool timed_out = false;
+  bool signalled = false;
+  bool too_much_output = false;  // killed for writing more than a limit
+  int exit_code = -1;            // valid when started, and neither timed out nor killed
+  std::string out;               // stdout, at most the limit
+  std::string err;               // stderr, at most the limit
+};
+
+// As run_process, with stdout and stderr kept apart (a protocol on stdout, diagnostics on
+// stderr); a child that writes more than `max_out_bytes` to stdout or `max_err_bytes` to
+// stderr is killed with its process group (checked as it runs, so it cannot fill the disk).
+[[nodiscard]] SplitProcessResult run_process_split(const std::vector<std::string>& argv,
+                                                   const std::vector<std::string>& env,
+                                                   double timeout_seconds,
+                                                   std::size_t max_out_bytes,
+                                                   std::size_t max_err_bytes);
+
 // A compiler's environment: PATH, HOME and TMPDIR from this process (PATH defaulting to
 // /usr/bin:/bin), nothing else, so secrets such as API keys never reach a compiler.
 [[nodiscard]] std::vector<std::string> scrubbed_environment();

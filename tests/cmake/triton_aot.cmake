@@ -1,0 +1,64 @@
+# A target listing a marked Triton .py source builds its locked configuration ahead of time:
+# the generated launcher and CUBIN are compiled into the program (examples/triton-app), the
+# configuration follows the lockfile, and a rebuild after a lockfile edit recompiles it.
+# Needs an interpreter with triton (KERNELEVO_PYTHON, or the tree's .venv-triton); skipped
+# without one.
+include(${CMAKE_CURRENT_LIST_DIR}/helpers.cmake)
+if(NOT "$ENV{KERNELEVO_PYTHON}" STREQUAL "")
+  set(python "$ENV{KERNELEVO_PYTHON}")
+elseif(EXISTS "${SOURCE_DIR}/.venv-triton/bin/python")
+  set(python "${SOURCE_DIR}/.venv-triton/bin/python")
+else()
+  message(STATUS "SKIPPED: no interpreter with triton (set KERNELEVO_PYTHON)")
+  return()
+endif()
+execute_process(COMMAND "${python}" -c "import triton" RESULT_VARIABLE rc OUTPUT_QUIET ERROR_QUIET)
+if(NOT rc EQUAL 0)
+  message(STATUS "SKIPPED: ${python} cannot import triton")
+  return()
+endif()
+set(ENV{KERNELEVO_PYTHON} "${python}")
+copy_project(triton-app app)
+file(REMOVE "${app}/kernelevo.lock.json")
+# Two architectures: a list cannot pass through configure()'s arguments, an initial cache can.
+file(WRITE "${WORK_DIR}/archs.cmake" "set(CMAKE_CUDA_ARCHITECTURES \"80;90\" CACHE STRING \"\")\n")
+configure("${app}" "${WORK_DIR}/build" -C "${WORK_DIR}/archs.cmake")
+expect_contains("${configure_output}" "triton_app: 1 marked source(s)" "configure message")
+build_ok("${WORK_DIR}/build")
+set(gen "${WORK_DIR}/build/kernelevo/triton_app/kernels_softmax_triton_py")
+file(READ "${gen}/softmax_triton_triton.h" h)
+expect_contains("${h}" "CUresult softmax_rows_triton_launch(CUstream stream, const float* x, float* y, int32_t rows, int32_t cols);" "launcher declaration")
+file(READ "${gen}/softmax_triton_triton.cpp" cpp)
+expect_contains("${cpp}" "BLOCK=1024 num_stages=3 num_warps=4 (sm_80)" "defaults for sm_80")
+expect_contains("${cpp}" "BLOCK=1024 num_stages=3 num_warps=4 (sm_90)" "defaults for sm_90")
+expect_contains("${cpp}" "{90, kImage1, \"softmax_rows_triton\", 128u," "sm_90 image, 4 warps")
+if(NOT EXISTS "${WORK_DIR}/build/triton_app")
+  message(FATAL_ERROR "the program was not linked")
+endif()
+
+# A locked winner for sm_90 is what the next build embeds.
+file(WRITE "${app}/kernelevo.lock.json" [=[
+{
+  "kernels": {
+    "softmax_rows_triton": {
+      "source": "kernels/softmax_triton.py",
+      "source_hash": "sha256:0000000000000000000000000000000000000000000000000000000000000000",
+      "targets": {
+        "sm_90": {
+          "NVIDIA H200": {
+            "params": {"BLOCK": 4096, "num_stages": 2, "num_warps": 16},
+            "tuned_with": "not measured: a test value"
+          }
+        }
+      }
+    }
+  },
+  "schema_version": 1
+}
+]=])
+configure("${app}" "${WORK_DIR}/build")
+build_ok("${WORK_DIR}/build")
+file(READ "${gen}/softmax_triton_triton.cpp" cpp)
+expect_contains("${cpp}" "BLOCK=4096 num_stages=2 num_warps=16 (sm_90)" "the locked sm_90 winner")
+expect_contains("${cpp}" "BLOCK=1024 num_stages=3 num_warps=4 (sm_80)" "sm_80 keeps the defaults")
+expect_contains("${cpp}" "{90, kImage1, \"softmax_rows_triton\", 512u," "16 warps: 512 threads")

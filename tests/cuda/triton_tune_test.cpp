@@ -1,0 +1,113 @@
+// A Triton kernel through the same commands as a CUDA one, with workers that need no GPU
+// (tests/fake_worker) and the real Triton compile: tune locks a winner and writes a trace
+// whose images carried Triton's launch (32 * num_warps threads, its shared memory, two null
+// scratch pointers) while the CUDA reference of softmax.cu carried none; check measures the
+// lockfile's winner; the trace replays without a GPU or Triton. Skipped without an
+// interpreter with triton (KERNELEVO_PYTHON, else the tree's .venv-triton).
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "compile_test_support.h"
+#include "support/cli_run.h"
+
+namespace kev::cuda {
+namespace {
+using testing::TempDir;
+
+std::string triton_python() {
+  if (const char* p = std::getenv("KERNELEVO_PYTHON"); p != nullptr && *p != '\0') return p;
+  const std::string venv = std::string(KERNELEVO_SOURCE_DIR) + "/.venv-triton/bin/python";
+  return std::filesystem::exists(venv) ? venv : "";
+}
+
+std::vector<std::string> lines_of(const std::string& path) {
+  std::ifstream in(path);
+  std::vector<std::string> out;
+  for (std::string line; std::getline(in, line);) out.push_back(line);
+  return out;
+}
+
+TEST(TritonTune, TuneCheckAndReplayWorkAsForCuda) {
+  const std::string python = triton_python();
+  if (python.empty()) GTEST_SKIP() << "no interpreter with triton (set KERNELEVO_PYTHON)";
+  if (std::system(("'" + python + "' -c 'import triton' 2>/dev/null").c_str()) != 0)
+    GTEST_SKIP() << python << " cannot import triton";
+  TempDir dir;
+  for (const char* name : {"softmax_triton.py", "softmax.cu"})
+    std::filesystem::copy_file(testing::source_dir_file(std::string("templates/") + name),
+                               dir.file(name));
+  const std::string env = "KERNELEVO_PYTHON='" + python + "' KERNELEVO_WORKER_WRAPPER='" +
+                          std::string(KERNELEVO_FAKE_WORKER) +
+                          "' KERNELEVO_FAKE_RUN_MS=1 KERNELEVO_FAKE_LAUNCH_LOG='" +
+                          dir.file("launch.log") + "' KERNELEVO_CACHE_DIR='" +
+                          dir.file("cache") + "'";
+  const auto tune = test_support::run_kernelevo(
+      "tune softmax_triton.py --strategy random --budget 3 --format json --lockfile lock.json "
+      "--trace t.jsonl",
+      dir.path(), env);
+  ASSERT_EQ(tune.exit_code, 0) << tune.err;
+  const auto report = nlohmann::json::parse(tune.out);
+  ASSERT_EQ(report["kernels"].size(), 1u);
+  EXPECT_EQ(report["kernels"][0]["evaluations"], 3) << tune.out;
+  EXPECT_FALSE(report["kernels"][0]["winner"].is_null()) << tune.out;
+
+  std::ifstream lock_in(dir.file("lock.json"));
+  const auto lock = nlohmann::json::parse(lock_in);
+  const auto& entry = lock["kernels"]["softmax_rows_triton"];
+  EXPECT_EQ(entry["source"], "softmax_triton.py");
+  ASSERT_TRUE(entry["targets"]["sm_90"].contains("Fake H200")) << lock.dump(2);
+  EXPECT_TRUE(entry["targets"]["sm_90"]["Fake H200"]["params"].contains("num_warps"));
+
+  // Every run: the Triton image with its launch, the CUDA reference with none.
+  const auto launches = lines_of(dir.file("launch.log"));
+  ASSERT_GE(launches.size(), 4u);  // the baseline, three evaluations (and the winner again)
+  for (const auto& l : launches) {
+    std::istringstream in(l);
+    std::string fn, block, shared, trailing, ref_fn, ref_block, ref_shared, ref_trailing;
+    in >> fn >> block >> shared >> trailing >> ref_fn >> ref_block >> ref_shared >> ref_trailing;
+    EXPECT_EQ(fn, "softmax_rows_triton") << l;
+    EXPECT_NE(block, "-") << l;
+    EXPECT_EQ(std::stoi(block) % 32, 0) << l;
+    EXPECT_NE(shared, "-") << l;
+    EXPECT_EQ(trailing, "2") << l;
+    EXPECT_EQ(ref_fn, "softmax_rows_naive") << l;
+    EXPECT_EQ(ref_block, "-") << l;
+    EXPECT_EQ(ref_trailing, "0") << l;
+  }
+
+  const auto check = test_support::run_kernelevo(
+      "check softmax_triton.py --lockfile lock.json", dir.path(), env);
+  EXPECT_EQ(check.exit_code, 0) << check.err << check.out;
+
+  // The trace replays with no worker and no Triton.
+  const auto replay = test_support::run_kernelevo(
+      "tune --replay t.jsonl --strategy random --budget 3",
+      dir.path(), "KERNELEVO_PYTHON=/nonexistent");
+  EXPECT_EQ(replay.exit_code, 0) << replay.err;
+}
+
+TEST(TritonTune, WithoutTritonTuneSaysSoBeforeAnyGpu) {
+  TempDir dir;
+  std::filesystem::copy_file(testing::source_dir_file("templates/softmax_triton.py"),
+                             dir.file("softmax_triton.py"));
+  std::filesystem::copy_file(testing::source_dir_file("templates/softmax.cu"),
+                             dir.file("softmax.cu"));
+  const auto run = test_support::run_kernelevo("tune softmax_triton.py --budget 2", dir.path(),
+                                               "KERNELEVO_PYTHON=/nonexistent/python");
+  EXPECT_EQ(run.exit_code, 3);
+  EXPECT_NE(run.err.find("Triton not found: set KERNELEVO_PYTHON to an interpreter with triton"),
+            std::string::npos)
+      << run.err;
+  const auto build = test_support::run_kernelevo(
+      "triton-build --source softmax_triton.py --out-dir out", dir.path(),
+      "KERNELEVO_PYTHON=/nonexistent/python");
+  EXPECT_EQ(build.exit_code, 3);
+}
+
+}  // namespace
+}  // namespace kev::cuda

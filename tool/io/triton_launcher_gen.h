@@ -1,0 +1,50 @@
+#pragma once
+// The C++ a build links for a Triton kernel compiled ahead of time (kernelevo_optimize on a
+// marked .py source): the locked configuration's CUBIN for each built architecture as a byte
+// array, and a launcher through the CUDA driver API (cuModuleLoadData at the first call in the
+// current context, cuLaunchKernel with the spec's grid, 32 * num_warps threads, Triton's
+// dynamic shared memory and its trailing null scratch pointers), so the program needs no
+// Python at run time. The header declares, for kernel id K:
+//
+//   CUresult K_launch(CUstream stream, <the spec's args, pointers as const T* / T*>);
+//   const char* K_config(void);  // "BLOCK=2048 num_warps=8 num_stages=2 (sm_90)"
+#include <string>
+#include <vector>
+
+#include "core/evaluation.h"
+#include "core/result.h"
+#include "core/spec.h"
+
+namespace kev {
+
+struct TritonBuiltImage {
+  std::string arch;      // "sm_90"
+  std::string image;     // CUBIN
+  std::string function;  // the entry symbol
+  unsigned block_threads = 128;
+  unsigned shared_bytes = 0;
+  unsigned trailing_null_pointers = 2;
+  ParamSet params;  // the configuration compiled (shown by K_config)
+};
+
+// One kernel's part of the generated files (joined by the two functions below).
+struct TritonLauncher {
+  std::string header;  // its declarations
+  std::string source;  // its images and definitions
+};
+
+// An error when the grid cannot be computed from the arguments: each problem dimension the
+// grid names must be the value of a scalar argument (`{name: rows, value: rows}`).
+// `images` are ordered as built; the launcher takes the one whose architecture the device
+// has, else the highest of the same major version below it.
+[[nodiscard]] Result<TritonLauncher> generate_triton_launcher(
+    const KernelSpec& spec, const std::vector<TritonBuiltImage>& images);
+
+// The files of one marked .py source (<stem>_triton.h and .cpp) from its kernels' parts.
+[[nodiscard]] std::string triton_launcher_header(const std::string& source_name,
+                                                 const std::vector<TritonLauncher>& kernels);
+[[nodiscard]] std::string triton_launcher_source(const std::string& source_name,
+                                                 const std::string& header_name,
+                                                 const std::vector<TritonLauncher>& kernels);
+
+}  // namespace kev
