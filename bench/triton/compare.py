@@ -37,13 +37,18 @@ PAIRS = [
     ("softmax", "templates/softmax_triton.py", "softmax_rows_triton", "templates/softmax.cu", "softmax_rows"),
     ("rmsnorm", "templates/rmsnorm_triton.py", "rmsnorm_rows_triton", "templates/rmsnorm.cu", "rmsnorm_rows"),
 ]
-TRITON_TYPES = {"float": "fp32", "double": "fp64", "int": "i32", "int32": "i32", "int64": "i64",
-                "half": "fp16", "bfloat16": "bf16"}
+# The spec's types as `scan --format json` names them -> Triton's signature types (as
+# tool/cuda/triton_compiler.cpp's triton_type maps them).
+TRITON_TYPES = {"__half": "fp16", "__nv_bfloat16": "bf16", "float": "fp32", "double": "fp64",
+                "int8_t": "i8", "int16_t": "i16", "int32_t": "i32", "int64_t": "i64",
+                "uint8_t": "u8", "uint16_t": "u16", "uint32_t": "u32", "uint64_t": "u64"}
 
 
 def triton_type(arg):
     """A `scan --format json` argument as a Triton signature type ("*fp32", "i32")."""
-    return ("*" if arg["pointer"] else "") + TRITON_TYPES.get(arg["type"], "fp32")
+    if arg["type"] not in TRITON_TYPES:
+        raise ValueError(f"argument {arg['name']!r}: no Triton type for the spec's {arg['type']!r}")
+    return ("*" if arg["pointer"] else "") + TRITON_TYPES[arg["type"]]
 
 
 def triton_defaults(spec):
@@ -78,8 +83,8 @@ def compile_triton(spec, params, arch):
 def torch_reference(torch, name, tensors):
     if name == "softmax":
         return lambda: torch.softmax(tensors["x"], dim=-1, out=None)
-    x, g = tensors["x"], tensors["gamma"]
-    return lambda: x * torch.rsqrt(x.pow(2).mean(dim=-1, keepdim=True) + 1e-5) * g
+    x, g = tensors["x"], tensors["gamma"]  # as bench/templates/entries.py times rmsnorm
+    return lambda: torch.nn.functional.rms_norm(x, (x.shape[-1],), g, 1e-5)
 
 
 def main(argv):
@@ -199,13 +204,13 @@ def main(argv):
 
     lines = [f"# Triton templates beside their CUDA twins and PyTorch ({device_name})", "",
              f"Timer: {describe}.", "",
-             "| kernel | shape | Triton (kernelevo's winner) | CUDA (kernelevo's winner) | torch.compile | eager | Triton config |",
+             "| kernel | shape (rows x cols) | Triton (kernelevo's winner) | CUDA (kernelevo's winner) | torch.compile | eager | Triton config |",
              "|---|---|---|---|---|---|---|"]
     for r in rows:
         if "shape" not in r:
             lines.append(f"| {r['kernel']} | - | {r.get('error', '?')} | | | | |")
             continue
-        shape = "x".join(str(v) for v in r["shape"].values())
+        shape = f"{r['shape']['rows']}x{r['shape']['cols']}"
         cfg = " ".join(f"{k}={v}" for k, v in sorted(r["triton_params"].items()))
         lines.append(f"| {r['kernel']} | {shape} | " + " | ".join(cell(r.get(c)) for c in cols) + f" | {cfg} |")
     with open(os.path.join(args.out, "triton.md"), "w") as f:

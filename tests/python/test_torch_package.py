@@ -192,6 +192,30 @@ def test_repeated_calls_keep_checking(pkg):
     assert 0 < len(k._plans) <= runtime.PLAN_CACHE_SIZE
 
 
+class SymbolicSize(int):
+    """An int that, like torch.compile's SymInt, cannot be hashed."""
+
+    __hash__ = None
+
+
+def test_fake_with_symbolic_sizes(pkg):
+    """torch.compile traces the fake with symbolic sizes: the fake must not try to keep a plan
+    for them (a regression: 'unhashable type: non-nested SymInt')."""
+    k = pkg.kernel
+    rows, hidden = SymbolicSize(3), SymbolicSize(5)
+    x = FakeTensor((rows, 2 * hidden))
+    x.shape = (rows, SymbolicSize(10))
+    p = k.prepare(bound(pkg, x, FakeTensor((5,)), FakeTensor((rows, hidden)), steps=1), None,
+                  check_counts=False)
+    assert [a[2] for a in p.allocate][0] == (3, 5), p.allocate
+    assert not any(key[0] is None for key in k._plans)
+    x2 = FakeTensor((3, 10))
+    x2.shape = (SymbolicSize(3), 10)  # a real call with an unhashable size still runs, unkept
+    before = len(k._plans)
+    k.prepare(bound(pkg, x2, FakeTensor((5,)), FakeTensor((3, 5)), steps=1), "sm_90")
+    assert len(k._plans) == before
+
+
 def test_damaged_cubin(pkg, out):
     k = pkg.kernel
     image = dict(k.meta["archs"]["sm_80"]["reference"])
@@ -342,7 +366,7 @@ def main():
         tests = [
             (test_package_files, (pkg, out)), (test_problem_sizes_and_geometry, (pkg,)),
             (test_architectures, (pkg,)), (test_argument_checks, (pkg,)),
-            (test_repeated_calls_keep_checking, (pkg,)), (test_damaged_cubin, (pkg, out)),
+            (test_repeated_calls_keep_checking, (pkg,)), (test_fake_with_symbolic_sizes, (pkg,)), (test_damaged_cubin, (pkg, out)),
             (test_without_torch, (pkg,)), (test_operator_schema, (pkg,)), (test_operator_call, (pkg,)),
             (test_torch_compile, (pkg,)), (test_opcheck, (pkg,)), (test_cpu_tensors_on_the_driver, (pkg,)),
             (test_replaces_only_its_own_package, (binary, out)),

@@ -329,15 +329,14 @@ class Kernel:
         kept: a call costs a dictionary lookup, not the spec's expressions again."""
         for arg in self.inputs:
             self._check_tensor(arg, bound[arg["name"]])
-        key = (arch, reference, check_counts,
-               tuple(tuple(bound[a["name"]].shape) for a in self.inputs),
-               tuple((type(bound[d]), bound[d]) for d in self.keyword_dims))
-        plan = self._plans.get(key)
+        key = self._plan_key(bound, arch, reference, check_counts)
+        plan = self._plans.get(key) if key is not None else None
         if plan is None:
             plan = self._plan(bound, arch, reference, check_counts)
-            if len(self._plans) >= PLAN_CACHE_SIZE:
-                self._plans.clear()
-            self._plans[key] = plan
+            if key is not None:
+                if len(self._plans) >= PLAN_CACHE_SIZE:
+                    self._plans.clear()
+                self._plans[key] = plan
         p = Prepared()
         p.dims, p.names, p.image = plan.dims, plan.names, plan.image
         p.grid, p.block, p.shared = plan.grid, plan.block, plan.shared
@@ -351,6 +350,20 @@ class Kernel:
                 v = bound[arg["name"]]
                 p.values[i] = float(v) if arg.get("float_default") is not None else int(v)
         return p
+
+    def _plan_key(self, bound, arch, reference, check_counts):
+        """The key of a call's plan, or None for a call that is not kept: the fake's (its
+        sizes may be torch.compile's symbols, which are not hashable and change meaning)."""
+        if arch is None:
+            return None
+        key = (arch, reference, check_counts,
+               tuple(tuple(bound[a["name"]].shape) for a in self.inputs),
+               tuple((type(bound[d]), bound[d]) for d in self.keyword_dims))
+        try:
+            hash(key)
+        except TypeError:
+            return None
+        return key
 
     def _plan(self, bound, arch, reference, check_counts):
         """The shape-dependent part of prepare(): a Prepared whose tensor and keyword values
