@@ -2,8 +2,9 @@
 // (tests/fake_worker) and the real Triton compile: tune locks a winner and writes a trace
 // whose images carried Triton's launch (32 * num_warps threads, its shared memory, two null
 // scratch pointers) while the CUDA reference of softmax.cu carried none; check measures the
-// lockfile's winner; the trace replays without a GPU or Triton. Skipped without an
-// interpreter with triton (KERNELEVO_PYTHON, else the tree's .venv-triton).
+// lockfile's winner; compare measures the base revision's build against the head's; the
+// trace replays without a GPU or Triton. Skipped without an interpreter with triton
+// (KERNELEVO_PYTHON, else the tree's .venv-triton).
 #include <gtest/gtest.h>
 
 #include <cstdlib>
@@ -32,7 +33,7 @@ std::vector<std::string> lines_of(const std::string& path) {
   return out;
 }
 
-TEST(TritonTune, TuneCheckAndReplayWorkAsForCuda) {
+TEST(TritonTune, TuneCheckCompareAndReplayWorkAsForCuda) {
   const std::string python = triton_python();
   if (python.empty()) GTEST_SKIP() << "no interpreter with triton (set KERNELEVO_PYTHON)";
   if (std::system(("'" + python + "' -c 'import triton' 2>/dev/null").c_str()) != 0)
@@ -83,6 +84,24 @@ TEST(TritonTune, TuneCheckAndReplayWorkAsForCuda) {
   const auto check = test_support::run_kernelevo(
       "check softmax_triton.py --lockfile lock.json", dir.path(), env);
   EXPECT_EQ(check.exit_code, 0) << check.err << check.out;
+
+  // compare: the base revision (a git worktree) against the head, both compiled by Triton.
+  ASSERT_EQ(std::system(("cd '" + dir.path() +
+                         "' && git init -q && git add softmax_triton.py softmax.cu lock.json && "
+                         "git -c user.email=t@t -c user.name=t commit -qm base")
+                            .c_str()),
+            0);
+  std::filesystem::remove(dir.file("launch.log"));
+  const auto compare = test_support::run_kernelevo(
+      "compare softmax_triton.py --base HEAD --lockfile lock.json --rounds 2", dir.path(), env);
+  EXPECT_EQ(compare.exit_code, 0) << compare.err << compare.out;
+  EXPECT_NE(compare.out.find("softmax_rows_triton"), std::string::npos) << compare.out;
+  const auto compared = lines_of(dir.file("launch.log"));
+  EXPECT_GE(compared.size(), 4u);  // both sides, two rounds each
+  for (const auto& l : compared) {
+    EXPECT_EQ(l.rfind("softmax_rows_triton ", 0), 0u) << l;
+    EXPECT_NE(l.find(" 2 softmax_rows_naive "), std::string::npos) << l;
+  }
 
   // The trace replays with no worker and no Triton.
   const auto replay = test_support::run_kernelevo(
