@@ -1,6 +1,8 @@
 // The Triton compiler's side of its protocol with the Python helper, against fake
 // interpreters (canned answers, garbage, too much output, a hang, a failure), and the real
 // compile of the templates where an interpreter with triton is at hand (else skipped).
+#include "cuda/triton_compiler.h"
+
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 
@@ -13,7 +15,6 @@
 #include "cuda/compile_request.h"
 #include "cuda/cubin.h"
 #include "cuda/nvrtc_compiler.h"
-#include "cuda/triton_compiler.h"
 #include "cuda/worker_protocol.h"
 #include "io/spec_loader.h"
 
@@ -40,12 +41,13 @@ class FakePython : public ::testing::Test {
   // a compile; $4 is the request's path.
   std::string python(const std::string& compile_body) {
     const fs::path p = dir_ / "python";
-    std::ofstream(p) << "#!/bin/sh\n"
-                        "if [ \"$4\" = --version ]; then\n"
-                        "  echo '{\"ok\": true, \"triton_version\": \"3.6.0\", \"python\": \"3\"}'\n"
-                        "  exit 0\n"
-                        "fi\n"
-                     << compile_body << "\n";
+    std::ofstream(p)
+        << "#!/bin/sh\n"
+           "if [ \"$4\" = --version ]; then\n"
+           "  echo '{\"ok\": true, \"triton_version\": \"3.6.0\", \"python\": \"3\"}'\n"
+           "  exit 0\n"
+           "fi\n"
+        << compile_body << "\n";
     ::chmod(p.c_str(), 0755);
     return p.string();
   }
@@ -60,7 +62,8 @@ class FakePython : public ::testing::Test {
     const CompileOutput out = nvrtc.compile(r);
     EXPECT_TRUE(out.ok) << out.log;
     const fs::path file = dir_ / "answer.json";
-    std::ofstream(file) << "{\"ok\": true, \"name\": \"k\", \"cubin\": \"" << base64_encode(out.image)
+    std::ofstream(file) << "{\"ok\": true, \"name\": \"k\", \"cubin\": \""
+                        << base64_encode(out.image)
                         << "\", \"shared\": 64, \"num_warps\": 8, \"num_ctas\": 1, "
                            "\"global_scratch_size\": 0, \"profile_scratch_size\": 0, "
                            "\"trailing_pointers\": 2, \"triton_version\": \"3.6.0\""
@@ -98,7 +101,8 @@ TEST_F(FakePython, ACannedAnswerBecomesAnImageAndItsLaunch) {
 }
 
 TEST_F(FakePython, TheRequestCarriesTheConfigurationAndSignature) {
-  const CompileOutput out = compile(python("cp \"$4\" '" + (dir_ / "seen.json").string() + "'\n" + answer()));
+  const CompileOutput out =
+      compile(python("cp \"$4\" '" + (dir_ / "seen.json").string() + "'\n" + answer()));
   ASSERT_TRUE(out.ok) << out.log;
   std::ifstream in(dir_ / "seen.json");
   const std::string seen((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
@@ -142,8 +146,7 @@ TEST_F(FakePython, TritonsOwnErrorIsShown) {
   const CompileOutput out =
       compile(python("echo '{\"ok\": false, \"error\": \"CompilationError: at 3:4\"}'; exit 1"));
   EXPECT_FALSE(out.ok);
-  EXPECT_NE(out.log.find("kernel 'k': Triton failed:\nCompilationError: at 3:4"),
-            std::string::npos)
+  EXPECT_NE(out.log.find("kernel 'k': Triton failed:\nCompilationError: at 3:4"), std::string::npos)
       << out.log;
 }
 
@@ -152,8 +155,8 @@ TEST_F(FakePython, AnswersOutOfRangeOrNeedingScratchAreRefused) {
   EXPECT_FALSE(compile(python(answer(", \"num_warps\": 64"))).ok);
   (void)answer();
   const std::string file = "'" + (dir_ / "answer.json").string() + "'";
-  const CompileOutput scratch = compile(
-      python("sed 's/\"global_scratch_size\": 0/\"global_scratch_size\": 128/' " + file));
+  const CompileOutput scratch =
+      compile(python("sed 's/\"global_scratch_size\": 0/\"global_scratch_size\": 128/' " + file));
   EXPECT_FALSE(scratch.ok);
   EXPECT_NE(scratch.log.find("needs Triton's global or profile scratch memory"), std::string::npos)
       << scratch.log;
@@ -178,7 +181,8 @@ TEST_F(FakePython, NoInterpreterSaysTritonIsNotFound) {
 
 TEST_F(FakePython, AnInterpreterWithoutTritonSaysSo) {
   const fs::path p = dir_ / "python";
-  std::ofstream(p) << "#!/bin/sh\necho '{\"ok\": false, \"error\": \"no module named triton\"}'\nexit 1\n";
+  std::ofstream(p)
+      << "#!/bin/sh\necho '{\"ok\": false, \"error\": \"no module named triton\"}'\nexit 1\n";
   ::chmod(p.c_str(), 0755);
   TritonOptions o;
   o.python = p.string();

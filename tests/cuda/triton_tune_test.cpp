@@ -42,11 +42,10 @@ TEST(TritonTune, TuneCheckCompareAndReplayWorkAsForCuda) {
   for (const char* name : {"softmax_triton.py", "softmax.cu"})
     std::filesystem::copy_file(testing::source_dir_file(std::string("templates/") + name),
                                dir.file(name));
-  const std::string env = "KERNELEVO_PYTHON='" + python + "' KERNELEVO_WORKER_WRAPPER='" +
-                          std::string(KERNELEVO_FAKE_WORKER) +
-                          "' KERNELEVO_FAKE_RUN_MS=1 KERNELEVO_FAKE_LAUNCH_LOG='" +
-                          dir.file("launch.log") + "' KERNELEVO_CACHE_DIR='" +
-                          dir.file("cache") + "'";
+  const std::string env =
+      "KERNELEVO_PYTHON='" + python + "' KERNELEVO_WORKER_WRAPPER='" +
+      std::string(KERNELEVO_FAKE_WORKER) + "' KERNELEVO_FAKE_RUN_MS=1 KERNELEVO_FAKE_LAUNCH_LOG='" +
+      dir.file("launch.log") + "' KERNELEVO_CACHE_DIR='" + dir.file("cache") + "'";
   const auto tune = test_support::run_kernelevo(
       "tune softmax_triton.py --strategy random --budget 3 --format json --lockfile lock.json "
       "--trace t.jsonl",
@@ -81,8 +80,8 @@ TEST(TritonTune, TuneCheckCompareAndReplayWorkAsForCuda) {
     EXPECT_EQ(ref_trailing, "0") << l;
   }
 
-  const auto check = test_support::run_kernelevo(
-      "check softmax_triton.py --lockfile lock.json", dir.path(), env);
+  const auto check =
+      test_support::run_kernelevo("check softmax_triton.py --lockfile lock.json", dir.path(), env);
   EXPECT_EQ(check.exit_code, 0) << check.err << check.out;
 
   // compare: the base revision (a git worktree) against the head, both compiled by Triton.
@@ -104,9 +103,9 @@ TEST(TritonTune, TuneCheckCompareAndReplayWorkAsForCuda) {
   }
 
   // The trace replays with no worker and no Triton.
-  const auto replay = test_support::run_kernelevo(
-      "tune --replay t.jsonl --strategy random --budget 3",
-      dir.path(), "KERNELEVO_PYTHON=/nonexistent");
+  const auto replay =
+      test_support::run_kernelevo("tune --replay t.jsonl --strategy random --budget 3", dir.path(),
+                                  "KERNELEVO_PYTHON=/nonexistent");
   EXPECT_EQ(replay.exit_code, 0) << replay.err;
 }
 
@@ -122,9 +121,9 @@ TEST(TritonTune, WithoutTritonTuneSaysSoBeforeAnyGpu) {
   EXPECT_NE(run.err.find("Triton not found: set KERNELEVO_PYTHON to an interpreter with triton"),
             std::string::npos)
       << run.err;
-  const auto build = test_support::run_kernelevo(
-      "triton-build --source softmax_triton.py --out-dir out", dir.path(),
-      "KERNELEVO_PYTHON=/nonexistent/python");
+  const auto build =
+      test_support::run_kernelevo("triton-build --source softmax_triton.py --out-dir out",
+                                  dir.path(), "KERNELEVO_PYTHON=/nonexistent/python");
   EXPECT_EQ(build.exit_code, 3);
 }
 

@@ -78,13 +78,13 @@ TEST(RunProcessSplit, KeepsStdoutAndStderrApart) {
 }
 
 TEST(RunProcessSplit, KillsAChildThatWritesPastItsLimit) {
-  const auto r = run_process_split({"/bin/sh", "-c", "yes"}, scrubbed_environment(), 30.0,
-                                   4096, 1024);
+  const auto r =
+      run_process_split({"/bin/sh", "-c", "yes"}, scrubbed_environment(), 30.0, 4096, 1024);
   EXPECT_TRUE(r.too_much_output);
   EXPECT_FALSE(r.timed_out);
   EXPECT_LE(r.out.size(), 4096u);
-  const auto e = run_process_split({"/bin/sh", "-c", "yes >&2"}, scrubbed_environment(), 30.0,
-                                   4096, 1024);
+  const auto e =
+      run_process_split({"/bin/sh", "-c", "yes >&2"}, scrubbed_environment(), 30.0, 4096, 1024);
   EXPECT_TRUE(e.too_much_output);
   EXPECT_LE(e.err.size(), 1024u);
 }

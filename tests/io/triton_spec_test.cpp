@@ -23,19 +23,19 @@ const char* kHead =
     "# @kernelevo\n";
 
 const char* kValid =
-    "# params:\n"                                                       // 5
-    "#   BLOCK: [256, 1024]\n"                                          // 6
-    "#   num_warps: [4, 8]\n"                                           // 7
-    "# problems: [{n: 4096}]\n"                                         // 8
-    "# args:\n"                                                         // 9
-    "#   - {name: x, type: \"const float*\", count: n}\n"               // 10
-    "#   - {name: y, type: \"float*\", count: n, output: true}\n"       // 11
-    "#   - {name: n, type: int, value: n}\n"                            // 12
-    "# launch: {grid: [\"ceil_div(n, BLOCK)\"]}\n";                     // 13
+    "# params:\n"                                                  // 5
+    "#   BLOCK: [256, 1024]\n"                                     // 6
+    "#   num_warps: [4, 8]\n"                                      // 7
+    "# problems: [{n: 4096}]\n"                                    // 8
+    "# args:\n"                                                    // 9
+    "#   - {name: x, type: \"const float*\", count: n}\n"          // 10
+    "#   - {name: y, type: \"float*\", count: n, output: true}\n"  // 11
+    "#   - {name: n, type: int, value: n}\n"                       // 12
+    "# launch: {grid: [\"ceil_div(n, BLOCK)\"]}\n";                // 13
 
 const char* kFunction =
-    "@triton.jit\n"                                                      // 14
-    "def copy(x, y, n, BLOCK: tl.constexpr):\n"                          // 15
+    "@triton.jit\n"                              // 14
+    "def copy(x, y, n, BLOCK: tl.constexpr):\n"  // 15
     "    o = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)\n"
     "    tl.store(y + o, tl.load(x + o, mask=o < n), mask=o < n)\n";
 
@@ -49,9 +49,8 @@ class TritonSpec : public ::testing::Test {
  protected:
   void SetUp() override {
     dir_ = fs::temp_directory_path() /
-           ("kernelevo_triton_" + std::string(::testing::UnitTest::GetInstance()
-                                                  ->current_test_info()
-                                                  ->name()));
+           ("kernelevo_triton_" +
+            std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()));
     fs::remove_all(dir_);
     fs::create_directories(dir_);
   }
@@ -107,7 +106,8 @@ TEST_F(TritonSpec, DefaultsComeFromTheSignatureThenTheFirstValue) {
   ASSERT_TRUE(d.ok());
   EXPECT_EQ(d->at("BLOCK").to_string(), "256");
   EXPECT_EQ(d->at("num_warps").to_string(), "4");
-  const std::string with_default = replace(text, "BLOCK: tl.constexpr)", "BLOCK: tl.constexpr = 1024)");
+  const std::string with_default =
+      replace(text, "BLOCK: tl.constexpr)", "BLOCK: tl.constexpr = 1024)");
   auto d2 = source_defaults(with_default, l.specs[0]);
   ASSERT_TRUE(d2.ok());
   EXPECT_EQ(d2->at("BLOCK").to_string(), "1024");
@@ -129,39 +129,49 @@ std::vector<Bad> bad_cases() {
        {"k.py:13:30: error: a Triton kernel's block is 32 * num_warps threads: remove "
         "'launch.block' and tune num_warps instead"}},
       {"shared_given",
-       head + replace(v, "{grid: [\"ceil_div(n, BLOCK)\"]}", "{grid: [n], shared_bytes: \"0\"}") + f,
+       head + replace(v, "{grid: [\"ceil_div(n, BLOCK)\"]}", "{grid: [n], shared_bytes: \"0\"}") +
+           f,
        {"k.py:13:37: error: Triton's compile gives a Triton kernel's shared memory: remove "
         "'launch.shared_bytes'"}},
-      {"not_jit", head + v + replace(f, "@triton.jit\n", "@staticmethod\n"),
+      {"not_jit",
+       head + v + replace(f, "@triton.jit\n", "@staticmethod\n"),
        {"k.py:4:3: error: kernel `copy` (k.py:15) is not a @triton.jit function"}},
-      {"tunes_a_runtime_argument", head + replace(v, "#   num_warps: [4, 8]\n", "#   n: [1, 2]\n") + f,
+      {"tunes_a_runtime_argument",
+       head + replace(v, "#   num_warps: [4, 8]\n", "#   n: [1, 2]\n") + f,
        {"k.py:7:5: error: parameter n is not a tl.constexpr parameter of kernel `copy` (k.py:15) "
         "(a Triton kernel tunes its constexpr parameters and num_warps, num_stages)",
         "k.py:8:14: error: problem dimension 'n' has the name of a parameter"}},
-      {"argument_misnamed", head + replace(v, "{name: y,", "{name: out,") + f,
+      {"argument_misnamed",
+       head + replace(v, "{name: y,", "{name: out,") + f,
        {"k.py:11:7: error: argument 2 is 'out' but parameter 2 of kernel `copy` (k.py:15) is 'y' "
         "(args name the kernel's non-constexpr parameters in order)"}},
-      {"constexpr_untuned", head + replace(v, "#   BLOCK: [256, 1024]\n", "") + f,
+      {"constexpr_untuned",
+       head + replace(v, "#   BLOCK: [256, 1024]\n", "") + f,
        {"k.py:4:3: error: constexpr parameter BLOCK of kernel `copy` (k.py:14) has no default and "
         "is not tuned: list it under params or give it a default",
-        "k.py:12:32: error: undefined name 'BLOCK' in expression \"ceil_div(n, BLOCK)\"; expected a "
+        "k.py:12:32: error: undefined name 'BLOCK' in expression \"ceil_div(n, BLOCK)\"; expected "
+        "a "
         "parameter or a dimension of every problem (n)"}},
       {"num_warps_not_a_power_of_two",
        head + replace(v, "num_warps: [4, 8]", "num_warps: [4, 6]") + f,
        {"k.py:7:5: error: num_warps must be a power of two from 1 to 32, got '6'"}},
-      {"num_ctas_cluster", head + replace(v, "#   num_warps: [4, 8]\n", "#   num_ctas: [1, 2]\n") + f,
+      {"num_ctas_cluster",
+       head + replace(v, "#   num_warps: [4, 8]\n", "#   num_ctas: [1, 2]\n") + f,
        {"k.py:7:5: error: num_ctas other than 1 needs a cluster launch, which kernelevo does not "
         "make; tune num_ctas: [1] or leave it out"}},
       {"reference_source_missing",
        head + v + "# reference: {source: nowhere.cu, kernel: ref}\n" + f,
        {"k.py:4:3: error: reference source 'nowhere.cu' of kernel 'copy' does not exist (its path "
         "is relative to k.py)"}},
-      {"defines_not_supported", head + v + "# defines: [A=1]\n" + f,
+      {"defines_not_supported",
+       head + v + "# defines: [A=1]\n" + f,
        {"k.py:14:12: error: 'defines' is not supported for a Triton kernel (it applies to CUDA "
         "compiles only)"}},
-      {"bad_yaml", head + replace(v, "# problems: [{n: 4096}]", "# problems: [{n: 4096}") + f,
+      {"bad_yaml",
+       head + replace(v, "# problems: [{n: 4096}]", "# problems: [{n: 4096}") + f,
        {"k.py:9:3: error: invalid YAML in @kernelevo block: end of sequence flow not found"}},
-      {"no_function", head + v,
+      {"no_function",
+       head + v,
        {"k.py:4:3: error: missing required key 'kernel' (the kernel's entry point)"}},
   };
 }
@@ -198,8 +208,9 @@ TEST_F(TritonSpec, AReferenceInACudaSourceBesideIt) {
 }
 
 TEST_F(TritonSpec, TheTemplatesParse) {
-  const SpecLoad l = load_specs({std::string(KERNELEVO_SOURCE_DIR) + "/templates/softmax_triton.py",
-                                 std::string(KERNELEVO_SOURCE_DIR) + "/templates/rmsnorm_triton.py"});
+  const SpecLoad l =
+      load_specs({std::string(KERNELEVO_SOURCE_DIR) + "/templates/softmax_triton.py",
+                  std::string(KERNELEVO_SOURCE_DIR) + "/templates/rmsnorm_triton.py"});
   ASSERT_TRUE(l.errors.empty()) << l.errors.front().to_string();
   ASSERT_EQ(l.specs.size(), 2u);
   EXPECT_EQ(l.specs[0].id, "softmax_rows_triton");

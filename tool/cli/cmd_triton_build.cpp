@@ -56,8 +56,7 @@ int run_triton_build(const TritonBuildArgs& args) {
   std::vector<const KernelSpec*> specs;
   for (const auto& s : load.specs)
     if (s.language == SourceLanguage::triton) specs.push_back(&s);
-  if (specs.empty())
-    return report(make_error("no Triton kernel is marked in " + args.source));
+  if (specs.empty()) return report(make_error("no Triton kernel is marked in " + args.source));
   auto archs = parse_cuda_architectures(args.archs);
   if (!archs) return report(archs.error());
   if (archs->empty()) {
@@ -135,7 +134,7 @@ int run_triton_build(const TritonBuildArgs& args) {
   }
   if (!args.depfile.empty()) {
     std::string d = escape_make(args.depfile_target.empty() ? (dir / header_name).string()
-                                                             : args.depfile_target) +
+                                                            : args.depfile_target) +
                     ":";
     std::error_code ec;
     // The lockfile, else the directory it would appear in (creating it changes the

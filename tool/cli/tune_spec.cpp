@@ -55,9 +55,8 @@ int tune_specs(const TuneOptions& options, std::vector<RunChange>* changes) {
     selected = std::move(mine);
   }
   // Triton kernels need an interpreter with triton: said before any GPU is touched.
-  if (std::any_of(selected.begin(), selected.end(), [](const KernelSpec* s) {
-        return s->language == SourceLanguage::triton;
-      })) {
+  if (std::any_of(selected.begin(), selected.end(),
+                  [](const KernelSpec* s) { return s->language == SourceLanguage::triton; })) {
     if (auto why = cuda::triton_unavailable())
       return report(make_error(*why, {}, ExitCode::environment));
   }

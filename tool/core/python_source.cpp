@@ -93,8 +93,8 @@ bool is_jit_decorator(std::string_view d) {
 
 // The parameters between the '(' at `open` of `masked` (the original text in `source`) and its
 // matching ')'; nullopt-like (known = false) when the list is not plain names.
-void parse_params(std::string_view source, std::string_view masked, std::size_t open,
-                  int open_line, PyFunction& f) {
+void parse_params(std::string_view source, std::string_view masked, std::size_t open, int open_line,
+                  PyFunction& f) {
   int depth = 0;
   std::size_t part_start = open + 1;
   std::vector<std::pair<std::size_t, std::size_t>> parts;
@@ -226,7 +226,8 @@ PySource scan_python(std::string_view source) {
           f.triton_jit = f.triton_jit || is_jit_decorator(d);
           f.decorators.push_back(d);
         }
-        const std::size_t open = masked.find('(', pos + static_cast<std::size_t>(rest.data() - l.data()) + n);
+        const std::size_t open =
+            masked.find('(', pos + static_cast<std::size_t>(rest.data() - l.data()) + n);
         if (open == std::string::npos || n == 0) {
           f.params_known = false;
         } else {

@@ -21,14 +21,15 @@ struct PyParam {
   std::string name;
   std::string annotation;    // as written, blanks trimmed; empty if none
   std::string default_text;  // as written, blanks trimmed; empty if none
-  bool is_constexpr = false;  // annotated `tl.constexpr` / `constexpr` / `triton.language.constexpr`
+  bool is_constexpr =
+      false;  // annotated `tl.constexpr` / `constexpr` / `triton.language.constexpr`
   int line = 0;
 };
 
 struct PyFunction {
   std::string name;
-  int def_line = 0;        // the `def` line
-  int first_line = 0;      // its first decorator's line (the `def` line when none)
+  int def_line = 0;                     // the `def` line
+  int first_line = 0;                   // its first decorator's line (the `def` line when none)
   std::vector<std::string> decorators;  // as written after '@', blanks trimmed
   bool triton_jit = false;  // a decorator is triton.jit / jit, with or without arguments
   std::vector<PyParam> params;

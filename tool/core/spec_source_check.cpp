@@ -205,8 +205,8 @@ SourceCheck check_triton_spec_against_source(const KernelSpec& spec, std::string
   const PySource py = scan_python(source_text);
   const PyFunction* f = find_function(py, spec.kernel);
   if (f == nullptr) {
-    error("kernel `" + spec.kernel + "` is not defined in " + spec.source +
-              " (no top-level `def " + spec.kernel + "(...)`)",
+    error("kernel `" + spec.kernel + "` is not defined in " + spec.source + " (no top-level `def " +
+              spec.kernel + "(...)`)",
           spec.where);
     return out;
   }
@@ -217,8 +217,9 @@ SourceCheck check_triton_spec_against_source(const KernelSpec& spec, std::string
     return out;
   }
   if (!f->params_known) {
-    error(named + " takes *args, **kwargs or positional-only markers; kernelevo needs plain "
-                  "parameters",
+    error(named +
+              " takes *args, **kwargs or positional-only markers; kernelevo needs plain "
+              "parameters",
           spec.where);
     return out;
   }
@@ -226,15 +227,15 @@ SourceCheck check_triton_spec_against_source(const KernelSpec& spec, std::string
   for (const auto& p : f->params)
     if (!p.is_constexpr) runtime.push_back(&p);
   if (runtime.size() != spec.args.size()) {
-    error("the spec lists " + plural(spec.args.size(), "argument") + " but " + named +
-              " takes " + plural(runtime.size(), "parameter") + " that are not tl.constexpr",
+    error("the spec lists " + plural(spec.args.size(), "argument") + " but " + named + " takes " +
+              plural(runtime.size(), "parameter") + " that are not tl.constexpr",
           spec.args.empty() ? spec.where : spec.args.front().where);
   } else {
     for (std::size_t i = 0; i < runtime.size(); ++i) {
       if (runtime[i]->name == spec.args[i].name) continue;
-      error("argument " + std::to_string(i + 1) + " is '" + spec.args[i].name +
-                "' but parameter " + std::to_string(i + 1) + " of " + named + " is '" +
-                runtime[i]->name + "' (args name the kernel's non-constexpr parameters in order)",
+      error("argument " + std::to_string(i + 1) + " is '" + spec.args[i].name + "' but parameter " +
+                std::to_string(i + 1) + " of " + named + " is '" + runtime[i]->name +
+                "' (args name the kernel's non-constexpr parameters in order)",
             spec.args[i].where);
     }
   }
@@ -250,8 +251,9 @@ SourceCheck check_triton_spec_against_source(const KernelSpec& spec, std::string
           error(p.name == "num_ctas"
                     ? "num_ctas other than 1 needs a cluster launch, which kernelevo does not "
                       "make; tune num_ctas: [1] or leave it out"
-                    : p.name + (p.name == "num_warps" ? " must be a power of two from 1 to 32"
-                                                      : " must be an integer from 1 to 16") +
+                    : p.name +
+                          (p.name == "num_warps" ? " must be a power of two from 1 to 32"
+                                                 : " must be an integer from 1 to 16") +
                           ", got '" + v.to_string() + "'",
                 p.where);
       }

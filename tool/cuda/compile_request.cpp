@@ -11,9 +11,7 @@ namespace kev::cuda {
 
 namespace {
 
-bool is_python(const std::string& path) {
-  return std::filesystem::path(path).extension() == ".py";
-}
+bool is_python(const std::string& path) { return std::filesystem::path(path).extension() == ".py"; }
 
 // A Triton compile of `function` of `source_text`: the configuration as defines, the spec's
 // argument types under the function's own parameter names (a reference may name them
@@ -26,8 +24,8 @@ CompileRequest triton_request(const KernelSpec& spec, const std::string& path,
   r.source_text = source_text;
   r.kernel_names = {function};
   r.arch = spec.arch.empty() ? arch : spec.arch;
-  const PySource py = scan_python(source_text.empty() ? read_whole_file(path).value_or("")
-                                                      : source_text);
+  const PySource py =
+      scan_python(source_text.empty() ? read_whole_file(path).value_or("") : source_text);
   const PyFunction* f = find_function(py, function);
   std::vector<std::string> names;
   if (f != nullptr)
@@ -38,11 +36,11 @@ CompileRequest triton_request(const KernelSpec& spec, const std::string& path,
     r.signature.emplace_back(names.empty() ? spec.args[i].name : names[i],
                              triton_type(spec.args[i]));
   for (const auto& [name, value] : params) {
-    const bool takes = is_triton_option(name) ||
-                       (f != nullptr && std::any_of(f->params.begin(), f->params.end(),
-                                                    [&](const PyParam& p) {
-                                                      return p.is_constexpr && p.name == name;
-                                                    }));
+    const bool takes =
+        is_triton_option(name) ||
+        (f != nullptr && std::any_of(f->params.begin(), f->params.end(), [&](const PyParam& p) {
+           return p.is_constexpr && p.name == name;
+         }));
     if (takes) r.defines.emplace_back(name, value.to_string());
   }
   return r;

@@ -74,16 +74,16 @@ Result<Outcome> GpuEvaluator::measure_baseline() {
   if (!base.ok) {
     // No Triton at all is the machine's problem, not the kernel's.
     const bool no_triton = base.log.find(kTritonNotFound) != std::string::npos;
-    return make_error(no_triton ? tail_of(base.log)
-                                : "the source does not compile with its own defaults:\n" +
-                                      tail_of(base.log),
-                      spec_.where, no_triton ? ExitCode::environment : ExitCode::usage);
+    return make_error(
+        no_triton ? tail_of(base.log)
+                  : "the source does not compile with its own defaults:\n" + tail_of(base.log),
+        spec_.where, no_triton ? ExitCode::environment : ExitCode::usage);
   }
   const std::string ref_name =
       spec_.reference.empty() || spec_.reference == "default" ? spec_.kernel : spec_.reference;
   if (separate_reference(spec_)) {
-    const CompileOutput ref = compiler_.compile(
-        reference_request_for(spec_, source_text_, defaults_, options_.arch));
+    const CompileOutput ref =
+        compiler_.compile(reference_request_for(spec_, source_text_, defaults_, options_.arch));
     compile_seconds_ += ref.seconds;
     const std::string where =
         spec_.reference_source.empty() ? spec_.source : spec_.reference_source;

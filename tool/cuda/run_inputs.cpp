@@ -1,11 +1,10 @@
-#include "cuda/shape_run.h"
-
 #include <algorithm>
 #include <thread>
 
 #include "core/poison.h"
 #include "core/run_seeds.h"
 #include "cuda/driver.h"
+#include "cuda/shape_run.h"
 
 namespace kev::cuda {
 

@@ -121,18 +121,42 @@ std::string triton_helper_path() {
 std::string triton_type(const ArgSpec& arg) {
   std::string t;
   switch (arg.type) {
-    case ScalarType::f16: t = "fp16"; break;
-    case ScalarType::bf16: t = "bf16"; break;
-    case ScalarType::f32: t = "fp32"; break;
-    case ScalarType::f64: t = "fp64"; break;
-    case ScalarType::i8: t = "i8"; break;
-    case ScalarType::i16: t = "i16"; break;
-    case ScalarType::i32: t = "i32"; break;
-    case ScalarType::i64: t = "i64"; break;
-    case ScalarType::u8: t = "u8"; break;
-    case ScalarType::u16: t = "u16"; break;
-    case ScalarType::u32: t = "u32"; break;
-    case ScalarType::u64: t = "u64"; break;
+    case ScalarType::f16:
+      t = "fp16";
+      break;
+    case ScalarType::bf16:
+      t = "bf16";
+      break;
+    case ScalarType::f32:
+      t = "fp32";
+      break;
+    case ScalarType::f64:
+      t = "fp64";
+      break;
+    case ScalarType::i8:
+      t = "i8";
+      break;
+    case ScalarType::i16:
+      t = "i16";
+      break;
+    case ScalarType::i32:
+      t = "i32";
+      break;
+    case ScalarType::i64:
+      t = "i64";
+      break;
+    case ScalarType::u8:
+      t = "u8";
+      break;
+    case ScalarType::u16:
+      t = "u16";
+      break;
+    case ScalarType::u32:
+      t = "u32";
+      break;
+    case ScalarType::u64:
+      t = "u64";
+      break;
   }
   return arg.pointer ? "*" + t : t;
 }
@@ -153,8 +177,9 @@ void TritonCompiler::probe() const {
     }
     const std::string helper_hash = sha256_of(*helper).substr(7, 16);
     ScratchDir scratch;
-    const auto run = io::run_process_split({options_.python, "-I", "-B", options_.helper, "--version"},
-                                           child_environment(scratch.path()), 60.0, 1u << 16, 1u << 16);
+    const auto run =
+        io::run_process_split({options_.python, "-I", "-B", options_.helper, "--version"},
+                              child_environment(scratch.path()), 60.0, 1u << 16, 1u << 16);
     std::string version;
     if (run.started && !run.timed_out && run.exit_code == 0) {
       auto j = io::parse_untrusted_json<nlohmann::json>(run.out, {"triton --version", 1, 1});
@@ -170,7 +195,8 @@ void TritonCompiler::probe() const {
       identity_ = "triton (unavailable at " + options_.python + ")";
       return;
     }
-    identity_ = "triton " + version + " (python " + options_.python + ", helper " + helper_hash + ")";
+    identity_ =
+        "triton " + version + " (python " + options_.python + ", helper " + helper_hash + ")";
   });
 }
 
@@ -234,10 +260,10 @@ CompileOutput TritonCompiler::compile(const CompileRequest& request) {
   if (!kev::write_file_atomically(request_path, req.dump()).ok())
     return finish(prefix + "cannot write the compile request");
 
-  const auto run = io::run_process_split(
-      {options_.python, "-I", "-B", options_.helper, request_path},
-      child_environment(scratch.path()), options_.timeout_seconds, options_.max_stdout_bytes,
-      options_.max_stderr_bytes);
+  const auto run =
+      io::run_process_split({options_.python, "-I", "-B", options_.helper, request_path},
+                            child_environment(scratch.path()), options_.timeout_seconds,
+                            options_.max_stdout_bytes, options_.max_stderr_bytes);
   const std::string diagnostics = tail(run.err);
   if (!run.started) return finish(prefix + "cannot run " + options_.python + ": " + run.err);
   if (run.timed_out)
@@ -262,8 +288,8 @@ CompileOutput TritonCompiler::compile(const CompileRequest& request) {
   if (run.exit_code != 0)
     return finish(diagnostics + "\n" + prefix + "the Triton compile exited with code " +
                   std::to_string(run.exit_code));
-  const auto number = [&](const char* key, std::int64_t low, std::int64_t high)
-      -> std::optional<std::int64_t> {
+  const auto number = [&](const char* key, std::int64_t low,
+                          std::int64_t high) -> std::optional<std::int64_t> {
     if (!a.contains(key) || !a[key].is_number_integer()) return std::nullopt;
     const auto v = a[key].get<std::int64_t>();
     if (v < low || v > high) return std::nullopt;
@@ -276,22 +302,23 @@ CompileOutput TritonCompiler::compile(const CompileRequest& request) {
   const auto profile_scratch = number("profile_scratch_size", 0, INT64_MAX);
   const auto trailing = number("trailing_pointers", 0, 2);
   if (!warps || !shared || !ctas || !global_scratch || !profile_scratch || !trailing ||
-      !a.contains("name") ||
-      !a["name"].is_string() || !a.contains("cubin") || !a["cubin"].is_string())
-    return finish(prefix + "Triton's answer lacks a field or has one out of range "
-                           "(num_warps 1-32, shared, num_ctas 1, the scratch sizes, name, cubin)");
+      !a.contains("name") || !a["name"].is_string() || !a.contains("cubin") ||
+      !a["cubin"].is_string())
+    return finish(prefix +
+                  "Triton's answer lacks a field or has one out of range "
+                  "(num_warps 1-32, shared, num_ctas 1, the scratch sizes, name, cubin)");
   if (*global_scratch > 0 || *profile_scratch > 0)
     return finish(prefix + "this configuration needs Triton's global or profile scratch memory (" +
                   std::to_string(*global_scratch) + " and " + std::to_string(*profile_scratch) +
                   " bytes per program), which kernelevo does not allocate");
   if (a.value("launch_cooperative_grid", false) || a.value("launch_pdl", false))
-    return finish(prefix + "this configuration needs a cooperative or programmatic-dependent "
-                           "launch, which kernelevo does not make");
+    return finish(prefix +
+                  "this configuration needs a cooperative or programmatic-dependent "
+                  "launch, which kernelevo does not make");
   auto image = base64_decode(a["cubin"].get<std::string>());
   const std::string symbol = a["name"].get<std::string>();
   const auto info = image ? read_cubin(*image) : std::nullopt;
-  if (!info)
-    return finish(prefix + "Triton's answer holds no readable CUBIN");
+  if (!info) return finish(prefix + "Triton's answer holds no readable CUBIN");
   if (std::find(info->kernels.begin(), info->kernels.end(), symbol) == info->kernels.end())
     return finish(prefix + "the CUBIN has no entry '" + symbol + "'");
   // Modules of the source's own directory that it imported: part of the cache key (their

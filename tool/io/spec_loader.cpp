@@ -7,8 +7,8 @@
 #include <sstream>
 #include <tuple>
 
-#include "core/spec_check.h"
 #include "core/python_source.h"
+#include "core/spec_check.h"
 #include "core/spec_source_check.h"
 #include "io/file_read.h"
 #include "io/foreign_tree.h"
@@ -119,8 +119,7 @@ std::vector<Error> check_reference_source(const KernelSpec& spec) {
   if (!fs::is_regular_file(path, ec))
     return {make_error(what + " does not exist (its path is relative to " + spec.source + ")",
                        spec.where)};
-  if (!is_source(path))
-    return {make_error(what + " is not a .cu or .py file", spec.where)};
+  if (!is_source(path)) return {make_error(what + " is not a .cu or .py file", spec.where)};
   const auto text = read_text(path);
   if (!text) return {text.error()};
   if (is_python(path)) {
@@ -130,8 +129,8 @@ std::vector<Error> check_reference_source(const KernelSpec& spec) {
       return {make_error(what + " defines no @triton.jit function `" + spec.reference + "`",
                          spec.where)};
   } else if (find_kernel_line(*text, spec.reference) == 0) {
-    return {make_error(what + " defines no __global__ function `" + spec.reference + "`",
-                       spec.where)};
+    return {
+        make_error(what + " defines no __global__ function `" + spec.reference + "`", spec.where)};
   }
   return {};
 }
@@ -280,8 +279,7 @@ SpecLoad load_specs(const std::vector<std::string>& paths) {
                  : check_spec_against_source(parsed[i], texts[parsed[i].source]);
       append(errors, std::move(against.errors));
       append(out.warnings, std::move(against.warnings));
-      if (!parsed[i].reference_source.empty())
-        append(errors, check_reference_source(parsed[i]));
+      if (!parsed[i].reference_source.empty()) append(errors, check_reference_source(parsed[i]));
     }
     if (!errors.empty()) keep[i] = false;
     append(out.errors, std::move(errors));

@@ -92,7 +92,7 @@ struct Ctx {
   SourceLocation fallback;
   std::vector<Error>* errors = nullptr;
   const std::vector<Let>* lets = nullptr;  // the current kernel spec's, while it is parsed
-  bool triton = false;  // the spec of a Triton kernel (a .py source): its own launch rules
+  bool triton = false;    // the spec of a Triton kernel (a .py source): its own launch rules
   int column_offset = 0;  // file column of the YAML's column 0, less one (a comment's prefix)
 
   [[nodiscard]] SourceLocation at(const YAML::Node& n) const {
@@ -812,8 +812,9 @@ void apply_triton_rules(const YAML::Node& node, const Ctx& ctx, KernelSpec& spec
                         bool has_grid, bool has_block, const SourceLocation& where) {
   spec.language = SourceLanguage::triton;
   if (!has_launch || !has_grid)
-    ctx.error(where, "missing required key 'launch.grid' (a Triton kernel's launch grid, in "
-                     "programs: {grid: [\"rows\"]})");
+    ctx.error(where,
+              "missing required key 'launch.grid' (a Triton kernel's launch grid, in "
+              "programs: {grid: [\"rows\"]})");
   const YAML::Node launch = node["launch"];
   if (has_block && launch && launch.IsMap() && launch["block"])
     ctx.error(ctx.at(launch["block"]),
@@ -825,10 +826,10 @@ void apply_triton_rules(const YAML::Node& node, const Ctx& ctx, KernelSpec& spec
               "'launch.shared_bytes'");
   for (const char* key : {"defines", "flags", "include_dirs", "dispatch"}) {
     if (const YAML::Node v = node[key])
-      ctx.error(ctx.at(v), std::string("'") + key + "' is not supported for a Triton kernel" +
-                               (std::string(key) == "dispatch"
-                                    ? " (one configuration serves every problem)"
-                                    : " (it applies to CUDA compiles only)"));
+      ctx.error(ctx.at(v),
+                std::string("'") + key + "' is not supported for a Triton kernel" +
+                    (std::string(key) == "dispatch" ? " (one configuration serves every problem)"
+                                                    : " (it applies to CUDA compiles only)"));
   }
   const bool warps = std::any_of(spec.params.begin(), spec.params.end(),
                                  [](const ParamSpec& p) { return p.name == "num_warps"; });
@@ -925,8 +926,9 @@ NodeParse parse_spec_fields(const YAML::Node& node, const Ctx& ctx, const std::v
                          (k == "source" ? spec.reference_source : spec.reference) = trim(*s);
                      });
         if (spec.reference.empty() || spec.reference_source.empty())
-          ctx.error(ctx.at(v), "'reference' as a map needs both 'source' (a .cu or .py file, "
-                               "relative to this one) and 'kernel'");
+          ctx.error(ctx.at(v),
+                    "'reference' as a map needs both 'source' (a .cu or .py file, "
+                    "relative to this one) and 'kernel'");
       } else if (auto s = string_of(v, ctx, key)) {
         spec.reference = trim(*s);
       }
@@ -1130,8 +1132,7 @@ std::vector<MarkedBlock> find_python_marked_blocks(std::string_view source,
     if (!c.own_line || at == std::string::npos || c.text.compare(at, 10, "@kernelevo") != 0)
       continue;
     const std::size_t after = at + 10;
-    if (after < c.text.size() && !std::isspace(static_cast<unsigned char>(c.text[after])))
-      continue;
+    if (after < c.text.size() && !std::isspace(static_cast<unsigned char>(c.text[after]))) continue;
     MarkedBlock b;
     b.triton = true;
     b.guarded = true;  // formatters leave comments alone
@@ -1185,10 +1186,9 @@ SpecParse parse_marked_block(const MarkedBlock& block, const std::string& file) 
       KernelSpec& spec = *parsed.spec;
       spec.source = file;
       if (!spec.reference_source.empty())
-        spec.reference_source =
-            (std::filesystem::path(file).parent_path() / spec.reference_source)
-                .lexically_normal()
-                .generic_string();
+        spec.reference_source = (std::filesystem::path(file).parent_path() / spec.reference_source)
+                                    .lexically_normal()
+                                    .generic_string();
       spec.kernel_line = block.kernel_line;
       spec.has_format_guard = block.guarded;
       (parsed.complete ? out.specs : out.partial).push_back(std::move(spec));

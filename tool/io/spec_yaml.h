@@ -14,13 +14,13 @@ namespace kev {
 
 // A `/* @kernelevo ... */` comment found in a source file.
 struct MarkedBlock {
-  std::string yaml;         // the lines after the @kernelevo line, up to "*/"
-  SourceLocation mark;      // where "@kernelevo" is
-  int yaml_first_line = 0;  // line of the file holding the YAML's first line (1-based)
-  bool guarded = false;     // "// clang-format off" before and "// clang-format on" after
-  int kernel_line = 0;      // first "__global__" line after the block, 0 if none
-  std::string kernel_name;  // name of the function declared there, empty if not found
-  bool triton = false;      // a `# @kernelevo` block of a .py source
+  std::string yaml;            // the lines after the @kernelevo line, up to "*/"
+  SourceLocation mark;         // where "@kernelevo" is
+  int yaml_first_line = 0;     // line of the file holding the YAML's first line (1-based)
+  bool guarded = false;        // "// clang-format off" before and "// clang-format on" after
+  int kernel_line = 0;         // first "__global__" line after the block, 0 if none
+  std::string kernel_name;     // name of the function declared there, empty if not found
+  bool triton = false;         // a `# @kernelevo` block of a .py source
   int yaml_column_offset = 0;  // columns before the YAML's on each line ("# " in a .py file)
 };
 

@@ -44,17 +44,28 @@ std::string substitute(const std::string& text, const std::map<std::string, std:
 std::string c_scalar(ScalarType t) {
   switch (t) {
     case ScalarType::f16:
-    case ScalarType::bf16: return "";  // no host type: pointers only, as void
-    case ScalarType::f32: return "float";
-    case ScalarType::f64: return "double";
-    case ScalarType::i8: return "int8_t";
-    case ScalarType::i16: return "int16_t";
-    case ScalarType::i32: return "int32_t";
-    case ScalarType::i64: return "int64_t";
-    case ScalarType::u8: return "uint8_t";
-    case ScalarType::u16: return "uint16_t";
-    case ScalarType::u32: return "uint32_t";
-    case ScalarType::u64: return "uint64_t";
+    case ScalarType::bf16:
+      return "";  // no host type: pointers only, as void
+    case ScalarType::f32:
+      return "float";
+    case ScalarType::f64:
+      return "double";
+    case ScalarType::i8:
+      return "int8_t";
+    case ScalarType::i16:
+      return "int16_t";
+    case ScalarType::i32:
+      return "int32_t";
+    case ScalarType::i64:
+      return "int64_t";
+    case ScalarType::u8:
+      return "uint8_t";
+    case ScalarType::u16:
+      return "uint16_t";
+    case ScalarType::u32:
+      return "uint32_t";
+    case ScalarType::u64:
+      return "uint64_t";
   }
   return "";
 }
@@ -113,7 +124,8 @@ Result<TritonLauncher> generate_triton_launcher(const KernelSpec& spec,
   std::ostringstream h;
   h << "// Launches Triton kernel " << id << "'s locked configuration on `stream` (grid:";
   for (const auto& g : spec.launch.grid) h << " " << g.text() << ";";
-  h << " 32 * num_warps threads).\n// Pointers must be 16-byte aligned (the image was compiled so), "
+  h << " 32 * num_warps threads).\n// Pointers must be 16-byte aligned (the image was compiled "
+       "so), "
        "else CUDA_ERROR_INVALID_VALUE;\n// a device with no matching image gives "
        "CUDA_ERROR_NO_BINARY_FOR_GPU.\nCUresult "
     << cid << "_launch(CUstream stream";
@@ -133,13 +145,15 @@ Result<TritonLauncher> generate_triton_launcher(const KernelSpec& spec,
     s << "\n};\n";
   }
   s << "\nstruct Image {\n  int arch;\n  const unsigned char* data;\n  const char* function;\n"
-       "  unsigned block;\n  unsigned shared;\n  const char* config;\n};\nconst Image kImages[] = {\n";
+       "  unsigned block;\n  unsigned shared;\n  const char* config;\n};\nconst Image kImages[] = "
+       "{\n";
   for (std::size_t i = 0; i < images.size(); ++i)
     s << "    {" << arch_number(images[i].arch) << ", kImage" << i << ", "
       << c_string(images[i].function) << ", " << images[i].block_threads << "u, "
       << images[i].shared_bytes << "u, " << c_string(config_text(images[i])) << "},\n";
   s << "};\n\n"
-       "[[maybe_unused]] long long kev_ceil_div(long long a, long long b) { return (a + b - 1) / b; }\n"
+       "[[maybe_unused]] long long kev_ceil_div(long long a, long long b) { return (a + b - 1) / "
+       "b; }\n"
        "[[maybe_unused]] long long kev_min(long long a, long long b) { return a < b ? a : b; }\n"
        "[[maybe_unused]] long long kev_max(long long a, long long b) { return a > b ? a : b; }\n\n"
        "std::mutex g_mutex;\nCUcontext g_context = nullptr;\nCUmodule g_module = nullptr;\n"
@@ -161,7 +175,8 @@ Result<TritonLauncher> generate_triton_launcher(const KernelSpec& spec,
        "    const int have = major * 10 + minor;\n"
        "    const Image* best = nullptr;\n"
        "    for (const Image& im : kImages)\n"
-       "      if (im.arch / 10 == major && im.arch <= have && (best == nullptr || im.arch > best->arch))\n"
+       "      if (im.arch / 10 == major && im.arch <= have && (best == nullptr || im.arch > "
+       "best->arch))\n"
        "        best = &im;\n"
        "    if (best == nullptr) return CUDA_ERROR_NO_BINARY_FOR_GPU;\n"
        "    CUmodule module = nullptr;\n"
@@ -177,10 +192,11 @@ Result<TritonLauncher> generate_triton_launcher(const KernelSpec& spec,
        "  }\n"
        "  *fn = g_function;\n  *image = g_image;\n  return CUDA_SUCCESS;\n}\n\n"
        "}  // namespace kev_"
-    << cid << "\n}  // namespace\n\n"
-       "extern \"C\" const char* "
     << cid
-    << "_config(void) {\n  using namespace kev_" << cid << ";\n  CUfunction f = nullptr;\n  const Image* image = nullptr;\n"
+    << "\n}  // namespace\n\n"
+       "extern \"C\" const char* "
+    << cid << "_config(void) {\n  using namespace kev_" << cid
+    << ";\n  CUfunction f = nullptr;\n  const Image* image = nullptr;\n"
        "  return load(&f, &image) == CUDA_SUCCESS ? image->config : kImages[0].config;\n}\n\n"
        "extern \"C\" CUresult "
     << cid << "_launch(CUstream stream";
@@ -202,8 +218,8 @@ Result<TritonLauncher> generate_triton_launcher(const KernelSpec& spec,
     grid[d] = substitute(spec.launch.grid[d].text(), with_params, unknown);
     for (const auto& u : unknown)
       return make_error("the launch grid of kernel " + spec.id + " uses '" + u +
-                            "', which no scalar argument carries (an argument such as {name: " +
-                            u + ", type: int, value: " + u + "} makes the launcher compute it)",
+                            "', which no scalar argument carries (an argument such as {name: " + u +
+                            ", type: int, value: " + u + "} makes the launcher compute it)",
                         spec.where);
     for (const auto& p : spec.params)
       if (spec.launch.grid[d].mentions(p.name)) params_in_grid.insert(p.name);
@@ -225,16 +241,18 @@ Result<TritonLauncher> generate_triton_launcher(const KernelSpec& spec,
   s << "  const long long gx = " << grid[0] << ", gy = " << grid[1] << ", gz = " << grid[2]
     << ";\n  if (gx <= 0 || gy <= 0 || gz <= 0) return CUDA_SUCCESS;  // nothing to do\n";
   std::size_t trailing = images[0].trailing_null_pointers;
-  for (const auto& im : images) trailing = std::max<std::size_t>(trailing, im.trailing_null_pointers);
+  for (const auto& im : images)
+    trailing = std::max<std::size_t>(trailing, im.trailing_null_pointers);
   for (const ArgSpec& a : spec.args)
-    if (a.pointer) s << "  CUdeviceptr p_" << a.name << " = reinterpret_cast<CUdeviceptr>(" << a.name << ");\n";
+    if (a.pointer)
+      s << "  CUdeviceptr p_" << a.name << " = reinterpret_cast<CUdeviceptr>(" << a.name << ");\n";
   s << "  CUdeviceptr scratch = 0;\n  void* params[] = {";
-  for (const ArgSpec& a : spec.args)
-    s << (a.pointer ? "&p_" + a.name : "&" + a.name) << ", ";
+  for (const ArgSpec& a : spec.args) s << (a.pointer ? "&p_" + a.name : "&" + a.name) << ", ";
   for (std::size_t i = 0; i < trailing; ++i) s << "&scratch, ";
   s << "nullptr};\n"
        "  return cuLaunchKernel(f, static_cast<unsigned>(gx), static_cast<unsigned>(gy),\n"
-       "                        static_cast<unsigned>(gz), image->block, 1, 1, image->shared, stream,\n"
+       "                        static_cast<unsigned>(gz), image->block, 1, 1, image->shared, "
+       "stream,\n"
        "                        params, nullptr);\n}\n";
   return TritonLauncher{h.str(), s.str()};
 }
