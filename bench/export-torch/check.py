@@ -44,6 +44,47 @@ def compiled_time(torch, pkg, device, reps):
     return pkg.bench.timed(torch, lambda: compiled(*args), reps, flush), same, dims
 
 
+def host_us(torch, fn, calls=300):
+    """Microseconds a call costs the host: `calls` calls back to back on a problem so small
+    that the GPU keeps up, the wall time over the count."""
+    for _ in range(10):
+        fn()
+    torch.cuda.synchronize()
+    t0 = time.perf_counter()
+    for _ in range(calls):
+        fn()
+    torch.cuda.synchronize()
+    return (time.perf_counter() - t0) / calls * 1e6
+
+
+def host_overheads(torch, pkg, device):
+    """Host cost per call at the spec's first validation shape: the package's direct call,
+    the operator through torch.ops (torch.library's dispatch), torch.compile of a function
+    calling it, and the PyTorch equivalent when the export carried one."""
+    kernel = pkg.kernel
+    dims = (kernel.meta.get("validate") or kernel.meta["problems"])[0]
+    gen = torch.Generator(device=device)
+    gen.manual_seed(4)
+    tensors, keywords = pkg.test.make_inputs(torch, kernel, dims, device, gen)
+    args = [tensors[a["name"]] for a in kernel.inputs]
+    op = pkg.op
+
+    def fn(*ts):
+        return op(*ts, **keywords)
+
+    compiled = torch.compile(fn, fullgraph=True, dynamic=False)
+    out = {"dims": dims,
+           "call_us": host_us(torch, lambda: pkg._package.call(*args, **keywords)),
+           "op_us": host_us(torch, lambda: fn(*args)),
+           "compiled_us": host_us(torch, lambda: compiled(*args))}
+    eq = pkg.bench.equivalent(pkg._package)
+    if eq is not None:
+        fa = pkg.bench.flat_args(kernel, tensors, keywords, dims)
+        if eq(kernel.id, fa, dims) is not None:
+            out["torch_us"] = host_us(torch, lambda: eq(kernel.id, fa, dims))
+    return out
+
+
 def check_package(torch, path, device, reps):
     parent, name = os.path.split(os.path.abspath(path))
     sys.path.insert(0, parent)
@@ -67,6 +108,10 @@ def check_package(torch, path, device, reps):
         row["bench"] = pkg.bench.bench(torch, pkg._package, device, reps)
         us, same, dims = compiled_time(torch, pkg, device, reps)
         row["compiled"] = {"dims": dims, "us": us, "matches_eager": same}
+        try:
+            row["host"] = host_overheads(torch, pkg, device)
+        except Exception as e:  # noqa: BLE001 - the host figures are extra; the row stands
+            row["host_error"] = f"{type(e).__name__}: {e}"
     except Exception as e:  # noqa: BLE001 - reported in the table, the run goes on
         row["error"] = f"{type(e).__name__}: {e}"
         row["traceback"] = traceback.format_exc()
@@ -94,6 +139,17 @@ def markdown(meta, rows):
                 f"| {r['kernel'] if i == 0 else ''} | {('PASS' if r['test_passed'] else 'FAIL') if i == 0 else ''} | "
                 f"{compile_cell if i == 0 else ''} | {shape} | {b['op_us']:.1f} | {'-' if t is None else f'{t:.1f}'} | "
                 f"{'-' if t is None else '%.2fx' % b['speedup']} | {'' if comp is None else f'{comp:.1f}'} |")
+    lines += ["", "Host cost of a call (us; calls back to back at the first validation shape, where the GPU "
+              "keeps up): the package's direct call, the operator through torch.ops, torch.compile of a "
+              "function calling it, the PyTorch equivalent:", "",
+              "| kernel | shape | call | torch.ops | compiled | PyTorch |", "|---|---|---:|---:|---:|---:|"]
+    for r in rows:
+        h = r.get("host")
+        if h:
+            shape = ", ".join(f"{k}={v}" for k, v in h["dims"].items())
+            t = h.get("torch_us")
+            lines.append(f"| {r['kernel']} | {shape} | {h['call_us']:.1f} | {h['op_us']:.1f} | "
+                         f"{h['compiled_us']:.1f} | {'-' if t is None else f'{t:.1f}'} |")
     lines += ["", "Each package's test output:", ""]
     for r in rows:
         lines.append(f"- {r.get('kernel', r['package'])}: "
