@@ -53,10 +53,23 @@ class PackageError(RuntimeError):
     """The package cannot run here (no cubin for this GPU, a damaged file)."""
 
 
+_TENSOR_TYPES = set()  # types whose objects have shape, dtype, numel() and is_contiguous()
+_DTYPE_NAMES = {}
+
+
 def dtype_name(dtype):
     """torch.float32 -> "float32" (also for anything whose str() is "torch.<name>")."""
+    try:
+        return _DTYPE_NAMES[dtype]
+    except (KeyError, TypeError):
+        pass
     text = str(dtype)
-    return text[len("torch."):] if text.startswith("torch.") else text
+    name = text[len("torch."):] if text.startswith("torch.") else text
+    try:
+        _DTYPE_NAMES[dtype] = name
+    except TypeError:  # an unhashable stand-in
+        pass
+    return name
 
 
 def _shape_text(shape):
@@ -199,8 +212,11 @@ class Kernel:
 
     def _check_tensor(self, arg, t):
         name = arg["name"]
-        if not all(hasattr(t, a) for a in ("shape", "dtype", "numel", "is_contiguous")):
-            raise KernelArgumentError(f"{self.id}: argument {name!r} must be a tensor, got {type(t).__name__}")
+        kind = type(t)
+        if kind not in _TENSOR_TYPES:  # a type seen to be tensor-like needs no second look
+            if not all(hasattr(t, a) for a in ("shape", "dtype", "numel", "is_contiguous")):
+                raise KernelArgumentError(f"{self.id}: argument {name!r} must be a tensor, got {kind.__name__}")
+            _TENSOR_TYPES.add(kind)
         want, accepted = DTYPES[arg["type"]]
         got = dtype_name(t.dtype)
         if got not in accepted:
@@ -322,13 +338,15 @@ class Kernel:
 
     # ------------------------------------------------------------------ a call
 
-    def prepare(self, bound, arch=None, reference=False, check_counts=True):
+    def prepare(self, bound, arch=None, reference=False, check_counts=True, checked=False):
         """Checks a bound call and computes what the launch needs; with arch None (the fake),
         only the output shapes. What depends only on the tensors' shapes and the dimension
         arguments (sizes, counts, image, geometry) is computed once per distinct call and
-        kept: a call costs a dictionary lookup, not the spec's expressions again."""
-        for arg in self.inputs:
-            self._check_tensor(arg, bound[arg["name"]])
+        kept: a call costs a dictionary lookup, not the spec's expressions again. `checked`:
+        the caller has checked the tensors (Package.run, before reading their device)."""
+        if not checked:
+            for arg in self.inputs:
+                self._check_tensor(arg, bound[arg["name"]])
         key = self._plan_key(bound, arch, reference, check_counts)
         plan = self._plans.get(key) if key is not None else None
         if plan is None:
@@ -510,7 +528,7 @@ class Package:
         backend = _backend
         backend.check_device(kernel, tensors)
         device = next(iter(tensors.values())).device if tensors else torch.device("cuda", torch.cuda.current_device())
-        prepared = kernel.prepare(bound, backend.arch(torch, device), reference)
+        prepared = kernel.prepare(bound, backend.arch(torch, device), reference, checked=True)
         values = list(prepared.values)
         outputs = []
         for i, name, shape, dtype, zero in prepared.allocate:
