@@ -164,6 +164,39 @@ TEST(CheckParams, RefusesValuesOutsideTheSpec) {
   }
 }
 
+KernelSpec spec_with_constraints() {
+  KernelSpec spec = spec_with_block();
+  spec.constraints.push_back(*Expr::parse("BLOCK * VEC <= 1024", {"src/k.cu", 20, 7}));
+  spec.constraints.push_back(*Expr::parse("BLOCK <= cols", {"src/k.cu", 21, 7}));
+  spec.problems.push_back({{{"cols", 4096}}, {}});
+  spec.problems.push_back({{{"cols", 256}}, {}});
+  return spec;
+}
+
+// Each locked value listed is not enough: a lockfile (one from a pull request, say) could
+// lock a combination the constraints exclude, which no tune ever ran.
+TEST(CheckConstraints, TheConfigurationABuildCompilesMustSatisfyTheConstraints) {
+  const KernelSpec spec = spec_with_constraints();
+  const ParamSet good{
+      {"BLOCK", Value(256)}, {"VEC", Value(4)}, {"LOAD", Value(std::string("float4"))}};
+  EXPECT_TRUE(check_constraints(good, spec, "lock: k").ok());
+  const ParamSet wide{
+      {"BLOCK", Value(512)}, {"VEC", Value(4)}, {"LOAD", Value(std::string("float4"))}};
+  auto r = check_constraints(wide, spec, "lock: k");
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.error().to_string(),
+            "src/k.cu:20:7: error: lock: k: BLOCK=512, LOAD=float4, VEC=4 break the constraint "
+            "\"BLOCK * VEC <= 1024\"");
+  // A constraint on problem sizes must hold at every problem of the spec.
+  const ParamSet over{
+      {"BLOCK", Value(512)}, {"VEC", Value(1)}, {"LOAD", Value(std::string("float4"))}};
+  r = check_constraints(over, spec, "lock: k");
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.error().to_string(),
+            "src/k.cu:21:7: error: lock: k: BLOCK=512, LOAD=float4, VEC=1 break the constraint "
+            "\"BLOCK <= cols\" at cols=256");
+}
+
 TEST(SetEntry, FirstDeviceIsDefaultAndReplacementKeepsTheMark) {
   Lockfile lock = lock_with("sm_90", "A", entry(128, 70));
   set_entry(lock, "k", "src/k.cu", kHashA, "sm_90", "B", entry(256, 60));

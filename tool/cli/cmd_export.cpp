@@ -207,6 +207,7 @@ int run_export(const ExportArgs& args) {
         if (!checked) return checked.error();
         kev::TorchVariant v;
         v.params = with_defaults(*defaults, params);
+        if (auto st = kev::check_constraints(v.params, spec, context); !st) return st.error();
         v.bucket = bucket;
         v.time_us = time;
         v.baseline_us = base;

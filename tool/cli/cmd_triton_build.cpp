@@ -103,6 +103,10 @@ int run_triton_build(const TritonBuildArgs& args) {
                                     args.lockfile + ": " + spec->id + " " + choice.arch);
         if (!checked) return report(checked.error());
         for (const auto& [k, v] : choice.entry->params) params[k] = v;
+        if (auto st = check_constraints(params, *spec,
+                                        args.lockfile + ": " + spec->id + " " + choice.arch);
+            !st)
+          return report(st.error());
       }
       const CompileOutput out = cuda::compile_triton(*spec, params, arch);
       if (!out.ok)

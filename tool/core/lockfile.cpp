@@ -179,6 +179,35 @@ Result<ParamCheck> check_params(const ParamSet& params, const KernelSpec& spec,
   return check;
 }
 
+Status check_constraints(const ParamSet& full, const KernelSpec& spec, const std::string& context) {
+  for (const Expr& c : spec.constraints) {
+    const auto holds = [&](const Problem* problem) {
+      const auto r = c.eval([&](std::string_view name) -> std::optional<std::int64_t> {
+        if (auto it = full.find(std::string(name)); it != full.end()) return it->second.as_int();
+        if (problem != nullptr)
+          if (auto d = problem->dims.find(std::string(name)); d != problem->dims.end())
+            return d->second;
+        return std::nullopt;
+      });
+      return r.ok() && *r != 0;
+    };
+    const bool on_problems = std::any_of(c.names().begin(), c.names().end(),
+                                         [&](const std::string& n) { return !spec.param(n); });
+    const auto broken = [&](const std::string& where) {
+      return make_error(context + ": " + params_text(full) + " break the constraint " +
+                            quote_expression(c.text()) + where,
+                        c.origin());
+    };
+    if (!on_problems || spec.problems.empty()) {
+      if (!holds(nullptr)) return broken("");
+      continue;
+    }
+    for (const Problem& p : spec.problems)
+      if (!holds(&p)) return broken(" at " + p.to_string());
+  }
+  return ok_status();
+}
+
 int required_schema_version(const Lockfile& lock) {
   for (const auto& [id, kernel] : lock.kernels)
     for (const auto& [arch, devices] : kernel.targets)

@@ -141,6 +141,14 @@ struct ParamCheck {
 [[nodiscard]] Result<ParamCheck> check_params(const ParamSet& params, const KernelSpec& spec,
                                               const std::string& context);
 
+// `full` (every parameter: the locked values and the source defaults for the rest, as a
+// build compiles it) must satisfy each of the spec's constraints, at every problem of the
+// spec when it mentions problem sizes (a constraint that cannot be evaluated does not hold,
+// as in the search space). Every value being listed is not enough: a lockfile could lock a
+// combination the constraints exclude, which no tune ran.
+[[nodiscard]] Status check_constraints(const ParamSet& full, const KernelSpec& spec,
+                                       const std::string& context);
+
 // True when the kernel's entries were measured on another version of its source.
 [[nodiscard]] bool is_stale(const LockedKernel& kernel, const std::string& current_source_hash);
 
