@@ -222,6 +222,45 @@ TEST(HeaderGen, StaleEntryDropsValuesTheSpecNoLongerLists) {
   EXPECT_NE(h->text.find("#define SOFTMAX_VEC 4"), std::string::npos);
 }
 
+KernelSpec constrained_spec() {
+  KernelSpec spec = softmax_spec();
+  spec.constraints.push_back(
+      *Expr::parse("SOFTMAX_BLOCK >= 128 * SOFTMAX_VEC", {"src/softmax.cu", 19, 5}));
+  return spec;
+}
+
+// Values each listed but together excluded by a constraint (a lockfile from a pull request,
+// say) were compiled as they came; the build now refuses them, naming the constraint.
+TEST(HeaderGen, AnEntryBreakingAConstraintIsRefused) {
+  const Lockfile lock =
+      lock_with("sm_90", "NVIDIA H200", {{"SOFTMAX_BLOCK", 256}, {"SOFTMAX_VEC", 4}});
+  auto h = generate_params_header({constrained_spec()}, &lock, options({"sm_90"}));
+  ASSERT_FALSE(h.ok());
+  EXPECT_EQ(h.error().to_string(),
+            "src/softmax.cu:19:5: error: kernelevo.lock.json: kernel softmax_rows, sm_90, device "
+            "'NVIDIA H200': SOFTMAX_BLOCK=256, SOFTMAX_VEC=4 break the constraint "
+            "\"SOFTMAX_BLOCK >= 128 * SOFTMAX_VEC\"");
+  // With the source default for what it leaves out (SOFTMAX_BLOCK 256).
+  const Lockfile partial = lock_with("sm_90", "NVIDIA H200", {{"SOFTMAX_VEC", 4}});
+  h = generate_params_header({constrained_spec()}, &partial, options({"sm_90"}));
+  ASSERT_FALSE(h.ok());
+  EXPECT_NE(h.error().message.find("SOFTMAX_BLOCK=256, SOFTMAX_VEC=4 break the constraint"),
+            std::string::npos)
+      << h.error().message;
+  const Lockfile fine = lock_with("sm_90", "NVIDIA H200", {{"SOFTMAX_VEC", 2}});
+  EXPECT_TRUE(generate_params_header({constrained_spec()}, &fine, options({"sm_90"})).ok());
+}
+
+TEST(HeaderGen, AStaleEntryBreakingAConstraintFallsBackToTheDefaults) {
+  const Lockfile lock = lock_with("sm_90", "NVIDIA H200", {{"SOFTMAX_VEC", 4}}, "sha256:old");
+  auto h = generate_params_header({constrained_spec()}, &lock, options({"sm_90"}));
+  ASSERT_TRUE(h.ok()) << h.error().to_string();
+  EXPECT_EQ(h->text.find("#define SOFTMAX_VEC 4"), std::string::npos) << h->text;
+  ASSERT_EQ(h->warnings.size(), 2u);
+  EXPECT_NE(h->warnings[1].find("break the constraint"), std::string::npos) << h->warnings[1];
+  EXPECT_NE(h->warnings[1].find("the source defaults apply"), std::string::npos) << h->warnings[1];
+}
+
 TEST(HeaderGen, StaleEntryIsAnErrorWhenStrict) {
   const Lockfile lock = lock_with("sm_90", "NVIDIA H200", {{"SOFTMAX_BLOCK", 512}}, "sha256:old");
   auto o = options({"sm_90"});

@@ -105,6 +105,7 @@ Result<Lockfile> checked_lockfile(const std::vector<KernelSpec>& specs, const Lo
     const auto k = lock.kernels.find(spec.id);
     if (k == lock.kernels.end()) continue;
     const bool stale = is_stale(k->second, options.source_hash);
+    const auto defaults = source_defaults(options.source_text, spec);
     const std::string retune = "kernelevo tune " + options.source_name + " --kernel " + spec.id;
     if (stale && options.strict)
       return make_error(options.lockfile_name + ": kernel " + spec.id +
@@ -126,13 +127,24 @@ Result<Lockfile> checked_lockfile(const std::vector<KernelSpec>& specs, const Lo
         const std::string context = options.lockfile_name + ": kernel " + spec.id + ", " +
                                     comment_safe(arch) + ", device '" + comment_safe(device) + "'";
         LockEntry kept = entry;
+        // The configuration the build compiles: the kept values over the source defaults,
+        // which must satisfy the spec's constraints (when a default is unknown, the compile
+        // decides).
+        const auto constraints_hold = [&](const ParamSet& values,
+                                          const std::string& where) -> Status {
+          if (spec.constraints.empty()) return ok_status();
+          ParamSet full = defaults ? *defaults : ParamSet{};
+          for (const auto& [name, value] : values) full[name] = value;
+          if (full.size() < spec.params.size()) return ok_status();
+          return check_constraints(full, spec, where);
+        };
         // A fresh entry must be entirely valid; a stale one keeps the values its spec allows.
         const auto keep_checked = [&](const ParamSet& given, ParamSet& into,
                                       const std::string& where) -> Status {
           if (!stale) {
             auto check = check_params(given, spec, where);
             if (!check) return check.error();
-            return ok_status();
+            return constraints_hold(given, where);
           }
           into.clear();
           for (const auto& [name, value] : given) {
@@ -142,6 +154,10 @@ Result<Lockfile> checked_lockfile(const std::vector<KernelSpec>& specs, const Lo
             else
               warnings.push_back(check.error().message +
                                  " (stale entry: the source default applies)");
+          }
+          if (auto st = constraints_hold(into, where); !st) {
+            warnings.push_back(st.error().message + " (stale entry: the source defaults apply)");
+            into.clear();
           }
           return ok_status();
         };
