@@ -138,6 +138,22 @@ TEST_F(CheckFixture, LockedValueTheSpecNoLongerAllowsFails) {
   EXPECT_TRUE(measurer.calls.empty());
 }
 
+// Each value listed, the combination excluded: check fails it without measuring, naming the
+// constraint, as the build refuses to compile it.
+TEST_F(CheckFixture, LockedCombinationBreakingAConstraintFails) {
+  KernelSpec spec = spec_for("softmax");
+  spec.constraints.push_back(*Expr::parse("BLOCK <= 256", {"src/softmax.cu", 20, 5}));
+  specs = {spec};
+  lock_kernel("softmax", 512, 70.0);
+  measurer.set("head", "softmax", 70.0, 0.01);
+  const Report r = check();
+  const auto& k = r.kernels.at(0);
+  EXPECT_EQ(k.verdict, KernelVerdict::failed);
+  EXPECT_NE(k.evidence.find("BLOCK=512 break the constraint \"BLOCK <= 256\""), std::string::npos)
+      << k.evidence;
+  EXPECT_TRUE(measurer.calls.empty());
+}
+
 TEST_F(CheckFixture, StaleEntryIsRemeasuredAndReported) {
   specs = {spec_for("softmax")};
   lock_kernel("softmax", 256, 70.0);

@@ -45,6 +45,16 @@ void check_entry(const CheckInput& in, const std::string& id, const LockedKernel
       k.evidence = "locked parameters are not allowed by the spec: " + allowed.error().message;
       return;
     }
+    // A complete entry (what tune writes) is checked against the constraints here; one that
+    // leaves parameters to the source defaults is checked where they are known, at build.
+    if (allowed->missing.empty())
+      if (auto held = check_constraints(
+              entry.params, *spec, "lockfile: " + id + " " + in.gpu.arch + " " + in.gpu.device);
+          !held) {
+        k.verdict = KernelVerdict::failed;
+        k.evidence = "locked parameters are not allowed by the spec: " + held.error().message;
+        return;
+      }
   }
   std::optional<std::string> current_hash;
   if (in.source_hash) current_hash = in.source_hash(locked.source);
