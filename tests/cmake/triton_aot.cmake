@@ -29,8 +29,8 @@ set(gen "${WORK_DIR}/build/kernelevo/triton_app/kernels_softmax_triton_py")
 file(READ "${gen}/softmax_triton_triton.h" h)
 expect_contains("${h}" "CUresult softmax_rows_triton_launch(CUstream stream, const float* x, float* y, int32_t rows, int32_t cols);" "launcher declaration")
 file(READ "${gen}/softmax_triton_triton.cpp" cpp)
-expect_contains("${cpp}" "BLOCK=1024 ROW_BLOCK=1024 num_stages=3 num_warps=4 (sm_80)" "defaults for sm_80")
-expect_contains("${cpp}" "BLOCK=1024 ROW_BLOCK=1024 num_stages=3 num_warps=4 (sm_90)" "defaults for sm_90")
+expect_contains("${cpp}" "BLOCK=1024 num_stages=3 num_warps=4 (sm_80)" "defaults for sm_80")
+expect_contains("${cpp}" "BLOCK=1024 num_stages=3 num_warps=4 (sm_90)" "defaults for sm_90")
 expect_contains("${cpp}" "{90, kImage1, \"softmax_rows_triton\", 128u," "sm_90 image, 4 warps")
 if(NOT EXISTS "${WORK_DIR}/build/triton_app")
   message(FATAL_ERROR "the program was not linked")
@@ -46,7 +46,7 @@ file(WRITE "${app}/kernelevo.lock.json" [=[
       "targets": {
         "sm_90": {
           "NVIDIA H200": {
-            "params": {"BLOCK": 4096, "ROW_BLOCK": 8192, "num_stages": 2, "num_warps": 16},
+            "params": {"BLOCK": 4096, "num_stages": 2, "num_warps": 16},
             "tuned_with": "not measured: a test value"
           }
         }
@@ -59,18 +59,18 @@ file(WRITE "${app}/kernelevo.lock.json" [=[
 configure("${app}" "${WORK_DIR}/build")
 build_ok("${WORK_DIR}/build")
 file(READ "${gen}/softmax_triton_triton.cpp" cpp)
-expect_contains("${cpp}" "BLOCK=4096 ROW_BLOCK=8192 num_stages=2 num_warps=16 (sm_90)" "the locked sm_90 winner")
-expect_contains("${cpp}" "BLOCK=1024 ROW_BLOCK=1024 num_stages=3 num_warps=4 (sm_80)" "sm_80 keeps the defaults")
+expect_contains("${cpp}" "BLOCK=4096 num_stages=2 num_warps=16 (sm_90)" "the locked sm_90 winner")
+expect_contains("${cpp}" "BLOCK=1024 num_stages=3 num_warps=4 (sm_80)" "sm_80 keeps the defaults")
 expect_contains("${cpp}" "{90, kImage1, \"softmax_rows_triton\", 512u," "16 warps: 512 threads")
 
-# A locked entry whose values are each listed but whose combination (with the defaults for
-# what it leaves out: ROW_BLOCK 1024 < BLOCK) breaks a constraint is refused, not compiled.
+# A locked entry whose values are each listed but whose combination breaks a constraint
+# (BLOCK >= 32 * num_warps: 256 < 512) is refused, not compiled.
 file(READ "${app}/kernelevo.lock.json" good_lock)
-string(REPLACE "\"ROW_BLOCK\": 8192, " "" bad_lock "${good_lock}")
+string(REPLACE "\"BLOCK\": 4096" "\"BLOCK\": 256" bad_lock "${good_lock}")
 file(WRITE "${app}/kernelevo.lock.json" "${bad_lock}")
 build("${WORK_DIR}/build")
 if(build_rc EQUAL 0)
   message(FATAL_ERROR "a lockfile breaking the constraints was built:\n${build_output}")
 endif()
-expect_contains("${build_output}" "BLOCK=4096, ROW_BLOCK=1024, num_stages=2, num_warps=16 break the constraint \"ROW_BLOCK >= BLOCK\"" "the broken constraint named")
+expect_contains("${build_output}" "BLOCK=256, num_stages=2, num_warps=16 break the constraint \"BLOCK >= 32 * num_warps\"" "the broken constraint named")
 file(WRITE "${app}/kernelevo.lock.json" "${good_lock}")
