@@ -9,6 +9,7 @@
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
+#include <functional>
 #include <thread>
 #include <utility>
 
@@ -54,6 +55,38 @@ std::string resolve_program(const std::string& program, const std::vector<std::s
   return program;
 }
 
+// How a child that runs in its own process group ended: waited for until it exits, the
+// deadline passes or `over_limit()` says its output is too large (both kill the group).
+struct ChildEnd {
+  int status = 0;
+  bool timed_out = false;
+  bool over_limit = false;
+};
+
+ChildEnd wait_for_child(pid_t pid, double timeout_seconds,
+                        const std::function<bool()>& over_limit) {
+  const auto deadline = std::chrono::steady_clock::now() +
+                        std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                            std::chrono::duration<double>(timeout_seconds));
+  ChildEnd end;
+  auto pause = std::chrono::milliseconds(1);
+  for (;;) {
+    const pid_t done = ::waitpid(pid, &end.status, WNOHANG);
+    if (done == pid) break;
+    if (done < 0 && errno != EINTR) break;
+    const bool over = over_limit && over_limit();
+    if (over || std::chrono::steady_clock::now() >= deadline) {
+      ::kill(-pid, SIGKILL);
+      ::waitpid(pid, &end.status, 0);
+      (over ? end.over_limit : end.timed_out) = true;
+      break;
+    }
+    std::this_thread::sleep_for(pause);
+    pause = std::min(pause * 2, std::chrono::milliseconds(20));
+  }
+  return end;
+}
+
 }  // namespace
 
 ProcessResult run_process(const std::vector<std::string>& argv, const std::vector<std::string>& env,
@@ -88,24 +121,9 @@ ProcessResult run_process(const std::vector<std::string>& argv, const std::vecto
   }
   result.started = true;
 
-  const auto deadline = std::chrono::steady_clock::now() +
-                        std::chrono::duration_cast<std::chrono::steady_clock::duration>(
-                            std::chrono::duration<double>(timeout_seconds));
-  int status = 0;
-  auto pause = std::chrono::milliseconds(1);
-  for (;;) {
-    const pid_t done = ::waitpid(pid, &status, WNOHANG);
-    if (done == pid) break;
-    if (done < 0 && errno != EINTR) break;
-    if (std::chrono::steady_clock::now() >= deadline) {
-      ::kill(-pid, SIGKILL);
-      ::waitpid(pid, &status, 0);
-      result.timed_out = true;
-      break;
-    }
-    std::this_thread::sleep_for(pause);
-    pause = std::min(pause * 2, std::chrono::milliseconds(20));
-  }
+  const ChildEnd end = wait_for_child(pid, timeout_seconds, nullptr);
+  const int status = end.status;
+  result.timed_out = end.timed_out;
   if (!result.timed_out) {
     if (WIFEXITED(status)) {
       result.exit_code = WEXITSTATUS(status);
@@ -182,25 +200,12 @@ SplitProcessResult run_process_split(const std::vector<std::string>& argv,
     return result;
   }
   result.started = true;
-  const auto deadline = std::chrono::steady_clock::now() +
-                        std::chrono::duration_cast<std::chrono::steady_clock::duration>(
-                            std::chrono::duration<double>(timeout_seconds));
-  int status = 0;
-  auto pause = std::chrono::milliseconds(1);
-  for (;;) {
-    const pid_t done = ::waitpid(pid, &status, WNOHANG);
-    if (done == pid) break;
-    if (done < 0 && errno != EINTR) break;
-    const bool over = size_of_fd(out_fd) > max_out_bytes || size_of_fd(err_fd) > max_err_bytes;
-    if (over || std::chrono::steady_clock::now() >= deadline) {
-      ::kill(-pid, SIGKILL);
-      ::waitpid(pid, &status, 0);
-      (over ? result.too_much_output : result.timed_out) = true;
-      break;
-    }
-    std::this_thread::sleep_for(pause);
-    pause = std::min(pause * 2, std::chrono::milliseconds(20));
-  }
+  const ChildEnd end = wait_for_child(pid, timeout_seconds, [&] {
+    return size_of_fd(out_fd) > max_out_bytes || size_of_fd(err_fd) > max_err_bytes;
+  });
+  const int status = end.status;
+  result.timed_out = end.timed_out;
+  result.too_much_output = end.over_limit;
   if (!result.timed_out && !result.too_much_output) {
     // The last writes before the exit may still have passed a limit.
     if (size_of_fd(out_fd) > max_out_bytes || size_of_fd(err_fd) > max_err_bytes) {
