@@ -23,25 +23,33 @@ import traceback
 from contextlib import redirect_stdout
 
 
+class OpCall:
+    """The operator's inputs at `dims` (seeded) and a function calling it, eager and compiled
+    (torch.compile, inductor, fullgraph, static shapes)."""
+
+    def __init__(self, torch, pkg, device, dims, seed):
+        gen = torch.Generator(device=device)
+        gen.manual_seed(seed)
+        self.dims = dims
+        self.tensors, self.keywords = pkg.test.make_inputs(torch, pkg.kernel, dims, device, gen)
+        self.args = [self.tensors[a["name"]] for a in pkg.kernel.inputs]
+        op, keywords = pkg.op, self.keywords
+
+        def fn(*ts):
+            return op(*ts, **keywords)
+
+        self.eager = fn
+        self.compiled = torch.compile(fn, fullgraph=True, dynamic=False)
+
+
 def compiled_time(torch, pkg, device, reps):
-    """torch.compile (inductor, fullgraph) of `lambda *ts: op(*ts)` at the first problem:
-    its time, and whether it gives the eager operator's result."""
-    kernel = pkg.kernel
-    dims = kernel.meta["problems"][0]
-    gen = torch.Generator(device=device)
-    gen.manual_seed(3)
-    tensors, keywords = pkg.test.make_inputs(torch, kernel, dims, device, gen)
-    args = [tensors[a["name"]] for a in kernel.inputs]
-    op = pkg.op
-
-    def fn(*ts):
-        return op(*ts, **keywords)
-
-    compiled = torch.compile(fn, fullgraph=True, dynamic=False)
-    same = all(torch.equal(a, b) for a, b in zip(pkg.test.as_list(compiled(*[t.clone() for t in args])),
-                                                 pkg.test.as_list(fn(*[t.clone() for t in args]))))
+    """torch.compile of `lambda *ts: op(*ts)` at the first problem: its time, and whether it
+    gives the eager operator's result."""
+    c = OpCall(torch, pkg, device, pkg.kernel.meta["problems"][0], seed=3)
+    same = all(torch.equal(a, b) for a, b in zip(pkg.test.as_list(c.compiled(*[t.clone() for t in c.args])),
+                                                 pkg.test.as_list(c.eager(*[t.clone() for t in c.args]))))
     flush = torch.empty(64 * 1024 * 1024, dtype=torch.float32, device=device)
-    return pkg.bench.timed(torch, lambda: compiled(*args), reps, flush), same, dims
+    return pkg.bench.timed(torch, lambda: c.compiled(*c.args), reps, flush), same, c.dims
 
 
 def host_us(torch, fn, calls=300):
@@ -62,26 +70,16 @@ def host_overheads(torch, pkg, device):
     the operator through torch.ops (torch.library's dispatch), torch.compile of a function
     calling it, and the PyTorch equivalent when the export carried one."""
     kernel = pkg.kernel
-    dims = (kernel.meta.get("validate") or kernel.meta["problems"])[0]
-    gen = torch.Generator(device=device)
-    gen.manual_seed(4)
-    tensors, keywords = pkg.test.make_inputs(torch, kernel, dims, device, gen)
-    args = [tensors[a["name"]] for a in kernel.inputs]
-    op = pkg.op
-
-    def fn(*ts):
-        return op(*ts, **keywords)
-
-    compiled = torch.compile(fn, fullgraph=True, dynamic=False)
-    out = {"dims": dims,
-           "call_us": host_us(torch, lambda: pkg._package.call(*args, **keywords)),
-           "op_us": host_us(torch, lambda: fn(*args)),
-           "compiled_us": host_us(torch, lambda: compiled(*args))}
+    c = OpCall(torch, pkg, device, (kernel.meta.get("validate") or kernel.meta["problems"])[0], seed=4)
+    out = {"dims": c.dims,
+           "call_us": host_us(torch, lambda: pkg._package.call(*c.args, **c.keywords)),
+           "op_us": host_us(torch, lambda: c.eager(*c.args)),
+           "compiled_us": host_us(torch, lambda: c.compiled(*c.args))}
     eq = pkg.bench.equivalent(pkg._package)
     if eq is not None:
-        fa = pkg.bench.flat_args(kernel, tensors, keywords, dims)
-        if eq(kernel.id, fa, dims) is not None:
-            out["torch_us"] = host_us(torch, lambda: eq(kernel.id, fa, dims))
+        fa = pkg.bench.flat_args(kernel, c.tensors, c.keywords, c.dims)
+        if eq(kernel.id, fa, c.dims) is not None:
+            out["torch_us"] = host_us(torch, lambda: eq(kernel.id, fa, c.dims))
     return out
 
 

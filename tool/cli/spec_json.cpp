@@ -11,24 +11,6 @@ namespace {
 
 using Json = nlohmann::ordered_json;
 
-const char* init_name(InitKind kind) {
-  switch (kind) {
-    case InitKind::normal:
-      return "normal";
-    case InitKind::uniform:
-      return "uniform";
-    case InitKind::constant:
-      return "constant";
-    case InitKind::iota:
-      return "iota";
-    case InitKind::randint:
-      return "randint";
-    case InitKind::zeros:
-      return "zeros";
-  }
-  return "normal";
-}
-
 Json expr_json(const std::optional<Expr>& e) {
   if (!e) return nullptr;
   return e->text();

@@ -32,6 +32,24 @@ const TypeInfo& info(ScalarType t) { return kTypes[static_cast<std::size_t>(t)];
 
 std::size_t size_of(ScalarType t) { return info(t).size; }
 
+const char* init_name(InitKind kind) {
+  switch (kind) {
+    case InitKind::normal:
+      return "normal";
+    case InitKind::uniform:
+      return "uniform";
+    case InitKind::constant:
+      return "constant";
+    case InitKind::iota:
+      return "iota";
+    case InitKind::randint:
+      return "randint";
+    case InitKind::zeros:
+      return "zeros";
+  }
+  return "normal";
+}
+
 const char* cuda_name(ScalarType t) { return info(t).cuda; }
 
 std::optional<ScalarType> parse_scalar_type(std::string_view text) {

@@ -21,6 +21,7 @@ enum class ScalarType { f16, bf16, f32, f64, i8, i16, i32, i64, u8, u16, u32, u6
 [[nodiscard]] std::optional<ScalarType> parse_scalar_type(std::string_view text);
 
 enum class InitKind { normal, uniform, constant, iota, randint, zeros };
+[[nodiscard]] const char* init_name(InitKind kind);  // "normal", "uniform", ... as specs write it
 
 struct ParamSpec {
   std::string name;

@@ -18,24 +18,6 @@ using Json = nlohmann::ordered_json;
 
 constexpr std::string_view kGenerator = "kernelevo export --torch";
 
-const char* init_name(InitKind kind) {
-  switch (kind) {
-    case InitKind::normal:
-      return "normal";
-    case InitKind::uniform:
-      return "uniform";
-    case InitKind::constant:
-      return "constant";
-    case InitKind::iota:
-      return "iota";
-    case InitKind::randint:
-      return "randint";
-    case InitKind::zeros:
-      return "zeros";
-  }
-  return "normal";
-}
-
 // The torch dtype a spec type is allocated as (runtime.py's DTYPES, first column).
 const char* torch_dtype(ScalarType t) {
   switch (t) {
