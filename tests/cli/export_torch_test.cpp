@@ -154,5 +154,20 @@ TEST_F(ExportTorch, ALockedValueTheSpecDoesNotListIsAnError) {
   EXPECT_FALSE(fs::exists(dir_ / "pkgs" / "gated"));
 }
 
+// Every locked value listed, the combination excluded by a constraint: refused, not compiled.
+TEST_F(ExportTorch, ALockedCombinationBreakingAConstraintIsAnError) {
+  std::string source = read_text(dir_ / "gated.cu");
+  source.replace(source.find("problems:"), 9,
+                 "constraints:\n  - \"GATED_BLOCK * GATED_UNROLL <= 128\"\nproblems:");
+  write_text(dir_ / "gated.cu", source);
+  with_lockfile();
+  const CommandRun r = run_kernelevo("export --torch gated --out pkgs", dir_);
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("break the constraint \"GATED_BLOCK * GATED_UNROLL <= 128\""),
+            std::string::npos)
+      << r.err;
+  EXPECT_FALSE(fs::exists(dir_ / "pkgs" / "gated"));
+}
+
 }  // namespace
 }  // namespace kev
