@@ -1,0 +1,302 @@
+#!/usr/bin/env python3
+"""templates/attention_fwd.cu beside PyTorch's scaled_dot_product_attention, on one GPU, in one
+process: every shape's output and log-sum-exp checked against an fp32 computation in PyTorch,
+then the kernel and each SDPA backend (flash, cuDNN, memory-efficient; enable_gqa=True) timed
+with the same two timers as bench/templates/compare_torch.py on the same tensors.
+
+  bench/templates/attention_sdpa.py --out DIR [--lockfile LOCK] [--params KERNEL=JSON ...]
+                                    [--shapes all|prefill|decode|validate] [--kernelevo BIN]
+
+The kernel's parameters: --params (a JSON object), else the lockfile's winner for the device,
+else the source defaults. Writes DIR/attention.md and DIR/attention.json.
+
+SDPA gets the tensors in the kernel's layout, [batch, seq, heads, head_dim], as views
+transposed to [batch, heads, seq, head_dim] (the layout its flash and memory-efficient kernels
+read natively), and, separately, contiguous [batch, heads, seq, head_dim] copies made before
+timing; its figure is the fastest backend and layout. causal: SDPA's is_causal (the lower
+triangle, the same mask as the kernel's for seq_q == seq_k); decode shapes are not causal.
+"""
+
+import argparse
+import datetime
+import json
+import math
+import os
+import platform
+import sys
+import tempfile
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+sys.path.insert(0, HERE)
+
+import compare_torch as ct  # noqa: E402
+import cuda_launch  # noqa: E402
+import spec_expr  # noqa: E402
+
+SOURCE = os.path.join(ROOT, "templates", "attention_fwd.cu")
+PREFILL, DECODE = "attention_fwd_bf16", "attention_decode_bf16"
+
+
+def _shape(batch, seq_q, seq_k, heads, kv_heads, causal, head_dim=128):
+    return {"batch": batch, "seq_q": seq_q, "seq_k": seq_k, "heads": heads, "kv_heads": kv_heads,
+            "head_dim": head_dim, "causal": causal}
+
+
+# batch x heads fill the GPU at every length: 16 x 1024, 4 x 4096, 1 x 16384 query rows per head.
+PREFILL_SHAPES = [_shape(b, s, s, 32, kv, c) for kv in (4, 32) for c in (0, 1)
+                  for b, s in ((16, 1024), (4, 4096), (1, 16384))]
+DECODE_SHAPES = [_shape(b, 1, s, 32, 4, 0) for s in (4096, 32768) for b in (1, 32)]
+VALIDATE = {
+    PREFILL: [_shape(1, 77, 77, 4, 1, 1, 64), _shape(2, 33, 150, 6, 2, 1), _shape(1, 130, 61, 2, 2, 0),
+              _shape(2, 200, 200, 8, 8, 0, 64), _shape(3, 1, 1000, 8, 1, 0), _shape(1, 1000, 1000, 8, 2, 1)],
+    DECODE: [_shape(3, 1, 1000, 8, 1, 0), _shape(2, 2, 777, 8, 2, 1), _shape(1, 1, 45, 4, 4, 0, 64),
+             _shape(2, 3, 5000, 16, 2, 1, 64)],
+}
+
+
+def flops(d):
+    pairs = d["seq_q"] * d["seq_k"]
+    if d["causal"]:
+        pairs -= d["seq_q"] * (d["seq_q"] - 1) // 2
+    return 4 * d["batch"] * d["heads"] * d["head_dim"] * pairs
+
+
+def reference(torch, q, k, v, d):
+    """fp32 output and natural-log log-sum-exp, in chunks of heads and query rows, mask
+    aligned to the last key (the kernel's)."""
+    b_, sq, sk, h, hkv, hd = (d[n] for n in ("batch", "seq_q", "seq_k", "heads", "kv_heads", "head_dim"))
+    g = h // hkv
+    o = torch.empty(b_, sq, h, hd, dtype=torch.float32, device=q.device)
+    lse = torch.empty(b_, h, sq, dtype=torch.float32, device=q.device)
+    scale = 1.0 / math.sqrt(hd)
+    rows = max(1, (1 << 28) // max(1, sk))  # about 1 GiB of fp32 scores per chunk
+    for b in range(b_):
+        for h0 in range(0, h, 4):
+            hs = slice(h0, min(h, h0 + 4))
+            heads = torch.arange(hs.start, hs.stop, device=q.device)
+            kf = k[b].float().index_select(1, heads // g).transpose(0, 1)  # [hc, sk, hd]
+            vf = v[b].float().index_select(1, heads // g).transpose(0, 1)
+            for i0 in range(0, sq, rows):
+                i1 = min(sq, i0 + rows)
+                qf = q[b, i0:i1, hs].float().transpose(0, 1)  # [hc, rows, hd]
+                s = torch.matmul(qf, kf.transpose(1, 2)) * scale
+                if d["causal"]:
+                    i = torch.arange(i0, i1, device=q.device).view(-1, 1)
+                    j = torch.arange(sk, device=q.device).view(1, -1)
+                    s.masked_fill_(j > i + (sk - sq), float("-inf"))
+                m = torch.logsumexp(s, dim=-1)
+                lse[b, hs, i0:i1] = m
+                o[b, i0:i1, hs] = torch.matmul(torch.exp(s - m.unsqueeze(-1)), vf).transpose(0, 1)
+    return o, lse
+
+
+def sdpa_calls(torch, q, k, v, d):
+    """(name, fn) for each SDPA backend and layout that accepts the shape."""
+    import torch.nn.functional as F
+    from torch.nn.attention import SDPBackend, sdpa_kernel
+
+    causal = bool(d["causal"])
+    views = [t.transpose(1, 2) for t in (q, k, v)]  # [b, h, s, hd] views of [b, s, h, hd]
+    copies = [t.contiguous() for t in views]
+    out = []
+    for backend, name in ((SDPBackend.FLASH_ATTENTION, "flash"), (SDPBackend.CUDNN_ATTENTION, "cudnn"),
+                          (SDPBackend.EFFICIENT_ATTENTION, "efficient")):
+        for layout, (qq, kk, vv) in (("bshd", views), ("bhsd", copies)):
+            def fn(qq=qq, kk=kk, vv=vv, backend=backend):
+                with sdpa_kernel([backend]):
+                    return F.scaled_dot_product_attention(qq, kk, vv, is_causal=causal, enable_gqa=True)
+            try:
+                r = fn()
+                torch.cuda.synchronize()
+            except Exception as e:  # a backend that refuses the shape is reported, not timed
+                out.append((f"{name}/{layout}", None, ct.error_text(e, 160)))
+                continue
+            out.append((f"{name}/{layout}", fn, r))
+    return out
+
+
+def load_params(args, spec, kernel, lock, device):
+    if kernel in args.params:
+        return args.params[kernel], "--params"
+    params, dev = ct.winner_params(lock, kernel, "sm_90", device)
+    if params is not None:
+        return params, f"lockfile ({dev})"
+    return {}, "source defaults"
+
+
+def run(args):
+    import torch
+
+    ct.DEVICE = "cuda"
+    torch.backends.cuda.matmul.allow_tf32 = False
+    device = torch.cuda.get_device_name()
+    lock = ct.load_json(args.lockfile) if args.lockfile else None
+    drv = cuda_launch.Driver()
+    clean_desc, clean = ct.make_clean_timer(torch, args.rep_ms)
+    bench_desc, bench = ct.make_timer(torch, 25, args.rep_ms)
+    nvcc = ct.find_nvcc()
+    work = tempfile.mkdtemp(prefix="attention-sdpa-")
+    kernels = {}
+    scanned = ct.load_json(args.spec_json)["kernels"] if args.spec_json else None
+    for kernel in (PREFILL, DECODE):
+        if scanned:
+            spec = next(k for k in scanned if k["id"] == kernel)
+        else:
+            spec = ct.load_spec(args.kernelevo, SOURCE, kernel)
+        params, where = load_params(args, spec, kernel, lock, device)
+        cubin = os.path.join(work, kernel + ".cubin")
+        arch = spec.get("arch") or "sm_90"
+        image = ct.compile_cubin(ct.nvcc_command(nvcc, SOURCE, arch, params, spec, cubin))
+        fn = drv.function(image, kernel)
+        kernels[kernel] = {"spec": spec, "params": params, "from": where, "fn": fn}
+        print(f"{kernel}: {params} ({where})", file=sys.stderr)
+
+    plan = []
+    if args.shapes in ("all", "prefill"):
+        plan += [(PREFILL, s) for s in PREFILL_SHAPES]
+    if args.shapes in ("all", "decode"):
+        plan += [(DECODE, s) for s in DECODE_SHAPES]
+    if args.shapes == "validate":
+        plan += [(kname, s) for kname in (PREFILL, DECODE) for s in VALIDATE[kname]]
+
+    rows = []
+    for kname, d in plan:
+        kd = kernels[kname]
+        spec, params = kd["spec"], kd["params"]
+        row = {"kernel": kname, "shape": d, "params": params}
+        try:
+            torch.manual_seed(0)
+            q = torch.randn(d["batch"], d["seq_q"], d["heads"], d["head_dim"], device="cuda", dtype=torch.bfloat16)
+            k = torch.randn(d["batch"], d["seq_k"], d["kv_heads"], d["head_dim"], device="cuda", dtype=torch.bfloat16)
+            v = torch.randn_like(k)
+            o = torch.empty_like(q)
+            lse = torch.empty(d["batch"], d["heads"], d["seq_q"], device="cuda", dtype=torch.float32)
+            tensors = {"q": q, "k": k, "v": v, "o": o, "lse": lse}
+            for a in spec["args"]:
+                if a.get("scratch"):
+                    names = ct.names_for(d, params)
+                    n = spec_expr.evaluate(a["count"], names)
+                    tensors[a["name"]] = torch.zeros(n * 4, dtype=torch.uint8, device="cuda")
+            names = ct.names_for(d, {**spec.get("defaults", {}), **params})
+            grid, block, shared = ct.geometry(spec, names)
+            drv.allow_dynamic_shared(kd["fn"], shared)
+            cargs = []
+            for a in spec["args"]:
+                if a["name"] in tensors:
+                    cargs.append(cuda_launch.pointer_arg(tensors[a["name"]].data_ptr()))
+                else:
+                    cargs.append(cuda_launch.scalar_arg(a["type"], d[a["value"]] if isinstance(a["value"], str) else a["value"]))
+            launch = drv.launcher(kd["fn"], grid, block, shared, ct.current_stream(torch), cargs)
+            o.fill_(float("nan"))
+            lse.fill_(float("nan"))
+            launch()
+            torch.cuda.synchronize()
+            ro, rl = reference(torch, q, k, v, d)
+            err_o = (o.float() - ro).abs().max().item()
+            err_l = (lse - rl).abs().max().item()
+            ok = (not torch.isnan(o).any().item()) and torch.allclose(o.float(), ro, rtol=2e-2, atol=2e-2) \
+                and torch.allclose(lse, rl, rtol=1e-3, atol=1e-3)
+            row.update({"max_error_o": err_o, "max_error_lse": err_l, "verified": bool(ok),
+                        "grid": grid, "block": block, "shared_bytes": shared})
+            del ro, rl
+            if args.shapes != "validate":
+                row["ours_us"] = clean(launch)
+                row["ours_do_bench_us"] = bench(launch)
+                best = None
+                row["sdpa"] = {}
+                for name, fn, r in sdpa_calls(torch, q, k, v, d):
+                    if fn is None:
+                        row["sdpa"][name] = {"error": r}
+                        continue
+                    got = r.transpose(1, 2).float()
+                    e = (got - o.float()).abs().max().item()
+                    t = clean(fn)
+                    tb = bench(fn)
+                    row["sdpa"][name] = {"us": t, "do_bench_us": tb, "max_diff_to_ours": e}
+                    if best is None or t < best[1]:
+                        best = (name, t, tb)
+                    del r, got
+                if best:
+                    row["sdpa_best"] = {"backend": best[0], "us": best[1], "do_bench_us": best[2]}
+                row["tflops"] = flops(d) / (row["ours_us"] * 1e-6) / 1e12
+        except Exception as e:  # noqa: BLE001 - one shape's failure goes into the table
+            row["error"] = ct.error_text(e, 400)
+        print(json.dumps(row), file=sys.stderr, flush=True)
+        rows.append(row)
+        torch.cuda.empty_cache()
+
+    meta = {"device": device, "torch": torch.__version__, "date": datetime.datetime.utcnow().isoformat() + "Z",
+            "timer": clean_desc, "second_timer": bench_desc, "command": " ".join(sys.argv),
+            "host": platform.node(),
+            "kernels": {k: {"params": v["params"], "from": v["from"]} for k, v in kernels.items()}}
+    return meta, rows
+
+
+def table(meta, rows):
+    out = ["# templates/attention_fwd.cu beside PyTorch SDPA", ""]
+    for key in ("device", "torch", "date", "timer", "second_timer", "command"):
+        out.append(f"- {key}: {meta[key]}")
+    for k, v in meta["kernels"].items():
+        out.append(f"- {k}: {json.dumps(v['params'], sort_keys=True)} ({v['from']})")
+    out += ["", "| kernel | batch | seq_q | seq_k | heads/kv | causal | ours us | TFLOP/s | SDPA best | SDPA us | "
+            "ours / SDPA | do_bench ours | do_bench SDPA | verified (max err o, lse) |",
+            "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
+    for r in rows:
+        d = r["shape"]
+        head = (f"| {r['kernel']} | {d['batch']} | {d['seq_q']} | {d['seq_k']} | {d['heads']}/{d['kv_heads']} | "
+                f"{d['causal']} |")
+        if "error" in r:
+            out.append(head + f" failed: {r['error'][:200]} |||||||||")
+            continue
+        ver = f"{'yes' if r['verified'] else 'NO'} ({r['max_error_o']:.1e}, {r['max_error_lse']:.1e})"
+        if "ours_us" not in r:
+            out.append(head + f" | | | | | | | {ver} |")
+            continue
+        best = r.get("sdpa_best")
+        if best:
+            ratio = best["us"] / r["ours_us"]
+            out.append(head + f" {r['ours_us']:.1f} | {r['tflops']:.0f} | {best['backend']} | {best['us']:.1f} | "
+                       f"{ratio:.2f}x | {r['ours_do_bench_us']:.1f} | {best['do_bench_us']:.1f} | {ver} |")
+        else:
+            out.append(head + f" {r['ours_us']:.1f} | {r['tflops']:.0f} | none | | | {r['ours_do_bench_us']:.1f} | | {ver} |")
+    out += ["", "ours / SDPA: SDPA's time over ours (above 1: ours is faster)."]
+    return "\n".join(out) + "\n"
+
+
+def parse_args(argv):
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--out", required=True)
+    p.add_argument("--lockfile")
+    p.add_argument("--params", action="append", default=[], help="KERNEL=JSON object of parameters")
+    p.add_argument("--shapes", default="all", choices=["all", "prefill", "decode", "validate"])
+    p.add_argument("--kernelevo", default=os.environ.get("KERNELEVO", os.path.join(ROOT, "build", "tool", "kernelevo")))
+    p.add_argument("--spec-json", help="`kernelevo scan templates/attention_fwd.cu --format json` output, "
+                   "in place of running --kernelevo")
+    p.add_argument("--rep-ms", type=int, default=100)
+    args = p.parse_args(argv)
+    parsed = {}
+    for item in args.params:
+        name, _, text = item.partition("=")
+        parsed[name] = json.loads(text)
+    args.params = parsed
+    return args
+
+
+def main(argv):
+    args = parse_args(argv)
+    os.makedirs(args.out, exist_ok=True)
+    t0 = time.time()
+    meta, rows = run(args)
+    meta["run_seconds"] = round(time.time() - t0, 1)
+    with open(os.path.join(args.out, "attention.json"), "w") as f:
+        json.dump({"meta": meta, "rows": rows}, f, indent=1)
+    with open(os.path.join(args.out, "attention.md"), "w") as f:
+        f.write(table(meta, rows))
+    print(table(meta, rows))
+    return 0 if all(r.get("verified") for r in rows) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,95 @@
+#!/usr/bin/env python3
+"""Tests of attention_sdpa.py's parts that need no GPU: the FLOP count, the launch geometry
+the shipped spec gives (read through `kernelevo scan`), the --params parser and the table.
+
+  python3 bench/templates/test_attention_sdpa.py [KERNELEVO]
+"""
+
+import json
+import os
+import subprocess
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+import attention_sdpa as att  # noqa: E402
+import compare_torch as ct  # noqa: E402
+
+
+def test_flops():
+    d = att._shape(2, 8, 8, 4, 1, 0, 64)
+    assert att.flops(d) == 4 * 2 * 4 * 64 * 64
+    causal = att._shape(2, 8, 8, 4, 1, 1, 64)
+    assert att.flops(causal) == 4 * 2 * 4 * 64 * (8 * 9 // 2)
+    # A causal decode step against a longer cache sees every key up to its own position.
+    step = att._shape(1, 2, 10, 1, 1, 1, 64)
+    assert att.flops(step) == 4 * 64 * (9 + 10)
+
+
+def scanned(kernelevo):
+    r = subprocess.run([kernelevo, "scan", att.SOURCE, "--format", "json"], capture_output=True, text=True,
+                       check=True)
+    return {k["id"]: k for k in json.loads(r.stdout)["kernels"]}
+
+
+def test_geometry(kernelevo):
+    specs = scanned(kernelevo)
+    fwd, dec = specs[att.PREFILL], specs[att.DECODE]
+    # Prefill at the defaults: 128 query rows a block, a query head a block row.
+    d = att._shape(4, 4096, 4096, 32, 4, 1)
+    grid, block, shared = ct.geometry(fwd, ct.names_for(d, fwd["defaults"]))
+    assert grid[:2] == [32, 128] and block == [128], (grid, block)
+    assert shared == (128 + 2 * 2 * 64) * 128 * 2
+    # Grouped rows: the 8 query heads of a key head share a block's rows.
+    grouped = dict(fwd["defaults"], ATT_GROUP_ROWS=1)
+    grid, _, _ = ct.geometry(fwd, ct.names_for(d, grouped))
+    assert grid[:2] == [4096 * 8 // 128, 16], grid
+    # Warps along the keys need room to merge their states.
+    merging = dict(fwd["defaults"], ATT_WARPS_N=2, ATT_M_TILES=1, ATT_BN=32)
+    _, block, shared = ct.geometry(fwd, ct.names_for(d, merging))
+    assert block == [256] and shared == max((64 + 2 * 2 * 32 * 2) * 256, (2 * 64 * 130 + 64) * 4), shared
+    # Decode: the split count follows the shape, at most ATT_DEC_BLOCKS blocks and 64 splits,
+    # each split at least ATT_DEC_MIN_TILES tiles of keys.
+    params = dict(dec["defaults"], ATT_DEC_BLOCKS=264, ATT_DEC_MIN_TILES=1, ATT_DEC_BN=32, ATT_DEC_WARPS_N=4)
+    for (batch, seq_k), splits in (((1, 4096), 32), ((1, 32768), 64), ((32, 4096), 2), ((64, 4096), 1)):
+        s = att._shape(batch, 1, seq_k, 32, 4, 0)
+        grid, block, _ = ct.geometry(dec, ct.names_for(s, params))
+        assert grid == [1, batch * 4, splits] and block == [128], (batch, seq_k, grid)
+    # Scratch holds the most splits a launch can make.
+    counts = {a["name"]: a.get("count", "") for a in dec["args"]}
+    assert counts["o_part"].startswith("64*")
+
+
+def test_params_parser():
+    args = att.parse_args(["--out", "x", "--params", 'attention_fwd_bf16={"ATT_BN": 32}'])
+    assert args.params == {"attention_fwd_bf16": {"ATT_BN": 32}}
+
+
+def test_table():
+    meta = {"device": "GPU", "torch": "2", "date": "d", "timer": "t", "second_timer": "b", "command": "c",
+            "kernels": {att.PREFILL: {"params": {"ATT_BN": 64}, "from": "lockfile"}}}
+    shape = att._shape(1, 1024, 1024, 32, 4, 1)
+    timed = {"kernel": att.PREFILL, "shape": shape, "verified": True, "max_error_o": 1e-3, "max_error_lse": 2e-6,
+             "ours_us": 100.0, "ours_do_bench_us": 110.0, "tflops": 300.0,
+             "sdpa_best": {"backend": "cudnn/bshd", "us": 50.0, "do_bench_us": 55.0}}
+    checked = {"kernel": att.DECODE, "shape": shape, "verified": False, "max_error_o": 0.5, "max_error_lse": 0.1}
+    failed = {"kernel": att.DECODE, "shape": shape, "error": "DriverError: launch failed"}
+    lines = att.table(meta, [timed, checked, failed]).splitlines()
+    assert "| attention_fwd_bf16 | 1 | 1024 | 1024 | 32/4 | 1 | 100.0 | 300 | cudnn/bshd | 50.0 | 0.50x | 110.0 | 55.0 | " \
+           "yes (1.0e-03, 2.0e-06) |" in lines
+    assert any("attention_decode_bf16" in l and "NO (5.0e-01, 1.0e-01)" in l for l in lines)
+    assert any("failed: DriverError: launch failed" in l for l in lines)
+
+
+def main(argv):
+    kernelevo = argv[1] if len(argv) > 1 else os.path.join(att.ROOT, "build", "tool", "kernelevo")
+    test_flops()
+    test_geometry(kernelevo)
+    test_params_parser()
+    test_table()
+    print("attention_sdpa: all tests passed")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
