@@ -36,6 +36,7 @@ import triton.language as tl
 #   - {name: eps, type: float, value: 1e-5}
 # launch:
 #   grid: ["rows"]
+# dispatch: {by: [cols], buckets: per_problem}
 # reference: {source: rmsnorm.cu, kernel: rmsnorm_rows_naive}
 # tolerance: {rtol: 1e-5, atol: 1e-6}
 # metrics: {bytes: "(2*rows*cols + cols)*4", flops: "4*rows*cols"}

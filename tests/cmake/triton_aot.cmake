@@ -74,3 +74,39 @@ if(build_rc EQUAL 0)
 endif()
 expect_contains("${build_output}" "BLOCK=256, num_stages=2, num_warps=16 break the constraint \"BLOCK >= 32 * num_warps\"" "the broken constraint named")
 file(WRITE "${app}/kernelevo.lock.json" "${good_lock}")
+
+# A winner per bucket of cols (the spec's dispatch) builds each bucket's configuration, and the
+# launcher picks the image by the cols argument; two buckets with one winner share an image.
+file(WRITE "${app}/kernelevo.lock.json" [=[
+{
+  "kernels": {
+    "softmax_rows_triton": {
+      "source": "kernels/softmax_triton.py",
+      "source_hash": "sha256:0000000000000000000000000000000000000000000000000000000000000000",
+      "targets": {
+        "sm_90": {
+          "NVIDIA H200": {
+            "by": "cols",
+            "buckets": [
+              {"params": {"BLOCK": 1024, "num_stages": 2, "num_warps": 4}, "range": [1024, 1025]},
+              {"params": {"BLOCK": 8192, "num_stages": 1, "num_warps": 16}, "range": [8192, 8193]},
+              {"params": {"BLOCK": 8192, "num_stages": 1, "num_warps": 16}, "range": [16384, 16385]}
+            ],
+            "tuned_with": "not measured: a test value"
+          }
+        }
+      }
+    }
+  },
+  "schema_version": 3
+}
+]=])
+build_ok("${WORK_DIR}/build")
+file(READ "${gen}/softmax_triton_triton.cpp" cpp)
+expect_contains("${cpp}" "cols [1024, 1025): BLOCK=1024 num_stages=2 num_warps=4; cols [8192, 8193): BLOCK=8192 num_stages=1 num_warps=16; cols [16384, 16385): BLOCK=8192 num_stages=1 num_warps=16 (sm_90)" "every bucket's winner")
+expect_contains("${cpp}" "true, 16384LL, 16385LL, true}," "the last bucket's range")
+expect_contains("${cpp}" "CUresult r = load(static_cast<long long>(cols), &f, &image);" "picked by cols")
+expect_contains("${cpp}" "BLOCK=1024 num_stages=3 num_warps=4 (sm_80)" "sm_80 keeps the defaults")
+if(cpp MATCHES "const unsigned char kImage3\\[")
+  message(FATAL_ERROR "buckets with one winner were embedded twice")
+endif()

@@ -52,20 +52,26 @@ TEST(TritonTune, TuneCheckCompareAndReplayWorkAsForCuda) {
       dir.path(), env);
   ASSERT_EQ(tune.exit_code, 0) << tune.err;
   const auto report = nlohmann::json::parse(tune.out);
-  ASSERT_EQ(report["kernels"].size(), 1u);
-  EXPECT_EQ(report["kernels"][0]["evaluations"], 3) << tune.out;
-  EXPECT_FALSE(report["kernels"][0]["winner"].is_null()) << tune.out;
+  // The template dispatches by cols (one bucket per listed value): a search per bucket.
+  ASSERT_EQ(report["kernels"].size(), 3u) << tune.out;
+  for (const auto& k : report["kernels"]) {
+    EXPECT_EQ(k["evaluations"], 3) << tune.out;
+    EXPECT_FALSE(k["winner"].is_null()) << tune.out;
+  }
 
   std::ifstream lock_in(dir.file("lock.json"));
   const auto lock = nlohmann::json::parse(lock_in);
   const auto& entry = lock["kernels"]["softmax_rows_triton"];
   EXPECT_EQ(entry["source"], "softmax_triton.py");
   ASSERT_TRUE(entry["targets"]["sm_90"].contains("Fake H200")) << lock.dump(2);
-  EXPECT_TRUE(entry["targets"]["sm_90"]["Fake H200"]["params"].contains("num_warps"));
+  const auto& device = entry["targets"]["sm_90"]["Fake H200"];
+  EXPECT_EQ(device["by"], "cols") << lock.dump(2);
+  ASSERT_EQ(device["buckets"].size(), 3u) << lock.dump(2);
+  for (const auto& b : device["buckets"]) EXPECT_TRUE(b["params"].contains("num_warps"));
 
   // Every run: the Triton image with its launch, the CUDA reference with none.
   const auto launches = lines_of(dir.file("launch.log"));
-  ASSERT_GE(launches.size(), 4u);  // the baseline, three evaluations (and the winner again)
+  ASSERT_GE(launches.size(), 12u);  // per bucket: the baseline, three evaluations
   for (const auto& l : launches) {
     std::istringstream in(l);
     std::string fn, block, shared, trailing, ref_fn, ref_block, ref_shared, ref_trailing;

@@ -167,6 +167,11 @@ std::vector<Bad> bad_cases() {
        head + v + "# defines: [A=1]\n" + f,
        {"k.py:14:12: error: 'defines' is not supported for a Triton kernel (it applies to CUDA "
         "compiles only)"}},
+      {"dispatch_entries",
+       head + replace(v, "# problems: [{n: 4096}]", "# problems: [{n: 4096}, {n: 65536}]") +
+           "# dispatch: {by: [n], buckets: per_problem, entries: [launch]}\n" + f,
+       {"k.py:14:54: error: 'dispatch.entries' does not apply to a Triton kernel: its generated "
+        "launcher picks the bucket's image itself"}},
       {"bad_yaml",
        head + replace(v, "# problems: [{n: 4096}]", "# problems: [{n: 4096}") + f,
        {"k.py:9:3: error: invalid YAML in @kernelevo block: end of sequence flow not found"}},
@@ -189,6 +194,19 @@ TEST_P(TritonBadSpec, ReportsFileAndLine) {
 
 INSTANTIATE_TEST_SUITE_P(Table, TritonBadSpec, ::testing::ValuesIn(bad_cases()),
                          [](const auto& test_info) { return std::string(test_info.param.name); });
+
+TEST_F(TritonSpec, DispatchGivesAWinnerPerBucket) {
+  const SpecLoad l =
+      load(std::string(kHead) +
+           replace(kValid, "# problems: [{n: 4096}]", "# problems: [{n: 4096}, {n: 65536}]") +
+           "# dispatch: {by: [n], buckets: [[0, 16384], [16384, null]]}\n" + kFunction);
+  ASSERT_TRUE(l.errors.empty()) << errors(l).front();
+  ASSERT_EQ(l.specs.size(), 1u);
+  ASSERT_TRUE(l.specs[0].dispatch.has_value());
+  EXPECT_EQ(l.specs[0].dispatch->by, "n");
+  ASSERT_EQ(l.specs[0].dispatch->buckets.size(), 2u);
+  EXPECT_EQ(l.specs[0].dispatch->buckets[1].lo, 16384);
+}
 
 TEST_F(TritonSpec, AReferenceInACudaSourceBesideIt) {
   std::ofstream(dir_ / "ref.cu") << "extern \"C\" __global__ void ref(const float* x, float* y, "

@@ -3,8 +3,11 @@
 // cmake/KernelEvo.cmake at build time): compiles the locked configuration of every Triton
 // kernel marked in K.py for each built architecture, without a GPU, and writes
 // DIR/<stem>_triton.h and DIR/<stem>_triton.cpp: the CUBINs as byte arrays and a launcher
-// through the CUDA driver API (io/triton_launcher_gen.h). Exit 3 without Triton.
+// through the CUDA driver API (io/triton_launcher_gen.h); an entry with a winner per bucket
+// (the spec's `dispatch`) builds each bucket's winner, compiled once per distinct one, and the
+// launcher picks by size. Exit 3 without Triton.
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 
@@ -83,12 +86,23 @@ int run_triton_build(const TritonBuildArgs& args) {
     if (!defaults) return report(defaults.error());
     std::vector<TritonBuiltImage> images;
     for (const auto& arch : *archs) {
-      ParamSet params = *defaults;
+      // (configuration, bucket) pairs to build for this architecture: the locked winner, one
+      // per bucket for an entry with buckets, else the source defaults.
+      std::vector<std::pair<ParamSet, std::optional<BucketRange>>> builds;
       const LockChoice choice = lookup(*lock, spec->id, arch, device);
-      if (choice.entry != nullptr) {
-        if (choice.entry->has_buckets())
-          return report(make_error("the lockfile gives kernel " + spec->id +
-                                       " a winner per bucket; a Triton kernel builds one",
+      if (choice.entry == nullptr) {
+        builds.emplace_back(*defaults, std::nullopt);
+      } else {
+        const LockEntry& entry = *choice.entry;
+        if (entry.has_buckets() && !spec->dispatch)
+          return report(make_error(args.lockfile + ": kernel " + spec->id + " (" + choice.arch +
+                                       ") has a winner per bucket of '" + entry.by +
+                                       "', but its spec has no dispatch",
+                                   spec->where));
+        if (entry.has_buckets() && entry.by != spec->dispatch->by)
+          return report(make_error(args.lockfile + ": kernel " + spec->id + " (" + choice.arch +
+                                       ") has buckets of '" + entry.by +
+                                       "', its spec dispatches by '" + spec->dispatch->by + "'",
                                    spec->where));
         const auto& locked = lock->kernels.at(spec->id);
         if (is_stale(locked, source_hash)) {
@@ -99,30 +113,48 @@ int run_triton_build(const TritonBuildArgs& args) {
           if (args.strict) return report(e);
           warn(e);
         }
-        auto checked = check_params(choice.entry->params, *spec,
-                                    args.lockfile + ": " + spec->id + " " + choice.arch);
-        if (!checked) return report(checked.error());
-        for (const auto& [k, v] : choice.entry->params) params[k] = v;
-        if (auto st = check_constraints(params, *spec,
-                                        args.lockfile + ": " + spec->id + " " + choice.arch);
-            !st)
-          return report(st.error());
+        std::vector<std::pair<const ParamSet*, std::optional<BucketRange>>> winners;
+        if (entry.has_buckets())
+          for (const auto& b : entry.buckets) winners.emplace_back(&b.params, b.range);
+        else
+          winners.emplace_back(&entry.params, std::nullopt);
+        for (const auto& [winner, range] : winners) {
+          const std::string what = args.lockfile + ": " + spec->id + " " + choice.arch +
+                                   (range ? " " + bucket_label(entry.by, *range) : "");
+          auto checked = check_params(*winner, *spec, what);
+          if (!checked) return report(checked.error());
+          ParamSet params = *defaults;
+          for (const auto& [k, v] : *winner) params[k] = v;
+          if (auto st = check_constraints(params, *spec, what); !st) return report(st.error());
+          builds.emplace_back(std::move(params), range);
+        }
       }
-      const CompileOutput out = cuda::compile_triton(*spec, params, arch);
-      if (!out.ok)
-        return report(make_error(spec->source + ": kernel " + spec->id + " (" + arch +
-                                     "): the Triton compile failed:\n" + out.log,
-                                 spec->where));
-      for (const auto& d : out.dependencies) deps.push_back(d);
-      TritonBuiltImage image;
-      image.arch = arch;
-      image.image = out.image;
-      image.function = out.lowered_names.at(spec->kernel);
-      image.block_threads = out.launch.block_threads.value_or(128);
-      image.shared_bytes = out.launch.shared_bytes.value_or(0);
-      image.trailing_null_pointers = out.launch.trailing_null_pointers;
-      image.params = params;
-      images.push_back(std::move(image));
+      std::vector<std::pair<ParamSet, TritonBuiltImage>> compiled;  // one compile per winner
+      for (const auto& [params, range] : builds) {
+        const auto same = std::find_if(compiled.begin(), compiled.end(),
+                                       [&](const auto& c) { return c.first == params; });
+        TritonBuiltImage image;
+        if (same != compiled.end()) {
+          image = same->second;
+        } else {
+          const CompileOutput out = cuda::compile_triton(*spec, params, arch);
+          if (!out.ok)
+            return report(make_error(spec->source + ": kernel " + spec->id + " (" + arch +
+                                         "): the Triton compile failed:\n" + out.log,
+                                     spec->where));
+          for (const auto& d : out.dependencies) deps.push_back(d);
+          image.arch = arch;
+          image.image = out.image;
+          image.function = out.lowered_names.at(spec->kernel);
+          image.block_threads = out.launch.block_threads.value_or(128);
+          image.shared_bytes = out.launch.shared_bytes.value_or(0);
+          image.trailing_null_pointers = out.launch.trailing_null_pointers;
+          image.params = params;
+          compiled.emplace_back(params, image);
+        }
+        image.range = range;
+        images.push_back(std::move(image));
+      }
     }
     auto part = generate_triton_launcher(*spec, images);
     if (!part) return report(part.error());

@@ -807,7 +807,8 @@ NodeParse parse_spec_fields(const YAML::Node& node, const Ctx& ctx, const std::v
 
 // A Triton kernel's launch: the grid is the spec's, the block is 32 * num_warps threads and
 // the dynamic shared memory is what Triton's compile reports, so neither may be written; the
-// CUDA compile settings (defines, flags, include directories) and dispatch do not apply.
+// CUDA compile settings (defines, flags, include directories) and dispatch's host entries do
+// not apply.
 void apply_triton_rules(const YAML::Node& node, const Ctx& ctx, KernelSpec& spec, bool has_launch,
                         bool has_grid, bool has_block, const SourceLocation& where) {
   spec.language = SourceLanguage::triton;
@@ -824,13 +825,18 @@ void apply_triton_rules(const YAML::Node& node, const Ctx& ctx, KernelSpec& spec
     ctx.error(ctx.at(launch["shared_bytes"]),
               "Triton's compile gives a Triton kernel's shared memory: remove "
               "'launch.shared_bytes'");
-  for (const char* key : {"defines", "flags", "include_dirs", "dispatch"}) {
+  for (const char* key : {"defines", "flags", "include_dirs"}) {
     if (const YAML::Node v = node[key])
-      ctx.error(ctx.at(v),
-                std::string("'") + key + "' is not supported for a Triton kernel" +
-                    (std::string(key) == "dispatch" ? " (one configuration serves every problem)"
-                                                    : " (it applies to CUDA compiles only)"));
+      ctx.error(ctx.at(v), std::string("'") + key +
+                               "' is not supported for a Triton kernel (it applies to CUDA "
+                               "compiles only)");
   }
+  // A Triton kernel's generated launcher picks the bucket's image itself: there are no host
+  // functions to rename per winner.
+  if (const YAML::Node d = node["dispatch"]; d && d.IsMap() && d["entries"])
+    ctx.error(ctx.at(d["entries"]),
+              "'dispatch.entries' does not apply to a Triton kernel: its generated launcher picks "
+              "the bucket's image itself");
   const bool warps = std::any_of(spec.params.begin(), spec.params.end(),
                                  [](const ParamSpec& p) { return p.name == "num_warps"; });
   auto block = Expr::parse(warps ? "32 * num_warps" : "128", where);

@@ -79,10 +79,27 @@ std::string c_string(const std::string& s) {
   return out + "\"";
 }
 
-std::string config_text(const TritonBuiltImage& img) {
+std::string params_text(const TritonBuiltImage& img) {
   std::string s;
   for (const auto& [k, v] : img.params) s += (s.empty() ? "" : " ") + k + "=" + v.to_string();
-  return s + " (" + img.arch + ")";
+  return s;
+}
+
+std::string config_text(const TritonBuiltImage& img) {
+  return params_text(img) + " (" + img.arch + ")";
+}
+
+// What K_config gives for `img`'s architecture: its configuration, or with buckets every
+// bucket's ("cols [0, 4096): BLOCK=1024 ...; cols [4096, inf): BLOCK=4096 ... (sm_90)").
+std::string arch_config_text(const std::vector<TritonBuiltImage>& images, const std::string& arch,
+                             const std::string& by) {
+  std::string s;
+  for (const auto& im : images) {
+    if (im.arch != arch) continue;
+    if (!im.range) return config_text(im);
+    s += (s.empty() ? "" : "; ") + bucket_label(by, *im.range) + ": " + params_text(im);
+  }
+  return s + " (" + arch + ")";
 }
 
 int arch_number(const std::string& arch) {
@@ -117,6 +134,21 @@ Result<TritonLauncher> generate_triton_launcher(const KernelSpec& spec,
         dims[a.value_expr->names().front()] = "static_cast<long long>(" + a.name + ")";
     }
   }
+  const bool ranged = std::any_of(images.begin(), images.end(),
+                                  [](const TritonBuiltImage& im) { return im.range.has_value(); });
+  std::string by_value = "0";
+  if (ranged) {
+    const std::string by = spec.dispatch ? spec.dispatch->by : std::string();
+    const auto it = dims.find(by);
+    if (by.empty() || it == dims.end())
+      return make_error(
+          "kernel " + spec.id + " has a winner per bucket of '" + by +
+              "', which no scalar argument carries (an argument such as {name: " + by +
+              ", type: int, value: " + by + "} lets the launcher pick the bucket's image)",
+          spec.where);
+    by_value = it->second;
+  }
+  const std::string by = spec.dispatch ? spec.dispatch->by : std::string();
   const std::string id = spec.id;
   std::string cid;
   for (const char c : id) cid.push_back(ident_char(c) ? c : '_');
@@ -130,14 +162,27 @@ Result<TritonLauncher> generate_triton_launcher(const KernelSpec& spec,
        "CUDA_ERROR_NO_BINARY_FOR_GPU.\nCUresult "
     << cid << "_launch(CUstream stream";
   for (const auto& d : decls) h << ", " << d;
-  h << ");\n\n// The configuration built for each architecture, e.g. \"" << config_text(images[0])
-    << "\".\nconst char* " << cid << "_config(void);\n\n";
+  h << ");\n\n// The configuration built for each architecture, e.g. \""
+    << arch_config_text(images, images[0].arch, by) << "\".\nconst char* " << cid
+    << "_config(void);\n\n";
 
   std::ostringstream s;
   s << "namespace {\nnamespace kev_" << cid << " {\n\n";
+  // Each distinct CUBIN once (buckets with the same winner share it).
+  std::vector<std::size_t> data_of(images.size());
+  std::vector<std::size_t> distinct;
   for (std::size_t i = 0; i < images.size(); ++i) {
-    s << "// " << config_text(images[i]) << "\nalignas(16) const unsigned char kImage" << i << "["
-      << images[i].image.size() << "] = {";
+    const auto same = std::find_if(distinct.begin(), distinct.end(), [&](std::size_t j) {
+      return images[j].image == images[i].image;
+    });
+    if (same != distinct.end()) {
+      data_of[i] = static_cast<std::size_t>(same - distinct.begin());
+      continue;
+    }
+    data_of[i] = distinct.size();
+    distinct.push_back(i);
+    s << "// " << config_text(images[i]) << "\nalignas(16) const unsigned char kImage" << data_of[i]
+      << "[" << images[i].image.size() << "] = {";
     for (std::size_t b = 0; b < images[i].image.size(); ++b) {
       if (b % 20 == 0) s << "\n   ";
       s << " " << static_cast<unsigned>(static_cast<unsigned char>(images[i].image[b])) << ",";
@@ -145,59 +190,86 @@ Result<TritonLauncher> generate_triton_launcher(const KernelSpec& spec,
     s << "\n};\n";
   }
   s << "\nstruct Image {\n  int arch;\n  const unsigned char* data;\n  const char* function;\n"
-       "  unsigned block;\n  unsigned shared;\n  const char* config;\n};\nconst Image kImages[] = "
-       "{\n";
-  for (std::size_t i = 0; i < images.size(); ++i)
-    s << "    {" << arch_number(images[i].arch) << ", kImage" << i << ", "
+       "  unsigned block;\n  unsigned shared;\n  const char* config;\n"
+       "  bool ranged;  // serves the bucket [lo, hi) of the dispatch dimension only\n"
+       "  long long lo;\n  long long hi;  // exclusive, when bounded\n  bool bounded;\n};\n"
+       "const Image kImages[] = {\n";
+  for (std::size_t i = 0; i < images.size(); ++i) {
+    const auto& r = images[i].range;
+    s << "    {" << arch_number(images[i].arch) << ", kImage" << data_of[i] << ", "
       << c_string(images[i].function) << ", " << images[i].block_threads << "u, "
-      << images[i].shared_bytes << "u, " << c_string(config_text(images[i])) << "},\n";
-  s << "};\n\n"
+      << images[i].shared_bytes << "u, " << c_string(arch_config_text(images, images[i].arch, by))
+      << ", " << (r ? "true" : "false") << ", " << (r ? r->lo : 0) << "LL, "
+      << (r && r->hi ? *r->hi : 0) << "LL, " << (r && r->hi ? "true" : "false") << "},\n";
+  }
+  s << "};\nconstexpr int kCount = " << images.size()
+    << ";\n\n"
        "[[maybe_unused]] long long kev_ceil_div(long long a, long long b) { return (a + b - 1) / "
        "b; }\n"
        "[[maybe_unused]] long long kev_min(long long a, long long b) { return a < b ? a : b; }\n"
        "[[maybe_unused]] long long kev_max(long long a, long long b) { return a > b ? a : b; }\n\n"
-       "std::mutex g_mutex;\nCUcontext g_context = nullptr;\nCUmodule g_module = nullptr;\n"
-       "CUfunction g_function = nullptr;\nconst Image* g_image = nullptr;\n\n"
-       "// The image for the current context's device: its architecture, else the highest of\n"
-       "// the same major version below it; loaded once per context.\n"
-       "CUresult load(CUfunction* fn, const Image** image) {\n"
+       "std::mutex g_mutex;\nCUcontext g_context = nullptr;\nint g_arch = 0;\n"
+       "CUfunction g_functions[kCount] = {};\n\n"
+       "// How far v is from an image's bucket (0 inside, and for an image serving every size).\n"
+       "unsigned long long distance(const Image& im, long long v) {\n"
+       "  if (!im.ranged) return 0;\n"
+       "  if (v < im.lo) return static_cast<unsigned long long>(im.lo) - static_cast<unsigned "
+       "long long>(v);\n"
+       "  if (im.bounded && v >= im.hi)\n"
+       "    return static_cast<unsigned long long>(v) - static_cast<unsigned long long>(im.hi) + "
+       "1;\n"
+       "  return 0;\n}\n\n"
+       "// The images of the current context's device's architecture, else of the highest of\n"
+       "// the same major version below it, loaded once per context; then the one serving v: the\n"
+       "// bucket holding it, else the nearest (the lower on a tie).\n"
+       "CUresult load(long long v, CUfunction* fn, const Image** image) {\n"
        "  std::lock_guard<std::mutex> lock(g_mutex);\n"
        "  CUcontext ctx = nullptr;\n"
        "  CUresult r = cuCtxGetCurrent(&ctx);\n"
        "  if (r != CUDA_SUCCESS) return r;\n"
        "  if (ctx == nullptr) return CUDA_ERROR_INVALID_CONTEXT;\n"
-       "  if (ctx != g_context || g_function == nullptr) {\n"
+       "  if (ctx != g_context || g_arch == 0) {\n"
+       "    g_arch = 0;\n"
        "    CUdevice dev;\n"
        "    if ((r = cuCtxGetDevice(&dev)) != CUDA_SUCCESS) return r;\n"
        "    int major = 0, minor = 0;\n"
        "    cuDeviceGetAttribute(&major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, dev);\n"
        "    cuDeviceGetAttribute(&minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, dev);\n"
        "    const int have = major * 10 + minor;\n"
-       "    const Image* best = nullptr;\n"
+       "    int arch = 0;\n"
        "    for (const Image& im : kImages)\n"
-       "      if (im.arch / 10 == major && im.arch <= have && (best == nullptr || im.arch > "
-       "best->arch))\n"
-       "        best = &im;\n"
-       "    if (best == nullptr) return CUDA_ERROR_NO_BINARY_FOR_GPU;\n"
-       "    CUmodule module = nullptr;\n"
-       "    if ((r = cuModuleLoadData(&module, best->data)) != CUDA_SUCCESS) return r;\n"
-       "    CUfunction f = nullptr;\n"
-       "    if ((r = cuModuleGetFunction(&f, module, best->function)) != CUDA_SUCCESS) return r;\n"
-       "    if (best->shared > 48u * 1024u) {\n"
-       "      r = cuFuncSetAttribute(f, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,\n"
-       "                             static_cast<int>(best->shared));\n"
-       "      if (r != CUDA_SUCCESS) return r;\n"
+       "      if (im.arch / 10 == major && im.arch <= have && im.arch > arch) arch = im.arch;\n"
+       "    if (arch == 0) return CUDA_ERROR_NO_BINARY_FOR_GPU;\n"
+       "    for (int i = 0; i < kCount; ++i) {\n"
+       "      if (kImages[i].arch != arch) continue;\n"
+       "      CUmodule module = nullptr;\n"
+       "      if ((r = cuModuleLoadData(&module, kImages[i].data)) != CUDA_SUCCESS) return r;\n"
+       "      CUfunction f = nullptr;\n"
+       "      if ((r = cuModuleGetFunction(&f, module, kImages[i].function)) != CUDA_SUCCESS) "
+       "return r;\n"
+       "      if (kImages[i].shared > 48u * 1024u) {\n"
+       "        r = cuFuncSetAttribute(f, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,\n"
+       "                               static_cast<int>(kImages[i].shared));\n"
+       "        if (r != CUDA_SUCCESS) return r;\n"
+       "      }\n"
+       "      g_functions[i] = f;\n"
        "    }\n"
-       "    g_context = ctx;\n    g_module = module;\n    g_function = f;\n    g_image = best;\n"
+       "    g_context = ctx;\n    g_arch = arch;\n"
        "  }\n"
-       "  *fn = g_function;\n  *image = g_image;\n  return CUDA_SUCCESS;\n}\n\n"
+       "  int best = -1;\n  unsigned long long best_distance = ~0ull;\n"
+       "  for (int i = 0; i < kCount; ++i) {\n"
+       "    if (kImages[i].arch != g_arch) continue;\n"
+       "    const unsigned long long d = distance(kImages[i], v);\n"
+       "    if (d < best_distance) {\n      best_distance = d;\n      best = i;\n    }\n"
+       "  }\n"
+       "  *fn = g_functions[best];\n  *image = &kImages[best];\n  return CUDA_SUCCESS;\n}\n\n"
        "}  // namespace kev_"
     << cid
     << "\n}  // namespace\n\n"
        "extern \"C\" const char* "
     << cid << "_config(void) {\n  using namespace kev_" << cid
     << ";\n  CUfunction f = nullptr;\n  const Image* image = nullptr;\n"
-       "  return load(&f, &image) == CUDA_SUCCESS ? image->config : kImages[0].config;\n}\n\n"
+       "  return load(0, &f, &image) == CUDA_SUCCESS ? image->config : kImages[0].config;\n}\n\n"
        "extern \"C\" CUresult "
     << cid << "_launch(CUstream stream";
   for (const auto& d : decls) s << ", " << d;
@@ -225,7 +297,8 @@ Result<TritonLauncher> generate_triton_launcher(const KernelSpec& spec,
       if (spec.launch.grid[d].mentions(p.name)) params_in_grid.insert(p.name);
   }
   s << "  CUfunction f = nullptr;\n  const Image* image = nullptr;\n"
-       "  CUresult r = load(&f, &image);\n  if (r != CUDA_SUCCESS) return r;\n";
+       "  CUresult r = load("
+    << by_value << ", &f, &image);\n  if (r != CUDA_SUCCESS) return r;\n";
   for (const auto& p : params_in_grid) {
     s << "  long long P_" << p << " = 0;\n";
     for (std::size_t i = 0; i < images.size(); ++i) {

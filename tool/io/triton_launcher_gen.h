@@ -8,9 +8,16 @@
 //
 //   CUresult K_launch(CUstream stream, <the spec's args, pointers as const T* / T*>);
 //   const char* K_config(void);  // "BLOCK=2048 num_warps=8 num_stages=2 (sm_90)"
+//
+// A kernel whose spec has `dispatch` may have a winner per bucket of the problem dimension
+// `by` for an architecture: each is compiled, and K_launch takes the image of the bucket
+// holding the argument carrying `by` (else the nearest bucket's, the lower on a tie), so the
+// program calls one function whatever the size; K_config then lists the buckets' configurations.
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "core/buckets.h"
 #include "core/evaluation.h"
 #include "core/result.h"
 #include "core/spec.h"
@@ -25,6 +32,8 @@ struct TritonBuiltImage {
   unsigned shared_bytes = 0;
   unsigned trailing_null_pointers = 2;
   ParamSet params;  // the configuration compiled (shown by K_config)
+  // With the spec's `dispatch`: the bucket of `by` this image serves; none: every size.
+  std::optional<BucketRange> range;
 };
 
 // One kernel's part of the generated files (joined by the two functions below).
@@ -34,9 +43,10 @@ struct TritonLauncher {
 };
 
 // An error when the grid cannot be computed from the arguments: each problem dimension the
-// grid names must be the value of a scalar argument (`{name: rows, value: rows}`).
-// `images` are ordered as built; the launcher takes the one whose architecture the device
-// has, else the highest of the same major version below it.
+// grid names (and the dispatch dimension, when images have buckets) must be the value of a
+// scalar argument (`{name: rows, value: rows}`). `images` are ordered as built, an
+// architecture's buckets in order; the launcher takes the images of the device's
+// architecture, else of the highest of the same major version below it.
 [[nodiscard]] Result<TritonLauncher> generate_triton_launcher(
     const KernelSpec& spec, const std::vector<TritonBuiltImage>& images);
 

@@ -35,6 +35,7 @@ import triton.language as tl
 #   - {name: cols, type: int, value: cols}
 # launch:
 #   grid: ["rows"]
+# dispatch: {by: [cols], buckets: per_problem}
 # reference: {source: softmax.cu, kernel: softmax_rows_naive}
 # tolerance: {rtol: 1e-5, atol: 1e-6}
 # metrics: {bytes: "2*rows*cols*4", flops: "5*rows*cols"}
