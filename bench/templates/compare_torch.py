@@ -44,10 +44,11 @@ class Skip(Exception):
 # ---------------------------------------------------------------- spec, lockfile, compile
 
 
-def load_spec(kernelevo, source, kernel_id):
-    """The spec of `kernel_id` in `source`, as `kernelevo scan --format json` gives it."""
+def load_spec(kernelevo, source, kernel_id, root=ROOT):
+    """The spec of `kernel_id` in `source` (relative to `root`), as `kernelevo scan --format
+    json` gives it."""
     r = subprocess.run([kernelevo, "scan", source, "--format", "json"], capture_output=True, text=True,
-                       cwd=ROOT, timeout=120)
+                       cwd=root, timeout=120)
     if r.returncode != 0:
         raise Skip("scan failed: " + (r.stderr.strip().splitlines() or ["?"])[-1])
     kernels = json.loads(r.stdout)["kernels"]
@@ -59,19 +60,90 @@ def load_spec(kernelevo, source, kernel_id):
     raise Skip(f"no kernel '{kernel_id}' in {source} (found {', '.join(k['id'] for k in kernels)})")
 
 
-def winner_params(lock, kernel_id, arch, device):
-    """The lockfile's params for kernel/arch/device (else the only device, else the
-    architecture's default), and the device key used; (None, None) when there is none."""
+def lock_entry(lock, kernel_id, arch, device):
+    """The lockfile's entry for kernel/arch/device (else the only device's, else the
+    architecture's default) and the device key used; (None, None) when there is none."""
     devices = ((lock or {}).get("kernels", {}).get(kernel_id, {}).get("targets", {}).get(arch)) or {}
     if device in devices:
-        return devices[device].get("params", {}), device
+        return devices[device], device
     if len(devices) == 1:
         (name, entry), = devices.items()
-        return entry.get("params", {}), name
+        return entry, name
     for name, entry in devices.items():
         if entry.get("default"):
-            return entry.get("params", {}), name
+            return entry, name
     return None, None
+
+
+def range_text(bucket_range):
+    """[1024, 1025) or [8192, inf), as kernelevo names a bucket."""
+    lo, hi = bucket_range
+    return f"[{lo}, {'inf' if hi is None else hi})"
+
+
+def bucket_distance(bucket_range, value):
+    """How far `value` lies from a bucket [lo, hi) (hi None: no upper bound); 0 inside."""
+    lo, hi = bucket_range
+    if value < lo:
+        return lo - value
+    if hi is not None and value >= hi:
+        return value - hi + 1
+    return 0
+
+
+def bucket_index(ranges, value):
+    """The bucket serving `value`, as the build's dispatcher picks it (core/buckets.h): the one
+    holding it, else the nearest, the lower on a tie. `ranges` must not be empty."""
+    best = 0
+    for i in range(1, len(ranges)):
+        if bucket_distance(ranges[i], value) < bucket_distance(ranges[best], value):
+            best = i
+    return best
+
+
+def served_by(entry, dims):
+    """What serves a shape from a lockfile entry: {"params": the winner's parameters (None: no
+    entry, the source defaults), "bucket": the index of the bucket serving the shape (None
+    for an entry without buckets), "label": "cols [1024, 1025)", "inside": whether the shape
+    lies in that bucket (False: the nearest bucket's winner, as the build takes it)}."""
+    if entry is None:
+        return {"params": None, "bucket": None, "label": None, "inside": None}
+    if "buckets" not in entry:
+        return {"params": entry.get("params", {}), "bucket": None, "label": None, "inside": None}
+    by, buckets = entry.get("by"), entry["buckets"]
+    if not buckets:
+        raise Skip("the lockfile entry has an empty bucket list")
+    if by not in dims:
+        raise Skip(f"the lockfile's buckets split {by}, a dimension this shape lacks")
+    i = bucket_index([b["range"] for b in buckets], dims[by])
+    b = buckets[i]
+    return {"params": b.get("params", {}), "bucket": i, "label": f"{by} {range_text(b['range'])}",
+            "inside": bucket_distance(b["range"], dims[by]) == 0}
+
+
+def winner_params(lock, kernel_id, arch, device, dims=None):
+    """The lockfile's params for kernel/arch/device (lock_entry's lookup) serving a shape of
+    `dims` (for an entry with buckets, which refuses to answer without them), and the device
+    key used; (None, None) when there is no entry."""
+    entry, name = lock_entry(lock, kernel_id, arch, device)
+    if entry is None:
+        return None, None
+    if "buckets" in entry and dims is None:
+        raise Skip(f"{kernel_id} has a winner per bucket of {entry.get('by')}; a shape picks one")
+    return served_by(entry, dims or {})["params"], name
+
+
+def winner_sets(entry):
+    """The distinct winners of an entry, in bucket order: one per distinct bucket params (a
+    plain entry: its params), as the build compiles each distinct winner once; [] for none."""
+    if entry is None:
+        return []
+    sets = [b.get("params", {}) for b in entry["buckets"]] if "buckets" in entry else [entry.get("params", {})]
+    out = []
+    for p in sets:
+        if p not in out:
+            out.append(p)
+    return out
 
 
 def define_flags(params):
@@ -370,14 +442,21 @@ def tolerance(entry, spec):
     return (entry.rtol if entry.rtol is not None else rtol, entry.atol if entry.atol is not None else atol)
 
 
+def ours_key(plan, winner):
+    """The compiled winner (plan["functions"]'s key) of a shape served by `winner`."""
+    return f"ours{plan['winners'].index(winner) if winner is not None else 0}"
+
+
 def measure_shape(ctx, plan, dims):
     torch, driver = ctx["torch"], ctx["driver"]
     spec, entry = plan["spec"], plan["entry"]
-    winner, defaults = plan["winner"], plan["defaults"]
+    serving = served_by(plan["lock_entry"], dims)
+    winner, defaults = serving["params"], plan["defaults"]
     ours = {**defaults, **(winner or {})}  # a parameter the entry lacks keeps the source's default
     row = {"template": entry.template, "kernel": spec["id"], "shape": dims,
            "tuned_shape": dims in spec.get("problems", []),
-           "winner_params": winner, "status": "ok"}
+           "winner_params": winner, "served_by": serving["label"], "bucket": serving["bucket"],
+           "bucket_inside": serving["inside"], "status": "ok"}
     torch.manual_seed(1234)
     values, outputs, inouts = make_args(torch, spec, dims, [ours, defaults])
     expected = entry.torch_fn(values, dims)
@@ -388,7 +467,7 @@ def measure_shape(ctx, plan, dims):
     for which, params in (("ours", ours), ("defaults", defaults)):
         names = names_for(dims, params)
         grid, block, shared = geometry(spec, names)
-        fn = plan["functions"][which]
+        fn = plan["functions"][ours_key(plan, winner) if which == "ours" else which]
         driver.allow_dynamic_shared(fn, shared)
         launches[which] = driver.launcher(fn, grid, block, shared, stream, args)
         row[f"{which}_geometry"] = {"grid": grid, "block": block, "shared_bytes": shared}
@@ -438,49 +517,64 @@ def measure_shape(ctx, plan, dims):
 def prepare(ctx, entry):
     """Spec, winner and compile jobs of one template; raises Skip when it cannot run."""
     source = os.path.join("templates", entry.template + ".cu")
-    if not os.path.exists(os.path.join(ROOT, source)):
+    root = ctx.get("source_root", ROOT)
+    if not os.path.exists(os.path.join(root, source)):
         raise Skip(f"{source} does not exist")
-    spec = load_spec(ctx["kernelevo"], source, entry.kernel)
+    spec = load_spec(ctx["kernelevo"], source, entry.kernel, root)
     if "<" in spec["kernel"]:
         raise Skip(f"entry point {spec['kernel']} is a template instance; this script launches extern \"C\" kernels")
     defaults = spec.get("defaults")
     if defaults is None:
         raise Skip("scan gave no source defaults")
     arch = spec.get("arch") or ctx["arch"]
-    winner, device_key = winner_params(ctx["lock"], spec["id"], arch, ctx["device"])
-    plan = {"entry": entry, "spec": spec, "source": source, "arch": arch, "winner": winner,
-            "defaults": defaults, "lock_device": device_key}
+    lock, device_key = lock_entry(ctx["lock"], spec["id"], arch, ctx["device"])
+    # One compile per distinct winner (per bucket for an entry with buckets), as a build does.
+    plan = {"entry": entry, "spec": spec, "source": source, "arch": arch, "lock_entry": lock,
+            "winners": winner_sets(lock), "defaults": defaults, "lock_device": device_key}
     cubins = os.path.join(ctx["out"], "cubins")
     os.makedirs(cubins, exist_ok=True)
+    compiles = [(f"ours{i}", p) for i, p in enumerate(plan["winners"] or [{}])] + [("defaults", {})]
     plan["commands"] = {
-        which: nvcc_command(ctx["nvcc"], os.path.join(ROOT, source), arch, params, spec,
-                            os.path.join(cubins, f"{entry.template}.{which}.cubin"))
-        for which, params in (("ours", winner or {}), ("defaults", {}))
+        which: nvcc_command(ctx["nvcc"], os.path.join(root, source), arch, params, spec,
+                            os.path.join(cubins, f"{entry.template}.{spec['id']}.{which}.cubin"))
+        for which, params in compiles
     }
     return plan
 
 
 def attach_functions(ctx, plan, images):
     driver, name = ctx["driver"], plan["spec"]["kernel"]
-    plan["functions"] = {which: driver.function(images[which], name) for which in ("ours", "defaults")}
+    plan["functions"] = {which: driver.function(image, name) for which, image in images.items()}
 
 
 def failed_row(entry_name, status, error, dims=None):
     return {"template": entry_name, "shape": dims or {}, "status": status, "error": str(error)}
 
 
+def params_text(params):
+    return " ".join(f"{k}={v}" for k, v in sorted(params.items())) or "(source defaults)"
+
+
 def tune_note(out, entry, plan):
+    """The table's note on a template: its tune's evaluations (summed over the buckets) and
+    its winner, or each bucket's."""
     try:
         with open(os.path.join(out, f"tune_{entry.template}.json")) as f:
             tune = json.load(f)
-        k = next(k for k in tune["kernels"] if k["id"] == plan["spec"]["id"])
-        evals = f"{k['evaluations']} evaluations"
+        counts = [k["evaluations"] for k in tune["kernels"] if k["id"] == plan["spec"]["id"]]
+        if not counts:
+            raise ValueError("no row")
+        evals = f"{sum(counts)} evaluations" + (f" ({len(counts)} searches)" if len(counts) > 1 else "")
     except Exception:
         evals = f"no tune result (see tune_{entry.template}.log)"
-    if plan["winner"] is None:
+    lock, where = plan["lock_entry"], f"({plan['arch']}, {plan['lock_device']})"
+    if lock is None:
         return f"{entry.template}: {evals}; no lockfile entry for {plan['arch']}, so ours = the defaults"
-    params = " ".join(f"{k}={v}" for k, v in sorted(plan["winner"].items())) or "(source defaults)"
-    return f"{entry.template}: {evals}; winner {params} ({plan['arch']}, {plan['lock_device']})"
+    if "buckets" not in lock:
+        return f"{entry.template}: {evals}; winner {params_text(lock.get('params', {}))} {where}"
+    buckets = "; ".join(f"{lock['by']} {range_text(b['range'])}: {params_text(b.get('params', {}))}"
+                        for b in lock["buckets"])
+    return f"{entry.template}: {evals}; {len(lock['buckets'])} buckets of {lock['by']} {where}: {buckets}"
 
 
 def parse_args(argv):
@@ -493,6 +587,8 @@ def parse_args(argv):
     p.add_argument("--rep-ms", type=int, default=200)
     p.add_argument("--command", help="the command line to record (default: this one)")
     p.add_argument("--no-compile", action="store_true", help="no torch.compile column")
+    p.add_argument("--source-root", help="the directory holding templates/T.cu, the sources the lockfile's "
+                   "entries were tuned on (default: the repository; run.sh's PER_SHAPE=1: OUT)")
     p.add_argument("templates", nargs="*")
     return p.parse_args(argv)
 
@@ -519,8 +615,9 @@ def main(argv):
     rows = []
     devices = load_json(a.devices or os.path.join(out, "devices.json"))
     gpu = devices[0] if devices else {}
-    ctx = {"out": out, "kernelevo": a.kernelevo, "nvcc": find_nvcc(), "lock": load_json(a.lockfile or os.path.join(out, "kernelevo.lock.json")),
-           "device": gpu.get("name"), "arch": gpu.get("arch"), "copy_gbps": gpu.get("copy_gbps")}
+    ctx = {"out": out, "kernelevo": os.path.abspath(a.kernelevo), "nvcc": find_nvcc(), "lock": load_json(a.lockfile or os.path.join(out, "kernelevo.lock.json")),
+           "device": gpu.get("name"), "arch": gpu.get("arch"), "copy_gbps": gpu.get("copy_gbps"),
+           "source_root": os.path.abspath(a.source_root) if a.source_root else ROOT}
     meta["copy_gbps"] = ctx["copy_gbps"]
     try:
         import torch
@@ -566,7 +663,7 @@ def main(argv):
         entry = plan["entry"]
         start = time.time()
         try:
-            images = {w: jobs[(id(plan), w)].result() for w in ("ours", "defaults")}
+            images = {w: jobs[(id(plan), w)].result() for w in plan["commands"]}
             attach_functions(ctx, plan, images)
         except Exception as e:
             rows.append(failed_row(entry.template, "compile failed", e))

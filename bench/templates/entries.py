@@ -7,7 +7,8 @@ expected contents of the kernel's outputs, in the order the spec lists its outpu
 It is both the reference and PyTorch's timed code. Shapes the spec does not tune are still
 measured with the tuned configuration.
 
-Run as a script, prints the template names (one a line), for run.sh.
+Run as a script, prints the template names (one a line), for run.sh; with `--dispatch-by
+TEMPLATE`, the dimension of that template's per-shape form (nothing when it has none).
 """
 
 from dataclasses import dataclass, field
@@ -27,6 +28,9 @@ class Entry:
     extra: Dict[str, object] = field(default_factory=dict)
     # Memory-bound: torch_fn is also timed under torch.compile (the GEMMs call cuBLAS either way).
     memory_bound: bool = True
+    # The problem dimension of the per-shape form (run.sh's PER_SHAPE=1: the template copied
+    # by `kernelevo init --dispatch DIM`, a winner per listed size of DIM); None: none.
+    dispatch_by: Optional[str] = None
 
 
 # rtol, atol per output dtype name (the spec's C type), against PyTorch's result.
@@ -147,24 +151,26 @@ ROPE_SHAPES = [{"tokens": 4096, "heads": 32, "kv_heads": 8, "head_dim": 128},
                {"tokens": 16384, "heads": 32, "kv_heads": 8, "head_dim": 128}]
 
 ENTRIES = [
-    Entry("softmax", "softmax_rows", ROWS3, _softmax, "torch.softmax(x, -1)"),
-    Entry("softmax_bf16", "softmax_rows_bf16", ROWS2, _softmax, "torch.softmax(x, -1), bf16"),
-    Entry("layernorm", "layernorm_rows", ROWS3, _layernorm, "F.layer_norm"),
-    Entry("layernorm_bf16", "layernorm_rows_bf16", ROWS2, _layernorm, "F.layer_norm, bf16"),
-    Entry("rmsnorm", "rmsnorm_rows", ROWS3, _rmsnorm, "F.rms_norm"),
-    Entry("rmsnorm_bf16", "rmsnorm_rows_bf16", ROWS2, _rmsnorm, "F.rms_norm, bf16"),
+    Entry("softmax", "softmax_rows", ROWS3, _softmax, "torch.softmax(x, -1)", dispatch_by="cols"),
+    Entry("softmax_bf16", "softmax_rows_bf16", ROWS2, _softmax, "torch.softmax(x, -1), bf16", dispatch_by="cols"),
+    Entry("layernorm", "layernorm_rows", ROWS3, _layernorm, "F.layer_norm", dispatch_by="cols"),
+    Entry("layernorm_bf16", "layernorm_rows_bf16", ROWS2, _layernorm, "F.layer_norm, bf16", dispatch_by="cols"),
+    Entry("rmsnorm", "rmsnorm_rows", ROWS3, _rmsnorm, "F.rms_norm", dispatch_by="cols"),
+    Entry("rmsnorm_bf16", "rmsnorm_rows_bf16", ROWS2, _rmsnorm, "F.rms_norm, bf16", dispatch_by="cols"),
     Entry("add_rmsnorm_bf16", "add_rmsnorm_rows_bf16", ROWS2, _add_rmsnorm,
-          "s = x + residual; F.rms_norm(s, (cols,), weight, eps), bf16"),
+          "s = x + residual; F.rms_norm(s, (cols,), weight, eps), bf16", dispatch_by="cols"),
     Entry("rope_bf16", "rope_bf16", ROPE_SHAPES, _rope,
-          "x * cos + rotate_half(x) * sin on q and k (fp32 cos/sin gathered at positions), bf16"),
+          "x * cos + rotate_half(x) * sin on q and k (fp32 cos/sin gathered at positions), bf16",
+          dispatch_by="tokens"),
     # Integer-valued inputs (the spec's randint): both sums are exact unless one drops data.
-    Entry("sum", "sum_reduce", [{"n": 2**28}, {"n": 2**24}], _sum, "torch.sum(x)", rtol=1e-5, atol=0.5),
+    Entry("sum", "sum_reduce", [{"n": 2**28}, {"n": 2**24}], _sum, "torch.sum(x)", rtol=1e-5, atol=0.5,
+          dispatch_by="n"),
     Entry("transpose", "transpose", [{"rows": 8192, "cols": 8192}, {"rows": 4096, "cols": 16384}], _transpose,
-          "x.t().contiguous()", rtol=0.0, atol=0.0),
+          "x.t().contiguous()", rtol=0.0, atol=0.0, dispatch_by="cols"),
     Entry("bias_gelu", "bias_gelu", [{"rows": 8192, "cols": 8192}, {"rows": 4096, "cols": 4096}], _bias_gelu,
-          "F.gelu(x + bias)"),
+          "F.gelu(x + bias)", dispatch_by="cols"),
     Entry("swiglu", "swiglu_bf16", [{"rows": 8192, "hidden": 14336}, {"rows": 2048, "hidden": 4096}], _swiglu,
-          "F.silu(x[:, :h]) * x[:, h:], bf16"),
+          "F.silu(x[:, :h]) * x[:, h:], bf16", dispatch_by="hidden"),
     Entry("sgemm", "sgemm", GEMM_SHAPES, _matmul_fp32, "A @ B, fp32 (TF32 off)", rtol=1e-3, atol=1e-3,
           memory_bound=False),
     Entry("gemm_tc", "gemm_tc_f16", GEMM_SHAPES, _matmul_fp32_out, "torch.mm(A, B, out_dtype=float32), fp16 in (cuBLAS, fp32 out)",
@@ -208,6 +214,18 @@ def torch_equivalent(kernel, a, d):
     return None
 
 
+def dispatch_dim(name):
+    """The dimension the per-shape form of templates/<name>.cu dispatches by, or None (a file
+    of several kernels dispatches only when they all name the same one)."""
+    dims = {e.dispatch_by for e in of_template(name)}
+    return dims.pop() if len(dims) == 1 else None
+
+
 if __name__ == "__main__":
-    for name in template_names():
-        print(name)
+    import sys
+
+    if len(sys.argv) == 3 and sys.argv[1] == "--dispatch-by":
+        print(dispatch_dim(sys.argv[2]) or "")
+    else:
+        for name in template_names():
+            print(name)

@@ -3,7 +3,7 @@
 import json
 import os
 
-COLUMNS = ["template", "shape", "ours us", "defaults us", "PyTorch us", "ratio torch/ours", "torch.compile us",
+COLUMNS = ["template", "shape", "served by", "ours us", "defaults us", "PyTorch us", "ratio torch/ours", "torch.compile us",
            "ratio compile/ours", "GB/s", "% of copy", "tuned vs defaults", "do_bench: ours us",
            "do_bench: PyTorch us", "do_bench: ratio", "do_bench: torch.compile us", "do_bench: ratio compile/ours",
            "max error", "agree", "compile agree"]
@@ -42,6 +42,15 @@ def compile_failure(row, limit=120):
     return _cell("failed: " + (text if len(text) <= limit else text[:limit - 3] + "..."))
 
 
+def served_text(row):
+    """Which winner timed a shape as ours: the bucket of a lockfile entry with buckets
+    ("cols [1024, 1025)", "(nearest)" when the shape lies outside every bucket), "one winner"
+    for an entry without, "defaults" with no entry."""
+    if row.get("served_by"):
+        return row["served_by"] + ("" if row.get("bucket_inside", True) else " (nearest)")
+    return "defaults" if row.get("winner_params") is None else "one winner"
+
+
 def row_cells(row):
     """The Markdown cells of one result row (see compare_torch.measure_shape for the keys)."""
     shape = shape_text(row["shape"]) + ("*" if row.get("tuned_shape") else "")
@@ -51,6 +60,7 @@ def row_cells(row):
     return [
         row["template"],
         shape,
+        served_text(row),
         _num(row.get("ours_us"), ".1f"),
         _num(row.get("defaults_us"), ".1f"),
         _num(row.get("torch_us"), ".1f"),
@@ -81,11 +91,13 @@ def markdown(meta, rows):
             lines.append(f"- {key.replace('_', ' ')}: {value}")
     lines += ["", "| " + " | ".join(COLUMNS) + " |", "|" + "---|" * len(COLUMNS)]
     lines += ["| " + " | ".join(row_cells(r)) + " |" for r in rows]
-    lines += ["", "ours: the tuned configuration from the lockfile; defaults: the template compiled with no",
-              "parameter set; ratio > 1: ours is faster. GB/s and % of copy are ours, from the spec's",
-              "metrics.bytes and the measured copy bandwidth. * marks a shape the tune measured; the others",
-              "run the same configuration untuned. The do_bench columns time ours and PyTorch again under",
-              "triton's do_bench, whose L2 clearing leaves dirty lines for the timed run to write back.",
+    lines += ["", "ours: the tuned configuration from the lockfile (served by: the bucket whose winner served",
+              "the shape, for an entry with a winner per bucket; the buckets' parameters are in the notes);",
+              "defaults: the template compiled with no parameter set; ratio > 1: ours is faster. GB/s and",
+              "% of copy are ours, from the spec's metrics.bytes and the measured copy bandwidth. * marks a",
+              "shape the tune measured; the others run the winner of their bucket (or the one winner)",
+              "untuned. The do_bench columns time ours and PyTorch again under triton's do_bench, whose L2",
+              "clearing leaves dirty lines for the timed run to write back.",
               "torch.compile: the same PyTorch code compiled per shape (memory-bound templates; '-' for the",
               "others), checked against eager (compile agree) and timed by both timers; ratio compile/ours > 1:",
               "ours is faster."]

@@ -12,6 +12,11 @@
 # tunes and time OUT_DIR's locked winners again, TORCH_COMPILE=0 to leave out the torch.compile
 # column (each memory-bound shape's PyTorch code compiled and timed beside eager), TUNE_ONLY=1
 # to tune and leave the comparison to a later COMPARE_ONLY=1 run over every template.
+# PER_SHAPE=1 tunes each template's per-shape form instead: a copy in OUT_DIR/templates made by
+# `kernelevo init --template T --dispatch DIM` (DIM: entries.py's dispatch_by; a template
+# without one is copied plain), tuned from OUT_DIR (one search per bucket: BUDGET and TUNE_TIME
+# apply to each) and compared with each shape's bucket winner; COMPARE_ONLY=1 PER_SHAPE=1 times
+# those copies again.
 # A second run into the same OUT_DIR resumes each tune from its trace.
 set -uo pipefail
 
@@ -20,6 +25,7 @@ if [[ $# -lt 1 ]]; then
   exit 2
 fi
 command="bench/templates/run.sh $*"
+[[ "${PER_SHAPE:-0}" == 1 ]] && command="PER_SHAPE=1 $command"
 out=$1
 shift
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -44,6 +50,7 @@ if [[ ! -x "$kev" ]]; then
   fi
   kev="$build/tool/kernelevo"
 fi
+kev="$(cd "$(dirname "$kev")" && pwd)/$(basename "$kev")"  # the tunes of PER_SHAPE=1 run from OUT_DIR
 
 if [[ $# -gt 0 ]]; then
   templates=("$@")
@@ -54,6 +61,9 @@ fi
 step "kernelevo devices"
 "$kev" devices --format json > "$out/devices.json" 2> "$out/devices.log" || echo "kernelevo devices failed: see $out/devices.log" >&2
 
+per_shape="${PER_SHAPE:-0}"
+project="$root"  # where the tunes run and the lockfile's sources lie: templates/T.cu
+[[ "$per_shape" == 1 ]] && project="$out"
 [[ "${COMPARE_ONLY:-0}" == 1 ]] && step "COMPARE_ONLY=1: no tunes, the winners of $out/kernelevo.lock.json"
 for t in "${templates[@]}"; do
   [[ "${COMPARE_ONLY:-0}" == 1 ]] && break
@@ -62,14 +72,23 @@ for t in "${templates[@]}"; do
     step "$t: $src does not exist (reported in the table)"
     continue
   fi
+  if [[ "$per_shape" == 1 ]]; then
+    dim="$("${PYTHON:-python3}" "$here/entries.py" --dispatch-by "$t")"
+    step "per-shape form of $t: kernelevo init --template $t${dim:+ --dispatch $dim}"
+    if ! KERNELEVO_TEMPLATES_DIR="$root/templates" "$kev" init --template "$t" ${dim:+--dispatch "$dim"} --force \
+           "$out/templates/" > "$out/init_$t.log" 2>&1; then
+      cat "$out/init_$t.log" >&2
+      continue
+    fi
+  fi
   trace="$out/trace_$t.jsonl"
   resume=()
   # A template of several kernels keeps one trace per kernel (trace_T.<id>.jsonl).
   if [[ -s "$trace" ]] || compgen -G "$out/trace_$t.*.jsonl" > /dev/null; then resume=(--resume "$trace"); fi
   step "tune $t (budget $budget, at most $tune_time${resume:+, resuming})"
   tune() {
-    "$kev" tune "$src" --strategy auto --budget "$budget" --time "$tune_time" --trace "$trace" "$@" \
-      --lockfile "$out/kernelevo.lock.json" --format json > "$out/tune_$t.json" 2> "$out/tune_$t.log"
+    (cd "$project" && "$kev" tune "$src" --strategy auto --budget "$budget" --time "$tune_time" --trace "$trace" "$@" \
+      --lockfile "$out/kernelevo.lock.json" --format json > "$out/tune_$t.json" 2> "$out/tune_$t.log")
   }
   if ! tune "${resume[@]}"; then
     if [[ ${#resume[@]} -gt 0 ]]; then  # a trace of an older source does not resume: start over
@@ -88,9 +107,11 @@ fi
 step "compare with PyTorch${TORCH_COMPILE:+ (TORCH_COMPILE=$TORCH_COMPILE)}"
 compile_flag=()
 [[ "${TORCH_COMPILE:-1}" == 0 ]] && compile_flag=(--no-compile)
-BUDGET_NOTE="kernelevo tune --strategy auto --budget $budget --time $tune_time per template" \
+per_what="per template"
+[[ "$per_shape" == 1 ]] && per_what="per bucket of each template's per-shape form (PER_SHAPE=1)"
+BUDGET_NOTE="kernelevo tune --strategy auto --budget $budget --time $tune_time $per_what" \
   "${PYTHON:-python3}" "$here/compare_torch.py" --out "$out" --kernelevo "$kev" --rep-ms "${REP_MS:-200}" \
-  --command "$command" "${compile_flag[@]}" "${templates[@]}"
+  --source-root "$project" --command "$command" "${compile_flag[@]}" "${templates[@]}"
 status=$?
 step "done: $out/templates.md"
 cat "$out/templates.md"

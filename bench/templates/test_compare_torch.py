@@ -96,6 +96,15 @@ def test_winner_lookup():
     assert ct.winner_params(lock, "k", "sm_89", "x") == (None, None)
     assert ct.winner_params(lock, "other", "sm_90", "x") == (None, None)
     assert ct.winner_params(None, "k", "sm_90", "x") == (None, None)
+    # An entry with buckets answers for a shape only: its bucket's winner.
+    lock["kernels"]["b"] = {"targets": {"sm_90": {"NVIDIA H200": {"by": "cols", "buckets": [
+        {"params": {"B": 64}, "range": [0, 2048]}, {"params": {"B": 512}, "range": [2048, None]}]}}}}
+    assert ct.winner_params(lock, "b", "sm_90", "NVIDIA H200", {"rows": 1, "cols": 4096}) == ({"B": 512}, "NVIDIA H200")
+    try:
+        ct.winner_params(lock, "b", "sm_90", "NVIDIA H200")
+        raise AssertionError("no Skip")
+    except ct.Skip as e:
+        assert "winner per bucket of cols" in str(e)
 
 
 def test_nvcc_command():
@@ -163,7 +172,7 @@ def test_entries():
 
 ROWS = [
     {"template": "softmax", "kernel": "softmax_rows", "shape": {"rows": 4096, "cols": 8192}, "tuned_shape": True,
-     "status": "ok", "ours_us": 74.26, "defaults_us": 91.1, "torch_us": 143.9, "ratio": 143.9 / 74.26,
+     "status": "ok", "winner_params": {"SOFTMAX_BLOCK": 512}, "ours_us": 74.26, "defaults_us": 91.1, "torch_us": 143.9, "ratio": 143.9 / 74.26,
      "gbps": 3614.2, "copy_fraction": 0.859, "speedup_vs_defaults": 91.1 / 74.26, "max_error": 1.2e-7,
      "agree": True, "ours_us_dobench": 80.04, "torch_us_dobench": 150.0, "ratio_dobench": 150.0 / 80.04,
      "compile_us": 90.0, "ratio_compile": 90.0 / 74.26, "compile_us_dobench": 96.0,
@@ -190,14 +199,14 @@ def test_markdown_table():
     table = [l for l in lines if l.startswith("|")]
     assert table[0] == "| " + " | ".join(results_table.COLUMNS) + " |"
     assert all(l.count("|") == len(results_table.COLUMNS) + 1 for l in table), table
-    assert table[2] == ("| softmax | 4096x8192* | 74.3 | 91.1 | 143.9 | 1.94 | 90.0 | 1.21 | 3614 | 85.9 | 1.23x | 80.0 | "
+    assert table[2] == ("| softmax | 4096x8192* | one winner | 74.3 | 91.1 | 143.9 | 1.94 | 90.0 | 1.21 | 3614 | 85.9 | 1.23x | 80.0 | "
                         "150.0 | 1.87 | 96.0 | 1.20 | 1.20e-07 | yes | yes |"), table[2]
     # No compile numbers (a GEMM, or --no-compile): dashes.
-    assert table[3] == ("| sum | n=16777216 | 20.0 | 20.0 | 30.0 | 1.50 | - | - | 3355 | - | - | - | - | - | - | - | nan | "
+    assert table[3] == ("| sum | n=16777216 | defaults | 20.0 | 20.0 | 30.0 | 1.50 | - | - | 3355 | - | - | - | - | - | - | - | nan | "
                         "NO | - |"), table[3]
     assert table[4].startswith("| swiglu | - | skipped: templates/swiglu.cu does not exist |")
     # A shape torch.compile failed on: the cell says so (first line, no table-breaking '|').
-    assert table[5] == ("| rope_bf16 | 4096x(32+8)x128 | 30.0 | 31.0 | 200.0 | 6.67 | "
+    assert table[5] == ("| rope_bf16 | 4096x(32+8)x128 | defaults | 30.0 | 31.0 | 200.0 | 6.67 | "
                         "failed: BackendCompilerFailed: backend='inductor' raised: | - | - | - | - | 33.0 | 210.0 | "
                         "6.36 | failed | - | 0.00e+00 | yes | - |"), table[5]
     long = dict(ROWS[3], compile_error="E" * 500)
@@ -345,8 +354,8 @@ def test_measure_shape_with_a_fake_driver(kernelevo):
     ctx = {"torch": torch, "driver": driver, "bench": lambda fn: (fn(), next(times))[1], "copy_gbps": 4000.0,
            "bench_dobench": lambda fn: (fn(), next(dobench_times))[1]}
     winner = dict(spec["defaults"], LAYERNORM_BLOCK=512)
-    plan = {"entry": e, "spec": spec, "winner": winner, "defaults": spec["defaults"],
-            "functions": {"ours": "k", "defaults": "k"}}
+    plan = {"entry": e, "spec": spec, "lock_entry": {"params": winner}, "winners": [winner],
+            "defaults": spec["defaults"], "functions": {"ours0": "k", "defaults": "k"}}
     dims = {"rows": 4096, "cols": 64}
     try:
         ct.make_args = make_args
@@ -366,6 +375,54 @@ def test_measure_shape_with_a_fake_driver(kernelevo):
     assert abs(row["gbps"] - row["bytes"] / 50e-6 / 1e9) < 1e-9 and row["copy_fraction"] == row["gbps"] / 4000.0
     assert not spoiled["agree"] and spoiled["max_error"] >= 1.0 - 1e-6
     assert not any(k.startswith("compile") for k in row), row  # no ctx["compile"]: no column
+
+
+def test_measure_shape_takes_the_bucket_winner(kernelevo):
+    """With a lockfile entry of buckets, each shape launches its bucket's compiled winner (the
+    nearest bucket's outside them all) with that winner's geometry, and the row says which."""
+    import torch
+
+    e = entries.by_template("layernorm")
+    spec = ct.load_spec(kernelevo, "templates/layernorm.cu", e.kernel)
+    small, large = dict(spec["defaults"], LAYERNORM_BLOCK=64), dict(spec["defaults"], LAYERNORM_BLOCK=1024)
+    lock = {"by": "cols", "buckets": [{"params": small, "range": [64, 65]}, {"params": large, "range": [2048, 2049]}]}
+    launched = []
+
+    class Recording(FakeDriver):
+        def launcher(self, fn, grid, block, shared, stream, args):
+            def run():
+                launched.append((fn, block[0]))
+                if fn != "defaults":
+                    self.kernel()
+            return run
+
+    driver = Recording()
+    real_make_args = ct.make_args
+
+    def make_args(torch_, spec_, dims_, param_sets):
+        values, outputs, inouts = real_make_args(torch_, spec_, dims_, param_sets)
+        driver.kernel = lambda: outputs[0][1].copy_(e.torch_fn(values, dims_)[0].reshape(-1))
+        return values, outputs, inouts
+
+    ctx = {"torch": torch, "driver": driver, "bench": lambda fn: (fn(), 10.0)[1]}
+    plan = {"entry": e, "spec": spec, "lock_entry": lock, "winners": ct.winner_sets(lock),
+            "defaults": spec["defaults"], "functions": {"ours0": "small", "ours1": "large", "defaults": "defaults"}}
+    ct.DEVICE = "cpu"
+    rows = []
+    try:
+        ct.make_args = make_args
+        for cols in (64, 2048, 100, 1500):
+            launched.clear()
+            rows.append((ct.measure_shape(ctx, plan, {"rows": 4, "cols": cols}), list(launched)))
+    finally:
+        ct.make_args = real_make_args
+        ct.DEVICE = "cuda"
+    for (row, runs), want, inside in zip(rows, ("small", "large", "small", "large"), (True, True, False, False)):
+        assert row["agree"] and row["winner_params"] == (small if want == "small" else large), row
+        assert row["served_by"] == ("cols [64, 65)" if want == "small" else "cols [2048, 2049)")
+        assert row["bucket_inside"] is inside and {fn for fn, _ in runs} == {want, "defaults"}, runs
+        # the winner's geometry: 64-thread blocks for the small one, 1024 for the large one
+        assert all(b == (64 if want == "small" else 1024) for fn, b in runs if fn == want), runs
 
 
 def measure_with_fakes(kernelevo, template, dims, compile_fn, kernel_id=None, memory_bound=None):
@@ -399,8 +456,9 @@ def measure_with_fakes(kernelevo, template, dims, compile_fn, kernel_id=None, me
     dobench_times = iter([55.0, 110.0, 105.0])
     ctx = {"torch": torch, "driver": driver, "bench": lambda fn: (fn(), next(times))[1], "copy_gbps": 4000.0,
            "bench_dobench": lambda fn: (fn(), next(dobench_times))[1], "compile": compile_fn}
-    plan = {"entry": e, "spec": spec, "winner": dict(spec["defaults"]), "defaults": spec["defaults"],
-            "functions": {"ours": "k", "defaults": "k"}}
+    plan = {"entry": e, "spec": spec, "lock_entry": {"params": dict(spec["defaults"])},
+            "winners": [dict(spec["defaults"])], "defaults": spec["defaults"],
+            "functions": {"ours0": "k", "defaults": "k"}}
     ct.DEVICE = "cpu"
     try:
         ct.make_args = make_args
@@ -448,7 +506,7 @@ def test_torch_compile_column_with_fakes(kernelevo):
     assert row["status"] == "ok" and row["agree"] and row["ours_us"] == 50.0 and row["torch_us"] == 120.0
     assert row["compile_error"] == "RuntimeError: backend='inductor' raised:\nsomething"
     assert "compile_us" not in row and "ratio_compile" not in row and "compile_us_dobench" not in row
-    assert results_table.row_cells(row)[6] == "failed: RuntimeError: backend='inductor' raised:"
+    assert results_table.row_cells(row)[7] == "failed: RuntimeError: backend='inductor' raised:"
 
     def failing_call(fn):
         def compiled(a, d):
@@ -526,6 +584,8 @@ def main():
             print("ok test_with_torch_on_cpu")
             test_measure_shape_with_a_fake_driver(os.path.abspath(sys.argv[1]))
             print("ok test_measure_shape_with_a_fake_driver")
+            test_measure_shape_takes_the_bucket_winner(os.path.abspath(sys.argv[1]))
+            print("ok test_measure_shape_takes_the_bucket_winner")
             test_torch_compile_column_with_fakes(os.path.abspath(sys.argv[1]))
             print("ok test_torch_compile_column_with_fakes")
             if os.environ.get("KERNELEVO_TEST_TORCH_COMPILE") == "1":

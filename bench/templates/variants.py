@@ -7,8 +7,9 @@ tuned, and for keeping the generated Triton code that it is measured against.
   variants.py --out DIR --kernelevo BIN | --scan-json F  [--lockfile F] TEMPLATE
               [--grid NAME=v1,v2,...]...
 
-Every combination of the --grid values is laid over the base configuration (the lockfile's
-winner for this GPU, else the source defaults). Each variant is checked against eager
+Every combination of the --grid values is laid over each shape's base configuration (the
+lockfile's winner for this GPU, for an entry with a winner per bucket the one serving the
+shape, else the source defaults). Each variant is checked against eager
 PyTorch before it is timed. Writes DIR/variants_TEMPLATE.json and .md, and the code that
 Inductor generated for each shape (DIR/inductor_TEMPLATE_<shape>.py).
 """
@@ -58,6 +59,20 @@ def markdown(rows, grid):
         ratio = f"{r['ratio_compile']:.3f}" if r.get("ratio_compile") else "-"
         lines.append(f"| {shape_name(r['shape'])} | {' | '.join(cells)} | {us} | {r['compile_us']:.1f} | {ratio} |")
     return "\n".join(lines) + "\n"
+
+
+def base_of(defaults, lock_entry, dims):
+    """A shape's base configuration: the source defaults under the lockfile winner serving
+    it (its bucket's for an entry with buckets, the nearest bucket's outside them all)."""
+    return {**defaults, **(ct.served_by(lock_entry, dims)["params"] or {})}
+
+
+def distinct(configs):
+    out = []
+    for c in configs:
+        if c not in out:
+            out.append(c)
+    return out
 
 
 def spec_of(a, entry):
@@ -123,17 +138,19 @@ def main(argv):
         unknown = [n for n, _ in grid if n not in defaults]
         if unknown:
             raise SystemExit(f"variants: {spec['id']} has no parameter {', '.join(unknown)}")
-        winner, _ = ct.winner_params(lock, spec["id"], arch, torch.cuda.get_device_name())
-        base = {**defaults, **(winner or {})}
-        variants = variants_of(base, grid)
+        lock_entry, _ = ct.lock_entry(lock, spec["id"], arch, torch.cuda.get_device_name())
+        per_shape = {shape_name(d): variants_of(base_of(defaults, lock_entry, d), grid) for d in entry.shapes}
+        configs = distinct([v for vs in per_shape.values() for v in vs])  # each compiled once
         cubins = os.path.join(a.out, "cubins")
         os.makedirs(cubins, exist_ok=True)
         source = os.path.join(ct.ROOT, "templates", entry.template + ".cu")
         cmds = [ct.nvcc_command(ct.find_nvcc(), source, arch, v, spec,
-                                os.path.join(cubins, f"{entry.template}.{i}.cubin")) for i, v in enumerate(variants)]
+                                os.path.join(cubins, f"{entry.template}.{i}.cubin")) for i, v in enumerate(configs)]
         with concurrent.futures.ThreadPoolExecutor(max_workers=os.cpu_count() or 2) as pool:
-            images = list(pool.map(lambda c: _try_compile(c), cmds))
+            compiled_configs = list(pool.map(lambda c: _try_compile(c), cmds))
         for dims in entry.shapes:
+            variants = per_shape[shape_name(dims)]
+            images = [compiled_configs[configs.index(v)] for v in variants]
             torch.manual_seed(1234)
             values, outputs, inouts = ct.make_args(torch, spec, dims, variants)
             expected = entry.torch_fn(values, dims)

@@ -120,3 +120,60 @@ TEST_F(Init, ABadTemplatesDirectoryIsAnEnvironmentError) {
 
 }  // namespace
 }  // namespace kev
+
+namespace kev {
+namespace {
+
+class InitDispatch : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() /
+           ("kernelevo_init_dispatch_" + std::to_string(::getpid()) + "_" +
+            ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+  InitRun run(const std::string& args) const {
+    return test_support::run_kernelevo(args, dir_, "env -u KERNELEVO_TEMPLATES_DIR");
+  }
+  fs::path dir_;
+};
+
+// `--dispatch DIM`: the copy's spec gains the one dispatch line (a bucket per listed size),
+// the template and a plain copy stay as they are, and scan accepts the copy.
+TEST_F(InitDispatch, AddsPerProblemBucketsToTheCopyOnly) {
+  const std::string original = read_text(kSourceTemplates / "layernorm_bf16.cu");
+  InitRun r = run("init --template layernorm_bf16 --dispatch cols src/");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out,
+            "created src/layernorm_bf16.cu (template layernorm_bf16, one winner per problem's "
+            "cols: call it through kernelevo::dispatch, docs/build-integration.md)\n");
+  const std::string copy = read_text(dir_ / "src" / "layernorm_bf16.cu");
+  const std::string line = "dispatch: {by: [cols], buckets: per_problem}\n";
+  const std::size_t at = copy.find(line);
+  ASSERT_NE(at, std::string::npos);
+  EXPECT_EQ(copy.substr(0, at) + copy.substr(at + line.size()), original);
+  EXPECT_EQ(read_text(kSourceTemplates / "layernorm_bf16.cu"), original);
+
+  r = run("scan src/layernorm_bf16.cu");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("layernorm_rows_bf16"), std::string::npos) << r.out;
+
+  r = run("init --template layernorm_bf16 plain/");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(read_text(dir_ / "plain" / "layernorm_bf16.cu"), original);
+}
+
+TEST_F(InitDispatch, ADimensionTheProblemsLackWritesNothing) {
+  const InitRun r = run("init --template sum --dispatch cols");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.err,
+            "kernelevo: error: cannot dispatch kernel 'sum_reduce' by cols: dispatch.by: 'cols' "
+            "is not a dimension of every problem (n)\n");
+  EXPECT_FALSE(fs::exists(dir_ / "sum.cu"));
+  EXPECT_EQ(run("init --list --dispatch cols").exit_code, 2);
+}
+
+}  // namespace
+}  // namespace kev

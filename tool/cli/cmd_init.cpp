@@ -1,11 +1,16 @@
-// `kernelevo init --template NAME [DEST] [--force]`: copies a marked kernel template into a
-// project, ready for kernelevo_optimize(); `kernelevo init --list` lists the templates.
+// `kernelevo init --template NAME [DEST] [--dispatch DIM] [--force]`: copies a marked kernel
+// template into a project, ready for kernelevo_optimize(); with `--dispatch DIM` the copy's
+// spec gets `dispatch: {by: [DIM], buckets: per_problem}` (a winner per listed size of DIM),
+// the template itself unchanged. `kernelevo init --list` lists the templates.
 #include <CLI/CLI.hpp>
 #include <algorithm>
 #include <iostream>
 
 #include "cli/command.h"
 #include "cli/template_dir.h"
+#include "io/atomic_file.h"
+#include "io/file_read.h"
+#include "io/spec_dispatch_edit.h"
 
 namespace kev::cli {
 namespace {
@@ -15,6 +20,7 @@ namespace fs = std::filesystem;
 struct InitArgs {
   std::string name;
   std::string dest;
+  std::string dispatch;  // a problem dimension: the copy dispatches by it
   bool list = false;
   bool force = false;
 };
@@ -67,11 +73,23 @@ int copy_template(const InitArgs& args, const std::vector<TemplateInfo>& templat
           make_error("cannot create " + target.parent_path().string() + ": " + ec.message(), {},
                      ExitCode::failure));
   }
-  fs::copy_file(found->path, target, fs::copy_options::overwrite_existing, ec);
-  if (ec)
-    return report(
-        make_error("cannot write " + target.string() + ": " + ec.message(), {}, ExitCode::failure));
-  std::cout << "created " << target.string() << " (template " << args.name << ")\n";
+  if (args.dispatch.empty()) {
+    fs::copy_file(found->path, target, fs::copy_options::overwrite_existing, ec);
+    if (ec)
+      return report(make_error("cannot write " + target.string() + ": " + ec.message(), {},
+                               ExitCode::failure));
+    std::cout << "created " << target.string() << " (template " << args.name << ")\n";
+    return 0;
+  }
+  const auto text = read_regular_file(found->path, kMaxSourceBytes);
+  if (!text) return report(text.error());
+  const auto edited = add_dispatch(*text, found->path.string(), args.dispatch);
+  if (!edited) return report(edited.error());
+  if (auto written = write_file_atomically(target, *edited); !written)
+    return report(written.error());
+  std::cout << "created " << target.string() << " (template " << args.name
+            << ", one winner per problem's " << args.dispatch
+            << ": call it through kernelevo::dispatch, docs/build-integration.md)\n";
   return 0;
 }
 
@@ -94,6 +112,10 @@ const CommandRegistrar registrar{
           ->excludes(list);
       sub->add_option("dest", args.dest,
                       "File to write, or a directory to put NAME.cu in (default: ./NAME.cu)")
+          ->excludes(list);
+      sub->add_option("--dispatch", args.dispatch,
+                      "Add `dispatch: {by: [DIM], buckets: per_problem}` to the copy's spec: "
+                      "a winner per listed size of DIM")
           ->excludes(list);
       sub->add_flag("--force", args.force, "Overwrite an existing file");
       sub->callback([&exit_code] { exit_code = run_init(args); });

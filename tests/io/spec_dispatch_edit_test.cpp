@@ -1,0 +1,132 @@
+// `add_dispatch` (`kernelevo init --dispatch DIM`): the dispatch line added to the marked
+// block of a source and nothing else changed, the result a valid spec with a bucket per
+// listed size, and refusals for what cannot dispatch.
+#include "io/spec_dispatch_edit.h"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+
+#include "core/spec_check.h"
+#include "io/file_read.h"
+#include "io/spec_yaml.h"
+
+namespace kev {
+namespace {
+
+namespace fs = std::filesystem;
+
+const std::string kSource =
+    "#ifndef B\n#define B 64\n#endif\n"
+    "/* @kernelevo\n"
+    "id: scale\n"
+    "params: {B: [64, 128]}\n"
+    "problems: [{rows: 8, cols: 1024}, {rows: 4, cols: 4096}, {rows: 2, cols: 1024}]\n"
+    "args:\n"
+    "  - {name: y, type: float*, count: rows*cols, output: true}\n"
+    "  - {name: n, type: int, value: rows*cols}\n"
+    "launch: {grid: [rows], block: [B]}\n"
+    "*/\n"
+    "extern \"C\" __global__ void scale(float* y, int n) {}\n";
+
+std::vector<KernelSpec> specs_of(const std::string& text) {
+  std::vector<KernelSpec> out;
+  for (const MarkedBlock& b : find_marked_blocks(text, "a.cu")) {
+    SpecParse p = parse_marked_block(b, "a.cu");
+    EXPECT_TRUE(p.errors.empty()) << p.errors.front().to_string();
+    for (auto& s : p.specs) out.push_back(std::move(s));
+  }
+  return out;
+}
+
+TEST(AddDispatch, AddsOneLineBeforeTheBlocksEnd) {
+  const auto got = add_dispatch(kSource, "a.cu", "cols");
+  ASSERT_TRUE(got) << got.error().to_string();
+  std::string want = kSource;
+  const std::string close = "*/\nextern";
+  want.insert(want.find(close), "dispatch: {by: [cols], buckets: per_problem}\n");
+  EXPECT_EQ(*got, want);
+  const auto specs = specs_of(*got);
+  ASSERT_EQ(specs.size(), 1u);
+  ASSERT_TRUE(specs[0].dispatch);
+  EXPECT_EQ(specs[0].dispatch->by, "cols");
+  // One bucket per distinct value, in order: [1024, 1025) and [4096, 4097).
+  ASSERT_EQ(specs[0].dispatch->buckets.size(), 2u);
+  EXPECT_EQ(specs[0].dispatch->buckets[0].to_string(), "[1024, 1025)");
+  EXPECT_EQ(specs[0].dispatch->buckets[1].to_string(), "[4096, 4097)");
+  EXPECT_TRUE(check_spec(specs[0]).empty());
+}
+
+TEST(AddDispatch, KeepsTheBlocksIndentationAndAClosingMarkOnAYamlLine) {
+  std::string indented = kSource;
+  for (const std::string key : {"id:", "params:", "problems:", "args:", "launch:"})
+    indented.insert(indented.find("\n" + key) + 1, "  ");
+  for (std::size_t at = indented.find("\n  - {"); at != std::string::npos;
+       at = indented.find("\n  - {", at + 3))
+    indented.insert(at + 1, "  ");
+  const auto got = add_dispatch(indented, "a.cu", "rows");
+  ASSERT_TRUE(got) << got.error().to_string();
+  EXPECT_NE(got->find("\n  dispatch: {by: [rows], buckets: per_problem}\n*/"), std::string::npos)
+      << *got;
+  ASSERT_EQ(specs_of(*got).size(), 1u);
+
+  std::string shared = kSource;
+  shared.replace(shared.find("[B]}\n*/"), 6, "[B]} */");
+  const auto same_line = add_dispatch(shared, "a.cu", "cols");
+  ASSERT_TRUE(same_line) << same_line.error().to_string();
+  EXPECT_NE(same_line->find("[B]} \ndispatch: {by: [cols], buckets: per_problem}\n*/"),
+            std::string::npos)
+      << *same_line;
+}
+
+TEST(AddDispatch, RefusesWhatCannotDispatch) {
+  auto got = add_dispatch(kSource, "a.cu", "depth");
+  ASSERT_FALSE(got);
+  EXPECT_EQ(got.error().message,
+            "cannot dispatch kernel 'scale' by depth: dispatch.by: 'depth' is not a dimension of "
+            "every problem (cols, rows)");
+  got = add_dispatch(kSource, "a.cu", "cols], buckets: [[0, 1]]} #");
+  ASSERT_FALSE(got);
+  EXPECT_NE(got.error().message.find("a problem dimension's name"), std::string::npos);
+  got = add_dispatch("extern \"C\" __global__ void f() {}\n", "f.cu", "cols");
+  ASSERT_FALSE(got);
+  EXPECT_EQ(got.error().message, "f.cu has no @kernelevo block to add dispatch to");
+  got = add_dispatch(kSource + kSource, "two.cu", "cols");
+  ASSERT_FALSE(got);
+  EXPECT_EQ(got.error().message,
+            "two.cu marks 2 kernels; a source with dispatch marks one, so copy it without "
+            "--dispatch");
+  std::string twice = kSource;
+  twice.insert(twice.find("*/"), "dispatch: {by: [rows], buckets: per_problem}\n");
+  got = add_dispatch(twice, "a.cu", "cols");
+  ASSERT_FALSE(got);
+  EXPECT_NE(got.error().message.find("already has a dispatch"), std::string::npos);
+  EXPECT_EQ(got.error().where.line, 4);
+}
+
+// Every shipped memory-bound template dispatches by the dimension its benchmark names
+// (bench/templates/entries.py's dispatch_by), and only the spec gains a line.
+TEST(AddDispatch, ShippedTemplatesDispatchByTheirSize) {
+  const fs::path dir = fs::path(KERNELEVO_SOURCE_DIR) / "templates";
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"softmax", "cols"},          {"softmax_bf16", "cols"},
+      {"layernorm", "cols"},        {"layernorm_bf16", "cols"},
+      {"rmsnorm", "cols"},          {"rmsnorm_bf16", "cols"},
+      {"add_rmsnorm_bf16", "cols"}, {"sum", "n"},
+      {"bias_gelu", "cols"},        {"transpose", "cols"},
+      {"swiglu", "hidden"},         {"rope_bf16", "tokens"}};
+  for (const auto& [name, dim] : cases) {
+    const auto text = read_regular_file(dir / (name + ".cu"), kMaxSourceBytes);
+    ASSERT_TRUE(text) << name;
+    const auto got = add_dispatch(*text, name + ".cu", dim);
+    ASSERT_TRUE(got) << name << ": " << got.error().to_string();
+    const std::string line = "dispatch: {by: [" + dim + "], buckets: per_problem}\n";
+    ASSERT_EQ(got->size(), text->size() + line.size()) << name;
+    const std::size_t at = got->find(line);
+    ASSERT_NE(at, std::string::npos) << name;
+    EXPECT_EQ(got->substr(0, at) + got->substr(at + line.size()), *text) << name;
+  }
+}
+
+}  // namespace
+}  // namespace kev

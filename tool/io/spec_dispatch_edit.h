@@ -1,0 +1,20 @@
+#pragma once
+// A marked source opted into per-shape winners: `dispatch: {by: [DIM], buckets: per_problem}`
+// added to its `@kernelevo` block, nothing else changed (`kernelevo init --template
+// NAME --dispatch DIM`). The template itself stays as it is, so a user who does not opt in
+// builds and calls it exactly as before.
+#include <string>
+#include <string_view>
+
+#include "core/result.h"
+
+namespace kev {
+
+// `source` (named `file` in errors) with the dispatch line appended to its marked block, at
+// the block's indentation, before its closing "*/". Errors: no marked block or several (a
+// dispatching source marks one kernel), a block that already has `dispatch`, and any error
+// the spec then has (`DIM` not a dimension of every problem, ...), naming the kernel.
+[[nodiscard]] Result<std::string> add_dispatch(std::string_view source, const std::string& file,
+                                               const std::string& dim);
+
+}  // namespace kev
