@@ -113,27 +113,44 @@ def main(argv):
         except Exception as e:  # noqa: BLE001
             rows.append({"kernel": name, "error": str(e)})
             continue
-        tparams = triton_defaults(tspec)
-        locked, dev = ct.winner_params(lock, tid, arch, device_name)
-        tparams.update(locked or {})
-        cparams, _ = ct.winner_params(lock, cid, arch, device_name)
-        images = {}
-        try:
-            cubin, meta = compile_triton(tspec, tparams, arch)
-            fn = drv.function(cubin, meta["name"])
-            drv.allow_dynamic_shared(fn, meta["shared"])
-            images["triton"] = (fn, meta)
-        except Exception as e:  # noqa: BLE001
-            images["triton"] = ct.error_text(e)
-        try:
-            with tempfile.TemporaryDirectory() as tmp:
-                out = os.path.join(tmp, "k.cubin")
-                cubin = ct.compile_cubin(ct.nvcc_command(nvcc, os.path.join(ROOT, csrc), arch, cparams, cspec, out))
-            images["cuda"] = (drv.function(cubin, cspec["kernel"]), None)
-        except Exception as e:  # noqa: BLE001
-            images["cuda"] = ct.error_text(e)
+        tentry, _ = ct.lock_entry(lock, tid, arch, device_name)
+        centry, _ = ct.lock_entry(lock, cid, arch, device_name)
+        triton_images, cuda_images = {}, {}  # one compile per distinct winner
+
+        def triton_image(params):
+            key = json.dumps(params, sort_keys=True)
+            if key not in triton_images:
+                try:
+                    cubin, meta = compile_triton(tspec, params, arch)
+                    fn = drv.function(cubin, meta["name"])
+                    drv.allow_dynamic_shared(fn, meta["shared"])
+                    triton_images[key] = (fn, meta)
+                except Exception as e:  # noqa: BLE001
+                    triton_images[key] = ct.error_text(e)
+            return triton_images[key]
+
+        def cuda_image(params):
+            key = json.dumps(params or {}, sort_keys=True)
+            if key not in cuda_images:
+                try:
+                    with tempfile.TemporaryDirectory() as tmp:
+                        out = os.path.join(tmp, "k.cubin")
+                        cubin = ct.compile_cubin(ct.nvcc_command(nvcc, os.path.join(ROOT, csrc), arch, params, cspec, out))
+                    cuda_images[key] = (drv.function(cubin, cspec["kernel"]), None)
+                except Exception as e:  # noqa: BLE001
+                    cuda_images[key] = ct.error_text(e)
+            return cuda_images[key]
+
         for dims in tspec.get("problems", []):
-            row = {"kernel": name, "shape": dims, "triton_params": tparams, "cuda_params": cparams or "defaults"}
+            # Each shape's winner: its bucket's for an entry with buckets (the nearest outside
+            # all), as the build's launcher picks it.
+            tserved = ct.served_by(tentry, dims)
+            tparams = {**triton_defaults(tspec), **(tserved["params"] or {})}
+            cserved = ct.served_by(centry, dims)
+            cparams = cserved["params"]
+            images = {"triton": triton_image(tparams), "cuda": cuda_image(cparams)}
+            row = {"kernel": name, "shape": dims, "triton_params": tparams, "cuda_params": cparams or "defaults",
+                   "triton_bucket": tserved["label"], "cuda_bucket": cserved["label"]}
             try:
                 r, c = dims["rows"], dims["cols"]
                 x = torch.randn(r, c, device="cuda")
