@@ -110,3 +110,22 @@ expect_contains("${cpp}" "BLOCK=1024 num_stages=3 num_warps=4 (sm_80)" "sm_80 ke
 if(cpp MATCHES "const unsigned char kImage3\\[")
   message(FATAL_ERROR "buckets with one winner were embedded twice")
 endif()
+
+# Buckets of another dimension than the spec's dispatch, and a bucket whose winner breaks a
+# constraint, are refused with the kernel and the bucket named; nothing is compiled for them.
+file(READ "${app}/kernelevo.lock.json" bucketed_lock)
+string(REPLACE "\"by\": \"cols\"" "\"by\": \"rows\"" other_dim "${bucketed_lock}")
+file(WRITE "${app}/kernelevo.lock.json" "${other_dim}")
+build("${WORK_DIR}/build")
+if(build_rc EQUAL 0)
+  message(FATAL_ERROR "buckets of rows were built for a spec dispatching by cols:\n${build_output}")
+endif()
+expect_contains("${build_output}" "softmax_rows_triton (sm_90) has buckets of 'rows', its spec dispatches by 'cols'" "the dimension named")
+string(REPLACE "\"BLOCK\": 1024, \"num_stages\": 2, \"num_warps\": 4" "\"BLOCK\": 256, \"num_stages\": 2, \"num_warps\": 16" broken "${bucketed_lock}")
+file(WRITE "${app}/kernelevo.lock.json" "${broken}")
+build("${WORK_DIR}/build")
+if(build_rc EQUAL 0)
+  message(FATAL_ERROR "a bucket breaking the constraints was built:\n${build_output}")
+endif()
+expect_contains("${build_output}" "softmax_rows_triton sm_90 cols [1024, 1025): BLOCK=256, num_stages=2, num_warps=16 break the constraint" "the bucket named")
+file(WRITE "${app}/kernelevo.lock.json" "${bucketed_lock}")

@@ -136,9 +136,9 @@ Result<TritonLauncher> generate_triton_launcher(const KernelSpec& spec,
   }
   const bool ranged = std::any_of(images.begin(), images.end(),
                                   [](const TritonBuiltImage& im) { return im.range.has_value(); });
-  std::string by_value = "0";
+  const std::string by = spec.dispatch ? spec.dispatch->by : std::string();
+  std::string by_value = "0";  // the launch's size argument: 0 when no image has a bucket
   if (ranged) {
-    const std::string by = spec.dispatch ? spec.dispatch->by : std::string();
     const auto it = dims.find(by);
     if (by.empty() || it == dims.end())
       return make_error(
@@ -148,7 +148,6 @@ Result<TritonLauncher> generate_triton_launcher(const KernelSpec& spec,
           spec.where);
     by_value = it->second;
   }
-  const std::string by = spec.dispatch ? spec.dispatch->by : std::string();
   const std::string id = spec.id;
   std::string cid;
   for (const char c : id) cid.push_back(ident_char(c) ? c : '_');
