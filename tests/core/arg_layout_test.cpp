@@ -131,5 +131,36 @@ TEST(SourceDefaults, ReadsTheFallbackDefines) {
   EXPECT_NE(missing.error().message.find("VEC"), std::string::npos);
 }
 
+TEST(ImageLaunch, TritonsClustersMultiplyTheGridAlongXAndSetTheClusterDimension) {
+  ResolvedLaunch l;
+  l.grid = {100, 3, 1};
+  l.block = {64, 1, 1};
+  ImageLaunch image;
+  image.block_threads = 256;
+  image.shared_bytes = 4096;
+  image.trailing_null_pointers = 2;
+  image.cluster_ctas = 4;
+  EXPECT_FALSE(image.empty());
+  apply_image_launch(image, l);
+  EXPECT_EQ(l.grid, (std::array<unsigned, 3>{400, 3, 1}));
+  EXPECT_EQ(l.block, (std::array<unsigned, 3>{256, 1, 1}));
+  EXPECT_EQ(l.cluster_x, 4u);
+  EXPECT_EQ(l.shared_bytes, 4096u);
+  EXPECT_EQ(l.trailing_null_pointers, 2u);
+
+  // A grid too large once multiplied is left too large (the driver refuses it), not wrapped.
+  ResolvedLaunch huge;
+  huge.grid = {0x7fffffffu, 1, 1};
+  apply_image_launch(image, huge);
+  EXPECT_EQ(huge.grid[0], 0xffffffffu);
+
+  ResolvedLaunch plain;
+  plain.grid = {7, 1, 1};
+  apply_image_launch(ImageLaunch{}, plain);
+  EXPECT_EQ(plain.grid[0], 7u);
+  EXPECT_EQ(plain.cluster_x, 1u);
+  EXPECT_TRUE(ImageLaunch{}.empty());
+}
+
 }  // namespace
 }  // namespace kev

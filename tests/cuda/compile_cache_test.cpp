@@ -48,6 +48,21 @@ TEST_F(CompileCacheTest, SecondCompileIsAHit) {
   EXPECT_EQ(second.dependencies, first.dependencies);
 }
 
+TEST_F(CompileCacheTest, TheCompilersLaunchIsCachedWithTheImage) {
+  inner_.launch.block_threads = 256;
+  inner_.launch.shared_bytes = 9000;
+  inner_.launch.trailing_null_pointers = 2;
+  inner_.launch.cluster_ctas = 2;
+  CachingCompiler compiler(inner_, cache());
+  (void)compiler.compile(request_);
+  const auto hit = compiler.compile(request_);
+  ASSERT_TRUE(hit.cached);
+  EXPECT_EQ(hit.launch.block_threads, 256u);
+  EXPECT_EQ(hit.launch.shared_bytes, 9000u);
+  EXPECT_EQ(hit.launch.trailing_null_pointers, 2u);
+  EXPECT_EQ(hit.launch.cluster_ctas, 2u);
+}
+
 TEST_F(CompileCacheTest, SurvivesANewProcess) {
   {
     CachingCompiler compiler(inner_, cache());

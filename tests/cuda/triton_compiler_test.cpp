@@ -168,6 +168,21 @@ TEST_F(FakePython, AnswersOutOfRangeOrNeedingScratchAreRefused) {
       compile(python("sed 's/\"num_warps\": 8/\"num_warps\": 64/' " + file));
   EXPECT_FALSE(warps.ok);
   EXPECT_NE(warps.log.find("out of range"), std::string::npos);
+  for (const char* ctas : {"3", "32", "0"}) {
+    const CompileOutput bad =
+        compile(python("sed 's/\"num_ctas\": 1/\"num_ctas\": " + std::string(ctas) + "/' " + file));
+    EXPECT_FALSE(bad.ok) << ctas;
+    EXPECT_NE(bad.log.find("num_ctas a power of two up to 16"), std::string::npos) << bad.log;
+  }
+}
+
+TEST_F(FakePython, NumCtasBecomesAClusterOfThatManyCtas) {
+  (void)answer();
+  const std::string file = "'" + (dir_ / "answer.json").string() + "'";
+  const CompileOutput out = compile(python("sed 's/\"num_ctas\": 1/\"num_ctas\": 4/' " + file));
+  ASSERT_TRUE(out.ok) << out.log;
+  EXPECT_EQ(out.launch.cluster_ctas, 4u);
+  EXPECT_EQ(compile(python(answer())).launch.cluster_ctas, 1u);
 }
 
 TEST_F(FakePython, NoInterpreterSaysTritonIsNotFound) {

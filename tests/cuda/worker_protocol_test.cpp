@@ -56,6 +56,10 @@ TEST(WorkerProtocol, RunRequestRoundTrips) {
                              "ELF\0\1\2",
                              7),
                  "softmax_rows"};
+  r.candidate.launch.block_threads = 128;
+  r.candidate.launch.shared_bytes = 512;
+  r.candidate.launch.trailing_null_pointers = 2;
+  r.candidate.launch.cluster_ctas = 4;
   r.reference = {"ref-image", "softmax_naive"};
   r.timing.incumbent_us = 70.5;
   r.timing.seed = 42;
@@ -79,6 +83,11 @@ TEST(WorkerProtocol, RunRequestRoundTrips) {
   EXPECT_EQ(b.spec.problems[0].dims.at("cols"), 8192);
   EXPECT_EQ(b.params, r.params);
   EXPECT_EQ(b.candidate.image, r.candidate.image);
+  EXPECT_EQ(b.candidate.launch.block_threads, 128u);
+  EXPECT_EQ(b.candidate.launch.shared_bytes, 512u);
+  EXPECT_EQ(b.candidate.launch.trailing_null_pointers, 2u);
+  EXPECT_EQ(b.candidate.launch.cluster_ctas, 4u);
+  EXPECT_TRUE(b.reference.launch.empty());
   EXPECT_EQ(b.reference.function, "softmax_naive");
   EXPECT_DOUBLE_EQ(b.timing.incumbent_us, 70.5);
   EXPECT_EQ(b.timing.seed, 42u);

@@ -67,12 +67,12 @@ TEST_F(TritonLauncherGen, OneImagePerArchitectureWithoutBuckets) {
       load_.specs[0], {image("sm_80", "AB", 256, std::nullopt), image("sm_90", "CD", 1024, {})});
   ASSERT_TRUE(part.ok()) << part.error().to_string();
   EXPECT_NE(
-      part->source.find("{80, kImage0, \"copy\", 128u, 0u, \"BLOCK=256 num_warps=4 (sm_80)\", "
+      part->source.find("{80, kImage0, \"copy\", 128u, 0u, 1u, \"BLOCK=256 num_warps=4 (sm_80)\", "
                         "false, 0LL, 0LL, false},"),
       std::string::npos)
       << part->source;
   EXPECT_NE(
-      part->source.find("{90, kImage1, \"copy\", 128u, 0u, \"BLOCK=1024 num_warps=4 (sm_90)\", "
+      part->source.find("{90, kImage1, \"copy\", 128u, 0u, 1u, \"BLOCK=1024 num_warps=4 (sm_90)\", "
                         "false, 0LL, 0LL, false},"),
       std::string::npos);
   EXPECT_NE(part->source.find("CUresult r = load(0, &f, &image);"), std::string::npos);
@@ -89,11 +89,13 @@ TEST_F(TritonLauncherGen, ABucketsImageIsPickedByTheSizeArgument) {
   const std::string both =
       "\"n [0, 16384): BLOCK=256 num_warps=4; n [16384, inf): BLOCK=1024 "
       "num_warps=4 (sm_90)\"";
-  EXPECT_NE(s.find("{90, kImage1, \"copy\", 128u, 0u, " + both + ", true, 0LL, 16384LL, true},"),
-            std::string::npos)
+  EXPECT_NE(
+      s.find("{90, kImage1, \"copy\", 128u, 0u, 1u, " + both + ", true, 0LL, 16384LL, true},"),
+      std::string::npos)
       << s;
-  EXPECT_NE(s.find("{90, kImage2, \"copy\", 128u, 0u, " + both + ", true, 16384LL, 0LL, false},"),
-            std::string::npos);
+  EXPECT_NE(
+      s.find("{90, kImage2, \"copy\", 128u, 0u, 1u, " + both + ", true, 16384LL, 0LL, false},"),
+      std::string::npos);
   EXPECT_NE(s.find("CUresult r = load(static_cast<long long>(n), &f, &image);"), std::string::npos);
   // The grid uses BLOCK, which differs per bucket: it is read off the image picked.
   EXPECT_NE(s.find("if (image == &kImages[2]) P_BLOCK = 1024;"), std::string::npos);
@@ -109,6 +111,19 @@ TEST_F(TritonLauncherGen, BucketsWithTheSameWinnerShareOneImage) {
   EXPECT_NE(part->source.find("const unsigned char kImage0["), std::string::npos);
   EXPECT_EQ(part->source.find("const unsigned char kImage1["), std::string::npos);
   EXPECT_NE(part->source.find("true, 16384LL, 0LL, false},"), std::string::npos);
+}
+
+TEST_F(TritonLauncherGen, NumCtasLaunchesClustersOfThatManyCtas) {
+  TritonBuiltImage clustered = image("sm_90", "CD", 1024, std::nullopt);
+  clustered.cluster_ctas = 2;
+  const auto part = generate_triton_launcher(load_.specs[0], {clustered});
+  ASSERT_TRUE(part.ok()) << part.error().to_string();
+  const std::string& s = part->source;
+  EXPECT_NE(s.find("{90, kImage0, \"copy\", 128u, 0u, 2u, "), std::string::npos) << s;
+  EXPECT_NE(s.find("attrs[0].value.clusterDim.x = image->cluster;"), std::string::npos);
+  EXPECT_NE(s.find("config.gridDimX = static_cast<unsigned>(gx) * image->cluster;"),
+            std::string::npos);
+  EXPECT_NE(s.find("return cuLaunchKernelEx(&config, f, params, nullptr);"), std::string::npos);
 }
 
 TEST_F(TritonLauncherGen, BucketsNeedTheSizeAsAnArgument) {

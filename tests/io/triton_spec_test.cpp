@@ -2,6 +2,7 @@
 // .py file, read without running Python; every error names file:line.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 
@@ -139,7 +140,7 @@ std::vector<Bad> bad_cases() {
       {"tunes_a_runtime_argument",
        head + replace(v, "#   num_warps: [4, 8]\n", "#   n: [1, 2]\n") + f,
        {"k.py:7:5: error: parameter n is not a tl.constexpr parameter of kernel `copy` (k.py:15) "
-        "(a Triton kernel tunes its constexpr parameters and num_warps, num_stages)",
+        "(a Triton kernel tunes its constexpr parameters and num_warps, num_stages, num_ctas)",
         "k.py:8:14: error: problem dimension 'n' has the name of a parameter"}},
       {"argument_misnamed",
        head + replace(v, "{name: y,", "{name: out,") + f,
@@ -155,10 +156,10 @@ std::vector<Bad> bad_cases() {
       {"num_warps_not_a_power_of_two",
        head + replace(v, "num_warps: [4, 8]", "num_warps: [4, 6]") + f,
        {"k.py:7:5: error: num_warps must be a power of two from 1 to 32, got '6'"}},
-      {"num_ctas_cluster",
-       head + replace(v, "#   num_warps: [4, 8]\n", "#   num_ctas: [1, 2]\n") + f,
-       {"k.py:7:5: error: num_ctas other than 1 needs a cluster launch, which kernelevo does not "
-        "make; tune num_ctas: [1] or leave it out"}},
+      {"num_ctas_not_a_cluster_size",
+       head + replace(v, "#   num_warps: [4, 8]\n", "#   num_ctas: [1, 2, 16]\n") + f,
+       {"k.py:7:5: error: num_ctas must be 1, 2, 4 or 8 (the CTAs of a thread-block cluster, "
+        "of the portable sizes), got '16'"}},
       {"reference_source_missing",
        head + v + "# reference: {source: nowhere.cu, kernel: ref}\n" + f,
        {"k.py:4:3: error: reference source 'nowhere.cu' of kernel 'copy' does not exist (its path "
@@ -194,6 +195,19 @@ TEST_P(TritonBadSpec, ReportsFileAndLine) {
 
 INSTANTIATE_TEST_SUITE_P(Table, TritonBadSpec, ::testing::ValuesIn(bad_cases()),
                          [](const auto& test_info) { return std::string(test_info.param.name); });
+
+TEST_F(TritonSpec, NumCtasIsTunedLikeTheOtherOptions) {
+  const SpecLoad l =
+      load(std::string(kHead) +
+           replace(kValid, "#   num_warps: [4, 8]\n", "#   num_ctas: [1, 2, 4, 8]\n") + kFunction);
+  ASSERT_TRUE(errors(l).empty()) << errors(l)[0];
+  ASSERT_EQ(l.specs.size(), 1u);
+  const auto& p = l.specs[0].params;
+  const auto it =
+      std::find_if(p.begin(), p.end(), [](const auto& q) { return q.name == "num_ctas"; });
+  ASSERT_NE(it, p.end());
+  EXPECT_EQ(it->values.size(), 4u);
+}
 
 TEST_F(TritonSpec, DispatchGivesAWinnerPerBucket) {
   const SpecLoad l =

@@ -36,11 +36,13 @@ class FakeCompiler final : public Compiler {
     for (const auto& k : request.kernel_names) out.lowered_names[k] = "lowered_" + k;
     if (!request.include_dirs.empty()) out.dependencies = {request.include_dirs[0] + "/dep.h"};
     out.log = "compiled";
+    out.launch = launch;
     return out;
   }
   [[nodiscard]] std::string identity() const override { return "counting 1.0"; }
   std::atomic<int> calls{0};
   bool fail = false;
+  ImageLaunch launch{};  // what the compiler decides of the launch (as Triton's does)
 };
 
 // A GPU that verifies everything and times each run at `time_of(request.params)` (the

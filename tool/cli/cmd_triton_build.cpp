@@ -149,6 +149,7 @@ int run_triton_build(const TritonBuildArgs& args) {
           image.block_threads = out.launch.block_threads.value_or(128);
           image.shared_bytes = out.launch.shared_bytes.value_or(0);
           image.trailing_null_pointers = out.launch.trailing_null_pointers;
+          image.cluster_ctas = out.launch.cluster_ctas;
           image.params = params;
           compiled.emplace_back(params, image);
         }

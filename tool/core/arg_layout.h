@@ -25,6 +25,7 @@ struct ResolvedLaunch {
   std::array<unsigned, 3> block{1, 1, 1};
   unsigned shared_bytes = 0;
   unsigned trailing_null_pointers = 0;  // null pointers passed after the spec's arguments
+  unsigned cluster_x = 1;               // CTAs per thread-block cluster along x (1: no cluster)
 };
 
 struct ResolvedProblem {
@@ -36,11 +37,19 @@ struct ResolvedProblem {
 };
 
 // `launch` with what an image's compiler decided in place of the spec's (Triton's block,
-// dynamic shared memory and trailing null pointers); unchanged for an empty `image`.
+// dynamic shared memory, trailing null pointers and clusters: a grid of programs becomes
+// cluster_ctas times as many blocks along x, as Triton's launcher makes it; a grid that
+// no longer fits is left too large for the driver, whose refusal fails the launch);
+// unchanged for an empty `image`.
 inline void apply_image_launch(const ImageLaunch& image, ResolvedLaunch& launch) {
   if (image.block_threads) launch.block = {*image.block_threads, 1, 1};
   if (image.shared_bytes) launch.shared_bytes = *image.shared_bytes;
   launch.trailing_null_pointers = image.trailing_null_pointers;
+  if (image.cluster_ctas > 1) {
+    const std::uint64_t x = std::uint64_t{launch.grid[0]} * image.cluster_ctas;
+    launch.grid[0] = x > 0xffffffffu ? 0xffffffffu : static_cast<unsigned>(x);
+    launch.cluster_x = image.cluster_ctas;
+  }
 }
 
 // Names resolve to problem dimensions first, then integer parameters.

@@ -19,8 +19,11 @@ struct ImageLaunch {
   std::optional<unsigned> block_threads;
   std::optional<unsigned> shared_bytes;
   unsigned trailing_null_pointers = 0;
+  // Triton's num_ctas: each program is a thread-block cluster of this many CTAs along x
+  // (the grid's x times as many blocks, launched with a cluster dimension).
+  unsigned cluster_ctas = 1;
   [[nodiscard]] bool empty() const {
-    return !block_threads && !shared_bytes && trailing_null_pointers == 0;
+    return !block_threads && !shared_bytes && trailing_null_pointers == 0 && cluster_ctas == 1;
   }
 };
 

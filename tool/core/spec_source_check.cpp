@@ -244,17 +244,17 @@ SourceCheck check_triton_spec_against_source(const KernelSpec& spec, std::string
       for (const auto& v : p.values) {
         const auto i = v.as_int();
         const bool pow2 = i && *i > 0 && (*i & (*i - 1)) == 0;
-        const bool bad = p.name == "num_ctas"    ? (!i || *i != 1)
+        const bool bad = p.name == "num_ctas"    ? (!pow2 || *i > 8)
                          : p.name == "num_warps" ? (!pow2 || *i > 32)
                                                  : (!i || *i < 1 || *i > 16);
         if (bad)
-          error(p.name == "num_ctas"
-                    ? "num_ctas other than 1 needs a cluster launch, which kernelevo does not "
-                      "make; tune num_ctas: [1] or leave it out"
-                    : p.name +
-                          (p.name == "num_warps" ? " must be a power of two from 1 to 32"
-                                                 : " must be an integer from 1 to 16") +
-                          ", got '" + v.to_string() + "'",
+          error(p.name +
+                    (p.name == "num_ctas"
+                         ? " must be 1, 2, 4 or 8 (the CTAs of a thread-block cluster, of "
+                           "the portable sizes)"
+                     : p.name == "num_warps" ? " must be a power of two from 1 to 32"
+                                             : " must be an integer from 1 to 16") +
+                    ", got '" + v.to_string() + "'",
                 p.where);
       }
       continue;
@@ -263,7 +263,8 @@ SourceCheck check_triton_spec_against_source(const KernelSpec& spec, std::string
                                  [&](const PyParam& q) { return q.name == p.name; });
     if (it == f->params.end() || !it->is_constexpr)
       error("parameter " + p.name + " is not a tl.constexpr parameter of " + named +
-                " (a Triton kernel tunes its constexpr parameters and num_warps, num_stages)",
+                " (a Triton kernel tunes its constexpr parameters and num_warps, num_stages, "
+                "num_ctas)",
             p.where);
   }
   for (const auto& q : f->params) {

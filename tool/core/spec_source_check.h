@@ -26,8 +26,9 @@ struct SourceCheck {
 // The same for a Triton kernel (`spec.language == triton`; `source_text` is the .py file):
 // `kernel` must be a top-level `@triton.jit` function with plain parameters; `args` are its
 // parameters that are not `tl.constexpr`, by name and in order; each tuning parameter is one
-// of its constexpr parameters or num_warps / num_stages (powers of two) or num_ctas (1 only:
-// a cluster launch is not supported); every constexpr without a default is tuned.
+// of its constexpr parameters or num_warps (a power of two to 32), num_stages (1 to 16) or
+// num_ctas (1, 2, 4 or 8: a program is a thread-block cluster of that many CTAs); every
+// constexpr without a default is tuned.
 [[nodiscard]] SourceCheck check_triton_spec_against_source(const KernelSpec& spec,
                                                            std::string_view source_text);
 

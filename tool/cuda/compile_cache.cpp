@@ -165,13 +165,18 @@ std::optional<CompileOutput> CompileCache::lookup(const std::string& key) const 
       out.lowered_names[pending_name] = std::move(r.bytes);
     } else if (r.tag == "log") {
       out.log = std::move(r.bytes);
-    } else if (r.tag == "block_threads" || r.tag == "shared_bytes" || r.tag == "trailing") {
+    } else if (r.tag == "block_threads" || r.tag == "shared_bytes" || r.tag == "trailing" ||
+               r.tag == "cluster") {
       unsigned v = 0;
       const auto [ptr, ec] = std::from_chars(r.bytes.data(), r.bytes.data() + r.bytes.size(), v);
       if (ec != std::errc{} || ptr != r.bytes.data() + r.bytes.size()) return std::nullopt;
       if (r.tag == "block_threads") out.launch.block_threads = v;
       if (r.tag == "shared_bytes") out.launch.shared_bytes = v;
       if (r.tag == "trailing") out.launch.trailing_null_pointers = v;
+      if (r.tag == "cluster") {
+        if (v < 1 || v > 16) return std::nullopt;
+        out.launch.cluster_ctas = v;
+      }
     } else if (r.tag == "image") {
       out.image = std::move(r.bytes);
       has_image = true;
@@ -204,6 +209,8 @@ bool CompileCache::store(const std::string& key, const CompileOutput& output) co
     put(entry, "shared_bytes", std::to_string(*output.launch.shared_bytes));
   if (output.launch.trailing_null_pointers != 0)
     put(entry, "trailing", std::to_string(output.launch.trailing_null_pointers));
+  if (output.launch.cluster_ctas != 1)
+    put(entry, "cluster", std::to_string(output.launch.cluster_ctas));
   put(entry, "image", output.image);
   put(entry, "sum", sha256_of(entry));
   const std::string path = entry_path(key);

@@ -71,6 +71,9 @@ KEV_FORWARD(cuLaunchKernel,
              unsigned int by, unsigned int bz, unsigned int shared, CUstream s, void** params,
              void** extra),
             (f, gx, gy, gz, bx, by, bz, shared, s, params, extra))
+KEV_FORWARD(cuLaunchKernelEx,
+            (const CUlaunchConfig* config, CUfunction f, void** params, void** extra),
+            (config, f, params, extra))
 KEV_FORWARD(cuMemAlloc, (CUdeviceptr * p, size_t bytes), (p, bytes))
 KEV_FORWARD(cuMemFree, (CUdeviceptr p), (p))
 KEV_FORWARD(cuMemGetInfo, (size_t * free_bytes, size_t* total), (free_bytes, total))

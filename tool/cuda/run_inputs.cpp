@@ -7,6 +7,33 @@
 #include "cuda/shape_run.h"
 
 namespace kev::cuda {
+namespace {
+
+// A grid of thread-block clusters of l.cluster_x CTAs along x, spread over the GPCs, as
+// Triton's own launcher makes it for num_ctas > 1.
+CUresult launch_clusters(CUfunction fn, const ResolvedLaunch& l, CUstream stream, void** params) {
+  CUlaunchAttribute attrs[2] = {};
+  attrs[0].id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
+  attrs[0].value.clusterDim.x = l.cluster_x;
+  attrs[0].value.clusterDim.y = 1;
+  attrs[0].value.clusterDim.z = 1;
+  attrs[1].id = CU_LAUNCH_ATTRIBUTE_CLUSTER_SCHEDULING_POLICY_PREFERENCE;
+  attrs[1].value.clusterSchedulingPolicyPreference = CU_CLUSTER_SCHEDULING_POLICY_SPREAD;
+  CUlaunchConfig config = {};
+  config.gridDimX = l.grid[0];
+  config.gridDimY = l.grid[1];
+  config.gridDimZ = l.grid[2];
+  config.blockDimX = l.block[0];
+  config.blockDimY = l.block[1];
+  config.blockDimZ = l.block[2];
+  config.sharedMemBytes = l.shared_bytes;
+  config.hStream = stream;
+  config.attrs = attrs;
+  config.numAttrs = 2;
+  return cuLaunchKernelEx(&config, fn, params, nullptr);
+}
+
+}  // namespace
 
 Failure ShapeRun::after_launch(CUresult r, const char* what) {
   if (r == CUDA_SUCCESS) return {};
@@ -54,6 +81,8 @@ Failure ShapeRun::launch(CUfunction fn, const ResolvedProblem& layout,
                                     static_cast<int>(l.shared_bytes));
     if (r != CUDA_SUCCESS) return after_launch(r, "shared memory request refused");
   }
+  if (l.cluster_x > 1)
+    return after_launch(launch_clusters(fn, l, r_.stream_, params.data()), "launch");
   const CUresult r = cuLaunchKernel(fn, l.grid[0], l.grid[1], l.grid[2], l.block[0], l.block[1],
                                     l.block[2], l.shared_bytes, r_.stream_, params.data(), nullptr);
   return after_launch(r, "launch");

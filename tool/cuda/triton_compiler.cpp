@@ -297,7 +297,8 @@ CompileOutput TritonCompiler::compile(const CompileRequest& request) {
   };
   const auto warps = number("num_warps", 1, 32);
   const auto shared = number("shared", 0, 1 << 20);
-  const auto ctas = number("num_ctas", 1, 1);
+  auto ctas = number("num_ctas", 1, 16);
+  if (ctas && (*ctas & (*ctas - 1)) != 0) ctas.reset();
   const auto global_scratch = number("global_scratch_size", 0, INT64_MAX);
   const auto profile_scratch = number("profile_scratch_size", 0, INT64_MAX);
   const auto trailing = number("trailing_pointers", 0, 2);
@@ -306,7 +307,8 @@ CompileOutput TritonCompiler::compile(const CompileRequest& request) {
       !a["cubin"].is_string())
     return finish(prefix +
                   "Triton's answer lacks a field or has one out of range "
-                  "(num_warps 1-32, shared, num_ctas 1, the scratch sizes, name, cubin)");
+                  "(num_warps 1-32, shared, num_ctas a power of two up to 16, the scratch "
+                  "sizes, name, cubin)");
   if (*global_scratch > 0 || *profile_scratch > 0)
     return finish(prefix + "this configuration needs Triton's global or profile scratch memory (" +
                   std::to_string(*global_scratch) + " and " + std::to_string(*profile_scratch) +
@@ -339,6 +341,7 @@ CompileOutput TritonCompiler::compile(const CompileRequest& request) {
   // Triton 3.6: global_scratch and profile_scratch after the kernel's own parameters (the
   // helper counts them in the PTX entry, so an older Triton with fewer is passed fewer).
   out.launch.trailing_null_pointers = static_cast<unsigned>(*trailing);
+  out.launch.cluster_ctas = static_cast<unsigned>(*ctas);
   out.ok = true;
   return finish(diagnostics);
 }

@@ -383,6 +383,7 @@ json image_json(const KernelImage& k) {
   if (k.launch.shared_bytes) j["shared_bytes"] = *k.launch.shared_bytes;
   if (k.launch.trailing_null_pointers != 0)
     j["trailing_null_pointers"] = k.launch.trailing_null_pointers;
+  if (k.launch.cluster_ctas != 1) j["cluster_ctas"] = k.launch.cluster_ctas;
   return j;
 }
 
@@ -392,6 +393,8 @@ ImageLaunch image_launch_from(const json& j) {
   if (j.contains("shared_bytes")) l.shared_bytes = j.at("shared_bytes").get<unsigned>();
   if (j.contains("trailing_null_pointers"))
     l.trailing_null_pointers = std::min(j.at("trailing_null_pointers").get<unsigned>(), 8u);
+  if (j.contains("cluster_ctas"))
+    l.cluster_ctas = std::clamp(j.at("cluster_ctas").get<unsigned>(), 1u, 16u);
   return l;
 }
 

@@ -189,7 +189,9 @@ Result<TritonLauncher> generate_triton_launcher(const KernelSpec& spec,
     s << "\n};\n";
   }
   s << "\nstruct Image {\n  int arch;\n  const unsigned char* data;\n  const char* function;\n"
-       "  unsigned block;\n  unsigned shared;\n  const char* config;\n"
+       "  unsigned block;\n  unsigned shared;\n  unsigned cluster;  // CTAs per program "
+       "(num_ctas)\n"
+       "  const char* config;\n"
        "  bool ranged;  // serves the bucket [lo, hi) of the dispatch dimension only\n"
        "  long long lo;\n  long long hi;  // exclusive, when bounded\n  bool bounded;\n};\n"
        "const Image kImages[] = {\n";
@@ -197,9 +199,10 @@ Result<TritonLauncher> generate_triton_launcher(const KernelSpec& spec,
     const auto& r = images[i].range;
     s << "    {" << arch_number(images[i].arch) << ", kImage" << data_of[i] << ", "
       << c_string(images[i].function) << ", " << images[i].block_threads << "u, "
-      << images[i].shared_bytes << "u, " << c_string(arch_config_text(images, images[i].arch, by))
-      << ", " << (r ? "true" : "false") << ", " << (r ? r->lo : 0) << "LL, "
-      << (r && r->hi ? *r->hi : 0) << "LL, " << (r && r->hi ? "true" : "false") << "},\n";
+      << images[i].shared_bytes << "u, " << images[i].cluster_ctas << "u, "
+      << c_string(arch_config_text(images, images[i].arch, by)) << ", " << (r ? "true" : "false")
+      << ", " << (r ? r->lo : 0) << "LL, " << (r && r->hi ? *r->hi : 0) << "LL, "
+      << (r && r->hi ? "true" : "false") << "},\n";
   }
   s << "};\nconstexpr int kCount = " << images.size()
     << ";\n\n"
@@ -322,6 +325,31 @@ Result<TritonLauncher> generate_triton_launcher(const KernelSpec& spec,
   for (const ArgSpec& a : spec.args) s << (a.pointer ? "&p_" + a.name : "&" + a.name) << ", ";
   for (std::size_t i = 0; i < trailing; ++i) s << "&scratch, ";
   s << "nullptr};\n"
+       "  if (image->cluster > 1) {\n"
+       "    // num_ctas: a program is a cluster of image->cluster CTAs along x.\n"
+       "    if (gx > 0x7fffffffLL / image->cluster || gy > 65535 || gz > 65535)\n"
+       "      return CUDA_ERROR_INVALID_VALUE;\n"
+       "    CUlaunchAttribute attrs[2] = {};\n"
+       "    attrs[0].id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;\n"
+       "    attrs[0].value.clusterDim.x = image->cluster;\n"
+       "    attrs[0].value.clusterDim.y = 1;\n"
+       "    attrs[0].value.clusterDim.z = 1;\n"
+       "    attrs[1].id = CU_LAUNCH_ATTRIBUTE_CLUSTER_SCHEDULING_POLICY_PREFERENCE;\n"
+       "    attrs[1].value.clusterSchedulingPolicyPreference = "
+       "CU_CLUSTER_SCHEDULING_POLICY_SPREAD;\n"
+       "    CUlaunchConfig config = {};\n"
+       "    config.gridDimX = static_cast<unsigned>(gx) * image->cluster;\n"
+       "    config.gridDimY = static_cast<unsigned>(gy);\n"
+       "    config.gridDimZ = static_cast<unsigned>(gz);\n"
+       "    config.blockDimX = image->block;\n"
+       "    config.blockDimY = 1;\n"
+       "    config.blockDimZ = 1;\n"
+       "    config.sharedMemBytes = image->shared;\n"
+       "    config.hStream = stream;\n"
+       "    config.attrs = attrs;\n"
+       "    config.numAttrs = 2;\n"
+       "    return cuLaunchKernelEx(&config, f, params, nullptr);\n"
+       "  }\n"
        "  return cuLaunchKernel(f, static_cast<unsigned>(gx), static_cast<unsigned>(gy),\n"
        "                        static_cast<unsigned>(gz), image->block, 1, 1, image->shared, "
        "stream,\n"

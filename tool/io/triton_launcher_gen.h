@@ -3,8 +3,9 @@
 // marked .py source): the locked configuration's CUBIN for each built architecture as a byte
 // array, and a launcher through the CUDA driver API (cuModuleLoadData at the first call in the
 // current context, cuLaunchKernel with the spec's grid, 32 * num_warps threads, Triton's
-// dynamic shared memory and its trailing null scratch pointers), so the program needs no
-// Python at run time. The header declares, for kernel id K:
+// dynamic shared memory and its trailing null scratch pointers; for num_ctas > 1,
+// cuLaunchKernelEx with clusters of that many CTAs along x, as Triton launches them), so the
+// program needs no Python at run time. The header declares, for kernel id K:
 //
 //   CUresult K_launch(CUstream stream, <the spec's args, pointers as const T* / T*>);
 //   const char* K_config(void);  // "BLOCK=2048 num_warps=8 num_stages=2 (sm_90)"
@@ -31,7 +32,8 @@ struct TritonBuiltImage {
   unsigned block_threads = 128;
   unsigned shared_bytes = 0;
   unsigned trailing_null_pointers = 2;
-  ParamSet params;  // the configuration compiled (shown by K_config)
+  unsigned cluster_ctas = 1;  // num_ctas: each program a cluster of this many CTAs along x
+  ParamSet params;            // the configuration compiled (shown by K_config)
   // With the spec's `dispatch`: the bucket of `by` this image serves; none: every size.
   std::optional<BucketRange> range;
 };
