@@ -5,6 +5,22 @@ import ctypes
 import struct
 
 CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES = 8
+CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION = 4
+CU_LAUNCH_ATTRIBUTE_CLUSTER_SCHEDULING_POLICY_PREFERENCE = 5
+CU_CLUSTER_SCHEDULING_POLICY_SPREAD = 1
+
+
+class _LaunchAttribute(ctypes.Structure):
+    """cuda.h's CUlaunchAttribute: an id padded to 8 bytes, then a 64-byte value union whose
+    first words are the cluster dimensions (x, y, z) or the scheduling policy."""
+    _fields_ = [("id", ctypes.c_int), ("pad", ctypes.c_char * 4), ("value", ctypes.c_uint * 16)]
+
+
+class _LaunchConfig(ctypes.Structure):
+    """cuda.h's CUlaunchConfig."""
+    _fields_ = [("grid", ctypes.c_uint * 3), ("block", ctypes.c_uint * 3), ("shared", ctypes.c_uint),
+                ("stream", ctypes.c_void_p), ("attrs", ctypes.POINTER(_LaunchAttribute)),
+                ("num_attrs", ctypes.c_uint)]
 
 # The spec's C types of scalar arguments -> how they are passed.
 _SCALARS = {
@@ -80,15 +96,33 @@ class Driver:
                                                     ctypes.c_int(nbytes)),
                         "cuFuncSetAttribute(MAX_DYNAMIC_SHARED_SIZE_BYTES)")
 
-    def launcher(self, fn, grid, block, shared_bytes, stream, args):
+    def launcher(self, fn, grid, block, shared_bytes, stream, args, cluster=1):
         """A no-argument callable that launches `fn` with `args` (ctypes values) on `stream`
-        (a CUstream handle as an int); the argument array is built once."""
+        (a CUstream handle as an int); the argument array is built once. With `cluster` > 1
+        (Triton's num_ctas) the grid counts clusters of that many CTAs along x, launched as
+        Triton's launcher does (cuLaunchKernelEx, a cluster dimension, the spread policy)."""
         grid = list(grid) + [1] * (3 - len(grid))
         block = list(block) + [1] * (3 - len(block))
         holders = list(args)
         params = (ctypes.c_void_p * len(holders))(*[ctypes.addressof(h) for h in holders])
         lib, check = self.lib, self._check
         stream = ctypes.c_void_p(stream)
+        if cluster > 1:
+            attrs = (_LaunchAttribute * 2)()
+            attrs[0].id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION
+            attrs[0].value[0:3] = [cluster, 1, 1]
+            attrs[1].id = CU_LAUNCH_ATTRIBUTE_CLUSTER_SCHEDULING_POLICY_PREFERENCE
+            attrs[1].value[0] = CU_CLUSTER_SCHEDULING_POLICY_SPREAD
+            config = _LaunchConfig((ctypes.c_uint * 3)(grid[0] * cluster, grid[1], grid[2]),
+                                   (ctypes.c_uint * 3)(*block), shared_bytes, stream, attrs, 2)
+
+            def launch_clusters():
+                rc = lib.cuLaunchKernelEx(ctypes.byref(config), fn, params, None)
+                if rc != 0:
+                    check(rc, "cuLaunchKernelEx")
+
+            launch_clusters.keep_alive = (holders, params, attrs, config)
+            return launch_clusters
 
         def launch():
             rc = lib.cuLaunchKernel(fn, grid[0], grid[1], grid[2], block[0], block[1], block[2],

@@ -2,7 +2,8 @@
 """Times the tuned Triton templates beside their CUDA twins, torch.compile and eager PyTorch,
 in one process on the same inputs (one GPU).
 
-For softmax_triton.py / softmax.cu and rmsnorm_triton.py / rmsnorm.cu, at each shape of the
+For softmax_triton.py / softmax.cu, rmsnorm_triton.py / rmsnorm.cu and bias_gelu_triton.py /
+bias_gelu.cu, at each shape of the
 specs' problems: the Triton winner of the lockfile is compiled to a CUBIN by kernelevo's own
 helper (tool/cuda/triton_compile.py: the same signature, alignment hints and options as the
 tuner, so the very image kernelevo timed) and the CUDA winner by `nvcc -cubin`; both are
@@ -36,6 +37,7 @@ PAIRS = [
     # (name, triton source, triton id, cuda source, cuda id)
     ("softmax", "templates/softmax_triton.py", "softmax_rows_triton", "templates/softmax.cu", "softmax_rows"),
     ("rmsnorm", "templates/rmsnorm_triton.py", "rmsnorm_rows_triton", "templates/rmsnorm.cu", "rmsnorm_rows"),
+    ("bias_gelu", "templates/bias_gelu_triton.py", "bias_gelu_triton", "templates/bias_gelu.cu", "bias_gelu"),
 ]
 # The spec's types as `scan --format json` names them -> Triton's signature types (as
 # tool/cuda/triton_compiler.cpp's triton_type maps them).
@@ -83,6 +85,9 @@ def compile_triton(spec, params, arch):
 def torch_reference(torch, name, tensors):
     if name == "softmax":
         return lambda: torch.softmax(tensors["x"], dim=-1, out=None)
+    if name == "bias_gelu":
+        x, b = tensors["x"], tensors["bias"]
+        return lambda: torch.nn.functional.gelu(x + b)
     x, g = tensors["x"], tensors["gamma"]  # as bench/templates/entries.py times rmsnorm
     return lambda: torch.nn.functional.rms_norm(x, (x.shape[-1],), g, 1e-5)
 
@@ -154,7 +159,8 @@ def main(argv):
             try:
                 r, c = dims["rows"], dims["cols"]
                 x = torch.randn(r, c, device="cuda")
-                tensors = {"x": x, "y": torch.empty_like(x), "gamma": torch.rand(c, device="cuda")}
+                tensors = {"x": x, "y": torch.empty_like(x), "gamma": torch.rand(c, device="cuda"),
+                           "bias": torch.rand(c, device="cuda")}
                 want = torch_reference(torch, name, tensors)()
                 stream = torch.cuda.current_stream().cuda_stream
 
@@ -179,7 +185,8 @@ def main(argv):
                     if col == "triton":
                         grid = [spec_expr.evaluate(e, ct.names_for(dims, tparams)) for e in tspec["launch"]["grid"]]
                         launch = drv.launcher(fn, grid, [32 * meta["num_warps"]], meta["shared"], stream,
-                                              args_for(tspec, meta.get("trailing_pointers", 2)))
+                                              args_for(tspec, meta.get("trailing_pointers", 2)),
+                                              cluster=meta.get("num_ctas", 1))
                     else:
                         names = ct.names_for(dims, cparams or {})
                         defaults = cspec.get("defaults") or {}

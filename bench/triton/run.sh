@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
-# Tunes the Triton templates (templates/softmax_triton.py, templates/rmsnorm_triton.py) and
-# their CUDA twins (softmax.cu, rmsnorm.cu) on one GPU, verifies the winners with `kernelevo
-# check`, and times them beside torch.compile and eager PyTorch in one process
+# Tunes the Triton templates (templates/softmax_triton.py, rmsnorm_triton.py, bias_gelu_triton.py)
+# and their CUDA twins (softmax.cu, rmsnorm.cu, bias_gelu.cu) on one GPU, verifies the winners
+# with `kernelevo check`, and times them beside torch.compile and eager PyTorch in one process
 # (bench/triton/compare.py). Writes OUT_DIR/triton.md, OUT_DIR/triton.json, the lockfile,
-# traces and every step's log. About 5 minutes on an H200 at the default budget.
+# traces and every step's log. About 8 minutes on an H200 at the default budget.
 #
 #   KERNELEVO=build/tool/kernelevo PYTHON=/path/to/venv/bin/python bench/triton/run.sh OUT_DIR
 #
@@ -35,7 +35,8 @@ lock="$out/kernelevo.lock.json"
 step "kernelevo devices"
 "$kev" devices --format json > "$out/devices.json" 2> "$out/devices.log" || { cat "$out/devices.log" >&2; exit 3; }
 rc=0
-for src in templates/softmax_triton.py templates/rmsnorm_triton.py templates/softmax.cu templates/rmsnorm.cu; do
+for src in templates/softmax_triton.py templates/rmsnorm_triton.py templates/bias_gelu_triton.py \
+           templates/softmax.cu templates/rmsnorm.cu templates/bias_gelu.cu; do
   name="$(basename "$src")"
   step "tune $src (budget $budget, at most $tune_time)"
   resume=()
@@ -49,8 +50,9 @@ for src in templates/softmax_triton.py templates/rmsnorm_triton.py templates/sof
   fi
 done
 step "kernelevo check (the winners verified and re-measured)"
-if ! "$kev" check templates/softmax_triton.py templates/rmsnorm_triton.py templates/softmax.cu \
-     templates/rmsnorm.cu --lockfile "$lock" > "$out/check.txt" 2> "$out/check.log"; then
+if ! "$kev" check templates/softmax_triton.py templates/rmsnorm_triton.py \
+     templates/bias_gelu_triton.py templates/softmax.cu templates/rmsnorm.cu templates/bias_gelu.cu \
+     --lockfile "$lock" > "$out/check.txt" 2> "$out/check.log"; then
   echo "check failed: see $out/check.log" >&2
   tail -5 "$out/check.log" >&2
   rc=1

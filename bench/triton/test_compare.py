@@ -21,6 +21,8 @@ WANT = {
     "softmax_rows_triton": [["x", "*fp32"], ["y", "*fp32"], ["rows", "i32"], ["cols", "i32"]],
     "rmsnorm_rows_triton": [["x", "*fp32"], ["gamma", "*fp32"], ["y", "*fp32"], ["rows", "i32"],
                             ["cols", "i32"], ["eps", "fp32"]],
+    "bias_gelu_triton": [["x", "*fp32"], ["bias", "*fp32"], ["y", "*fp32"], ["rows", "i32"],
+                         ["cols", "i32"]],
 }
 
 

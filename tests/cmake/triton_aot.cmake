@@ -23,7 +23,7 @@ file(REMOVE "${app}/kernelevo.lock.json")
 # Two architectures: a list cannot pass through configure()'s arguments, an initial cache can.
 file(WRITE "${WORK_DIR}/archs.cmake" "set(CMAKE_CUDA_ARCHITECTURES \"80;90\" CACHE STRING \"\")\n")
 configure("${app}" "${WORK_DIR}/build" -C "${WORK_DIR}/archs.cmake")
-expect_contains("${configure_output}" "triton_app: 1 marked source(s)" "configure message")
+expect_contains("${configure_output}" "triton_app: 2 marked source(s)" "configure message")
 build_ok("${WORK_DIR}/build")
 set(gen "${WORK_DIR}/build/kernelevo/triton_app/kernels_softmax_triton_py")
 file(READ "${gen}/softmax_triton_triton.h" h)
@@ -129,3 +129,31 @@ if(build_rc EQUAL 0)
 endif()
 expect_contains("${build_output}" "softmax_rows_triton sm_90 cols [1024, 1025): BLOCK=256, num_stages=2, num_warps=16 break the constraint" "the bucket named")
 file(WRITE "${app}/kernelevo.lock.json" "${bucketed_lock}")
+
+# num_ctas > 1: each program is a thread-block cluster; the launcher launches clusters of
+# that many CTAs (cuLaunchKernelEx), for the configuration that has them only.
+file(WRITE "${app}/kernelevo.lock.json" [=[
+{
+  "kernels": {
+    "bias_gelu_triton": {
+      "source": "kernels/bias_gelu_triton.py",
+      "source_hash": "sha256:0000000000000000000000000000000000000000000000000000000000000000",
+      "targets": {
+        "sm_90": {
+          "NVIDIA H200": {
+            "params": {"BLOCK_C": 1024, "BLOCK_R": 4, "num_ctas": 2, "num_warps": 4},
+            "tuned_with": "not measured: a test value"
+          }
+        }
+      }
+    }
+  },
+  "schema_version": 3
+}
+]=])
+build_ok("${WORK_DIR}/build")
+file(READ "${WORK_DIR}/build/kernelevo/triton_app/kernels_bias_gelu_triton_py/bias_gelu_triton_triton.cpp" gelu)
+# (block, shared memory, CTAs per program, configuration)
+expect_contains("${gelu}" "u, 2u, \"BLOCK_C=1024 BLOCK_R=4 num_ctas=2 num_warps=4 (sm_90)\"" "two CTAs per program on sm_90")
+expect_contains("${gelu}" "u, 1u, \"BLOCK_C=1024 BLOCK_R=4 num_ctas=1 num_warps=4 (sm_80)\"" "no cluster on sm_80")
+expect_contains("${gelu}" "return cuLaunchKernelEx(&config, f, params, nullptr);" "a cluster launch")
