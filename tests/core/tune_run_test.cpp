@@ -69,7 +69,7 @@ TEST_F(TuneRunTest, TunesOneKernelAndLocksTheFastestPoint) {
   const KernelRow& row = rows->front();
   EXPECT_EQ(row.id, "scale");
   EXPECT_EQ(row.exit_code, 0);
-  EXPECT_EQ(row.baseline_us, 20.0);
+  EXPECT_EQ(row.baseline_us, 200.0);
   EXPECT_EQ(row.winner_us, 25.0);
   ASSERT_TRUE(row.winner);
   EXPECT_EQ(x_of(*row.winner), 4);
@@ -86,10 +86,49 @@ TEST_F(TuneRunTest, TunesOneKernelAndLocksTheFastestPoint) {
   EXPECT_EQ(row.change->arch, "sm_90");
   EXPECT_EQ(row.change->device, "Fake GPU");
   EXPECT_FALSE(row.change->before_is_old_entry);
-  EXPECT_DOUBLE_EQ(row.change->before.median_us, 20.0);
+  EXPECT_DOUBLE_EQ(row.change->before.median_us, 200.0);
   EXPECT_DOUBLE_EQ(row.change->after.median_us, 25.0);
   EXPECT_DOUBLE_EQ(row.change->after.ci_high_us, 25.0 * 1.01);
   EXPECT_TRUE(row.change->intervals);
+}
+
+// A search whose best (25 us) is slower than the source defaults (20 us) must not make the
+// build slower: the defaults are locked, as measured, and the run says why.
+TEST_F(TuneRunTest, ASearchSlowerThanTheSourceDefaultsLocksTheDefaults) {
+  const KernelSpec spec = spec_with("scale", 4);
+  backend.baseline_us = 20.0;
+  backend.defaults = {{"X", Value(1)}};
+  auto rows = tune({&spec});
+  ASSERT_TRUE(rows.ok());
+  const KernelRow& row = rows->front();
+  EXPECT_EQ(row.exit_code, 0);
+  EXPECT_TRUE(row.defaults_locked);
+  ASSERT_TRUE(row.winner);
+  EXPECT_EQ(x_of(*row.winner), 1);
+  EXPECT_EQ(row.winner_us, 20.0);
+  EXPECT_EQ(row.lock, LockAction::locked);
+  ASSERT_NE(locked("scale"), nullptr);
+  EXPECT_EQ(x_of(locked("scale")->params), 1);
+  EXPECT_EQ(locked("scale")->time_us, 20.0);
+  EXPECT_TRUE(console.has("scale: no configuration was faster than the source defaults (25.0 us "
+                          "against 20.0 us): the defaults are locked"));
+}
+
+// Defaults the spec does not list (X = 7 of 1..4) cannot be locked: nothing is, and the build
+// keeps compiling the defaults.
+TEST_F(TuneRunTest, ASearchSlowerThanUnlistedDefaultsLocksNothing) {
+  const KernelSpec spec = spec_with("scale", 4);
+  backend.baseline_us = 20.0;
+  backend.defaults = {{"X", Value(7)}};
+  auto rows = tune({&spec});
+  ASSERT_TRUE(rows.ok());
+  const KernelRow& row = rows->front();
+  EXPECT_EQ(row.exit_code, 0);
+  EXPECT_FALSE(row.winner);
+  EXPECT_EQ(row.lock, LockAction::not_locked);
+  EXPECT_EQ(locked("scale"), nullptr);
+  EXPECT_EQ(store.writes, 0);
+  EXPECT_TRUE(console.has("they are not a configuration of its space, so nothing is locked"));
 }
 
 TEST_F(TuneRunTest, ALockedWinnerTunedAgainIsNotRewritten) {

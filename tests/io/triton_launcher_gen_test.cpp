@@ -37,7 +37,10 @@ const char* kSource =
 class TritonLauncherGen : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = fs::temp_directory_path() / "kernelevo_triton_launcher_gen";
+    // One directory per test: ctest runs them in parallel.
+    dir_ = fs::temp_directory_path() /
+           ("kernelevo_triton_launcher_gen_" +
+            std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()));
     fs::remove_all(dir_);
     fs::create_directories(dir_);
     std::ofstream(dir_ / "k.py") << kSource;

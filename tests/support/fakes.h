@@ -96,7 +96,8 @@ class FakeTuneBackend final : public TuneBackend {
   std::vector<std::vector<Problem>> evaluated_problems;  // each evaluator's problems, in order
   // When set, what a passed point's compiled kernel takes of the GPU (spec objectives).
   std::function<KernelResources(const ParamSet&)> resources_of;
-  double baseline_us = 20.0;
+  double baseline_us = 200.0;  // the source defaults: slower than every point the tests search
+  ParamSet defaults;           // what the baseline compiled with (none known: empty)
   bool baseline_passes = true;
   MemcheckVerdict memcheck_verdict{true, true, "0 errors"};
 
@@ -143,6 +144,7 @@ class FakeTuneBackend final : public TuneBackend {
       }
       return outcome(space_.to_params(p));
     }
+    [[nodiscard]] ParamSet baseline_defaults() const override { return backend_.defaults; }
     [[nodiscard]] const SearchSpace& space() const { return space_; }
     [[nodiscard]] const RunReport& last_report() const override { return report_; }
     [[nodiscard]] const RunReport& baseline_report() const override { return report_; }

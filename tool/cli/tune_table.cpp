@@ -51,14 +51,17 @@ std::string lock_text(const KernelRow& row, const std::string& lockfile) {
     case LockAction::none:
       return "";
     case LockAction::locked:
-      return "locked in " + lockfile;
+      return (row.defaults_locked ? "the source defaults (no configuration was faster) locked in "
+                                  : "locked in ") +
+             lockfile;
     case LockAction::already_locked:
       return "already locked";
     case LockAction::kept:
       return "kept the locked winner (" + params_text(row.kept_params) + ", " +
              format_time_us(row.kept_us, TimeDigits::compact) + " now): not faster with confidence";
     case LockAction::not_locked:
-      return "not locked";
+      return row.winner ? "not locked"
+                        : "not locked: no configuration was faster than the source defaults";
   }
   return "";
 }

@@ -31,6 +31,9 @@ class KernelEvaluator : public Evaluator {
   [[nodiscard]] virtual const RunReport& baseline_report() const = 0;
   // Measures a parameter set (a locked winner re-measured in this run).
   virtual Outcome evaluate_params(const ParamSet& params) = 0;
+  // The source defaults the baseline compiled with, every parameter's (read by
+  // measure_baseline; empty before it, or when they are not known).
+  [[nodiscard]] virtual ParamSet baseline_defaults() const { return {}; }
 };
 
 struct KernelEvaluatorOptions {

@@ -275,14 +275,40 @@ Result<KernelRow> tune_search(const KernelSpec& spec, const std::optional<Bucket
     row.exit_code = static_cast<int>(ExitCode::failure);
     return row;
   }
-  const Evaluation& chosen =
+  Evaluation chosen =
       spec.objectives ? apply_objectives(*spec.objectives, result, space, row, run.console, name)
                       : *result.best;
-  const ParamSet winner = space.to_params(chosen.point);
+  ParamSet winner = space.to_params(chosen.point);
   row.winner = winner;
   row.winner_us = chosen.outcome.time_us;
   if (auto it = problems_by_key.find(space.key(chosen.point)); it != problems_by_key.end())
     row.problems = it->second;
+  // A search whose best is slower than the source defaults would make the build slower than
+  // no tuning: the defaults are locked instead, when they are a configuration the spec lists.
+  if (const auto m_base = measured(*baseline), m_best = measured(chosen.outcome);
+      m_base && m_best && m_best->median_us > m_base->median_us) {
+    const ParamSet defaults = evaluator->baseline_defaults();
+    const std::string why = name + ": no configuration was faster than the source defaults (" +
+                            format_time_us(m_best->median_us, TimeDigits::compact) +
+                            " against " +
+                            format_time_us(m_base->median_us, TimeDigits::compact) + ")";
+    if (defaults.empty() || !check_params(defaults, spec, name).ok() ||
+        !check_constraints(defaults, spec, name).ok()) {
+      run.console.note(why + "; they are not a configuration of its space, so nothing is locked");
+      row.winner.reset();
+      row.winner_us.reset();
+      row.problems.clear();
+      row.lock = LockAction::not_locked;
+      return row;
+    }
+    run.console.note(why + ": the defaults are locked");
+    winner = defaults;
+    row.winner = winner;
+    row.winner_us = baseline->time_us;
+    row.problems = problem_rows(evaluator->baseline_report());
+    row.defaults_locked = true;
+    chosen.outcome = *baseline;
+  }
 
   if (options.memcheck) {
     run.console.note(name + ": running the winner under compute-sanitizer memcheck");

@@ -52,6 +52,8 @@ struct KernelRow {
   std::optional<double> winner_us;
   std::optional<ParamSet> winner;
   std::vector<ProblemRow> problems;  // the winner's
+  // The search's best was slower than the source defaults, so the winner is the defaults.
+  bool defaults_locked = false;
   std::uint64_t evaluations = 0;
   std::map<Disposition, std::uint64_t> counts;
   double elapsed_s = 0.0;

@@ -55,6 +55,7 @@ class GpuEvaluator final : public KernelEvaluator {
   [[nodiscard]] const RunReport& last_report() const override { return last_report_; }
   [[nodiscard]] const RunReport& baseline_report() const override { return baseline_report_; }
   [[nodiscard]] const ParamSet& defaults() const { return defaults_; }
+  [[nodiscard]] ParamSet baseline_defaults() const override { return defaults_; }
   // Measures a parameter set (a locked winner re-measured in this run).
   Outcome evaluate_params(const ParamSet& params) override;
   // Runs a parameter set once more on another runner with other timing (the winner under a
