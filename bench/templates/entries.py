@@ -140,9 +140,20 @@ def _matmul_fp32_out(a, d):
     return [torch.mm(A, B, out_dtype=torch.float32)]
 
 
+def _matmul_same_type(a, d):
+    # The kernel writes its input type, as cuBLAS's A @ B does: cuBLAS is timed alone.
+    A = a["A"].view(d["M"], d["K"])
+    B = a["B"].view(d["K"], d["N"])
+    if A.device.type != "cuda":  # the CPU tests
+        return [(A.float() @ B.float()).to(A.dtype)]
+    return [A @ B]
+
+
 # The tuned problems, then two untuned ones shaped like a transformer MLP's projections.
 GEMM_SHAPES = [{"M": 4096, "N": 4096, "K": 4096}, {"M": 8192, "N": 1024, "K": 4096},
                {"M": 4096, "N": 11008, "K": 4096}, {"M": 2048, "N": 4096, "K": 11008}]
+# The Hopper template's: those and a decode-like one (16 rows).
+GEMM_SM90_SHAPES = GEMM_SHAPES + [{"M": 16, "N": 4096, "K": 4096}]
 
 ROWS3 = [{"rows": 4096, "cols": 8192}, {"rows": 32768, "cols": 1024}, {"rows": 8192, "cols": 16384}]
 ROWS2 = ROWS3[:2]
@@ -181,6 +192,10 @@ ENTRIES = [
           "torch.mm(A, B, out_dtype=float32), fp16 in (cuBLAS, fp32 out)", rtol=1e-2, atol=1e-2, memory_bound=False),
     Entry("gemm_wgmma", "gemm_wgmma_bf16", GEMM_SHAPES, _matmul_fp32_out,
           "torch.mm(A, B, out_dtype=float32), bf16 in (cuBLAS, fp32 out)", rtol=2e-2, atol=2e-2, memory_bound=False),
+    Entry("gemm_sm90", "gemm_sm90_f16", GEMM_SM90_SHAPES, _matmul_same_type, "A @ B, fp16 (cuBLAS, fp16 out)",
+          rtol=1e-2, atol=1e-2, memory_bound=False),
+    Entry("gemm_sm90", "gemm_sm90_bf16", GEMM_SM90_SHAPES, _matmul_same_type, "A @ B, bf16 (cuBLAS, bf16 out)",
+          rtol=2e-2, atol=2e-2, memory_bound=False),
 ]
 
 

@@ -159,8 +159,8 @@ def test_compile_setup():
 
 def test_entries():
     kernels = [e.kernel for e in entries.ENTRIES]
-    assert len(kernels) == len(set(kernels)) == 17
-    assert entries.template_names()[-3:] == ["sgemm", "gemm_tc", "gemm_wgmma"]
+    assert len(kernels) == len(set(kernels)) == 19
+    assert entries.template_names()[-4:] == ["sgemm", "gemm_tc", "gemm_wgmma", "gemm_sm90"]
     assert {"add_rmsnorm_bf16", "rope_bf16"} <= set(entries.template_names())
     assert [e.kernel for e in entries.of_template("gemm_tc")] == ["gemm_tc_f16", "gemm_tc_bf16"]
     for e in entries.ENTRIES:

@@ -1,0 +1,682 @@
+// Tensor-core GEMM for Hopper (sm_90a), row-major, fp16 or bf16 in and out (as cuBLAS's
+// A @ B), fp32 accumulation: C[M, N] = A[M, K] * B[K, N].
+// A STAGES-deep ring of shared tiles is filled with cp.async; each stage is signalled on its
+// "full" mbarrier by the copies' own completion (cp.async.mbarrier.arrive) and released on
+// its "empty" mbarrier by every consumer warp once its wgmma is done. CONSUMERS warpgroups
+// each own MW x 64 rows of the BM x BN tile and multiply from shared memory with wgmma (A
+// K-major, B MN-major, both in the 128-byte swizzle), keeping one stage's wgmma in flight
+// while the next is issued. With PRODUCERS = 1 a producer warpgroup of its own does the
+// loads (warp specialisation; setmaxnreg gives the consumers its registers); with 0 the
+// consumers load the stage the previous step used while the current step's wgmma runs. Tiles are
+// taken in a grouped raster order (GROUP_M tile rows at a time) so neighbouring tiles share A and B
+// in L2. The epilogue converts the accumulators to the output type, stages them in shared memory
+// and writes 16-byte rows. Tiles past the edges are zero-filled and their stores skipped; when K or
+// N is not a multiple of 8 (or a pointer is not 16-byte aligned) tiles are loaded and stored
+// element by element, so every configuration is correct for every shape. Two kernels, one per type,
+// each with its own parameters (G90_F16_*, G90_BF16_*). Measured on the H200 the loads bound it:
+// cp.async fills the ring at well under the rate wgmma drains it
+// (bench/results/2026-12-03-gemm-sm90-h200).
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+#include <cuda_runtime.h>
+#if __has_include(<kernelevo/params.h>)
+#include <kernelevo/params.h>
+#endif
+#if defined(__CUDA_ARCH__) && !defined(__CUDA_ARCH_FEAT_SM90_ALL)
+#error "gemm_sm90.cu uses wgmma and setmaxnreg: compile it for sm_90a"
+#endif
+#ifndef G90_F16_BN
+#define G90_F16_BN 256
+#endif
+#ifndef G90_F16_CONSUMERS
+#define G90_F16_CONSUMERS 2
+#endif
+#ifndef G90_F16_MW
+#define G90_F16_MW 1
+#endif
+#ifndef G90_F16_STAGES
+#define G90_F16_STAGES 4
+#endif
+#ifndef G90_F16_GROUP_M
+#define G90_F16_GROUP_M 8
+#endif
+#ifndef G90_F16_PRODUCERS
+#define G90_F16_PRODUCERS 0
+#endif
+#ifndef G90_BF16_BN
+#define G90_BF16_BN 256
+#endif
+#ifndef G90_BF16_CONSUMERS
+#define G90_BF16_CONSUMERS 2
+#endif
+#ifndef G90_BF16_MW
+#define G90_BF16_MW 1
+#endif
+#ifndef G90_BF16_STAGES
+#define G90_BF16_STAGES 4
+#endif
+#ifndef G90_BF16_GROUP_M
+#define G90_BF16_GROUP_M 8
+#endif
+#ifndef G90_BF16_PRODUCERS
+#define G90_BF16_PRODUCERS 0
+#endif
+
+extern __shared__ __align__(1024) unsigned char gemm_sm90_smem[];
+
+namespace gemm_sm90_detail {
+
+constexpr int kBK = 64;  // one 128-byte swizzled row of 16-bit elements
+
+template <int BN_, int CONSUMERS_, int MW_, int STAGES_, int GROUP_M_, int PRODUCERS_>
+struct Config {
+  static constexpr int BN = BN_, CONSUMERS = CONSUMERS_, MW = MW_, STAGES = STAGES_;
+  static constexpr int GROUP_M = GROUP_M_, PRODUCERS = PRODUCERS_;
+  static constexpr int kProducerThreads = 128 * PRODUCERS;
+  // Who loads the ring: the producers, or with none every thread (the consumers themselves).
+  static constexpr int kLoaderThreads = PRODUCERS > 0 ? kProducerThreads : 128 * CONSUMERS_;
+  // A consumer's registers after setmaxnreg: what the producers' 40 leave of the SM's 64K,
+  // a multiple of 8, at most 256. More than the file holds would block setmaxnreg forever.
+  static constexpr int kConsumerRegs = (65536 - 40 * kProducerThreads) / (128 * CONSUMERS) / 8 * 8 >
+                                               256
+                                           ? 256
+                                           : (65536 - 40 * kProducerThreads) / (128 * CONSUMERS) /
+                                                 8 * 8;
+  static constexpr int BM = 64 * CONSUMERS * MW;
+  static constexpr int kThreads = 128 * (CONSUMERS + PRODUCERS);
+  static constexpr int kAStageBytes = BM * 128;      // BM rows of 64 K, swizzled
+  static constexpr int kBStageBytes = kBK * BN * 2;  // BN / 64 blocks of 64 K rows x 128 B
+  static constexpr int kStageBytes = kAStageBytes + kBStageBytes;
+  static constexpr int kOutRowBytes = BN * 2 + 16;  // the epilogue's rows, padded
+  static constexpr int kAChunks = BM * 8;
+  static constexpr int kBChunks = kBK * (BN / 8);
+  static_assert(BN % 64 == 0 && BN >= 64 && BN <= 256, "BN is the wgmma N: 64 to 256 by 64");
+  static_assert(CONSUMERS >= 1 && CONSUMERS <= 3, "one to three consumer warpgroups");
+  static_assert(PRODUCERS == 0 || PRODUCERS == 1, "no producer warpgroup or one");
+  static_assert(MW * BN <= 256, "at most 128 accumulators per thread");
+  static_assert(STAGES >= 2, "at least two stages");
+  static_assert(BM * kOutRowBytes <= STAGES * kStageBytes, "the epilogue reuses the ring");
+};
+
+__device__ __forceinline__ unsigned shared_address(const void* p) {
+  return static_cast<unsigned>(__cvta_generic_to_shared(p));
+}
+
+__device__ __forceinline__ void cp_async_16(unsigned dst, const void* src, bool valid) {
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(dst), "l"(src),
+               "r"(valid ? 16 : 0));
+}
+
+// mbarriers in shared memory: `count` arrivals complete a phase.
+__device__ __forceinline__ void mbar_init(unsigned bar, unsigned count) {
+  asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;\n" ::"r"(bar), "r"(count));
+}
+__device__ __forceinline__ void mbar_arrive(unsigned bar) {
+  asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];\n" ::"r"(bar) : "memory");
+}
+// Arrives on `bar` once every cp.async this thread issued so far has landed.
+__device__ __forceinline__ void mbar_arrive_on_copies(unsigned bar) {
+  asm volatile("cp.async.mbarrier.arrive.noinc.shared::cta.b64 [%0];\n" ::"r"(bar) : "memory");
+}
+__device__ __forceinline__ void mbar_wait(unsigned bar, unsigned parity) {
+  asm volatile(
+      "{\n.reg .pred done;\n"
+      "WAIT_%=:\n"
+      "mbarrier.try_wait.parity.shared::cta.b64 done, [%0], %1;\n"
+      "@!done bra WAIT_%=;\n}\n" ::"r"(bar),
+      "r"(parity)
+      : "memory");
+}
+
+// Shared-memory matrix descriptor in the 128-byte swizzle (mode 1): start address, the
+// leading and stride byte offsets. K-major (A): 8-row groups 1024 bytes apart (the leading
+// offset is unused). MN-major (B): 64-element blocks of N `lead` bytes apart, 8-row groups
+// of K 1024 bytes apart.
+__device__ __forceinline__ unsigned long long descriptor(unsigned addr, unsigned lead) {
+  return static_cast<unsigned long long>((addr & 0x3FFFF) >> 4) |
+         (static_cast<unsigned long long>(lead >> 4) << 16) |
+         (static_cast<unsigned long long>(1024 >> 4) << 32) | (1ull << 62);
+}
+
+__device__ __forceinline__ void fence_proxy_async() {
+  asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
+}
+__device__ __forceinline__ void wgmma_fence() {
+  asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory");
+}
+__device__ __forceinline__ void wgmma_commit() {
+  asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory");
+}
+template <int N>
+__device__ __forceinline__ void wgmma_wait() {
+  asm volatile("wgmma.wait_group.sync.aligned %0;\n" ::"n"(N) : "memory");
+}
+// The consumer warpgroups' own barrier (barrier 0 is __syncthreads).
+__device__ __forceinline__ void consumers_sync(int threads) {
+  asm volatile("bar.sync 1, %0;\n" ::"r"(threads) : "memory");
+}
+
+// D[64 x 64] += A[64 x 16] * B[16 x 64], both from shared memory: A K-major, B MN-major
+// (transposed), each described by its descriptor; T is the input type's name in PTX.
+#define G90_SS64(T, d, desc_a, desc_b)                                                             \
+  asm volatile(                                                                                    \
+      "{\n.reg .pred p;\nsetp.ne.b32 p, %34, 0;\n"                                                 \
+      "wgmma.mma_async.sync.aligned.m64n64k16.f32." T "." T                                        \
+      " {"                                                                                         \
+      "%0, %1, %2, %3, %4, %5, %6, %7, "                                                           \
+      "%8, %9, %10, %11, %12, %13, %14, %15, "                                                     \
+      "%16, %17, %18, %19, %20, %21, %22, %23, "                                                   \
+      "%24, %25, %26, %27, %28, %29, %30, %31"                                                     \
+      "}, %32, %33, p, 1, 1, 0, 1;\n}\n"                                                           \
+      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]),        \
+        "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]),    \
+        "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), \
+        "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), \
+        "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31])                                         \
+      : "l"(desc_a), "l"(desc_b), "r"(1))
+
+// D[64 x 128] += A[64 x 16] * B[16 x 128], both from shared memory: A K-major, B MN-major
+// (transposed), each described by its descriptor; T is the input type's name in PTX.
+#define G90_SS128(T, d, desc_a, desc_b)                                                            \
+  asm volatile(                                                                                    \
+      "{\n.reg .pred p;\nsetp.ne.b32 p, %66, 0;\n"                                                 \
+      "wgmma.mma_async.sync.aligned.m64n128k16.f32." T "." T                                       \
+      " {"                                                                                         \
+      "%0, %1, %2, %3, %4, %5, %6, %7, "                                                           \
+      "%8, %9, %10, %11, %12, %13, %14, %15, "                                                     \
+      "%16, %17, %18, %19, %20, %21, %22, %23, "                                                   \
+      "%24, %25, %26, %27, %28, %29, %30, %31, "                                                   \
+      "%32, %33, %34, %35, %36, %37, %38, %39, "                                                   \
+      "%40, %41, %42, %43, %44, %45, %46, %47, "                                                   \
+      "%48, %49, %50, %51, %52, %53, %54, %55, "                                                   \
+      "%56, %57, %58, %59, %60, %61, %62, %63"                                                     \
+      "}, %64, %65, p, 1, 1, 0, 1;\n}\n"                                                           \
+      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]),        \
+        "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]),    \
+        "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), \
+        "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), \
+        "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]), "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), \
+        "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]), "+f"(d[40]), "+f"(d[41]), \
+        "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]), "+f"(d[48]), \
+        "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]), \
+        "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), \
+        "+f"(d[63])                                                                                \
+      : "l"(desc_a), "l"(desc_b), "r"(1))
+
+// D[64 x 192] += A[64 x 16] * B[16 x 192], both from shared memory: A K-major, B MN-major
+// (transposed), each described by its descriptor; T is the input type's name in PTX.
+#define G90_SS192(T, d, desc_a, desc_b)                                                            \
+  asm volatile(                                                                                    \
+      "{\n.reg .pred p;\nsetp.ne.b32 p, %98, 0;\n"                                                 \
+      "wgmma.mma_async.sync.aligned.m64n192k16.f32." T "." T                                       \
+      " {"                                                                                         \
+      "%0, %1, %2, %3, %4, %5, %6, %7, "                                                           \
+      "%8, %9, %10, %11, %12, %13, %14, %15, "                                                     \
+      "%16, %17, %18, %19, %20, %21, %22, %23, "                                                   \
+      "%24, %25, %26, %27, %28, %29, %30, %31, "                                                   \
+      "%32, %33, %34, %35, %36, %37, %38, %39, "                                                   \
+      "%40, %41, %42, %43, %44, %45, %46, %47, "                                                   \
+      "%48, %49, %50, %51, %52, %53, %54, %55, "                                                   \
+      "%56, %57, %58, %59, %60, %61, %62, %63, "                                                   \
+      "%64, %65, %66, %67, %68, %69, %70, %71, "                                                   \
+      "%72, %73, %74, %75, %76, %77, %78, %79, "                                                   \
+      "%80, %81, %82, %83, %84, %85, %86, %87, "                                                   \
+      "%88, %89, %90, %91, %92, %93, %94, %95"                                                     \
+      "}, %96, %97, p, 1, 1, 0, 1;\n}\n"                                                           \
+      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]),        \
+        "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]),    \
+        "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), \
+        "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), \
+        "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]), "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), \
+        "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]), "+f"(d[40]), "+f"(d[41]), \
+        "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]), "+f"(d[48]), \
+        "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]), \
+        "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), \
+        "+f"(d[63]), "+f"(d[64]), "+f"(d[65]), "+f"(d[66]), "+f"(d[67]), "+f"(d[68]), "+f"(d[69]), \
+        "+f"(d[70]), "+f"(d[71]), "+f"(d[72]), "+f"(d[73]), "+f"(d[74]), "+f"(d[75]), "+f"(d[76]), \
+        "+f"(d[77]), "+f"(d[78]), "+f"(d[79]), "+f"(d[80]), "+f"(d[81]), "+f"(d[82]), "+f"(d[83]), \
+        "+f"(d[84]), "+f"(d[85]), "+f"(d[86]), "+f"(d[87]), "+f"(d[88]), "+f"(d[89]), "+f"(d[90]), \
+        "+f"(d[91]), "+f"(d[92]), "+f"(d[93]), "+f"(d[94]), "+f"(d[95])                            \
+      : "l"(desc_a), "l"(desc_b), "r"(1))
+
+// D[64 x 256] += A[64 x 16] * B[16 x 256], both from shared memory: A K-major, B MN-major
+// (transposed), each described by its descriptor; T is the input type's name in PTX.
+#define G90_SS256(T, d, desc_a, desc_b)                                                            \
+  asm volatile(                                                                                    \
+      "{\n.reg .pred p;\nsetp.ne.b32 p, %130, 0;\n"                                                \
+      "wgmma.mma_async.sync.aligned.m64n256k16.f32." T "." T                                       \
+      " {"                                                                                         \
+      "%0, %1, %2, %3, %4, %5, %6, %7, "                                                           \
+      "%8, %9, %10, %11, %12, %13, %14, %15, "                                                     \
+      "%16, %17, %18, %19, %20, %21, %22, %23, "                                                   \
+      "%24, %25, %26, %27, %28, %29, %30, %31, "                                                   \
+      "%32, %33, %34, %35, %36, %37, %38, %39, "                                                   \
+      "%40, %41, %42, %43, %44, %45, %46, %47, "                                                   \
+      "%48, %49, %50, %51, %52, %53, %54, %55, "                                                   \
+      "%56, %57, %58, %59, %60, %61, %62, %63, "                                                   \
+      "%64, %65, %66, %67, %68, %69, %70, %71, "                                                   \
+      "%72, %73, %74, %75, %76, %77, %78, %79, "                                                   \
+      "%80, %81, %82, %83, %84, %85, %86, %87, "                                                   \
+      "%88, %89, %90, %91, %92, %93, %94, %95, "                                                   \
+      "%96, %97, %98, %99, %100, %101, %102, %103, "                                               \
+      "%104, %105, %106, %107, %108, %109, %110, %111, "                                           \
+      "%112, %113, %114, %115, %116, %117, %118, %119, "                                           \
+      "%120, %121, %122, %123, %124, %125, %126, %127"                                             \
+      "}, %128, %129, p, 1, 1, 0, 1;\n}\n"                                                         \
+      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]),        \
+        "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]),    \
+        "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), \
+        "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), \
+        "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]), "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), \
+        "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]), "+f"(d[40]), "+f"(d[41]), \
+        "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]), "+f"(d[48]), \
+        "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]), \
+        "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), \
+        "+f"(d[63]), "+f"(d[64]), "+f"(d[65]), "+f"(d[66]), "+f"(d[67]), "+f"(d[68]), "+f"(d[69]), \
+        "+f"(d[70]), "+f"(d[71]), "+f"(d[72]), "+f"(d[73]), "+f"(d[74]), "+f"(d[75]), "+f"(d[76]), \
+        "+f"(d[77]), "+f"(d[78]), "+f"(d[79]), "+f"(d[80]), "+f"(d[81]), "+f"(d[82]), "+f"(d[83]), \
+        "+f"(d[84]), "+f"(d[85]), "+f"(d[86]), "+f"(d[87]), "+f"(d[88]), "+f"(d[89]), "+f"(d[90]), \
+        "+f"(d[91]), "+f"(d[92]), "+f"(d[93]), "+f"(d[94]), "+f"(d[95]), "+f"(d[96]), "+f"(d[97]), \
+        "+f"(d[98]), "+f"(d[99]), "+f"(d[100]), "+f"(d[101]), "+f"(d[102]), "+f"(d[103]),          \
+        "+f"(d[104]), "+f"(d[105]), "+f"(d[106]), "+f"(d[107]), "+f"(d[108]), "+f"(d[109]),        \
+        "+f"(d[110]), "+f"(d[111]), "+f"(d[112]), "+f"(d[113]), "+f"(d[114]), "+f"(d[115]),        \
+        "+f"(d[116]), "+f"(d[117]), "+f"(d[118]), "+f"(d[119]), "+f"(d[120]), "+f"(d[121]),        \
+        "+f"(d[122]), "+f"(d[123]), "+f"(d[124]), "+f"(d[125]), "+f"(d[126]), "+f"(d[127])         \
+      : "l"(desc_a), "l"(desc_b), "r"(1))
+
+template <int N, bool kBf16>
+__device__ __forceinline__ void wgmma_ss(float (&d)[N / 2], unsigned long long desc_a,
+                                         unsigned long long desc_b) {
+  if constexpr (N == 64) {
+    if constexpr (kBf16)
+      G90_SS64("bf16", d, desc_a, desc_b);
+    else
+      G90_SS64("f16", d, desc_a, desc_b);
+  } else if constexpr (N == 128) {
+    if constexpr (kBf16)
+      G90_SS128("bf16", d, desc_a, desc_b);
+    else
+      G90_SS128("f16", d, desc_a, desc_b);
+  } else if constexpr (N == 192) {
+    if constexpr (kBf16)
+      G90_SS192("bf16", d, desc_a, desc_b);
+    else
+      G90_SS192("f16", d, desc_a, desc_b);
+  } else {
+    if constexpr (kBf16)
+      G90_SS256("bf16", d, desc_a, desc_b);
+    else
+      G90_SS256("f16", d, desc_a, desc_b);
+  }
+}
+
+// Eight 16-bit elements src[0..n) (zeros past n) written to shared memory as one chunk.
+__device__ __forceinline__ void copy_chunk_checked(unsigned char* dst, const unsigned short* src,
+                                                   int n) {
+  unsigned short v[8];
+#pragma unroll
+  for (int e = 0; e < 8; ++e) v[e] = e < n ? src[e] : static_cast<unsigned short>(0);
+  uint4 packed;
+  packed.x = v[0] | (static_cast<unsigned>(v[1]) << 16);
+  packed.y = v[2] | (static_cast<unsigned>(v[3]) << 16);
+  packed.z = v[4] | (static_cast<unsigned>(v[5]) << 16);
+  packed.w = v[6] | (static_cast<unsigned>(v[7]) << 16);
+  *reinterpret_cast<uint4*>(dst) = packed;
+}
+
+// f(i) for the chunks i = t, t + THREADS, ... below CHUNKS: all unrolled when the loaders
+// are the consumers (registers to spare), two at a time in a producer warpgroup (40).
+template <int CHUNKS, int THREADS, bool kUnroll, class F>
+__device__ __forceinline__ void for_chunks(int t, F&& f) {
+  if constexpr (kUnroll) {
+#pragma unroll
+    for (int p = 0; p < (CHUNKS + THREADS - 1) / THREADS; ++p) {
+      const int i = t + p * THREADS;
+      if (CHUNKS % THREADS == 0 || i < CHUNKS) f(i);
+    }
+  } else {
+#pragma unroll 2
+    for (int i = t; i < CHUNKS; i += THREADS) f(i);
+  }
+}
+
+// The loaders' part of one k-step: A[m0.., k0..] into BM swizzled 128-byte rows and
+// B[k0.., n0..] into BN / 64 blocks of 64 swizzled rows (16-byte chunk c of row r at chunk
+// c ^ (r % 8)), by the loading threads (t is the thread's index among them).
+template <class Cfg>
+__device__ __forceinline__ void load_stage(unsigned char* a_stage, unsigned char* b_stage,
+                                           const unsigned short* __restrict__ A,
+                                           const unsigned short* __restrict__ B, int M, int N,
+                                           int K, int m0, int n0, int k0, int t, bool async) {
+  for_chunks<Cfg::kAChunks, Cfg::kLoaderThreads, Cfg::PRODUCERS == 0>(t, [&](int i) {
+    const int r = i / 8;
+    const int c = i % 8;
+    const int m = m0 + r;
+    const int k = k0 + c * 8;
+    unsigned char* dst = a_stage + r * 128 + ((c ^ (r % 8)) * 16);
+    const unsigned short* src = A + static_cast<long long>(m) * K + k;
+    if (async) {
+      const bool valid = m < M && k < K;  // K % 8 == 0 here: a chunk is all in or all out
+      cp_async_16(shared_address(dst), valid ? src : A, valid);
+    } else {
+      copy_chunk_checked(dst, src, m < M ? K - k : 0);
+    }
+  });
+  for_chunks<Cfg::kBChunks, Cfg::kLoaderThreads, Cfg::PRODUCERS == 0>(t, [&](int i) {
+    const int r = i / (Cfg::BN / 8);
+    const int cc = i % (Cfg::BN / 8);
+    const int k = k0 + r;
+    const int n = n0 + cc * 8;
+    unsigned char* dst = b_stage + (cc / 8) * (kBK * 128) + r * 128 + (((cc % 8) ^ (r % 8)) * 16);
+    const unsigned short* src = B + static_cast<long long>(k) * N + n;
+    if (async) {
+      const bool valid = k < K && n < N;
+      cp_async_16(shared_address(dst), valid ? src : B, valid);
+    } else {
+      copy_chunk_checked(dst, src, k < K ? N - n : 0);
+    }
+  });
+}
+
+__device__ __forceinline__ unsigned pack2(float a, float b, bool bf16) {
+  if (bf16) {
+    const __nv_bfloat162 v = __floats2bfloat162_rn(a, b);
+    return *reinterpret_cast<const unsigned*>(&v);
+  }
+  const __half2 v = __floats2half2_rn(a, b);
+  return *reinterpret_cast<const unsigned*>(&v);
+}
+
+template <class Cfg, bool kBf16>
+__device__ __forceinline__ void gemm_sm90(const unsigned short* __restrict__ A,
+                                          const unsigned short* __restrict__ B,
+                                          unsigned short* __restrict__ C, int M, int N, int K) {
+  // The swizzle is a function of address bits: the ring starts 1024-byte aligned.
+  const unsigned base = shared_address(gemm_sm90_smem);
+  unsigned char* ring = gemm_sm90_smem + (((base + 1023u) & ~1023u) - base);
+  const unsigned bars = shared_address(ring + Cfg::STAGES * Cfg::kStageBytes);
+  const auto full = [&](int s) { return bars + 8u * s; };
+  const auto empty = [&](int s) { return bars + 8u * (Cfg::STAGES + s); };
+  if (threadIdx.x == 0) {
+    for (int s = 0; s < Cfg::STAGES; ++s) {
+      mbar_init(full(s), Cfg::kLoaderThreads);  // each loading thread's copies
+      mbar_init(empty(s), 4 * Cfg::CONSUMERS);  // each consumer warp
+    }
+    asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
+  }
+  __syncthreads();
+
+  // Grouped raster order: GROUP_M tile rows are walked column by column.
+  const int tiles_m = (M + Cfg::BM - 1) / Cfg::BM;
+  const int tiles_n = (N + Cfg::BN - 1) / Cfg::BN;
+  const int id = blockIdx.x;
+  const int group = id / (Cfg::GROUP_M * tiles_n);
+  const int first_m = group * Cfg::GROUP_M;
+  const int rows_in_group = min(tiles_m - first_m, Cfg::GROUP_M);
+  const int in_group = id - group * Cfg::GROUP_M * tiles_n;
+  const int m0 = (first_m + in_group % rows_in_group) * Cfg::BM;
+  const int n0 = (in_group / rows_in_group) * Cfg::BN;
+  const int steps = (K + kBK - 1) / kBK;
+  // Uniform over the grid, so the copy path never diverges.
+  const unsigned long long addresses = reinterpret_cast<unsigned long long>(A) |
+                                       reinterpret_cast<unsigned long long>(B) |
+                                       reinterpret_cast<unsigned long long>(C);
+  const bool aligned = K % 8 == 0 && N % 8 == 0 && addresses % 16 == 0;
+  const int warpgroup = threadIdx.x / 128;
+
+  // One k-step's tiles into its stage, then the arrival on the stage's full barrier (by the
+  // copies themselves when they are asynchronous).
+  const auto load = [&](int s, int t) {
+    const int stage = s % Cfg::STAGES;
+    unsigned char* a_stage = ring + stage * Cfg::kStageBytes;
+    load_stage<Cfg>(a_stage, a_stage + Cfg::kAStageBytes, A, B, M, N, K, m0, n0, s * kBK, t,
+                    aligned);
+    if (aligned) {
+      mbar_arrive_on_copies(full(stage));
+    } else {
+      mbar_arrive(full(stage));
+    }
+  };
+  if (Cfg::PRODUCERS == 0) {
+    for (int s = 0; s < Cfg::STAGES - 1 && s < steps; ++s) load(s, threadIdx.x);
+  }
+  if (warpgroup < Cfg::PRODUCERS) {
+    asm volatile("setmaxnreg.dec.sync.aligned.u32 40;\n");
+    const int t = threadIdx.x;
+    for (int s = 0; s < steps; ++s) {
+      if (s >= Cfg::STAGES) mbar_wait(empty(s % Cfg::STAGES), ((s / Cfg::STAGES) & 1) ^ 1);
+      load(s, t);
+    }
+    return;
+  }
+
+  if (Cfg::PRODUCERS > 0)
+    asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;\n" ::"n"(Cfg::kConsumerRegs));
+  const int consumer = warpgroup - Cfg::PRODUCERS;
+  const int warp = (threadIdx.x / 32) % 4;
+  const int lane = threadIdx.x % 32;
+  float acc[Cfg::MW][Cfg::BN / 2];
+#pragma unroll
+  for (int w = 0; w < Cfg::MW; ++w)
+#pragma unroll
+    for (int i = 0; i < Cfg::BN / 2; ++i) acc[w][i] = 0.f;
+
+  for (int s = 0; s < steps; ++s) {
+    const int stage = s % Cfg::STAGES;
+    mbar_wait(full(stage), (s / Cfg::STAGES) & 1);
+    fence_proxy_async();  // the copies (generic proxy) made visible to wgmma (async proxy)
+    const unsigned a_stage =
+        shared_address(ring + stage * Cfg::kStageBytes) + consumer * Cfg::MW * 64 * 128;
+    const unsigned b_stage = shared_address(ring + stage * Cfg::kStageBytes + Cfg::kAStageBytes);
+    wgmma_fence();
+#pragma unroll
+    for (int kk = 0; kk < kBK / 16; ++kk) {
+#pragma unroll
+      for (int w = 0; w < Cfg::MW; ++w) {
+        // 16 elements of K: 32 bytes into A's swizzled rows, two 8-row groups of B.
+        wgmma_ss<Cfg::BN, kBf16>(acc[w], descriptor(a_stage + w * 64 * 128 + kk * 32, 16),
+                                 descriptor(b_stage + kk * 2048, kBK * 128));
+      }
+    }
+    wgmma_commit();
+    wgmma_wait<1>();  // step s - 1's wgmma are done: its stage may be refilled
+    if (s > 0 && lane == 0) mbar_arrive(empty((s - 1) % Cfg::STAGES));
+    if (Cfg::PRODUCERS == 0) {
+      // Without producers the consumers refill the stage step s - 1 used, once every
+      // consumer warp is done with it; step s's wgmma runs meanwhile.
+      const int next = s + Cfg::STAGES - 1;
+      if (next < steps) {
+        if (next >= Cfg::STAGES)
+          mbar_wait(empty(next % Cfg::STAGES), ((next / Cfg::STAGES) & 1) ^ 1);
+        load(next, threadIdx.x);
+      }
+    }
+  }
+  wgmma_wait<0>();
+
+  // Epilogue: every consumer is past its last wgmma before the ring is overwritten.
+  consumers_sync(128 * Cfg::CONSUMERS);
+  // Accumulator layout of m64nBN: warp w holds rows 16w..16w+15; for each 8 columns j,
+  // acc[4j], acc[4j+1] at row lane / 4, columns 8j + 2 (lane % 4) + {0, 1}; acc[4j+2],
+  // acc[4j+3] eight rows below.
+#pragma unroll
+  for (int w = 0; w < Cfg::MW; ++w) {
+    const int row = (consumer * Cfg::MW + w) * 64 + warp * 16 + lane / 4;
+#pragma unroll
+    for (int j = 0; j < Cfg::BN / 8; ++j) {
+      unsigned char* p = ring + row * Cfg::kOutRowBytes + (j * 8 + (lane % 4) * 2) * 2;
+      *reinterpret_cast<unsigned*>(p) = pack2(acc[w][4 * j], acc[w][4 * j + 1], kBf16);
+      *reinterpret_cast<unsigned*>(p + 8 * Cfg::kOutRowBytes) =
+          pack2(acc[w][4 * j + 2], acc[w][4 * j + 3], kBf16);
+    }
+  }
+  consumers_sync(128 * Cfg::CONSUMERS);
+  const int t = threadIdx.x - Cfg::kProducerThreads;
+  constexpr int kRowChunks = Cfg::BN / 8;
+  for (int i = t; i < Cfg::BM * kRowChunks; i += 128 * Cfg::CONSUMERS) {
+    const int r = i / kRowChunks;
+    const int c = i % kRowChunks;
+    const int m = m0 + r;
+    const int n = n0 + c * 8;
+    if (m >= M || n >= N) continue;
+    const unsigned char* src = ring + r * Cfg::kOutRowBytes + c * 16;
+    unsigned short* dst = C + static_cast<long long>(m) * N + n;
+    if (aligned) {
+      *reinterpret_cast<uint4*>(dst) = *reinterpret_cast<const uint4*>(src);
+    } else {
+      const unsigned short* v = reinterpret_cast<const unsigned short*>(src);
+      for (int e = 0; e < 8 && n + e < N; ++e) dst[e] = v[e];
+    }
+  }
+}
+
+// The reference: one thread per element of C, double accumulation, any launch geometry,
+// rounded once to the output type.
+template <class T>
+__device__ __forceinline__ void gemm_naive(const T* __restrict__ A, const T* __restrict__ B,
+                                           T* __restrict__ C, int M, int N, int K) {
+  const long long threads = static_cast<long long>(gridDim.x) * gridDim.y * gridDim.z * blockDim.x *
+                            blockDim.y * blockDim.z;
+  const long long block =
+      (static_cast<long long>(blockIdx.z) * gridDim.y + blockIdx.y) * gridDim.x + blockIdx.x;
+  const long long first = block * blockDim.x * blockDim.y * blockDim.z +
+                          (threadIdx.z * blockDim.y + threadIdx.y) * blockDim.x + threadIdx.x;
+  for (long long e = first; e < static_cast<long long>(M) * N; e += threads) {
+    const long long m = e / N;
+    const long long n = e % N;
+    double s = 0.0;
+    for (int k = 0; k < K; ++k) {
+      s += static_cast<double>(static_cast<float>(A[m * K + k])) * static_cast<float>(B[k * N + n]);
+    }
+    C[e] = static_cast<T>(static_cast<float>(s));
+  }
+}
+
+}  // namespace gemm_sm90_detail
+
+using G90F16Config = gemm_sm90_detail::Config<G90_F16_BN, G90_F16_CONSUMERS, G90_F16_MW,
+                                              G90_F16_STAGES, G90_F16_GROUP_M, G90_F16_PRODUCERS>;
+using G90Bf16Config =
+    gemm_sm90_detail::Config<G90_BF16_BN, G90_BF16_CONSUMERS, G90_BF16_MW, G90_BF16_STAGES,
+                             G90_BF16_GROUP_M, G90_BF16_PRODUCERS>;
+
+// clang-format off
+/* @kernelevo
+id: gemm_sm90_f16
+kernel: gemm_sm90_f16
+arch: sm_90a
+params:
+  G90_F16_BN: [64, 128, 192, 256]
+  G90_F16_CONSUMERS: [1, 2, 3]
+  G90_F16_MW: [1, 2]
+  G90_F16_STAGES: [2, 3, 4, 5, 6]
+  G90_F16_GROUP_M: [1, 8, 16]
+  G90_F16_PRODUCERS: [0, 1]
+let:
+  BM: "64 * G90_F16_CONSUMERS * G90_F16_MW"
+  STAGE_BYTES: "64 * G90_F16_CONSUMERS * G90_F16_MW * 128 + 128 * G90_F16_BN"
+  THREADS: "128 * (G90_F16_CONSUMERS + G90_F16_PRODUCERS)"
+constraints:
+  - "G90_F16_MW * G90_F16_BN <= 256"
+  - "G90_F16_STAGES * STAGE_BYTES + 16 * G90_F16_STAGES + 1024 <= 227 * 1024"
+  - "BM * (2 * G90_F16_BN + 16) <= G90_F16_STAGES * STAGE_BYTES"
+  - "(G90_F16_MW * G90_F16_BN / 2 + 40) * THREADS <= 65536"
+problems:
+  - {M: 4096, N: 4096, K: 4096}
+  - {M: 8192, N: 1024, K: 4096}
+validate:
+  - {M: 129, N: 67, K: 33}
+  - {M: 200, N: 136, K: 72}
+  - {M: 3, N: 1000, K: 24}
+  - {M: 300, N: 40, K: 1000}
+  - {M: 16, N: 512, K: 4096}
+args:
+  - {name: A, type: "const half*", count: "M*K", init: {uniform: [-1, 1]}}
+  - {name: B, type: "const half*", count: "K*N", init: {uniform: [-1, 1]}}
+  - {name: C, type: "half*", count: "M*N", output: true}
+  - {name: M, type: int, value: M}
+  - {name: N, type: int, value: N}
+  - {name: K, type: int, value: K}
+launch:
+  grid: ["ceil_div(M, BM) * ceil_div(N, G90_F16_BN)"]
+  block: ["THREADS"]
+  shared_bytes: "G90_F16_STAGES * STAGE_BYTES + 16 * G90_F16_STAGES + 1024"
+reference: gemm_sm90_f16_naive
+tolerance: {rtol: 2e-3, atol: 2e-3}
+metrics: {flops: "2*M*N*K", bytes: "(M*K + K*N + M*N)*2"}
+*/
+// clang-format on
+extern "C" __global__ void __launch_bounds__(G90F16Config::kThreads, 1)
+    gemm_sm90_f16(const __half* __restrict__ A, const __half* __restrict__ B,
+                  __half* __restrict__ C, int M, int N, int K) {
+  gemm_sm90_detail::gemm_sm90<G90F16Config, false>(reinterpret_cast<const unsigned short*>(A),
+                                                   reinterpret_cast<const unsigned short*>(B),
+                                                   reinterpret_cast<unsigned short*>(C), M, N, K);
+}
+
+// clang-format off
+/* @kernelevo
+id: gemm_sm90_bf16
+kernel: gemm_sm90_bf16
+arch: sm_90a
+params:
+  G90_BF16_BN: [64, 128, 192, 256]
+  G90_BF16_CONSUMERS: [1, 2, 3]
+  G90_BF16_MW: [1, 2]
+  G90_BF16_STAGES: [2, 3, 4, 5, 6]
+  G90_BF16_GROUP_M: [1, 8, 16]
+  G90_BF16_PRODUCERS: [0, 1]
+let:
+  BM: "64 * G90_BF16_CONSUMERS * G90_BF16_MW"
+  STAGE_BYTES: "64 * G90_BF16_CONSUMERS * G90_BF16_MW * 128 + 128 * G90_BF16_BN"
+  THREADS: "128 * (G90_BF16_CONSUMERS + G90_BF16_PRODUCERS)"
+constraints:
+  - "G90_BF16_MW * G90_BF16_BN <= 256"
+  - "G90_BF16_STAGES * STAGE_BYTES + 16 * G90_BF16_STAGES + 1024 <= 227 * 1024"
+  - "BM * (2 * G90_BF16_BN + 16) <= G90_BF16_STAGES * STAGE_BYTES"
+  - "(G90_BF16_MW * G90_BF16_BN / 2 + 40) * THREADS <= 65536"
+problems:
+  - {M: 4096, N: 4096, K: 4096}
+  - {M: 8192, N: 1024, K: 4096}
+validate:
+  - {M: 129, N: 67, K: 33}
+  - {M: 200, N: 136, K: 72}
+  - {M: 3, N: 1000, K: 24}
+  - {M: 300, N: 40, K: 1000}
+  - {M: 16, N: 512, K: 4096}
+args:
+  - {name: A, type: "const bfloat16*", count: "M*K", init: {uniform: [-1, 1]}}
+  - {name: B, type: "const bfloat16*", count: "K*N", init: {uniform: [-1, 1]}}
+  - {name: C, type: "bfloat16*", count: "M*N", output: true}
+  - {name: M, type: int, value: M}
+  - {name: N, type: int, value: N}
+  - {name: K, type: int, value: K}
+launch:
+  grid: ["ceil_div(M, BM) * ceil_div(N, G90_BF16_BN)"]
+  block: ["THREADS"]
+  shared_bytes: "G90_BF16_STAGES * STAGE_BYTES + 16 * G90_BF16_STAGES + 1024"
+reference: gemm_sm90_bf16_naive
+tolerance: {rtol: 1e-2, atol: 1e-2}
+metrics: {flops: "2*M*N*K", bytes: "(M*K + K*N + M*N)*2"}
+*/
+// clang-format on
+extern "C" __global__ void __launch_bounds__(G90Bf16Config::kThreads, 1)
+    gemm_sm90_bf16(const __nv_bfloat16* __restrict__ A, const __nv_bfloat16* __restrict__ B,
+                   __nv_bfloat16* __restrict__ C, int M, int N, int K) {
+  gemm_sm90_detail::gemm_sm90<G90Bf16Config, true>(reinterpret_cast<const unsigned short*>(A),
+                                                   reinterpret_cast<const unsigned short*>(B),
+                                                   reinterpret_cast<unsigned short*>(C), M, N, K);
+}
+
+extern "C" __global__ void gemm_sm90_f16_naive(const __half* __restrict__ A,
+                                               const __half* __restrict__ B, __half* __restrict__ C,
+                                               int M, int N, int K) {
+  gemm_sm90_detail::gemm_naive(A, B, C, M, N, K);
+}
+
+extern "C" __global__ void gemm_sm90_bf16_naive(const __nv_bfloat16* __restrict__ A,
+                                                const __nv_bfloat16* __restrict__ B,
+                                                __nv_bfloat16* __restrict__ C, int M, int N,
+                                                int K) {
+  gemm_sm90_detail::gemm_naive(A, B, C, M, N, K);
+}
