@@ -297,12 +297,14 @@ CompileOutput TritonCompiler::compile(const CompileRequest& request) {
   };
   const auto warps = number("num_warps", 1, 32);
   const auto shared = number("shared", 0, 1 << 20);
-  auto ctas = number("num_ctas", 1, 16);
-  if (ctas && (*ctas & (*ctas - 1)) != 0) ctas.reset();
+  // A power of two up to 16 CTAs per program, else 0 (out of range).
+  unsigned ctas = 0;
+  if (const auto c = number("num_ctas", 1, 16); c && (*c & (*c - 1)) == 0)
+    ctas = static_cast<unsigned>(*c);
   const auto global_scratch = number("global_scratch_size", 0, INT64_MAX);
   const auto profile_scratch = number("profile_scratch_size", 0, INT64_MAX);
   const auto trailing = number("trailing_pointers", 0, 2);
-  if (!warps || !shared || !ctas || !global_scratch || !profile_scratch || !trailing ||
+  if (!warps || !shared || ctas == 0 || !global_scratch || !profile_scratch || !trailing ||
       !a.contains("name") || !a["name"].is_string() || !a.contains("cubin") ||
       !a["cubin"].is_string())
     return finish(prefix +
@@ -341,7 +343,7 @@ CompileOutput TritonCompiler::compile(const CompileRequest& request) {
   // Triton 3.6: global_scratch and profile_scratch after the kernel's own parameters (the
   // helper counts them in the PTX entry, so an older Triton with fewer is passed fewer).
   out.launch.trailing_null_pointers = static_cast<unsigned>(*trailing);
-  out.launch.cluster_ctas = static_cast<unsigned>(*ctas);
+  out.launch.cluster_ctas = ctas;
   out.ok = true;
   return finish(diagnostics);
 }
