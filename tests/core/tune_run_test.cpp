@@ -110,8 +110,9 @@ TEST_F(TuneRunTest, ASearchSlowerThanTheSourceDefaultsLocksTheDefaults) {
   ASSERT_NE(locked("scale"), nullptr);
   EXPECT_EQ(x_of(locked("scale")->params), 1);
   EXPECT_EQ(locked("scale")->time_us, 20.0);
-  EXPECT_TRUE(console.has("scale: no configuration was faster than the source defaults (25.0 us "
-                          "against 20.0 us): the defaults are locked"));
+  EXPECT_TRUE(
+      console.has("scale: no configuration was faster than the source defaults (25.0 us "
+                  "against 20.0 us): the defaults are locked"));
 }
 
 // Defaults the spec does not list (X = 7 of 1..4) cannot be locked: nothing is, and the build

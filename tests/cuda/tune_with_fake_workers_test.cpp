@@ -371,6 +371,36 @@ CliRun tune_with_memcheck(const TempDir& dir, int errors) {
       "tune softmax.cu --memcheck --strategy random --budget 2 --format json --lockfile lock.json");
 }
 
+// The source defaults faster than every configuration the search tried (1 us against the
+// fake's 10 us and more): the defaults, as read from the source, are what gets locked.
+TEST(TuneDefaults, ASearchSlowerThanTheSourceDefaultsLocksTheDefaults) {
+  TempDir dir;
+  std::filesystem::copy_file(testing::source_dir_file("templates/softmax.cu"),
+                             dir.file("softmax.cu"));
+  const std::string env = "KERNELEVO_WORKER_WRAPPER='" + std::string(KERNELEVO_FAKE_WORKER) +
+                          "' KERNELEVO_FAKE_RUN_MS=1 KERNELEVO_FAKE_BASELINE_US=1 "
+                          "KERNELEVO_CACHE_DIR='" +
+                          dir.file("cache") + "'";
+  const CliRun run = kernelevo(
+      dir, env, "tune softmax.cu --strategy random --budget 3 --format json --lockfile lock.json");
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_THAT(run.err, ::testing::HasSubstr("softmax_rows: no configuration was faster than the "
+                                            "source defaults"));
+  EXPECT_THAT(run.err, ::testing::HasSubstr("against 1.00 us): the defaults are locked"));
+  const auto report = nlohmann::json::parse(run.out);
+  EXPECT_THAT(report["kernels"][0]["lock"].get<std::string>(),
+              ::testing::HasSubstr("the source defaults (no configuration was faster) locked in"));
+  std::ifstream in(dir.file("lock.json"));
+  const auto lock = nlohmann::json::parse(in);
+  const auto& params = lock["kernels"]["softmax_rows"]["targets"]["sm_90"]["Fake H200"]["params"];
+  EXPECT_EQ(params["SOFTMAX_BLOCK"], 256) << lock.dump(2);
+  EXPECT_EQ(params["SOFTMAX_MAX_ROW_THREADS"], 1024);
+  EXPECT_EQ(params["SOFTMAX_VEC"], 4);
+  EXPECT_EQ(params["SOFTMAX_UNROLL"], 8);
+  EXPECT_EQ(params["SOFTMAX_LOAD_HINT"], 0);
+  EXPECT_EQ(params["SOFTMAX_STORE_HINT"], 0);
+}
+
 TEST(TuneMemcheck, ACleanWinnerIsLocked) {
   TempDir dir;
   const CliRun run = tune_with_memcheck(dir, 0);

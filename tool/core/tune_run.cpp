@@ -289,8 +289,7 @@ Result<KernelRow> tune_search(const KernelSpec& spec, const std::optional<Bucket
       m_base && m_best && m_best->median_us > m_base->median_us) {
     const ParamSet defaults = evaluator->baseline_defaults();
     const std::string why = name + ": no configuration was faster than the source defaults (" +
-                            format_time_us(m_best->median_us, TimeDigits::compact) +
-                            " against " +
+                            format_time_us(m_best->median_us, TimeDigits::compact) + " against " +
                             format_time_us(m_base->median_us, TimeDigits::compact) + ")";
     if (defaults.empty() || !check_params(defaults, spec, name).ok() ||
         !check_constraints(defaults, spec, name).ok()) {
