@@ -211,6 +211,29 @@ TEST_F(TuneRunTest, ObjectivesLockTheLeanestWithinTheShareAndReportTheParetoFron
                   "registers 32 at 25.3 us over the fastest's registers 64 at 25.0 us"));
 }
 
+// The defaults rule compares the search's fastest with the defaults: the objectives' leaner
+// point may be within its share slower than the defaults and is still what gets locked.
+TEST_F(TuneRunTest, ObjectivesKeepTheirPointWhenTheFastestBeatsTheDefaults) {
+  KernelSpec spec = spec_with("scale", 4);
+  spec.objectives = ObjectivesSpec{{Resource::registers}, 0.02};
+  backend.time_of = [](const ParamSet& p) {
+    const std::int64_t x = x_of(p);
+    return x == 4 ? 25.0 : x == 3 ? 25.3 : 100.0 / static_cast<double>(x);
+  };
+  backend.resources_of = [](const ParamSet& p) {
+    return KernelResources{x_of(p) == 4 ? 64 : x_of(p) == 3 ? 32 : 48, 0, 0};
+  };
+  backend.baseline_us = 25.2;  // between the fastest (25.0) and the leaner point (25.3)
+  backend.defaults = {{"X", Value(1)}};
+  auto rows = tune({&spec});
+  ASSERT_TRUE(rows.ok());
+  const KernelRow& row = rows->front();
+  ASSERT_TRUE(row.winner);
+  EXPECT_FALSE(row.defaults_locked);
+  EXPECT_EQ(x_of(*row.winner), 3);
+  EXPECT_EQ(x_of(locked("scale")->params), 3);
+}
+
 TEST_F(TuneRunTest, ObjectivesWithoutResourcesLockTheFastestAndSaySo) {
   KernelSpec spec = spec_with("scale", 4);
   spec.objectives = ObjectivesSpec{{Resource::registers}, 0.02};
