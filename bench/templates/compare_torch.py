@@ -240,6 +240,8 @@ def make_args(torch, spec, dims, param_sets):
     output tensors in spec order, and the inout tensors with their initial contents."""
     values, outputs, inouts = {}, [], []
     for arg in spec["args"]:
+        if arg.get("tensor_map"):
+            continue  # encoded per launch configuration by kernel_args
         if not arg["pointer"]:
             v = arg.get("value")
             values[arg["name"]] = v if isinstance(v, (int, float)) else spec_expr.evaluate(v, dims)
@@ -255,11 +257,20 @@ def make_args(torch, spec, dims, param_sets):
     return values, outputs, inouts
 
 
-def kernel_args(spec, values):
+def kernel_args(spec, values, driver=None, names=None):
+    """The kernel's arguments as ctypes values; a tensor map is encoded by `driver` for its
+    buffer with its dims and box at `names` (a configuration's)."""
     import cuda_launch
 
     out = []
+    types = {a["name"]: a.get("type") for a in spec["args"]}
     for arg in spec["args"]:
+        if arg.get("tensor_map"):
+            tm = arg["tensor_map"]
+            dims = [spec_expr.evaluate(e, names) for e in tm["dims"]]
+            box = [spec_expr.evaluate(e, names) for e in tm["box"]]
+            out.append(driver.tensor_map(types[tm["of"]], values[tm["of"]].data_ptr(), dims, box, tm["swizzle"]))
+            continue
         v = values[arg["name"]]
         out.append(cuda_launch.pointer_arg(v.data_ptr()) if arg["pointer"] else cuda_launch.scalar_arg(arg["type"], v))
     return out
@@ -462,14 +473,14 @@ def measure_shape(ctx, plan, dims):
     expected = entry.torch_fn(values, dims)
     sync(torch)
     stream = current_stream(torch)
-    args = kernel_args(spec, values)
-    launches = {}
+    launches, args = {}, {}
     for which, params in (("ours", ours), ("defaults", defaults)):
         names = names_for(dims, params)
         grid, block, shared = geometry(spec, names)
         fn = plan["functions"][ours_key(plan, winner) if which == "ours" else which]
         driver.allow_dynamic_shared(fn, shared)
-        launches[which] = driver.launcher(fn, grid, block, shared, stream, args)
+        args[which] = kernel_args(spec, values, driver, names)
+        launches[which] = driver.launcher(fn, grid, block, shared, stream, args[which])
         row[f"{which}_geometry"] = {"grid": grid, "block": block, "shared_bytes": shared}
     rtol, atol = tolerance(entry, spec)
     row["rtol"], row["atol"] = rtol, atol

@@ -57,6 +57,28 @@ def pointer_arg(address):
     return ctypes.c_uint64(address)
 
 
+# The spec's C types of tensor-map buffers -> cuda.h's CUtensorMapDataType.
+_TENSOR_TYPES = {"uint8_t": 0, "int8_t": 0, "uint16_t": 1, "int16_t": 1, "uint32_t": 2, "int32_t": 3,
+                 "uint64_t": 4, "int64_t": 5, "__half": 6, "float": 7, "double": 8, "__nv_bfloat16": 9}
+_SIZES = {"uint8_t": 1, "int8_t": 1, "uint16_t": 2, "int16_t": 2, "__half": 2, "__nv_bfloat16": 2,
+          "uint32_t": 4, "int32_t": 4, "float": 4, "uint64_t": 8, "int64_t": 8, "double": 8}
+_SWIZZLES = {0: 0, 32: 1, 64: 2, 128: 3}
+CU_TENSOR_MAP_L2_PROMOTION_L2_256B = 3
+
+
+def tensor_map_unusable(ctype, address, dims):
+    """Why the driver cannot describe a dense tensor of `dims` (innermost first) at `address`,
+    or None: kernelevo's runner passes a map of zeros then (core/arg_layout.h's rule)."""
+    if any(d < 1 or d > 1 << 32 for d in dims):
+        return "a dimension outside 1..2^32"
+    stride = _SIZES[ctype]
+    for d in dims[:-1]:
+        stride *= d
+        if stride % 16 or stride >= 1 << 40:
+            return "a stride not a multiple of 16 bytes below 2^40"
+    return "the buffer's address is not 16-byte aligned" if address % 16 else None
+
+
 class DriverError(RuntimeError):
     pass
 
@@ -88,6 +110,25 @@ class Driver:
         self._check(self.lib.cuModuleGetFunction(ctypes.byref(fn), module, name.encode()),
                     f"cuModuleGetFunction({name})")
         return fn
+
+    def tensor_map(self, ctype, address, dims, box, swizzle):
+        """A 128-byte CUtensorMap over the dense tensor of `dims` (elements, innermost first) at
+        `address`, as kernelevo's runner encodes it (no interleave, zeros out of bounds, 256-byte
+        L2 promotion); all zeros where the driver cannot describe the tensor."""
+        out = (ctypes.c_uint64 * 16)()
+        if tensor_map_unusable(ctype, address, dims):
+            return out
+        rank = len(dims)
+        strides, stride = [], _SIZES[ctype]
+        for d in dims[:-1]:
+            stride *= d
+            strides.append(stride)
+        self._check(self.lib.cuTensorMapEncodeTiled(
+            ctypes.byref(out), _TENSOR_TYPES[ctype], ctypes.c_uint(rank), ctypes.c_void_p(address),
+            (ctypes.c_uint64 * rank)(*dims), (ctypes.c_uint64 * max(rank - 1, 1))(*strides),
+            (ctypes.c_uint32 * rank)(*box), (ctypes.c_uint32 * rank)(*([1] * rank)), 0,
+            _SWIZZLES[swizzle], CU_TENSOR_MAP_L2_PROMOTION_L2_256B, 0), "cuTensorMapEncodeTiled")
+        return out
 
     def allow_dynamic_shared(self, fn, nbytes):
         """Dynamic shared memory above 48 KiB must be allowed per function."""

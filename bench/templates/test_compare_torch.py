@@ -247,7 +247,11 @@ def test_real_specs(kernelevo):
             grid, block, _ = ct.geometry(spec, names)
             assert all(g > 0 for g in grid) and all(b > 0 for b in block), (e.template, dims)
             for a in spec["args"]:
-                if a["pointer"]:
+                if a.get("tensor_map"):
+                    tm = a["tensor_map"]
+                    assert [evaluate(x, names) for x in tm["box"]], (e.template, a["name"])
+                    assert any(b["name"] == tm["of"] and b["pointer"] for b in spec["args"]), e.template
+                elif a["pointer"]:
                     assert evaluate(a["count"], names) > 0, (e.template, a["name"])
                 elif not isinstance(a["value"], (int, float)):
                     evaluate(a["value"], dims)
@@ -564,10 +568,51 @@ def test_driver_argument_plumbing():
     assert ctypes.cast(params[2], ctypes.POINTER(ctypes.c_float)).contents.value == 0.5
 
 
+def test_tensor_map_arguments():
+    """A tensor map is encoded for its buffer with the configuration's box; zeros where the
+    driver cannot describe the tensor (the runner's rule), without calling it."""
+    import ctypes
+
+    import cuda_launch
+
+    calls = []
+
+    class Lib:
+        def cuTensorMapEncodeTiled(self, out, dtype, rank, address, dims, strides, box, elem, il, sw, l2, oob):
+            calls.append((dtype, rank.value, address.value, list(dims), list(strides)[:rank.value - 1], list(box),
+                          list(elem), il, sw, l2, oob))
+            ctypes.cast(out, ctypes.POINTER(ctypes.c_uint64 * 16)).contents[0] = 0xABC
+            return 0
+
+    driver = object.__new__(cuda_launch.Driver)
+    driver.lib = Lib()
+
+    class Buffer:
+        def __init__(self, address):
+            self.address = address
+
+        def data_ptr(self):
+            return self.address
+
+    spec = {"args": [{"name": "A", "type": "__nv_bfloat16", "pointer": True},
+                     {"name": "K", "type": "int32_t", "pointer": False, "value": "K"},
+                     {"name": "map_a", "pointer": False,
+                      "tensor_map": {"of": "A", "dims": ["K", "M"], "box": ["64", "64 * MW"], "swizzle": 128}}]}
+    values = {"A": Buffer(0x7F0000001000), "K": 1000}
+    args = ct.kernel_args(spec, values, driver, {"K": 1000, "M": 300, "MW": 2})
+    assert calls == [(9, 2, 0x7F0000001000, [1000, 300], [2000], [64, 128], [1, 1], 0, 3, 3, 0)]
+    assert args[2][0] == 0xABC and len(bytes(args[2])) == 128
+    assert cuda_launch.tensor_map_unusable("__nv_bfloat16", 0x1000, [33, 3]) is not None
+    assert cuda_launch.tensor_map_unusable("__nv_bfloat16", 0x1008, [64, 3]) is not None
+    assert cuda_launch.tensor_map_unusable("float", 0x1000, [4, 3]) is None
+    zeros = ct.kernel_args(spec, {"A": Buffer(0x7F0000001000), "K": 33}, driver, {"K": 33, "M": 3, "MW": 1})
+    assert len(calls) == 1 and not any(zeros[2])
+
+
 def main():
     tests = [test_expressions, test_geometry_and_metrics, test_winner_lookup, test_nvcc_command,
              test_tolerances_and_errors, test_compile_setup, test_entries, test_markdown_table, test_write_files,
-             test_driver_argument_plumbing]
+             test_driver_argument_plumbing, test_tensor_map_arguments]
     for t in tests:
         t()
         print(f"ok {t.__name__}")

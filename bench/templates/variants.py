@@ -156,7 +156,6 @@ def main(argv):
             expected = entry.torch_fn(values, dims)
             rtol, atol = ct.tolerance(entry, spec)
             stream = ct.current_stream(torch)
-            args = ct.kernel_args(spec, values)
             compiled, got, code = compile_with_code(torch, entry, values, dims)
             with open(os.path.join(a.out, f"inductor_{entry.template}_{shape_name(dims)}.py"), "w") as f:
                 f.write(code)
@@ -176,6 +175,7 @@ def main(argv):
                 fn = driver.function(image, spec["kernel"])
                 grid_dims, block, shared = ct.geometry(spec, ct.names_for(dims, params))
                 driver.allow_dynamic_shared(fn, shared)
+                args = ct.kernel_args(spec, values, driver, ct.names_for(dims, params))
                 launch = driver.launcher(fn, grid_dims, block, shared, stream, args)
                 row["max_error"], row["agree"] = ct.check(torch, launch, outputs, inouts, expected, rtol, atol)
                 row["us"] = bench(launch) if row["agree"] else None

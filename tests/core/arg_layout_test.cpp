@@ -162,5 +162,104 @@ TEST(ImageLaunch, TritonsClustersMultiplyTheGridAlongXAndSetTheClusterDimension)
   EXPECT_TRUE(ImageLaunch{}.empty());
 }
 
+// A GEMM's A[M, K] (bf16) as a tensor map: dims innermost first, a box of 64 x (64 * MW).
+KernelSpec gemm_with_map(const std::string& box_rows = "64 * MW", int swizzle = 128) {
+  KernelSpec s;
+  s.id = "g";
+  ArgSpec a;
+  a.name = "A";
+  a.type = ScalarType::bf16;
+  a.pointer = true;
+  a.is_const = true;
+  a.count = parse("M*K");
+  ArgSpec map;
+  map.name = "map_a";
+  TensorMapSpec t;
+  t.of = "A";
+  t.dims = {parse("K"), parse("M")};
+  t.box = {parse("64"), parse(box_rows)};
+  t.swizzle = swizzle;
+  map.tensor_map = t;
+  s.args = {a, map};
+  s.launch.grid = {parse("1")};
+  s.launch.block = {parse("128")};
+  return s;
+}
+
+TEST(ArgLayout, TensorMapsResolveTheirDimensionsStridesAndParameterisedBox) {
+  Problem p;
+  p.dims = {{"M", 300}, {"K", 1000}};
+  auto r = resolve_problem(gemm_with_map(), {{"MW", Value(2)}}, p);
+  ASSERT_TRUE(r.ok()) << r.error().to_string();
+  ASSERT_TRUE(r->args[1].tensor_map.has_value());
+  const ResolvedTensorMap& m = *r->args[1].tensor_map;
+  EXPECT_EQ(m.of, 0u);
+  EXPECT_EQ(m.type, ScalarType::bf16);
+  EXPECT_EQ(m.rank, 2u);
+  EXPECT_EQ(m.dims[0], 1000u);
+  EXPECT_EQ(m.dims[1], 300u);
+  EXPECT_EQ(m.strides[0], 2000u);  // one row of K bf16, in bytes
+  EXPECT_EQ(m.box[0], 64u);
+  EXPECT_EQ(m.box[1], 128u);
+  EXPECT_EQ(m.swizzle, 128);
+  EXPECT_EQ(m.unencodable, "");
+  EXPECT_EQ(tensor_map_unusable(m, 0x10000), "");
+  EXPECT_EQ(tensor_map_unusable(m, 0x10008), "the buffer's address is not 16-byte aligned");
+  EXPECT_EQ(r->args[1].bytes, 0u);  // no buffer of its own
+  EXPECT_EQ(r->buffer_bytes(), 600000u);
+}
+
+TEST(ArgLayout, ATensorTheDriverCannotDescribeIsUnencodableNotAnError) {
+  Problem p;
+  p.dims = {{"M", 3}, {"K", 33}};  // a row of 66 bytes: the kernel takes its other path
+  auto r = resolve_problem(gemm_with_map(), {{"MW", Value(1)}}, p);
+  ASSERT_TRUE(r.ok()) << r.error().to_string();
+  EXPECT_EQ(r->args[1].tensor_map->unencodable,
+            "the stride of dimension 1 is 66 bytes, not a multiple of 16 below 2^40");
+  EXPECT_EQ(tensor_map_unusable(*r->args[1].tensor_map, 0x10000),
+            r->args[1].tensor_map->unencodable);
+  p.dims = {{"M", 0}, {"K", 64}};
+  auto empty = resolve_problem(gemm_with_map(), {{"MW", Value(1)}}, p);
+  ASSERT_TRUE(empty.ok());
+  EXPECT_EQ(empty->args[1].tensor_map->unencodable, "dimension 1 is 0, outside 1..2^32");
+}
+
+TEST(ArgLayout, TensorMapBoxesTheDriverRefusesAreErrorsOfTheConfiguration) {
+  Problem p;
+  p.dims = {{"M", 4096}, {"K", 4096}};
+  auto big = resolve_problem(gemm_with_map(), {{"MW", Value(6)}}, p);
+  ASSERT_FALSE(big.ok());
+  EXPECT_EQ(big.error().message, "tensor map 'map_a': box \"64 * MW\" is 384, outside 1..256");
+  auto ragged = resolve_problem(gemm_with_map("8", 128), {}, p);
+  ASSERT_TRUE(ragged.ok()) << ragged.error().to_string();
+  KernelSpec narrow = gemm_with_map();
+  narrow.args[1].tensor_map->box[0] = parse("4");  // 8 bytes
+  auto r = resolve_problem(narrow, {{"MW", Value(1)}}, p);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.error().message,
+            "tensor map 'map_a': the box's inner size is 8 bytes, not a multiple of 16");
+  auto swizzled = resolve_problem(gemm_with_map("64", 64), {}, p);
+  ASSERT_FALSE(swizzled.ok());
+  EXPECT_EQ(swizzled.error().message,
+            "tensor map 'map_a': the box's inner size is 128 bytes, more than its 64-byte "
+            "swizzle span");
+}
+
+// A spec from a pull request cannot make the copies read past the buffer it names.
+TEST(ArgLayout, ATensorMapLargerThanItsBufferIsRefused) {
+  KernelSpec s = gemm_with_map();
+  s.args[1].tensor_map->dims = {parse("K"), parse("M * 2")};
+  Problem p;
+  p.dims = {{"M", 128}, {"K", 64}};
+  auto r = resolve_problem(s, {{"MW", Value(1)}}, p);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.error().message, "tensor map 'map_a' covers 16384 elements of 'A', which holds 8192");
+  s.args[1].tensor_map->dims = {parse("4294967296"), parse("4294967296")};
+  auto overflow = resolve_problem(s, {{"MW", Value(1)}}, p);
+  ASSERT_FALSE(overflow.ok());
+  EXPECT_EQ(overflow.error().message,
+            "tensor map 'map_a' covers more than 2^64 elements of 'A', which holds 8192");
+}
+
 }  // namespace
 }  // namespace kev

@@ -44,7 +44,14 @@ TEST(WorkerProtocol, RunRequestRoundTrips) {
   eps.name = "eps";
   eps.type = ScalarType::f32;
   eps.float_value = 1e-5;
-  r.spec.args = {x, eps};
+  ArgSpec map;
+  map.name = "map_x";
+  map.tensor_map = TensorMapSpec{"x",
+                                 {parse("cols"), parse("rows")},
+                                 {parse("64"), parse("BLOCK")},
+                                 128,
+                                 SourceLocation{"k.cu", 9, 4}};
+  r.spec.args = {x, eps, map};
   r.spec.launch.grid = {parse("rows")};
   r.spec.launch.block = {parse("BLOCK")};
   r.spec.metric_bytes = parse("8*rows*cols");
@@ -73,7 +80,16 @@ TEST(WorkerProtocol, RunRequestRoundTrips) {
   const RunRequest& b = back->run;
   EXPECT_EQ(back->op, WorkerRequest::Op::run);
   EXPECT_EQ(b.spec.id, "softmax_rows");
-  ASSERT_EQ(b.spec.args.size(), 2u);
+  ASSERT_EQ(b.spec.args.size(), 3u);
+  ASSERT_TRUE(b.spec.args[2].tensor_map.has_value());
+  const TensorMapSpec& tm = *b.spec.args[2].tensor_map;
+  EXPECT_EQ(tm.of, "x");
+  ASSERT_EQ(tm.dims.size(), 2u);
+  EXPECT_EQ(tm.dims[1].text(), "rows");
+  EXPECT_EQ(tm.box[1].text(), "BLOCK");
+  EXPECT_EQ(tm.swizzle, 128);
+  EXPECT_EQ(tm.where.line, 9);
+  EXPECT_FALSE(b.spec.args[0].tensor_map.has_value());
   EXPECT_EQ(b.spec.args[0].count->text(), "rows*cols");
   EXPECT_EQ(b.spec.args[0].count->origin().line, 7);
   EXPECT_TRUE(b.spec.args[0].is_const);

@@ -103,7 +103,7 @@ std::vector<Case> cases() {
        {{"k.cu", block(replace(v, "output: true}", "outptu: true}"))}},
        {"k.cu:8:41: error: unknown key 'outptu' in argument; expected one of name, type, count, "
         "init, "
-        "init_value, output, inout, scratch, value"}},
+        "init_value, output, inout, scratch, value, tensor_map"}},
       {"duplicate_arg",
        {{"k.cu", block(replace(v, "{name: n, type: int", "{name: y, type: int"))}},
        {"k.cu:9:5: error: argument 'y' is listed twice (first at k.cu:8:5)"}},
@@ -184,6 +184,26 @@ std::vector<Case> cases() {
                                "{name: n, type: \"const int*\", count: n}"))}},
        {"k.cu:9:5: error: argument 'n' is a pointer but parameter 2 of kernel `k` (`int n`, "
         "k.cu:13) is a scalar"}},
+      {"tensor_map_of_a_scalar",
+       {{"k.cu", block(replace(v, "{name: n, type: int, value: n}",
+                               "{name: n, tensor_map: {of: n, dims: [n], box: [4]}}"))}},
+       {"k.cu:9:27: error: tensor map 'n' is of 'n', which is not a pointer argument of the "
+        "kernel"}},
+      {"tensor_map_with_a_type",
+       {{"k.cu", block(replace(v, "{name: n, type: int, value: n}",
+                               "{name: n, type: int, tensor_map: {of: y, dims: [n], box: [4]}}"))}},
+       {"k.cu:9:21: error: argument 'n' is a tensor map; 'type' does not apply (the map's "
+        "element type is its buffer's)"}},
+      {"tensor_map_swizzle",
+       {{"k.cu",
+         block(replace(v, "{name: n, type: int, value: n}",
+                       "{name: n, tensor_map: {of: y, dims: [n], box: [4], swizzle: 16}}"))}},
+       {"k.cu:9:65: error: 'tensor_map.swizzle' must be 0, 32, 64 or 128 (bytes)"}},
+      {"tensor_map_dims_and_box_differ",
+       {{"k.cu", block(replace(v, "{name: n, type: int, value: n}",
+                               "{name: n, tensor_map: {of: y, dims: [n, B], box: [4]}}"))}},
+       {"k.cu:9:27: error: 'tensor_map' of argument 'n' has 2 dims and 1 box sizes; they must "
+        "have one each per dimension"}},
       {"no_output_argument",
        {{"k.cu", block(replace(v, ", output: true", ""))}},
        {"k.cu:8:5: error: no output argument: mark the pointer the kernel writes its result to "

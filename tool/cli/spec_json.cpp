@@ -55,6 +55,15 @@ Json problems_json(const std::vector<Problem>& problems) {
 }
 
 Json arg_json(const ArgSpec& a) {
+  if (a.tensor_map) {
+    return {{"name", a.name},
+            {"pointer", false},
+            {"tensor_map",
+             {{"of", a.tensor_map->of},
+              {"dims", exprs_json(a.tensor_map->dims)},
+              {"box", exprs_json(a.tensor_map->box)},
+              {"swizzle", a.tensor_map->swizzle}}}};
+  }
   Json out = {{"name", a.name}, {"type", cuda_name(a.type)}, {"pointer", a.pointer}};
   if (a.pointer) {
     out["const"] = a.is_const;

@@ -1,5 +1,6 @@
 #include "core/arg_layout.h"
 
+#include <algorithm>
 #include <cstring>
 #include <limits>
 #include <string>
@@ -37,7 +38,90 @@ Result<unsigned> eval_dim(const Expr& e, const NameLookup& lookup, const char* w
   return static_cast<unsigned>(*v);
 }
 
+constexpr std::uint64_t kMaxTensorDim = std::uint64_t{1} << 32;
+constexpr std::uint64_t kMaxTensorStride = std::uint64_t{1} << 40;
+
+// The tensor map of argument `i` (spec.args[i].tensor_map) over its buffer, whose count
+// `out.args` already holds. Box rules break only with a configuration (an error); dimension
+// and stride rules with a problem the driver cannot describe (unencodable).
+Result<ResolvedTensorMap> resolve_tensor_map(const KernelSpec& spec, std::size_t i,
+                                             const NameLookup& lookup, const ResolvedProblem& out) {
+  const ArgSpec& a = spec.args[i];
+  const TensorMapSpec& t = *a.tensor_map;
+  ResolvedTensorMap m;
+  const auto target = std::find_if(spec.args.begin(), spec.args.end(),
+                                   [&](const ArgSpec& b) { return b.name == t.of; });
+  if (target == spec.args.end() || !target->pointer || t.dims.size() != t.box.size() ||
+      t.dims.empty() || t.dims.size() > 5)
+    return make_error("tensor map '" + a.name + "' is malformed", t.where);
+  m.of = static_cast<std::size_t>(target - spec.args.begin());
+  m.type = target->type;
+  m.rank = static_cast<unsigned>(t.dims.size());
+  m.swizzle = t.swizzle;
+  const std::uint64_t element = size_of(m.type);
+  std::uint64_t elements = 1;  // the dense tensor's, saturating
+  for (unsigned d = 0; d < m.rank; ++d) {
+    auto dim = t.dims[d].eval(lookup);
+    if (!dim) return dim.error();
+    if (*dim < 0)
+      return make_error("tensor map '" + a.name + "': dimension " +
+                            quote_expression(t.dims[d].text()) + " is negative (" +
+                            std::to_string(*dim) + ")",
+                        t.dims[d].origin());
+    m.dims[d] = static_cast<std::uint64_t>(*dim);
+    if (__builtin_mul_overflow(elements, m.dims[d], &elements)) elements = UINT64_MAX;
+    auto box = t.box[d].eval(lookup);
+    if (!box) return box.error();
+    if (*box < 1 || *box > 256)
+      return make_error("tensor map '" + a.name + "': box " + quote_expression(t.box[d].text()) +
+                            " is " + std::to_string(*box) + ", outside 1..256",
+                        t.box[d].origin());
+    m.box[d] = static_cast<std::uint32_t>(*box);
+  }
+  const std::uint64_t inner_bytes = m.box[0] * element;
+  if (inner_bytes % 16 != 0)
+    return make_error("tensor map '" + a.name + "': the box's inner size is " +
+                          std::to_string(inner_bytes) + " bytes, not a multiple of 16",
+                      t.box[0].origin());
+  if (m.swizzle != 0 && inner_bytes > static_cast<std::uint64_t>(m.swizzle))
+    return make_error("tensor map '" + a.name + "': the box's inner size is " +
+                          std::to_string(inner_bytes) + " bytes, more than its " +
+                          std::to_string(m.swizzle) + "-byte swizzle span",
+                      t.box[0].origin());
+  // The tensor lies inside its buffer, or the copies would read past it.
+  const auto held = static_cast<std::uint64_t>(out.args[m.of].count);
+  if (elements > held)
+    return make_error(
+        "tensor map '" + a.name + "' covers " +
+            (elements == UINT64_MAX ? std::string("more than 2^64") : std::to_string(elements)) +
+            " elements of '" + t.of + "', which holds " + std::to_string(held),
+        t.where);
+  std::uint64_t stride = element;
+  for (unsigned d = 0; d < m.rank; ++d) {
+    if (m.dims[d] == 0 || m.dims[d] > kMaxTensorDim) {
+      m.unencodable = "dimension " + std::to_string(d) + " is " + std::to_string(m.dims[d]) +
+                      ", outside 1..2^32";
+      break;
+    }
+    if (d + 1 == m.rank) break;
+    stride *= m.dims[d];  // no overflow: at most `held` elements in all
+    m.strides[d] = stride;
+    if (stride % 16 != 0 || stride >= kMaxTensorStride) {
+      m.unencodable = "the stride of dimension " + std::to_string(d + 1) + " is " +
+                      std::to_string(stride) + " bytes, not a multiple of 16 below 2^40";
+      break;
+    }
+  }
+  return m;
+}
+
 }  // namespace
+
+std::string tensor_map_unusable(const ResolvedTensorMap& map, std::uint64_t address) {
+  if (!map.unencodable.empty()) return map.unencodable;
+  if (address % 16 != 0) return "the buffer's address is not 16-byte aligned";
+  return {};
+}
 
 Result<ResolvedProblem> resolve_problem(const KernelSpec& spec, const ParamSet& params,
                                         const Problem& problem) {
@@ -47,6 +131,10 @@ Result<ResolvedProblem> resolve_problem(const KernelSpec& spec, const ParamSet& 
     const ArgSpec& a = spec.args[i];
     ResolvedArg r;
     r.index = i;
+    if (a.tensor_map) {
+      out.args.push_back(std::move(r));  // resolved below, once every buffer's count is known
+      continue;
+    }
     if (a.pointer) {
       if (!a.count) return make_error("pointer argument '" + a.name + "' has no count", a.where);
       auto n = a.count->eval(lookup);
@@ -83,6 +171,12 @@ Result<ResolvedProblem> resolve_problem(const KernelSpec& spec, const ParamSet& 
       store_element(a.type, r.scalar.data(), 0, v);
     }
     out.args.push_back(std::move(r));
+  }
+  for (std::size_t i = 0; i < spec.args.size(); ++i) {
+    if (!spec.args[i].tensor_map) continue;
+    auto m = resolve_tensor_map(spec, i, lookup, out);
+    if (!m) return m.error();
+    out.args[i].tensor_map = std::move(m).value();
   }
   const auto& l = spec.launch;
   if (l.grid.empty() || l.grid.size() > 3 || l.block.empty() || l.block.size() > 3)

@@ -13,12 +13,32 @@
 
 namespace kev {
 
+// A tensor map argument for one problem and parameter set: what cuTensorMapEncodeTiled is
+// given besides the buffer's address (the runner encodes it for the buffer it passes).
+struct ResolvedTensorMap {
+  std::size_t of = 0;  // index of the pointer argument it covers
+  ScalarType type = ScalarType::u8;
+  unsigned rank = 0;
+  std::array<std::uint64_t, 5> dims{};     // elements, innermost first
+  std::array<std::uint64_t, 4> strides{};  // bytes, of dimensions 1..rank-1
+  std::array<std::uint32_t, 5> box{};
+  int swizzle = 0;  // bytes: 0, 32, 64 or 128
+  // Empty: the driver can describe the tensor. Otherwise why not (a row not a multiple of 16
+  // bytes, an empty dimension): the kernel receives a map of zeros and must not use it, as it
+  // must not when the buffer's address is not 16-byte aligned (tensor_map_unusable()).
+  std::string unencodable;
+};
+
 struct ResolvedArg {
   std::size_t index = 0;              // into KernelSpec::args
   std::int64_t count = 0;             // pointers: elements
   std::size_t bytes = 0;              // pointers: count * element size
   std::vector<unsigned char> scalar;  // scalars: the value as the kernel receives it
+  std::optional<ResolvedTensorMap> tensor_map;
 };
+
+// Why `map` cannot be encoded for a buffer at `address`, or empty when it can.
+[[nodiscard]] std::string tensor_map_unusable(const ResolvedTensorMap& map, std::uint64_t address);
 
 struct ResolvedLaunch {
   std::array<unsigned, 3> grid{1, 1, 1};

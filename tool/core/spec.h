@@ -36,6 +36,20 @@ struct Problem {
   [[nodiscard]] std::string to_string() const;  // "rows=4096,cols=8192"
 };
 
+// A TMA tensor map over a pointer argument's buffer, encoded by the runner for the buffer it
+// passes (cuTensorMapEncodeTiled) and passed by value: the kernel takes it as a
+// `const __grid_constant__` 128-byte, 64-byte aligned parameter. The tensor is dense:
+// `dims` innermost first (elements), each dimension's stride the product of those before.
+// `box` is the tile one copy moves (elements, innermost first); `swizzle` the shared-memory
+// swizzle span in bytes (0: none, 32, 64, 128). Elements outside the tensor read as zeros.
+struct TensorMapSpec {
+  std::string of;  // the pointer argument
+  std::vector<Expr> dims;
+  std::vector<Expr> box;
+  int swizzle = 0;
+  SourceLocation where;
+};
+
 struct ArgSpec {
   std::string name;
   ScalarType type = ScalarType::f32;
@@ -52,6 +66,8 @@ struct ArgSpec {
   // scalars: an integer expression, or a float literal
   std::optional<Expr> value_expr;
   std::optional<double> float_value;
+  // set: the argument is a tensor map (not a pointer, no value); `type` is unused
+  std::optional<TensorMapSpec> tensor_map;
   SourceLocation where;
 };
 

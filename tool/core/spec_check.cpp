@@ -167,6 +167,17 @@ void check_dispatch(const KernelSpec& spec, std::vector<Error>& errors) {
   }
 }
 
+// A tensor map covers a pointer argument's buffer.
+void check_tensor_map_target(const KernelSpec& spec, const ArgSpec& a, std::vector<Error>& errors) {
+  const auto target = std::find_if(spec.args.begin(), spec.args.end(),
+                                   [&](const ArgSpec& b) { return b.name == a.tensor_map->of; });
+  if (target == spec.args.end() || !target->pointer) {
+    errors.push_back(make_error("tensor map '" + a.name + "' is of '" + clipped(a.tensor_map->of) +
+                                    "', which is not a pointer argument of the kernel",
+                                a.tensor_map->where));
+  }
+}
+
 }  // namespace
 
 std::vector<Error> check_spec(const KernelSpec& spec, bool names_only, std::uint64_t count_steps) {
@@ -223,6 +234,11 @@ std::vector<Error> check_spec(const KernelSpec& spec, bool names_only, std::uint
   for (const auto& a : spec.args) {
     if (a.count) check_names(*a.count);
     if (a.value_expr) check_names(*a.value_expr);
+    if (a.tensor_map) {
+      for (const auto& e : a.tensor_map->dims) check_names(e);
+      for (const auto& e : a.tensor_map->box) check_names(e);
+      check_tensor_map_target(spec, a, errors);
+    }
   }
   for (const auto& e : spec.launch.grid) check_names(e);
   for (const auto& e : spec.launch.block) check_names(e);

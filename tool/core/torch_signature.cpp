@@ -136,6 +136,10 @@ Result<TorchSignature> torch_signature(const KernelSpec& spec) {
       return make_error("argument '" + a.name + "' of " + spec.id +
                             " cannot be a Python argument name (a keyword or not an identifier)",
                         a.where);
+    if (a.tensor_map)
+      return make_error("argument '" + a.name + "' of " + spec.id +
+                            " is a tensor map, which export --torch does not encode yet",
+                        a.where);
     TorchArg t;
     t.name = a.name;
     if (a.pointer) {

@@ -74,6 +74,13 @@ KEV_FORWARD(cuLaunchKernel,
 KEV_FORWARD(cuLaunchKernelEx,
             (const CUlaunchConfig* config, CUfunction f, void** params, void** extra),
             (config, f, params, extra))
+KEV_FORWARD(cuTensorMapEncodeTiled,
+            (CUtensorMap * map, CUtensorMapDataType type, cuuint32_t rank, void* address,
+             const cuuint64_t* dims, const cuuint64_t* strides, const cuuint32_t* box,
+             const cuuint32_t* element_strides, CUtensorMapInterleave interleave,
+             CUtensorMapSwizzle swizzle, CUtensorMapL2promotion l2, CUtensorMapFloatOOBfill oob),
+            (map, type, rank, address, dims, strides, box, element_strides, interleave, swizzle, l2,
+             oob))
 KEV_FORWARD(cuMemAlloc, (CUdeviceptr * p, size_t bytes), (p, bytes))
 KEV_FORWARD(cuMemFree, (CUdeviceptr p), (p))
 KEV_FORWARD(cuMemGetInfo, (size_t * free_bytes, size_t* total), (free_bytes, total))

@@ -5,6 +5,7 @@
 #include "core/run_seeds.h"
 #include "cuda/driver.h"
 #include "cuda/shape_run.h"
+#include "cuda/tensor_map.h"
 
 namespace kev::cuda {
 namespace {
@@ -69,9 +70,15 @@ Failure ShapeRun::launch(CUfunction fn, const ResolvedProblem& layout,
     if (spec.args[i].pointer) {
       pointer_values_[i] = pointers != nullptr ? (*pointers)[i] : work_[i].data();
       params[i] = &pointer_values_[i];
-    } else {
+    } else if (!spec.args[i].tensor_map) {
       params[i] = const_cast<unsigned char*>(layout.args[i].scalar.data());
     }
+  }
+  for (std::size_t i = 0; i < spec.args.size(); ++i) {
+    if (!layout.args[i].tensor_map) continue;
+    auto map = tensor_map(layout, i, pointer_values_[layout.args[i].tensor_map->of]);
+    if (!map) return fail(Disposition::invalid, map.error().to_string());
+    params[i] = *map;
   }
   // Triton's scratch pointers: null, its compile needed no scratch memory.
   static CUdeviceptr null_pointer = 0;
@@ -86,6 +93,26 @@ Failure ShapeRun::launch(CUfunction fn, const ResolvedProblem& layout,
   const CUresult r = cuLaunchKernel(fn, l.grid[0], l.grid[1], l.grid[2], l.block[0], l.block[1],
                                     l.block[2], l.shared_bytes, r_.stream_, params.data(), nullptr);
   return after_launch(r, "launch");
+}
+
+Result<CUtensorMap*> ShapeRun::tensor_map(const ResolvedProblem& layout, std::size_t arg,
+                                          CUdeviceptr address) {
+  for (auto& m : maps_)
+    if (m.layout == &layout && m.arg == arg && m.address == address) return &m.map;
+  auto map = encode_tensor_map(*layout.args[arg].tensor_map, address, req_.spec.args[arg].name);
+  if (!map) return map.error();
+  maps_.push_back({&layout, arg, address, *map});
+  return &maps_.back().map;
+}
+
+Failure ShapeRun::encode_maps(const std::vector<std::vector<CUdeviceptr>>& pointer_sets) {
+  for (const auto& pointers : pointer_sets)
+    for (std::size_t i = 0; i < layout_.args.size(); ++i) {
+      if (!layout_.args[i].tensor_map) continue;
+      auto map = tensor_map(layout_, i, pointers[layout_.args[i].tensor_map->of]);
+      if (!map) return fail(Disposition::invalid, map.error().to_string());
+    }
+  return {};
 }
 
 Failure ShapeRun::setup() {

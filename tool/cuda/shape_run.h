@@ -6,6 +6,7 @@
 #include <cuda.h>
 
 #include <chrono>
+#include <deque>
 #include <functional>
 #include <string>
 #include <vector>
@@ -58,6 +59,11 @@ class ShapeRun {
   // `pointers`: the pointer arguments' values (a rotating set), else the work buffers'.
   Failure launch(CUfunction fn, const ResolvedProblem& layout,
                  const std::vector<CUdeviceptr>* pointers = nullptr);
+  // Argument `arg`'s tensor map for the buffer at `address`, encoded once per layout and
+  // address, before the launches that are timed use it.
+  Result<CUtensorMap*> tensor_map(const ResolvedProblem& layout, std::size_t arg,
+                                  CUdeviceptr address);
+  Failure encode_maps(const std::vector<std::vector<CUdeviceptr>>& pointer_sets);
   CUresult flush_l2();
   Failure wait(const char* what);
   Failure verify_round(std::size_t round, Fill fill);
@@ -92,6 +98,13 @@ class ShapeRun {
   DriverRunner::ShapeData* data_ = nullptr;
   std::vector<GuardedBuffer> work_;
   std::vector<CUdeviceptr> pointer_values_;
+  struct EncodedMap {
+    const ResolvedProblem* layout;
+    std::size_t arg;
+    CUdeviceptr address;
+    CUtensorMap map;
+  };
+  std::deque<EncodedMap> maps_;  // stable addresses: launches point at them
 };
 
 }  // namespace kev::cuda

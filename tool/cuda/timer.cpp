@@ -1,5 +1,3 @@
-#include "cuda/shape_run.h"
-
 #include <algorithm>
 
 #include "core/poison.h"
@@ -8,6 +6,7 @@
 #include "core/timing_plan.h"
 #include "core/verify.h"
 #include "cuda/driver.h"
+#include "cuda/shape_run.h"
 
 namespace kev::cuda {
 
@@ -125,6 +124,7 @@ Failure ShapeRun::time(ProblemResult& out) {
     }
     return {};
   };
+  if (Failure f = encode_maps(pointers)) return f;
   for (int w = 0; w < t.warmup_runs; ++w) {
     const std::size_t set = static_cast<std::size_t>(w) % sets;
     if (CUresult e = reset(set); e != CUDA_SUCCESS) return after_launch(e, "warm-up");
@@ -235,6 +235,7 @@ Failure ShapeRun::time_batched(ProblemResult& out, std::size_t input_sets) {
     }
     return CUDA_SUCCESS;
   };
+  if (Failure f = encode_maps(pointers)) return f;
   for (Role r : {Role::input, Role::const_input})
     if (CUresult e = copy_inputs(r); e != CUDA_SUCCESS)
       return after_launch(e, "batched timing: copying inputs");

@@ -86,6 +86,16 @@ json spec_json(const KernelSpec& s) {
     if (a.count) ja["count"] = expr_json(*a.count);
     if (a.value_expr) ja["value"] = expr_json(*a.value_expr);
     if (a.float_value) ja["float_value"] = *a.float_value;
+    if (a.tensor_map) {
+      json dims = json::array(), box = json::array();
+      for (const auto& e : a.tensor_map->dims) dims.push_back(expr_json(e));
+      for (const auto& e : a.tensor_map->box) box.push_back(expr_json(e));
+      ja["tensor_map"] = {{"of", a.tensor_map->of},
+                          {"dims", dims},
+                          {"box", box},
+                          {"swizzle", a.tensor_map->swizzle},
+                          {"at", loc_json(a.tensor_map->where)}};
+    }
     args.push_back(std::move(ja));
   }
   json grid = json::array(), block = json::array();
@@ -138,6 +148,21 @@ Result<KernelSpec> spec_from(const json& j) {
       a.value_expr = std::move(e).value();
     }
     if (ja.contains("float_value")) a.float_value = ja["float_value"].get<double>();
+    if (ja.contains("tensor_map")) {
+      const json& jt = ja["tensor_map"];
+      TensorMapSpec t;
+      t.of = jt.at("of").get<std::string>();
+      for (const auto& [key, target] : {std::pair{"dims", &t.dims}, {"box", &t.box}}) {
+        for (const auto& je : jt.at(key)) {
+          auto e = expr_from(je);
+          if (!e) return e.error();
+          target->push_back(std::move(e).value());
+        }
+      }
+      t.swizzle = jt.at("swizzle").get<int>();
+      t.where = loc_from(jt.at("at"));
+      a.tensor_map = std::move(t);
+    }
     s.args.push_back(std::move(a));
   }
   for (const auto& e : j.at("grid")) {

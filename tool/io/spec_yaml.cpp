@@ -25,8 +25,10 @@ constexpr std::array<std::string_view, 18> kSpecKeys{
     "arch",     "include_dirs", "defines", "flags",     "dispatch",    "objectives"};
 constexpr std::array<std::string_view, 2> kObjectivesKeys{"minimize", "within"};
 constexpr std::array<std::string_view, 3> kDispatchKeys{"by", "buckets", "entries"};
-constexpr std::array<std::string_view, 9> kArgKeys{
-    "name", "type", "count", "init", "init_value", "output", "inout", "scratch", "value"};
+constexpr std::array<std::string_view, 10> kArgKeys{"name",       "type",      "count", "init",
+                                                    "init_value", "output",    "inout", "scratch",
+                                                    "value",      "tensor_map"};
+constexpr std::array<std::string_view, 4> kTensorMapKeys{"of", "dims", "box", "swizzle"};
 constexpr std::array<std::string_view, 3> kLaunchKeys{"grid", "block", "shared_bytes"};
 constexpr std::array<std::string_view, 2> kToleranceKeys{"rtol", "atol"};
 constexpr std::array<std::string_view, 2> kMetricKeys{"bytes", "flops"};
@@ -443,6 +445,55 @@ bool parse_init(const YAML::Node& n, const Ctx& ctx, ArgSpec& a) {
   return false;
 }
 
+// tensor_map: {of: A, dims: [K, M], box: [64, BM], swizzle: 128}
+std::optional<TensorMapSpec> parse_tensor_map(const YAML::Node& n, const Ctx& ctx,
+                                              const std::string& label) {
+  if (!n.IsMap()) {
+    ctx.error(ctx.at(n), "'tensor_map' of " + label +
+                             " must be a map such as {of: A, dims: [K, M], box: [64, 128], "
+                             "swizzle: 128}");
+    return std::nullopt;
+  }
+  const std::size_t errors_before = ctx.errors->size();
+  TensorMapSpec t;
+  t.where = ctx.at(n);
+  bool has_dims = false, has_box = false;
+  for_each_key(n, ctx, kTensorMapKeys, "tensor_map",
+               [&](const YAML::Node&, const YAML::Node& v, const std::string& key) {
+                 if (key == "of") {
+                   if (auto s = string_of(v, ctx, "tensor_map.of")) t.of = *s;
+                 } else if (key == "dims" || key == "box") {
+                   if (!v.IsSequence() || v.size() == 0 || v.size() > 5) {
+                     ctx.error(ctx.at(v), "'tensor_map." + key +
+                                              "' must be a list of 1 to 5 integer expressions, "
+                                              "innermost dimension first");
+                     return;
+                   }
+                   (key == "dims" ? has_dims : has_box) = true;
+                   (key == "dims" ? t.dims : t.box) = exprs_of(v, ctx, "tensor_map." + key);
+                 } else {
+                   const auto b = v.IsScalar() ? parse_int(v.Scalar()) : std::nullopt;
+                   if (!b || (*b != 0 && *b != 32 && *b != 64 && *b != 128)) {
+                     ctx.error(ctx.at(v), "'tensor_map.swizzle' must be 0, 32, 64 or 128 (bytes)");
+                     return;
+                   }
+                   t.swizzle = static_cast<int>(*b);
+                 }
+               });
+  if (t.of.empty())
+    ctx.error(t.where, "'tensor_map' of " + label + " needs 'of' (a pointer argument)");
+  if (!has_dims) ctx.error(t.where, "'tensor_map' of " + label + " needs 'dims'");
+  if (!has_box) ctx.error(t.where, "'tensor_map' of " + label + " needs 'box'");
+  if (ctx.errors->size() != errors_before) return std::nullopt;
+  if (t.dims.size() != t.box.size()) {
+    ctx.error(t.where, "'tensor_map' of " + label + " has " + std::to_string(t.dims.size()) +
+                           " dims and " + std::to_string(t.box.size()) +
+                           " box sizes; they must have one each per dimension");
+    return std::nullopt;
+  }
+  return t;
+}
+
 std::optional<ArgSpec> parse_arg(const YAML::Node& n, const Ctx& ctx) {
   if (!n.IsMap()) {
     ctx.error(ctx.at(n),
@@ -458,6 +509,8 @@ std::optional<ArgSpec> parse_arg(const YAML::Node& n, const Ctx& ctx) {
   std::optional<YAML::Node> init_node;
   std::optional<YAML::Node> init_value_node;
   std::optional<YAML::Node> count_node;
+  std::optional<YAML::Node> tensor_map_node;
+  bool has_role_flag = false;
   for_each_key(n, ctx, kArgKeys, "argument",
                [&](const YAML::Node&, const YAML::Node& v, const std::string& key) {
                  if (key == "name") {
@@ -479,13 +532,35 @@ std::optional<ArgSpec> parse_arg(const YAML::Node& n, const Ctx& ctx) {
                    init_value_node.emplace(v);
                  } else if (key == "value") {
                    value_node.emplace(v);
+                 } else if (key == "tensor_map") {
+                   tensor_map_node.emplace(v);
                  } else if (auto b = bool_of(v, ctx, key)) {
+                   has_role_flag = true;
                    (key == "output" ? a.output : key == "inout" ? a.inout : a.scratch) = *b;
                  }
                });
   if (ctx.errors->size() != errors_before) return std::nullopt;
   const std::string label = a.name.empty() ? std::string("argument") : "argument '" + a.name + "'";
   if (a.name.empty()) ctx.error(a.where, "argument is missing required key 'name'");
+  if (tensor_map_node) {
+    for (const auto& [key, node] : {std::pair{"type", type_node},
+                                    {"count", count_node},
+                                    {"init", init_node},
+                                    {"init_value", init_value_node},
+                                    {"value", value_node}}) {
+      if (node)
+        ctx.error(ctx.at(*node), label + " is a tensor map; '" + std::string(key) +
+                                     "' does not apply (the map's element type is its buffer's)");
+    }
+    if (has_role_flag)
+      ctx.error(a.where, label + " is a tensor map; output, inout and scratch apply to pointers");
+    if (ctx.triton)
+      ctx.error(a.where, label + ": tensor maps are for CUDA kernels; Triton makes its own");
+    if (ctx.errors->size() != errors_before) return std::nullopt;
+    a.tensor_map = parse_tensor_map(*tensor_map_node, ctx, label);
+    if (!a.tensor_map) return std::nullopt;
+    return a;
+  }
   if (!type_node) {
     ctx.error(a.where, label + " is missing required key 'type'");
   } else if (!(*type_node).IsScalar()) {
