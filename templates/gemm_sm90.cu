@@ -1,21 +1,23 @@
 // Tensor-core GEMM for Hopper (sm_90a), row-major, fp16 or bf16 in and out (as cuBLAS's
 // A @ B), fp32 accumulation: C[M, N] = A[M, K] * B[K, N].
-// A STAGES-deep ring of shared tiles is filled with cp.async; each stage is signalled on its
-// "full" mbarrier by the copies' own completion (cp.async.mbarrier.arrive) and released on
-// its "empty" mbarrier by every consumer warp once its wgmma is done. CONSUMERS warpgroups
-// each own MW x 64 rows of the BM x BN tile and multiply from shared memory with wgmma (A
-// K-major, B MN-major, both in the 128-byte swizzle), keeping one stage's wgmma in flight
-// while the next is issued. With PRODUCERS = 1 a producer warpgroup of its own does the
-// loads (warp specialisation; setmaxnreg gives the consumers its registers); with 0 the
-// consumers load the stage the previous step used while the current step's wgmma runs. Tiles are
-// taken in a grouped raster order (GROUP_M tile rows at a time) so neighbouring tiles share A and B
-// in L2. The epilogue converts the accumulators to the output type, stages them in shared memory
-// and writes 16-byte rows. Tiles past the edges are zero-filled and their stores skipped; when K or
-// N is not a multiple of 8 (or a pointer is not 16-byte aligned) tiles are loaded and stored
-// element by element, so every configuration is correct for every shape. Two kernels, one per type,
-// each with its own parameters (G90_F16_*, G90_BF16_*). Measured on the H200 the loads bound it:
-// cp.async fills the ring at well under the rate wgmma drains it
-// (bench/results/2026-12-03-gemm-sm90-h200).
+// A STAGES-deep ring of shared tiles is filled either by TMA (TMA = 1: one thread issues the
+// stage's tensor copies through the maps map_a and map_b, which kernelevo's runner encodes for
+// the buffers it passes, and the "full" mbarrier counts their bytes) or by cp.async (TMA = 0:
+// every loading thread's 16-byte copies, signalled by cp.async.mbarrier.arrive). A stage is
+// released on its "empty" mbarrier by every consumer warp once its wgmma is done. CONSUMERS
+// warpgroups each own MW x 64 rows of the BM x BN tile and multiply from shared memory with
+// wgmma (A K-major, B MN-major, both in the 128-byte swizzle TMA writes), keeping one stage's
+// wgmma in flight while the next is issued. With PRODUCERS = 1 a producer warpgroup of its own
+// does the loads (warp specialisation; setmaxnreg gives the consumers its registers); with 0
+// the consumers load the stage the previous step used while the current step's wgmma runs.
+// Tiles are taken in a grouped raster order (GROUP_M tile rows at a time) so neighbouring tiles
+// share A and B in L2. The epilogue converts the accumulators to the output type, stages them
+// in shared memory and writes 16-byte rows. Tiles past the edges are zero-filled (by TMA, or
+// by the copies) and their stores skipped; when K or N is not a multiple of 8 (or a pointer is
+// not 16-byte aligned) no tensor map can describe the operands (the runner passes zeros) and
+// tiles are loaded and stored element by element, so every configuration is correct for every
+// shape. Two kernels, one per type, each with its own parameters (G90_F16_*, G90_BF16_*).
+// With cp.async alone the loads bound it (bench/results/2026-12-03-gemm-sm90-h200).
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 #include <cuda_runtime.h>
@@ -43,6 +45,9 @@
 #ifndef G90_F16_PRODUCERS
 #define G90_F16_PRODUCERS 0
 #endif
+#ifndef G90_F16_TMA
+#define G90_F16_TMA 1
+#endif
 #ifndef G90_BF16_BN
 #define G90_BF16_BN 256
 #endif
@@ -61,17 +66,28 @@
 #ifndef G90_BF16_PRODUCERS
 #define G90_BF16_PRODUCERS 0
 #endif
+#ifndef G90_BF16_TMA
+#define G90_BF16_TMA 1
+#endif
 
 extern __shared__ __align__(1024) unsigned char gemm_sm90_smem[];
+
+// A TMA tensor map (CUtensorMap: 128 opaque bytes), encoded by the host for the kernel's
+// buffer and passed by value as a __grid_constant__ parameter; all zeros when the host could
+// not describe the tensor, which happens exactly when the kernel's `aligned` test fails.
+struct alignas(64) TensorMap {
+  unsigned long long opaque[16];
+};
 
 namespace gemm_sm90_detail {
 
 constexpr int kBK = 64;  // one 128-byte swizzled row of 16-bit elements
 
-template <int BN_, int CONSUMERS_, int MW_, int STAGES_, int GROUP_M_, int PRODUCERS_>
+template <int BN_, int CONSUMERS_, int MW_, int STAGES_, int GROUP_M_, int PRODUCERS_, int TMA_>
 struct Config {
   static constexpr int BN = BN_, CONSUMERS = CONSUMERS_, MW = MW_, STAGES = STAGES_;
   static constexpr int GROUP_M = GROUP_M_, PRODUCERS = PRODUCERS_;
+  static constexpr bool TMA = TMA_ != 0;
   static constexpr int kProducerThreads = 128 * PRODUCERS;
   // Who loads the ring: the producers, or with none every thread (the consumers themselves).
   static constexpr int kLoaderThreads = PRODUCERS > 0 ? kProducerThreads : 128 * CONSUMERS_;
@@ -107,12 +123,28 @@ __device__ __forceinline__ void cp_async_16(unsigned dst, const void* src, bool 
                "r"(valid ? 16 : 0));
 }
 
+// Two-dimensional TMA copy of the box at (x innermost, y) of `map` into shared memory at
+// `dst`, its bytes counted on the mbarrier `bar` as they land.
+__device__ __forceinline__ void tma_load_2d(unsigned dst, const TensorMap& map, int x, int y,
+                                            unsigned bar) {
+  asm volatile(
+      "cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes"
+      " [%0], [%1, {%2, %3}], [%4];\n" ::"r"(dst),
+      "l"(reinterpret_cast<unsigned long long>(&map)), "r"(x), "r"(y), "r"(bar)
+      : "memory");
+}
+
 // mbarriers in shared memory: `count` arrivals complete a phase.
 __device__ __forceinline__ void mbar_init(unsigned bar, unsigned count) {
   asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;\n" ::"r"(bar), "r"(count));
 }
 __device__ __forceinline__ void mbar_arrive(unsigned bar) {
   asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];\n" ::"r"(bar) : "memory");
+}
+// Arrives on `bar` and makes its phase wait for `bytes` more of asynchronous copies.
+__device__ __forceinline__ void mbar_arrive_expect_bytes(unsigned bar, unsigned bytes) {
+  asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\n" ::"r"(bar), "r"(bytes)
+               : "memory");
 }
 // Arrives on `bar` once every cp.async this thread issued so far has landed.
 __device__ __forceinline__ void mbar_arrive_on_copies(unsigned bar) {
@@ -390,16 +422,32 @@ __device__ __forceinline__ unsigned pack2(float a, float b, bool bf16) {
 template <class Cfg, bool kBf16>
 __device__ __forceinline__ void gemm_sm90(const unsigned short* __restrict__ A,
                                           const unsigned short* __restrict__ B,
-                                          unsigned short* __restrict__ C, int M, int N, int K) {
+                                          unsigned short* __restrict__ C, int M, int N, int K,
+                                          const TensorMap& map_a, const TensorMap& map_b) {
   // The swizzle is a function of address bits: the ring starts 1024-byte aligned.
   const unsigned base = shared_address(gemm_sm90_smem);
   unsigned char* ring = gemm_sm90_smem + (((base + 1023u) & ~1023u) - base);
   const unsigned bars = shared_address(ring + Cfg::STAGES * Cfg::kStageBytes);
   const auto full = [&](int s) { return bars + 8u * s; };
   const auto empty = [&](int s) { return bars + 8u * (Cfg::STAGES + s); };
+  // Uniform over the grid, so the copy path never diverges.
+  const unsigned long long addresses = reinterpret_cast<unsigned long long>(A) |
+                                       reinterpret_cast<unsigned long long>(B) |
+                                       reinterpret_cast<unsigned long long>(C);
+  const bool aligned = K % 8 == 0 && N % 8 == 0 && addresses % 16 == 0;
+  // The tensor maps are usable exactly when the rows are whole 16-byte chunks and the buffers
+  // aligned: one thread then moves each stage with TMA copies.
+  const bool use_tma = Cfg::TMA && aligned;
   if (threadIdx.x == 0) {
+    if (use_tma) {
+      asm volatile("prefetch.tensormap [%0];\n" ::"l"(reinterpret_cast<unsigned long long>(&map_a))
+                   : "memory");
+      asm volatile("prefetch.tensormap [%0];\n" ::"l"(reinterpret_cast<unsigned long long>(&map_b))
+                   : "memory");
+    }
     for (int s = 0; s < Cfg::STAGES; ++s) {
-      mbar_init(full(s), Cfg::kLoaderThreads);  // each loading thread's copies
+      // the issuing thread's arrival and its copies' bytes, or each loading thread's copies
+      mbar_init(full(s), use_tma ? 1 : Cfg::kLoaderThreads);
       mbar_init(empty(s), 4 * Cfg::CONSUMERS);  // each consumer warp
     }
     asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
@@ -417,11 +465,6 @@ __device__ __forceinline__ void gemm_sm90(const unsigned short* __restrict__ A,
   const int m0 = (first_m + in_group % rows_in_group) * Cfg::BM;
   const int n0 = (in_group / rows_in_group) * Cfg::BN;
   const int steps = (K + kBK - 1) / kBK;
-  // Uniform over the grid, so the copy path never diverges.
-  const unsigned long long addresses = reinterpret_cast<unsigned long long>(A) |
-                                       reinterpret_cast<unsigned long long>(B) |
-                                       reinterpret_cast<unsigned long long>(C);
-  const bool aligned = K % 8 == 0 && N % 8 == 0 && addresses % 16 == 0;
   const int warpgroup = threadIdx.x / 128;
 
   // One k-step's tiles into its stage, then the arrival on the stage's full barrier (by the
@@ -429,6 +472,21 @@ __device__ __forceinline__ void gemm_sm90(const unsigned short* __restrict__ A,
   const auto load = [&](int s, int t) {
     const int stage = s % Cfg::STAGES;
     unsigned char* a_stage = ring + stage * Cfg::kStageBytes;
+    if (use_tma) {
+      // A: each consumer's MW x 64 rows of 64 K; B: BN / 64 blocks of 64 K rows x 64 N. The
+      // boxes land in the 128-byte swizzle wgmma reads; rows and columns past the edges are zeros.
+      const unsigned a = shared_address(a_stage);
+      const unsigned b = a + Cfg::kAStageBytes;
+      mbar_arrive_expect_bytes(full(stage), Cfg::kStageBytes);
+#pragma unroll
+      for (int c = 0; c < Cfg::CONSUMERS; ++c)
+        tma_load_2d(a + c * Cfg::MW * 64 * 128, map_a, s * kBK, m0 + c * Cfg::MW * 64,
+                    full(stage));
+#pragma unroll
+      for (int j = 0; j < Cfg::BN / 64; ++j)
+        tma_load_2d(b + j * kBK * 128, map_b, n0 + 64 * j, s * kBK, full(stage));
+      return;
+    }
     load_stage<Cfg>(a_stage, a_stage + Cfg::kAStageBytes, A, B, M, N, K, m0, n0, s * kBK, t,
                     aligned);
     if (aligned) {
@@ -437,12 +495,14 @@ __device__ __forceinline__ void gemm_sm90(const unsigned short* __restrict__ A,
       mbar_arrive(full(stage));
     }
   };
-  if (Cfg::PRODUCERS == 0) {
+  const bool loads = !use_tma || threadIdx.x == 0;  // this thread takes part in the loads
+  if (Cfg::PRODUCERS == 0 && loads) {
     for (int s = 0; s < Cfg::STAGES - 1 && s < steps; ++s) load(s, threadIdx.x);
   }
   if (warpgroup < Cfg::PRODUCERS) {
     asm volatile("setmaxnreg.dec.sync.aligned.u32 40;\n");
     const int t = threadIdx.x;
+    if (!loads) return;
     for (int s = 0; s < steps; ++s) {
       if (s >= Cfg::STAGES) mbar_wait(empty(s % Cfg::STAGES), ((s / Cfg::STAGES) & 1) ^ 1);
       load(s, t);
@@ -464,7 +524,7 @@ __device__ __forceinline__ void gemm_sm90(const unsigned short* __restrict__ A,
   for (int s = 0; s < steps; ++s) {
     const int stage = s % Cfg::STAGES;
     mbar_wait(full(stage), (s / Cfg::STAGES) & 1);
-    fence_proxy_async();  // the copies (generic proxy) made visible to wgmma (async proxy)
+    if (!use_tma) fence_proxy_async();  // cp.async's writes (generic proxy) made visible to wgmma
     const unsigned a_stage =
         shared_address(ring + stage * Cfg::kStageBytes) + consumer * Cfg::MW * 64 * 128;
     const unsigned b_stage = shared_address(ring + stage * Cfg::kStageBytes + Cfg::kAStageBytes);
@@ -485,7 +545,7 @@ __device__ __forceinline__ void gemm_sm90(const unsigned short* __restrict__ A,
       // Without producers the consumers refill the stage step s - 1 used, once every
       // consumer warp is done with it; step s's wgmma runs meanwhile.
       const int next = s + Cfg::STAGES - 1;
-      if (next < steps) {
+      if (next < steps && loads) {
         if (next >= Cfg::STAGES)
           mbar_wait(empty(next % Cfg::STAGES), ((next / Cfg::STAGES) & 1) ^ 1);
         load(next, threadIdx.x);
@@ -554,11 +614,12 @@ __device__ __forceinline__ void gemm_naive(const T* __restrict__ A, const T* __r
 
 }  // namespace gemm_sm90_detail
 
-using G90F16Config = gemm_sm90_detail::Config<G90_F16_BN, G90_F16_CONSUMERS, G90_F16_MW,
-                                              G90_F16_STAGES, G90_F16_GROUP_M, G90_F16_PRODUCERS>;
+using G90F16Config =
+    gemm_sm90_detail::Config<G90_F16_BN, G90_F16_CONSUMERS, G90_F16_MW, G90_F16_STAGES,
+                             G90_F16_GROUP_M, G90_F16_PRODUCERS, G90_F16_TMA>;
 using G90Bf16Config =
     gemm_sm90_detail::Config<G90_BF16_BN, G90_BF16_CONSUMERS, G90_BF16_MW, G90_BF16_STAGES,
-                             G90_BF16_GROUP_M, G90_BF16_PRODUCERS>;
+                             G90_BF16_GROUP_M, G90_BF16_PRODUCERS, G90_BF16_TMA>;
 
 // clang-format off
 /* @kernelevo
@@ -572,6 +633,7 @@ params:
   G90_F16_STAGES: [2, 3, 4, 5, 6]
   G90_F16_GROUP_M: [1, 8, 16]
   G90_F16_PRODUCERS: [0, 1]
+  G90_F16_TMA: [0, 1]
 let:
   BM: "64 * G90_F16_CONSUMERS * G90_F16_MW"
   STAGE_BYTES: "64 * G90_F16_CONSUMERS * G90_F16_MW * 128 + 128 * G90_F16_BN"
@@ -597,6 +659,8 @@ args:
   - {name: M, type: int, value: M}
   - {name: N, type: int, value: N}
   - {name: K, type: int, value: K}
+  - {name: map_a, tensor_map: {of: A, dims: [K, M], box: [64, "64 * G90_F16_MW"], swizzle: 128}}
+  - {name: map_b, tensor_map: {of: B, dims: [N, K], box: [64, 64], swizzle: 128}}
 launch:
   grid: ["ceil_div(M, BM) * ceil_div(N, G90_F16_BN)"]
   block: ["THREADS"]
@@ -608,10 +672,12 @@ metrics: {flops: "2*M*N*K", bytes: "(M*K + K*N + M*N)*2"}
 // clang-format on
 extern "C" __global__ void __launch_bounds__(G90F16Config::kThreads, 1)
     gemm_sm90_f16(const __half* __restrict__ A, const __half* __restrict__ B,
-                  __half* __restrict__ C, int M, int N, int K) {
+                  __half* __restrict__ C, int M, int N, int K,
+                  const __grid_constant__ TensorMap map_a, const __grid_constant__ TensorMap map_b) {
   gemm_sm90_detail::gemm_sm90<G90F16Config, false>(reinterpret_cast<const unsigned short*>(A),
                                                    reinterpret_cast<const unsigned short*>(B),
-                                                   reinterpret_cast<unsigned short*>(C), M, N, K);
+                                                   reinterpret_cast<unsigned short*>(C), M, N, K,
+                                                   map_a, map_b);
 }
 
 // clang-format off
@@ -626,6 +692,7 @@ params:
   G90_BF16_STAGES: [2, 3, 4, 5, 6]
   G90_BF16_GROUP_M: [1, 8, 16]
   G90_BF16_PRODUCERS: [0, 1]
+  G90_BF16_TMA: [0, 1]
 let:
   BM: "64 * G90_BF16_CONSUMERS * G90_BF16_MW"
   STAGE_BYTES: "64 * G90_BF16_CONSUMERS * G90_BF16_MW * 128 + 128 * G90_BF16_BN"
@@ -651,6 +718,8 @@ args:
   - {name: M, type: int, value: M}
   - {name: N, type: int, value: N}
   - {name: K, type: int, value: K}
+  - {name: map_a, tensor_map: {of: A, dims: [K, M], box: [64, "64 * G90_BF16_MW"], swizzle: 128}}
+  - {name: map_b, tensor_map: {of: B, dims: [N, K], box: [64, 64], swizzle: 128}}
 launch:
   grid: ["ceil_div(M, BM) * ceil_div(N, G90_BF16_BN)"]
   block: ["THREADS"]
@@ -662,21 +731,26 @@ metrics: {flops: "2*M*N*K", bytes: "(M*K + K*N + M*N)*2"}
 // clang-format on
 extern "C" __global__ void __launch_bounds__(G90Bf16Config::kThreads, 1)
     gemm_sm90_bf16(const __nv_bfloat16* __restrict__ A, const __nv_bfloat16* __restrict__ B,
-                   __nv_bfloat16* __restrict__ C, int M, int N, int K) {
+                   __nv_bfloat16* __restrict__ C, int M, int N, int K,
+                   const __grid_constant__ TensorMap map_a, const __grid_constant__ TensorMap map_b) {
   gemm_sm90_detail::gemm_sm90<G90Bf16Config, true>(reinterpret_cast<const unsigned short*>(A),
                                                    reinterpret_cast<const unsigned short*>(B),
-                                                   reinterpret_cast<unsigned short*>(C), M, N, K);
+                                                   reinterpret_cast<unsigned short*>(C), M, N, K,
+                                                   map_a, map_b);
 }
 
+// The references take the tensor maps too (one argument list) and ignore them.
 extern "C" __global__ void gemm_sm90_f16_naive(const __half* __restrict__ A,
                                                const __half* __restrict__ B, __half* __restrict__ C,
-                                               int M, int N, int K) {
+                                               int M, int N, int K, const __grid_constant__ TensorMap,
+                                               const __grid_constant__ TensorMap) {
   gemm_sm90_detail::gemm_naive(A, B, C, M, N, K);
 }
 
 extern "C" __global__ void gemm_sm90_bf16_naive(const __nv_bfloat16* __restrict__ A,
                                                 const __nv_bfloat16* __restrict__ B,
                                                 __nv_bfloat16* __restrict__ C, int M, int N,
-                                                int K) {
+                                                int K, const __grid_constant__ TensorMap,
+                                                const __grid_constant__ TensorMap) {
   gemm_sm90_detail::gemm_naive(A, B, C, M, N, K);
 }
