@@ -91,6 +91,39 @@ TEST(ArgLayout, ErrorsNameTheExpression) {
   EXPECT_NE(big.error().message.find("block"), std::string::npos);
 }
 
+// launch.cluster: CTAs per cluster along x, the grid still counted in CTAs.
+TEST(ArgLayout, AClusterExpressionSetsTheClusterAndMustDivideTheGrid) {
+  KernelSpec s = softmax_like();
+  s.launch.grid = {parse("rows * C")};
+  s.launch.cluster = parse("C");
+  ParamSpec c;
+  c.name = "C";
+  c.values = {Value(1), Value(2), Value(3), Value(4), Value(16)};
+  s.params.push_back(c);
+  Problem p;
+  p.dims = {{"rows", 6}, {"cols", 8}};
+  auto r = resolve_problem(s, {{"BLOCK", Value(128)}, {"C", Value(4)}}, p);
+  ASSERT_TRUE(r.ok()) << r.error().to_string();
+  EXPECT_EQ(r->launch.grid[0], 24u);
+  EXPECT_EQ(r->launch.cluster_x, 4u);
+  auto none = resolve_problem(s, {{"BLOCK", Value(128)}, {"C", Value(1)}}, p);
+  ASSERT_TRUE(none.ok());
+  EXPECT_EQ(none->launch.cluster_x, 1u);
+
+  auto odd = resolve_problem(s, {{"BLOCK", Value(128)}, {"C", Value(3)}}, p);
+  ASSERT_FALSE(odd.ok());
+  EXPECT_EQ(odd.error().message, "cluster \"C\" is 3; a portable cluster has 1, 2, 4 or 8 CTAs");
+  EXPECT_EQ(odd.error().where.file, "k.cu");
+  auto big = resolve_problem(s, {{"BLOCK", Value(128)}, {"C", Value(16)}}, p);
+  ASSERT_FALSE(big.ok());
+  EXPECT_NE(big.error().message.find("outside 0..8"), std::string::npos) << big.error().message;
+
+  s.launch.grid = {parse("rows")};
+  auto ragged = resolve_problem(s, {{"BLOCK", Value(128)}, {"C", Value(4)}}, p);
+  ASSERT_FALSE(ragged.ok());
+  EXPECT_EQ(ragged.error().message, "cluster \"C\" is 4, which does not divide the grid's x (6)");
+}
+
 TEST(InputFill, SeededAndDifferentPerSeed) {
   ArgSpec a;
   a.type = ScalarType::f32;

@@ -54,6 +54,7 @@ TEST(WorkerProtocol, RunRequestRoundTrips) {
   r.spec.args = {x, eps, map};
   r.spec.launch.grid = {parse("rows")};
   r.spec.launch.block = {parse("BLOCK")};
+  r.spec.launch.cluster = parse("2");
   r.spec.metric_bytes = parse("8*rows*cols");
   Problem p;
   p.dims = {{"rows", 4096}, {"cols", 8192}};
@@ -90,6 +91,8 @@ TEST(WorkerProtocol, RunRequestRoundTrips) {
   EXPECT_EQ(tm.swizzle, 128);
   EXPECT_EQ(tm.where.line, 9);
   EXPECT_FALSE(b.spec.args[0].tensor_map.has_value());
+  ASSERT_TRUE(b.spec.launch.cluster.has_value());
+  EXPECT_EQ(b.spec.launch.cluster->text(), "2");
   EXPECT_EQ(b.spec.args[0].count->text(), "rows*cols");
   EXPECT_EQ(b.spec.args[0].count->origin().line, 7);
   EXPECT_TRUE(b.spec.args[0].is_const);

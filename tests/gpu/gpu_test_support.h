@@ -33,30 +33,37 @@ inline Expr expr(const std::string& text) {
   return e.ok() ? std::move(e).value() : Expr();
 }
 
+// A pointer argument of `count` elements: an input (const) or, with `output`, an output.
+inline ArgSpec buffer_arg(const std::string& name, ScalarType type, const std::string& count,
+                          bool output = false) {
+  ArgSpec a;
+  a.name = name;
+  a.type = type;
+  a.pointer = true;
+  a.is_const = !output;
+  a.output = output;
+  a.count = expr(count);
+  return a;
+}
+
+// An int argument whose value is the expression `value`.
+inline ArgSpec int_arg(const std::string& name, const std::string& value) {
+  ArgSpec a;
+  a.name = name;
+  a.type = ScalarType::i32;
+  a.value_expr = expr(value);
+  return a;
+}
+
 // y[i] = 2 * x[i] + 1 over n floats; problems n = 1<<22 (timed) and validate n = 1000.
 inline KernelSpec elementwise_spec() {
   KernelSpec s;
   s.id = "affine";
   s.kernel = "affine";
   s.source = "affine.cu";
-  ArgSpec x;
-  x.name = "x";
-  x.type = ScalarType::f32;
-  x.pointer = true;
-  x.is_const = true;
-  x.count = expr("n");
+  ArgSpec x = buffer_arg("x", ScalarType::f32, "n");
   x.init = InitKind::normal;
-  ArgSpec y;
-  y.name = "y";
-  y.type = ScalarType::f32;
-  y.pointer = true;
-  y.count = expr("n");
-  y.output = true;
-  ArgSpec n;
-  n.name = "n";
-  n.type = ScalarType::i32;
-  n.value_expr = expr("n");
-  s.args = {x, y, n};
+  s.args = {x, buffer_arg("y", ScalarType::f32, "n", true), int_arg("n", "n")};
   s.launch.grid = {expr("ceil_div(n, 256)")};
   s.launch.block = {expr("256")};
   s.tolerance = {1e-5, 1e-6};

@@ -62,27 +62,12 @@ KernelSpec copy_spec(std::int64_t rows, std::int64_t cols) {
   s.id = "tma_copy";
   s.kernel = "tma_copy";
   s.source = "tma_copy.cu";
-  ArgSpec x;
-  x.name = "x";
-  x.type = ScalarType::f32;
-  x.pointer = true;
-  x.is_const = true;
-  x.count = expr("rows * cols");
-  ArgSpec y = x;
-  y.name = "y";
-  y.is_const = false;
-  y.output = true;
-  ArgSpec r;
-  r.name = "rows";
-  r.type = ScalarType::i32;
-  r.value_expr = expr("rows");
-  ArgSpec c = r;
-  c.name = "cols";
-  c.value_expr = expr("cols");
   ArgSpec map;
   map.name = "map_x";
   map.tensor_map = TensorMapSpec{"x", {expr("cols"), expr("rows")}, {expr("32"), expr("8")}, 0, {}};
-  s.args = {x, y, r, c, map};
+  s.args = {gpu_test::buffer_arg("x", ScalarType::f32, "rows * cols"),
+            gpu_test::buffer_arg("y", ScalarType::f32, "rows * cols", true),
+            gpu_test::int_arg("rows", "rows"), gpu_test::int_arg("cols", "cols"), map};
   s.launch.grid = {expr("ceil_div(cols, 32)"), expr("ceil_div(rows, 8)")};
   s.launch.block = {expr("256")};
   s.tolerance = {0.0, 0.0};

@@ -101,7 +101,7 @@ TEST(SpecYaml, DefaultsAndInference) {
       "  - {name: eps, type: float, value: 1e-5}\n"
       "  - {name: k, type: uint64, value: \"N * 2\"}\n"
       "  - {name: s, type: \"double*\", count: 4, scratch: true, init: {randint: [0, 3]}}\n"
-      "launch: {grid: 1, block: \"32 * N\"}\n"
+      "launch: {grid: 1, block: \"32 * N\", cluster: N}\n"
       "include_dirs: [include]\n"
       "defines: [USE_FAST=1]\n"
       "flags: -lineinfo\n"
@@ -130,6 +130,8 @@ TEST(SpecYaml, DefaultsAndInference) {
   EXPECT_EQ(s.args[4].init, InitKind::randint);
   EXPECT_EQ(s.args[4].init_value, 3.0);
   EXPECT_EQ(s.launch.block[0].text(), "32 * N");
+  ASSERT_TRUE(s.launch.cluster.has_value());
+  EXPECT_EQ(s.launch.cluster->text(), "N");
   EXPECT_EQ(s.include_dirs, std::vector<std::string>{"include"});
   EXPECT_EQ(s.defines, std::vector<std::string>{"USE_FAST=1"});
   EXPECT_EQ(s.flags, std::vector<std::string>{"-lineinfo"});

@@ -143,6 +143,32 @@ TEST(TorchSignature, RefusesNamesPythonCannotTake) {
   EXPECT_NE(sig.error().message.find("problem dimension 'steps' of gated"), std::string::npos);
 }
 
+// What the generated launcher cannot do yet is refused by name, before anything is written.
+TEST(TorchSignature, RefusesTensorMapsAndClusters) {
+  KernelSpec spec = gated_spec();
+  ArgSpec map;
+  map.name = "map_x";
+  map.tensor_map = TensorMapSpec{spec.args[0].name, {}, {}, 128, SourceLocation{"g.cu", 4, 2}};
+  map.where = SourceLocation{"g.cu", 4, 2};
+  spec.args.push_back(map);
+  auto sig = torch_signature(spec);
+  ASSERT_FALSE(sig.ok());
+  EXPECT_EQ(sig.error().message,
+            "argument 'map_x' of gated is a tensor map, which export --torch does not encode yet");
+  EXPECT_EQ(sig.error().where.line, 4);
+
+  spec = gated_spec();
+  auto two = Expr::parse("2", SourceLocation{"g.cu", 9, 7});
+  ASSERT_TRUE(two.ok());
+  spec.launch.cluster = std::move(two).value();
+  sig = torch_signature(spec);
+  ASSERT_FALSE(sig.ok());
+  EXPECT_EQ(sig.error().message,
+            "gated launches thread-block clusters (launch.cluster), which export --torch does "
+            "not launch yet");
+  EXPECT_EQ(sig.error().where.line, 9);
+}
+
 TEST(TorchPackage, KernelJsonMatchesGolden) {
   const KernelSpec spec = gated_spec();
   auto sig = torch_signature(spec);

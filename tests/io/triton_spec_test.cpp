@@ -134,6 +134,10 @@ std::vector<Bad> bad_cases() {
            f,
        {"k.py:13:37: error: Triton's compile gives a Triton kernel's shared memory: remove "
         "'launch.shared_bytes'"}},
+      {"cluster_given",
+       head + replace(v, "{grid: [\"ceil_div(n, BLOCK)\"]}", "{grid: [n], cluster: \"2\"}") + f,
+       {"k.py:13:32: error: a Triton kernel's clusters come from num_ctas: remove "
+        "'launch.cluster' and tune num_ctas instead"}},
       {"not_jit",
        head + v + replace(f, "@triton.jit\n", "@staticmethod\n"),
        {"k.py:4:3: error: kernel `copy` (k.py:15) is not a @triton.jit function"}},

@@ -96,7 +96,8 @@ void add_spec_json(const KernelSpec& spec, Json& out) {
   out["args"] = std::move(args);
   out["launch"] = {{"grid", exprs_json(spec.launch.grid)},
                    {"block", exprs_json(spec.launch.block)},
-                   {"shared_bytes", expr_json(spec.launch.shared_bytes)}};
+                   {"shared_bytes", expr_json(spec.launch.shared_bytes)},
+                   {"cluster", expr_json(spec.launch.cluster)}};
   out["reference"] = spec.reference;
   if (!spec.reference_source.empty()) out["reference_source"] = spec.reference_source;
   if (spec.language == SourceLanguage::triton) out["language"] = "triton";  // else CUDA

@@ -196,6 +196,20 @@ Result<ResolvedProblem> resolve_problem(const KernelSpec& spec, const ParamSet& 
     if (!s) return s.error();
     out.launch.shared_bytes = *s;
   }
+  if (l.cluster) {
+    auto c = eval_dim(*l.cluster, lookup, "cluster", 8);
+    if (!c) return c.error();
+    if (*c != 1 && *c != 2 && *c != 4 && *c != 8)
+      return make_error("cluster " + quote_expression(l.cluster->text()) + " is " +
+                            std::to_string(*c) + "; a portable cluster has 1, 2, 4 or 8 CTAs",
+                        l.cluster->origin());
+    if (out.launch.grid[0] % *c != 0)
+      return make_error("cluster " + quote_expression(l.cluster->text()) + " is " +
+                            std::to_string(*c) + ", which does not divide the grid's x (" +
+                            std::to_string(out.launch.grid[0]) + ")",
+                        l.cluster->origin());
+    out.launch.cluster_x = *c;
+  }
   if (spec.metric_bytes) {
     auto b = spec.metric_bytes->eval(lookup);
     if (!b) return b.error();

@@ -75,6 +75,9 @@ struct LaunchSpec {
   std::vector<Expr> grid;   // 1 to 3 expressions
   std::vector<Expr> block;  // 1 to 3 expressions
   std::optional<Expr> shared_bytes;
+  // CTAs per thread-block cluster along x (1, 2, 4 or 8); the grid still counts CTAs, so its
+  // x must be a multiple. Absent: no cluster.
+  std::optional<Expr> cluster;
 };
 
 struct Tolerance {

@@ -243,6 +243,7 @@ std::vector<Error> check_spec(const KernelSpec& spec, bool names_only, std::uint
   for (const auto& e : spec.launch.grid) check_names(e);
   for (const auto& e : spec.launch.block) check_names(e);
   if (spec.launch.shared_bytes) check_names(*spec.launch.shared_bytes);
+  if (spec.launch.cluster) check_names(*spec.launch.cluster);
   if (spec.metric_bytes) check_names(*spec.metric_bytes);
   if (spec.metric_flops) check_names(*spec.metric_flops);
   if (spec.dispatch) check_dispatch(spec, errors);

@@ -131,6 +131,11 @@ Result<TorchSignature> torch_signature(const KernelSpec& spec) {
     for (const auto& [name, value] : p.dims)
       if (!contains(dims, name)) dims.push_back(name);
 
+  if (spec.launch.cluster)
+    return make_error(spec.id +
+                          " launches thread-block clusters (launch.cluster), which export "
+                          "--torch does not launch yet",
+                      spec.launch.cluster->origin());
   for (const ArgSpec& a : spec.args) {
     if (!is_python_identifier(a.name))
       return make_error("argument '" + a.name + "' of " + spec.id +

@@ -113,6 +113,7 @@ json spec_json(const KernelSpec& s) {
          {"problems", problems_json(s.problems)},
          {"validate", problems_json(s.validate)}};
   if (s.launch.shared_bytes) j["shared_bytes"] = expr_json(*s.launch.shared_bytes);
+  if (s.launch.cluster) j["cluster"] = expr_json(*s.launch.cluster);
   if (s.metric_bytes) j["bytes"] = expr_json(*s.metric_bytes);
   if (s.metric_flops) j["flops"] = expr_json(*s.metric_flops);
   return j;
@@ -175,12 +176,14 @@ Result<KernelSpec> spec_from(const json& j) {
     if (!x) return x.error();
     s.launch.block.push_back(std::move(x).value());
   }
-  for (const char* key : {"shared_bytes", "bytes", "flops"}) {
+  for (const char* key : {"shared_bytes", "cluster", "bytes", "flops"}) {
     if (!j.contains(key)) continue;
     auto x = expr_from(j[key]);
     if (!x) return x.error();
     if (std::string(key) == "shared_bytes")
       s.launch.shared_bytes = std::move(x).value();
+    else if (std::string(key) == "cluster")
+      s.launch.cluster = std::move(x).value();
     else if (std::string(key) == "bytes")
       s.metric_bytes = std::move(x).value();
     else

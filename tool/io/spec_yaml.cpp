@@ -29,7 +29,7 @@ constexpr std::array<std::string_view, 10> kArgKeys{"name",       "type",      "
                                                     "init_value", "output",    "inout", "scratch",
                                                     "value",      "tensor_map"};
 constexpr std::array<std::string_view, 4> kTensorMapKeys{"of", "dims", "box", "swizzle"};
-constexpr std::array<std::string_view, 3> kLaunchKeys{"grid", "block", "shared_bytes"};
+constexpr std::array<std::string_view, 4> kLaunchKeys{"grid", "block", "shared_bytes", "cluster"};
 constexpr std::array<std::string_view, 2> kToleranceKeys{"rtol", "atol"};
 constexpr std::array<std::string_view, 2> kMetricKeys{"bytes", "flops"};
 
@@ -649,9 +649,10 @@ void parse_launch(const YAML::Node& n, const Ctx& ctx, KernelSpec& spec, bool& h
   }
   for_each_key(n, ctx, kLaunchKeys, "launch",
                [&](const YAML::Node&, const YAML::Node& v, const std::string& key) {
-                 if (key == "shared_bytes") {
-                   if (auto e = expr_of(v, ctx, "launch.shared_bytes"))
-                     spec.launch.shared_bytes = std::move(*e);
+                 if (key == "shared_bytes" || key == "cluster") {
+                   if (auto e = expr_of(v, ctx, "launch." + key))
+                     (key == "cluster" ? spec.launch.cluster : spec.launch.shared_bytes) =
+                         std::move(*e);
                    return;
                  }
                  const std::string what = "launch." + key;
@@ -900,6 +901,10 @@ void apply_triton_rules(const YAML::Node& node, const Ctx& ctx, KernelSpec& spec
     ctx.error(ctx.at(launch["shared_bytes"]),
               "Triton's compile gives a Triton kernel's shared memory: remove "
               "'launch.shared_bytes'");
+  if (launch && launch.IsMap() && launch["cluster"])
+    ctx.error(ctx.at(launch["cluster"]),
+              "a Triton kernel's clusters come from num_ctas: remove 'launch.cluster' and tune "
+              "num_ctas instead");
   for (const char* key : {"defines", "flags", "include_dirs"}) {
     if (const YAML::Node v = node[key])
       ctx.error(ctx.at(v), std::string("'") + key +
