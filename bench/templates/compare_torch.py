@@ -153,6 +153,12 @@ def define_flags(params):
     return out
 
 
+def kernel_arch(spec, device_arch):
+    """What a kernel is compiled for and locked under: the spec's `arch` (sm_90a for
+    wgmma, setmaxnreg or clusters' instructions), else the device's."""
+    return spec.get("arch") or device_arch
+
+
 def nvcc_command(nvcc, source, arch, params, spec, output):
     source_dir = os.path.dirname(os.path.abspath(source))
     cmd = [nvcc, "-cubin", f"-arch={arch}"]
@@ -199,6 +205,23 @@ def geometry(spec, names):
     block = [spec_expr.evaluate(e, names) for e in launch["block"]]
     shared = spec_expr.evaluate(launch["shared_bytes"], names) if launch.get("shared_bytes") else 0
     return grid, block, shared
+
+
+def cluster_of(spec, names):
+    """CTAs per thread-block cluster along x of the spec's launch at `names` (1: none)."""
+    expr = spec["launch"].get("cluster")
+    return spec_expr.evaluate(expr, names) if expr else 1
+
+
+def spec_launcher(driver, fn, spec, names, stream, args):
+    """(a no-argument launch of `fn` with the spec's geometry at `names`, that geometry). The
+    spec's grid counts CTAs; with a cluster the driver's launcher wants it in clusters."""
+    grid, block, shared = geometry(spec, names)
+    cluster = cluster_of(spec, names)
+    driver.allow_dynamic_shared(fn, shared)
+    launch = driver.launcher(fn, [grid[0] // cluster] + grid[1:], block, shared, stream, args,
+                             cluster=cluster)
+    return launch, {"grid": grid, "block": block, "shared_bytes": shared, "cluster": cluster}
 
 
 def metric_bytes(spec, names):
@@ -476,12 +499,10 @@ def measure_shape(ctx, plan, dims):
     launches, args = {}, {}
     for which, params in (("ours", ours), ("defaults", defaults)):
         names = names_for(dims, params)
-        grid, block, shared = geometry(spec, names)
         fn = plan["functions"][ours_key(plan, winner) if which == "ours" else which]
-        driver.allow_dynamic_shared(fn, shared)
         args[which] = kernel_args(spec, values, driver, names)
-        launches[which] = driver.launcher(fn, grid, block, shared, stream, args[which])
-        row[f"{which}_geometry"] = {"grid": grid, "block": block, "shared_bytes": shared}
+        launches[which], row[f"{which}_geometry"] = spec_launcher(driver, fn, spec, names, stream,
+                                                                  args[which])
     rtol, atol = tolerance(entry, spec)
     row["rtol"], row["atol"] = rtol, atol
     row["max_error"], row["agree"] = check(torch, launches["ours"], outputs, inouts, expected, rtol, atol)
@@ -537,7 +558,7 @@ def prepare(ctx, entry):
     defaults = spec.get("defaults")
     if defaults is None:
         raise Skip("scan gave no source defaults")
-    arch = spec.get("arch") or ctx["arch"]
+    arch = kernel_arch(spec, ctx["arch"])
     lock, device_key = lock_entry(ctx["lock"], spec["id"], arch, ctx["device"])
     # One compile per distinct winner (per bucket for an entry with buckets), as a build does.
     plan = {"entry": entry, "spec": spec, "source": source, "arch": arch, "lock_entry": lock,

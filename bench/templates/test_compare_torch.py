@@ -86,6 +86,29 @@ def test_geometry_and_metrics():
     assert ct.metric_bytes(dict(SPEC, metrics={"bytes": None}), names) is None
 
 
+def test_spec_launcher_passes_clusters_in_the_drivers_terms():
+    calls = []
+
+    class Driver:
+        def allow_dynamic_shared(self, fn, nbytes):
+            calls.append(("shared", nbytes))
+
+        def launcher(self, fn, grid, block, shared, stream, args, cluster=1):
+            calls.append(("launch", grid, block, shared, cluster))
+            return "launch"
+
+    clustered = dict(SPEC, launch={"grid": ["rows * S"], "block": ["BLOCK"], "shared_bytes": "64",
+                                   "cluster": "S"})
+    names = {"rows": 10, "S": 4, "BLOCK": 128}
+    assert ct.cluster_of(clustered, names) == 4
+    assert ct.cluster_of(SPEC, names) == 1
+    launch, geometry = ct.spec_launcher(Driver(), "fn", clustered, names, 0, [])
+    assert launch == "launch"
+    assert geometry == {"grid": [40], "block": [128], "shared_bytes": 64, "cluster": 4}
+    # the spec's grid counts CTAs; the driver's launcher counts clusters when it has them
+    assert calls == [("shared", 64), ("launch", [10], [128], 64, 4)]
+
+
 def test_winner_lookup():
     lock = {"kernels": {"k": {"targets": {
         "sm_90": {"NVIDIA H200": {"params": {"B": 512}}, "NVIDIA H100": {"default": True, "params": {"B": 128}}},
@@ -116,6 +139,12 @@ def test_nvcc_command():
     own_std = dict(SPEC, flags=["-std=c++20"], defines=[], include_dirs=[])
     assert ct.nvcc_command("nvcc", "/s/a.cu", "sm_80", None, own_std, "o")[3:] == ["-I/s", "-std=c++20", "/s/a.cu",
                                                                                   "-o", "o"]
+
+
+def test_kernel_arch():
+    assert ct.kernel_arch({"arch": "sm_90a"}, "sm_90") == "sm_90a"
+    assert ct.kernel_arch({"arch": None}, "sm_90") == "sm_90"
+    assert ct.kernel_arch({}, "sm_80") == "sm_80"
 
 
 def test_tolerances_and_errors():
@@ -329,7 +358,7 @@ class FakeDriver:
     def allow_dynamic_shared(self, fn, nbytes):
         pass
 
-    def launcher(self, fn, grid, block, shared, stream, args):
+    def launcher(self, fn, grid, block, shared, stream, args, cluster=1):
         return lambda: self.kernel()
 
 
@@ -374,7 +403,8 @@ def test_measure_shape_with_a_fake_driver(kernelevo):
     assert row["ratio"] == 120.0 / 50.0 and row["speedup_vs_defaults"] == 80.0 / 50.0
     assert (row["ours_us_dobench"], row["torch_us_dobench"], row["ratio_dobench"]) == (55.0, 110.0, 2.0)
     rows_per_block = 512 // 32  # a row of 64 floats takes one warp
-    assert row["ours_geometry"] == {"grid": [-(-4096 // rows_per_block)], "block": [512], "shared_bytes": 0}
+    assert row["ours_geometry"] == {"grid": [-(-4096 // rows_per_block)], "block": [512], "shared_bytes": 0,
+                                    "cluster": 1}
     assert row["bytes"] == 2 * 4096 * 64 * 4 + 2 * 64 * 4
     assert abs(row["gbps"] - row["bytes"] / 50e-6 / 1e9) < 1e-9 and row["copy_fraction"] == row["gbps"] / 4000.0
     assert not spoiled["agree"] and spoiled["max_error"] >= 1.0 - 1e-6
@@ -393,7 +423,7 @@ def test_measure_shape_takes_the_bucket_winner(kernelevo):
     launched = []
 
     class Recording(FakeDriver):
-        def launcher(self, fn, grid, block, shared, stream, args):
+        def launcher(self, fn, grid, block, shared, stream, args, cluster=1):
             def run():
                 launched.append((fn, block[0]))
                 if fn != "defaults":
@@ -610,7 +640,8 @@ def test_tensor_map_arguments():
 
 
 def main():
-    tests = [test_expressions, test_geometry_and_metrics, test_winner_lookup, test_nvcc_command,
+    tests = [test_expressions, test_geometry_and_metrics, test_spec_launcher_passes_clusters_in_the_drivers_terms,
+             test_winner_lookup, test_nvcc_command, test_kernel_arch,
              test_tolerances_and_errors, test_compile_setup, test_entries, test_markdown_table, test_write_files,
              test_driver_argument_plumbing, test_tensor_map_arguments]
     for t in tests:

@@ -38,6 +38,17 @@ def test_variants_of():
     assert base == {"A": 0, "B": 5, "C": 9}  # the base is not changed
 
 
+def test_with_grid():
+    f16 = ("e16", {"id": "g_f16", "defaults": {"F16_BN": 256, "F16_SPLIT": 1}})
+    bf16 = ("e_bf16", {"id": "g_bf16", "defaults": {"BF16_BN": 256, "BF16_SPLIT": 1}})
+    assert variants.with_grid([f16, bf16], [("F16_SPLIT", [1, 2])]) == [f16]
+    assert variants.with_grid([f16, bf16], []) == [f16, bf16]
+    assert "g_f16 has no parameter F16_X" in exits(variants.with_grid, [f16, bf16],
+                                                    [("F16_SPLIT", [1]), ("F16_X", [1])])
+    said = exits(variants.with_grid, [f16, bf16], [("SPLIT", [1])])
+    assert "no kernel of the template (g_f16, g_bf16) has parameter SPLIT" in said, said
+
+
 def test_markdown():
     grid = [("H", [0, 1])]
     rows = [
@@ -58,7 +69,7 @@ def test_markdown():
 
 
 def main():
-    for t in [test_parse_grid, test_variants_of, test_markdown]:
+    for t in [test_parse_grid, test_variants_of, test_with_grid, test_markdown]:
         t()
         print(f"ok {t.__name__}")
     return 0

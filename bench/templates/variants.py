@@ -61,6 +61,24 @@ def markdown(rows, grid):
     return "\n".join(lines) + "\n"
 
 
+def with_grid(specs, grid):
+    """The (entry, spec) pairs whose kernel the grid's names belong to: a template's other
+    kernels (gemm_sm90's bf16 beside its fp16, each with its own parameter names) are left
+    out; a kernel with some of the names but not all, or a grid no kernel has, is an error."""
+    names = [n for n, _ in grid]
+    kept = []
+    for entry, spec in specs:
+        missing = [n for n in names if n not in spec["defaults"]]
+        if not missing:
+            kept.append((entry, spec))
+        elif len(missing) < len(names):
+            raise SystemExit(f"variants: {spec['id']} has no parameter {', '.join(missing)}")
+    if not kept:
+        ids = ", ".join(spec["id"] for _, spec in specs)
+        raise SystemExit(f"variants: no kernel of the template ({ids}) has parameter {', '.join(names)}")
+    return kept
+
+
 def base_of(defaults, lock_entry, dims):
     """A shape's base configuration: the source defaults under the lockfile winner serving
     it (its bucket's for an entry with buckets, the nearest bucket's outside them all)."""
@@ -128,16 +146,13 @@ def main(argv):
     driver = cuda_launch.Driver(torch.cuda.current_device())
     _, bench = ct.make_clean_timer(torch, a.rep_ms)
     major, minor = torch.cuda.get_device_capability()
-    arch = f"sm_{major}{minor}"
+    device_arch = f"sm_{major}{minor}"
     lock = ct.load_json(a.lockfile) if a.lockfile else None
     grid = parse_grid(a.grid)
     rows = []
-    for entry in entries:
-        spec = spec_of(a, entry)
+    for entry, spec in with_grid([(e, spec_of(a, e)) for e in entries], grid):
         defaults = spec["defaults"]
-        unknown = [n for n, _ in grid if n not in defaults]
-        if unknown:
-            raise SystemExit(f"variants: {spec['id']} has no parameter {', '.join(unknown)}")
+        arch = ct.kernel_arch(spec, device_arch)
         lock_entry, _ = ct.lock_entry(lock, spec["id"], arch, torch.cuda.get_device_name())
         per_shape = {shape_name(d): variants_of(base_of(defaults, lock_entry, d), grid) for d in entry.shapes}
         configs = distinct([v for vs in per_shape.values() for v in vs])  # each compiled once
@@ -173,10 +188,9 @@ def main(argv):
                     rows.append(row)
                     continue
                 fn = driver.function(image, spec["kernel"])
-                grid_dims, block, shared = ct.geometry(spec, ct.names_for(dims, params))
-                driver.allow_dynamic_shared(fn, shared)
-                args = ct.kernel_args(spec, values, driver, ct.names_for(dims, params))
-                launch = driver.launcher(fn, grid_dims, block, shared, stream, args)
+                names = ct.names_for(dims, params)
+                args = ct.kernel_args(spec, values, driver, names)
+                launch, _ = ct.spec_launcher(driver, fn, spec, names, stream, args)
                 row["max_error"], row["agree"] = ct.check(torch, launch, outputs, inouts, expected, rtol, atol)
                 row["us"] = bench(launch) if row["agree"] else None
                 if row["us"]:
@@ -184,7 +198,7 @@ def main(argv):
                 rows.append(row)
                 changed = {k: v for k, v in params.items() if k in dict(grid)}
                 print(f"  {changed or 'base'}: {row['us'] or float('nan'):.1f} us, agrees {row['agree']}", flush=True)
-            del values, outputs, inouts, expected, args, compiled
+            del values, outputs, inouts, expected, compiled
             torch.cuda.empty_cache()
     with open(os.path.join(a.out, f"variants_{a.template}.json"), "w") as f:
         json.dump({"device": torch.cuda.get_device_name(), "torch": torch.__version__, "grid": a.grid,
