@@ -11,7 +11,11 @@
 // does the loads (warp specialisation; setmaxnreg gives the consumers its registers); with 0
 // the consumers load the stage the previous step used while the current step's wgmma runs.
 // Tiles are taken in a grouped raster order (GROUP_M tile rows at a time) so neighbouring tiles
-// share A and B in L2. The epilogue converts the accumulators to the output type, stages them
+// share A and B in L2. With SPLIT > 1 (split-K, for shapes with too few tiles to fill the GPU,
+// such as decoding's M = 16), when the tiles are fewer than the H200's 132 SMs the launch
+// gives each tile a thread-block cluster of SPLIT CTAs (launch.cluster; a launch without a
+// cluster does not split), which share its k-steps and add their fp32 partials through
+// distributed shared memory, in rank order. The epilogue converts the accumulators to the output type, stages them
 // in shared memory and writes 16-byte rows. Tiles past the edges are zero-filled (by TMA, or
 // by the copies) and their stores skipped; when K or N is not a multiple of 8 (or a pointer is
 // not 16-byte aligned) no tensor map can describe the operands (the runner passes zeros) and
@@ -48,6 +52,9 @@
 #ifndef G90_F16_TMA
 #define G90_F16_TMA 1
 #endif
+#ifndef G90_F16_SPLIT
+#define G90_F16_SPLIT 4
+#endif
 #ifndef G90_BF16_BN
 #define G90_BF16_BN 256
 #endif
@@ -69,6 +76,9 @@
 #ifndef G90_BF16_TMA
 #define G90_BF16_TMA 1
 #endif
+#ifndef G90_BF16_SPLIT
+#define G90_BF16_SPLIT 4
+#endif
 
 extern __shared__ __align__(1024) unsigned char gemm_sm90_smem[];
 
@@ -83,10 +93,11 @@ namespace gemm_sm90_detail {
 
 constexpr int kBK = 64;  // one 128-byte swizzled row of 16-bit elements
 
-template <int BN_, int CONSUMERS_, int MW_, int STAGES_, int GROUP_M_, int PRODUCERS_, int TMA_>
+template <int BN_, int CONSUMERS_, int MW_, int STAGES_, int GROUP_M_, int PRODUCERS_, int TMA_,
+          int SPLIT_>
 struct Config {
   static constexpr int BN = BN_, CONSUMERS = CONSUMERS_, MW = MW_, STAGES = STAGES_;
-  static constexpr int GROUP_M = GROUP_M_, PRODUCERS = PRODUCERS_;
+  static constexpr int GROUP_M = GROUP_M_, PRODUCERS = PRODUCERS_, SPLIT = SPLIT_;
   static constexpr bool TMA = TMA_ != 0;
   static constexpr int kProducerThreads = 128 * PRODUCERS;
   // Who loads the ring: the producers, or with none every thread (the consumers themselves).
@@ -104,6 +115,7 @@ struct Config {
   static constexpr int kBStageBytes = kBK * BN * 2;  // BN / 64 blocks of 64 K rows x 128 B
   static constexpr int kStageBytes = kAStageBytes + kBStageBytes;
   static constexpr int kOutRowBytes = BN * 2 + 16;  // the epilogue's rows, padded
+  static constexpr int kAccRowBytes = BN * 4 + 16;  // split-K's fp32 partial rows, padded
   static constexpr int kAChunks = BM * 8;
   static constexpr int kBChunks = kBK * (BN / 8);
   static_assert(BN % 64 == 0 && BN >= 64 && BN <= 256, "BN is the wgmma N: 64 to 256 by 64");
@@ -112,6 +124,10 @@ struct Config {
   static_assert(MW * BN <= 256, "at most 128 accumulators per thread");
   static_assert(STAGES >= 2, "at least two stages");
   static_assert(BM * kOutRowBytes <= STAGES * kStageBytes, "the epilogue reuses the ring");
+  static_assert(SPLIT == 1 || SPLIT == 2 || SPLIT == 4 || SPLIT == 8, "a portable cluster");
+  static_assert(SPLIT == 1 || PRODUCERS == 0, "every thread reaches the cluster barriers");
+  static_assert(SPLIT == 1 || BM * kAccRowBytes <= STAGES * kStageBytes,
+                "the partials reuse the ring");
 };
 
 __device__ __forceinline__ unsigned shared_address(const void* p) {
@@ -186,6 +202,40 @@ __device__ __forceinline__ void wgmma_wait() {
 // The consumer warpgroups' own barrier (barrier 0 is __syncthreads).
 __device__ __forceinline__ void consumers_sync(int threads) {
   asm volatile("bar.sync 1, %0;\n" ::"r"(threads) : "memory");
+}
+// Every thread of every CTA in the cluster: shared-memory writes before it are seen by the
+// cluster's reads after it.
+__device__ __forceinline__ void cluster_sync() {
+  asm volatile(
+      "barrier.cluster.arrive.release.aligned;\n"
+      "barrier.cluster.wait.acquire.aligned;\n" ::
+          : "memory");
+}
+__device__ __forceinline__ unsigned cluster_rank() {
+  unsigned r;
+  asm volatile("mov.u32 %0, %%cluster_ctarank;\n" : "=r"(r));
+  return r;
+}
+__device__ __forceinline__ unsigned cluster_ctas() {
+  unsigned n;
+  asm volatile("mov.u32 %0, %%cluster_nctarank;\n" : "=r"(n));
+  return n;
+}
+// Eight floats at `addr` in the shared memory of the cluster's CTA `rank`, added to v.
+__device__ __forceinline__ void add_remote8(float (&v)[8], unsigned addr, unsigned rank) {
+  unsigned remote;
+  asm volatile("mapa.shared::cluster.u32 %0, %1, %2;\n" : "=r"(remote) : "r"(addr), "r"(rank));
+  float4 lo, hi;
+  asm volatile("ld.shared::cluster.v4.f32 {%0, %1, %2, %3}, [%4];\n"
+               : "=f"(lo.x), "=f"(lo.y), "=f"(lo.z), "=f"(lo.w)
+               : "r"(remote)
+               : "memory");
+  asm volatile("ld.shared::cluster.v4.f32 {%0, %1, %2, %3}, [%4];\n"
+               : "=f"(hi.x), "=f"(hi.y), "=f"(hi.z), "=f"(hi.w)
+               : "r"(remote + 16)
+               : "memory");
+  v[0] += lo.x; v[1] += lo.y; v[2] += lo.z; v[3] += lo.w;
+  v[4] += hi.x; v[5] += hi.y; v[6] += hi.z; v[7] += hi.w;
 }
 
 // D[64 x 64] += A[64 x 16] * B[16 x 64], both from shared memory: A K-major, B MN-major
@@ -419,6 +469,101 @@ __device__ __forceinline__ unsigned pack2(float a, float b, bool bf16) {
   return *reinterpret_cast<const unsigned*>(&v);
 }
 
+// The epilogue without split-K: the accumulators converted to the output type, staged in the
+// ring and written as 16-byte rows.
+template <class Cfg, bool kBf16>
+__device__ __forceinline__ void store_tile(unsigned char* ring,
+                                           const float (&acc)[Cfg::MW][Cfg::BN / 2],
+                                           unsigned short* __restrict__ C, int M, int N, int m0,
+                                           int n0, bool aligned, int consumer, int warp,
+                                           int lane) {
+  // Accumulator layout of m64nBN: warp w holds rows 16w..16w+15; for each 8 columns j,
+  // acc[4j], acc[4j+1] at row lane / 4, columns 8j + 2 (lane % 4) + {0, 1}; acc[4j+2],
+  // acc[4j+3] eight rows below.
+#pragma unroll
+  for (int w = 0; w < Cfg::MW; ++w) {
+    const int row = (consumer * Cfg::MW + w) * 64 + warp * 16 + lane / 4;
+#pragma unroll
+    for (int j = 0; j < Cfg::BN / 8; ++j) {
+      unsigned char* p = ring + row * Cfg::kOutRowBytes + (j * 8 + (lane % 4) * 2) * 2;
+      *reinterpret_cast<unsigned*>(p) = pack2(acc[w][4 * j], acc[w][4 * j + 1], kBf16);
+      *reinterpret_cast<unsigned*>(p + 8 * Cfg::kOutRowBytes) =
+          pack2(acc[w][4 * j + 2], acc[w][4 * j + 3], kBf16);
+    }
+  }
+  consumers_sync(128 * Cfg::CONSUMERS);
+  const int t = threadIdx.x - Cfg::kProducerThreads;
+  constexpr int kRowChunks = Cfg::BN / 8;
+  for (int i = t; i < Cfg::BM * kRowChunks; i += 128 * Cfg::CONSUMERS) {
+    const int r = i / kRowChunks;
+    const int c = i % kRowChunks;
+    const int m = m0 + r;
+    const int n = n0 + c * 8;
+    if (m >= M || n >= N) continue;
+    const unsigned char* src = ring + r * Cfg::kOutRowBytes + c * 16;
+    unsigned short* dst = C + static_cast<long long>(m) * N + n;
+    if (aligned) {
+      *reinterpret_cast<uint4*>(dst) = *reinterpret_cast<const uint4*>(src);
+    } else {
+      const unsigned short* v = reinterpret_cast<const unsigned short*>(src);
+      for (int e = 0; e < 8 && n + e < N; ++e) dst[e] = v[e];
+    }
+  }
+}
+
+// Split-K's epilogue: each CTA of the cluster leaves its fp32 partial tile in its own ring;
+// then each reduces its share of the tile's 8-column chunks over the cluster's partials, in
+// rank order (the same sum every run), and writes them in the output type. The last barrier
+// keeps every partial in place until the whole cluster has read it.
+template <class Cfg, bool kBf16>
+__device__ __forceinline__ void reduce_split_tile(unsigned char* ring,
+                                                  const float (&acc)[Cfg::MW][Cfg::BN / 2],
+                                                  unsigned short* __restrict__ C, int M, int N,
+                                                  int m0, int n0, int splits, bool aligned,
+                                                  int consumer, int warp, int lane) {
+#pragma unroll
+  for (int w = 0; w < Cfg::MW; ++w) {
+    const int row = (consumer * Cfg::MW + w) * 64 + warp * 16 + lane / 4;
+#pragma unroll
+    for (int j = 0; j < Cfg::BN / 8; ++j) {
+      unsigned char* p = ring + row * Cfg::kAccRowBytes + (j * 8 + (lane % 4) * 2) * 4;
+      *reinterpret_cast<float2*>(p) = make_float2(acc[w][4 * j], acc[w][4 * j + 1]);
+      *reinterpret_cast<float2*>(p + 8 * Cfg::kAccRowBytes) =
+          make_float2(acc[w][4 * j + 2], acc[w][4 * j + 3]);
+    }
+  }
+  cluster_sync();
+  constexpr int kRowChunks = Cfg::BN / 8;
+  constexpr int kThreads = 128 * Cfg::CONSUMERS;
+  const int rows = min(Cfg::BM, M - m0);
+  const unsigned base = shared_address(ring);
+  const int first = static_cast<int>(cluster_rank()) * kThreads + static_cast<int>(threadIdx.x);
+  for (int i = first; i < rows * kRowChunks; i += splits * kThreads) {
+    const int r = i / kRowChunks;
+    const int c = i % kRowChunks;
+    const int n = n0 + c * 8;
+    if (n >= N) continue;
+    float v[8] = {0.f, 0.f, 0.f, 0.f, 0.f, 0.f, 0.f, 0.f};
+    for (int p = 0; p < splits; ++p)
+      add_remote8(v, base + r * Cfg::kAccRowBytes + c * 32, static_cast<unsigned>(p));
+    uint4 packed;
+    packed.x = pack2(v[0], v[1], kBf16);
+    packed.y = pack2(v[2], v[3], kBf16);
+    packed.z = pack2(v[4], v[5], kBf16);
+    packed.w = pack2(v[6], v[7], kBf16);
+    unsigned short* dst = C + static_cast<long long>(m0 + r) * N + n;
+    if (aligned) {
+      *reinterpret_cast<uint4*>(dst) = packed;
+    } else {
+      const unsigned words[4] = {packed.x, packed.y, packed.z, packed.w};
+#pragma unroll
+      for (int k = 0; k < 8; ++k)
+        if (n + k < N) dst[k] = static_cast<unsigned short>(words[k / 2] >> (16 * (k % 2)));
+    }
+  }
+  cluster_sync();
+}
+
 template <class Cfg, bool kBf16>
 __device__ __forceinline__ void gemm_sm90(const unsigned short* __restrict__ A,
                                           const unsigned short* __restrict__ B,
@@ -457,14 +602,23 @@ __device__ __forceinline__ void gemm_sm90(const unsigned short* __restrict__ A,
   // Grouped raster order: GROUP_M tile rows are walked column by column.
   const int tiles_m = (M + Cfg::BM - 1) / Cfg::BM;
   const int tiles_n = (N + Cfg::BN - 1) / Cfg::BN;
-  const int id = blockIdx.x;
+  // The launch says whether K is split: in clusters (tiles times their size CTAs) the CTAs of
+  // a cluster, consecutive in x, share a tile and each takes an even share of its k-steps.
+  const int tiles = tiles_m * tiles_n;
+  const int splits = Cfg::SPLIT > 1 ? static_cast<int>(cluster_ctas()) : 1;
+  const bool split_k = splits > 1;
+  const int id = static_cast<int>(blockIdx.x) / splits;
+  if (id >= tiles) return;  // a grid larger than the tiles
   const int group = id / (Cfg::GROUP_M * tiles_n);
   const int first_m = group * Cfg::GROUP_M;
   const int rows_in_group = min(tiles_m - first_m, Cfg::GROUP_M);
   const int in_group = id - group * Cfg::GROUP_M * tiles_n;
   const int m0 = (first_m + in_group % rows_in_group) * Cfg::BM;
   const int n0 = (in_group / rows_in_group) * Cfg::BN;
-  const int steps = (K + kBK - 1) / kBK;
+  const int all_steps = (K + kBK - 1) / kBK;
+  const int split = split_k ? static_cast<int>(cluster_rank()) : 0;
+  const int first_step = split * all_steps / splits;
+  const int steps = (split + 1) * all_steps / splits - first_step;
   const int warpgroup = threadIdx.x / 128;
 
   // One k-step's tiles into its stage, then the arrival on the stage's full barrier (by the
@@ -480,15 +634,16 @@ __device__ __forceinline__ void gemm_sm90(const unsigned short* __restrict__ A,
       mbar_arrive_expect_bytes(full(stage), Cfg::kStageBytes);
 #pragma unroll
       for (int c = 0; c < Cfg::CONSUMERS; ++c)
-        tma_load_2d(a + c * Cfg::MW * 64 * 128, map_a, s * kBK, m0 + c * Cfg::MW * 64,
-                    full(stage));
+        tma_load_2d(a + c * Cfg::MW * 64 * 128, map_a, (first_step + s) * kBK,
+                    m0 + c * Cfg::MW * 64, full(stage));
 #pragma unroll
       for (int j = 0; j < Cfg::BN / 64; ++j)
-        tma_load_2d(b + j * kBK * 128, map_b, n0 + 64 * j, s * kBK, full(stage));
+        tma_load_2d(b + j * kBK * 128, map_b, n0 + 64 * j, (first_step + s) * kBK,
+                    full(stage));
       return;
     }
-    load_stage<Cfg>(a_stage, a_stage + Cfg::kAStageBytes, A, B, M, N, K, m0, n0, s * kBK, t,
-                    aligned);
+    load_stage<Cfg>(a_stage, a_stage + Cfg::kAStageBytes, A, B, M, N, K, m0, n0,
+                    (first_step + s) * kBK, t, aligned);
     if (aligned) {
       mbar_arrive_on_copies(full(stage));
     } else {
@@ -533,7 +688,8 @@ __device__ __forceinline__ void gemm_sm90(const unsigned short* __restrict__ A,
     for (int kk = 0; kk < kBK / 16; ++kk) {
 #pragma unroll
       for (int w = 0; w < Cfg::MW; ++w) {
-        // 16 elements of K: 32 bytes into A's swizzled rows, two 8-row groups of B.
+        // 16 elements of K: 32 bytes into A's swizzled rows, two 8-row groups of B. (Skipping
+        // the wgmma of rows past M would put it on a divergent path, which ptxas serializes.)
         wgmma_ss<Cfg::BN, kBf16>(acc[w], descriptor(a_stage + w * 64 * 128 + kk * 32, 16),
                                  descriptor(b_stage + kk * 2048, kBK * 128));
       }
@@ -556,37 +712,11 @@ __device__ __forceinline__ void gemm_sm90(const unsigned short* __restrict__ A,
 
   // Epilogue: every consumer is past its last wgmma before the ring is overwritten.
   consumers_sync(128 * Cfg::CONSUMERS);
-  // Accumulator layout of m64nBN: warp w holds rows 16w..16w+15; for each 8 columns j,
-  // acc[4j], acc[4j+1] at row lane / 4, columns 8j + 2 (lane % 4) + {0, 1}; acc[4j+2],
-  // acc[4j+3] eight rows below.
-#pragma unroll
-  for (int w = 0; w < Cfg::MW; ++w) {
-    const int row = (consumer * Cfg::MW + w) * 64 + warp * 16 + lane / 4;
-#pragma unroll
-    for (int j = 0; j < Cfg::BN / 8; ++j) {
-      unsigned char* p = ring + row * Cfg::kOutRowBytes + (j * 8 + (lane % 4) * 2) * 2;
-      *reinterpret_cast<unsigned*>(p) = pack2(acc[w][4 * j], acc[w][4 * j + 1], kBf16);
-      *reinterpret_cast<unsigned*>(p + 8 * Cfg::kOutRowBytes) =
-          pack2(acc[w][4 * j + 2], acc[w][4 * j + 3], kBf16);
-    }
-  }
-  consumers_sync(128 * Cfg::CONSUMERS);
-  const int t = threadIdx.x - Cfg::kProducerThreads;
-  constexpr int kRowChunks = Cfg::BN / 8;
-  for (int i = t; i < Cfg::BM * kRowChunks; i += 128 * Cfg::CONSUMERS) {
-    const int r = i / kRowChunks;
-    const int c = i % kRowChunks;
-    const int m = m0 + r;
-    const int n = n0 + c * 8;
-    if (m >= M || n >= N) continue;
-    const unsigned char* src = ring + r * Cfg::kOutRowBytes + c * 16;
-    unsigned short* dst = C + static_cast<long long>(m) * N + n;
-    if (aligned) {
-      *reinterpret_cast<uint4*>(dst) = *reinterpret_cast<const uint4*>(src);
-    } else {
-      const unsigned short* v = reinterpret_cast<const unsigned short*>(src);
-      for (int e = 0; e < 8 && n + e < N; ++e) dst[e] = v[e];
-    }
+  if (split_k) {
+    reduce_split_tile<Cfg, kBf16>(ring, acc, C, M, N, m0, n0, splits, aligned, consumer, warp,
+                                  lane);
+  } else {
+    store_tile<Cfg, kBf16>(ring, acc, C, M, N, m0, n0, aligned, consumer, warp, lane);
   }
 }
 
@@ -616,10 +746,12 @@ __device__ __forceinline__ void gemm_naive(const T* __restrict__ A, const T* __r
 
 using G90F16Config =
     gemm_sm90_detail::Config<G90_F16_BN, G90_F16_CONSUMERS, G90_F16_MW, G90_F16_STAGES,
-                             G90_F16_GROUP_M, G90_F16_PRODUCERS, G90_F16_TMA>;
+                             G90_F16_GROUP_M, G90_F16_PRODUCERS, G90_F16_TMA,
+                             G90_F16_SPLIT>;
 using G90Bf16Config =
     gemm_sm90_detail::Config<G90_BF16_BN, G90_BF16_CONSUMERS, G90_BF16_MW, G90_BF16_STAGES,
-                             G90_BF16_GROUP_M, G90_BF16_PRODUCERS, G90_BF16_TMA>;
+                             G90_BF16_GROUP_M, G90_BF16_PRODUCERS, G90_BF16_TMA,
+                             G90_BF16_SPLIT>;
 
 // clang-format off
 /* @kernelevo
@@ -634,18 +766,24 @@ params:
   G90_F16_GROUP_M: [1, 8, 16]
   G90_F16_PRODUCERS: [0, 1]
   G90_F16_TMA: [0, 1]
+  G90_F16_SPLIT: [1, 2, 4, 8]
 let:
   BM: "64 * G90_F16_CONSUMERS * G90_F16_MW"
   STAGE_BYTES: "64 * G90_F16_CONSUMERS * G90_F16_MW * 128 + 128 * G90_F16_BN"
   THREADS: "128 * (G90_F16_CONSUMERS + G90_F16_PRODUCERS)"
+  TILES: "ceil_div(M, BM) * ceil_div(N, G90_F16_BN)"
+  SPLIT_CTAS: "(TILES < 132) * (G90_F16_SPLIT - 1) + 1"
 constraints:
   - "G90_F16_MW * G90_F16_BN <= 256"
   - "G90_F16_STAGES * STAGE_BYTES + 16 * G90_F16_STAGES + 1024 <= 227 * 1024"
   - "BM * (2 * G90_F16_BN + 16) <= G90_F16_STAGES * STAGE_BYTES"
   - "(G90_F16_MW * G90_F16_BN / 2 + 40) * THREADS <= 65536"
+  - "G90_F16_SPLIT == 1 || G90_F16_PRODUCERS == 0"
+  - "G90_F16_SPLIT == 1 || BM * (4 * G90_F16_BN + 16) <= G90_F16_STAGES * STAGE_BYTES"
 problems:
   - {M: 4096, N: 4096, K: 4096}
   - {M: 8192, N: 1024, K: 4096}
+  - {M: 16, N: 4096, K: 4096}
 validate:
   - {M: 129, N: 67, K: 33}
   - {M: 200, N: 136, K: 72}
@@ -662,9 +800,10 @@ args:
   - {name: map_a, tensor_map: {of: A, dims: [K, M], box: [64, "64 * G90_F16_MW"], swizzle: 128}}
   - {name: map_b, tensor_map: {of: B, dims: [N, K], box: [64, 64], swizzle: 128}}
 launch:
-  grid: ["ceil_div(M, BM) * ceil_div(N, G90_F16_BN)"]
+  grid: ["TILES * SPLIT_CTAS"]
   block: ["THREADS"]
   shared_bytes: "G90_F16_STAGES * STAGE_BYTES + 16 * G90_F16_STAGES + 1024"
+  cluster: "SPLIT_CTAS"
 reference: gemm_sm90_f16_naive
 tolerance: {rtol: 2e-3, atol: 2e-3}
 metrics: {flops: "2*M*N*K", bytes: "(M*K + K*N + M*N)*2"}
@@ -693,18 +832,24 @@ params:
   G90_BF16_GROUP_M: [1, 8, 16]
   G90_BF16_PRODUCERS: [0, 1]
   G90_BF16_TMA: [0, 1]
+  G90_BF16_SPLIT: [1, 2, 4, 8]
 let:
   BM: "64 * G90_BF16_CONSUMERS * G90_BF16_MW"
   STAGE_BYTES: "64 * G90_BF16_CONSUMERS * G90_BF16_MW * 128 + 128 * G90_BF16_BN"
   THREADS: "128 * (G90_BF16_CONSUMERS + G90_BF16_PRODUCERS)"
+  TILES: "ceil_div(M, BM) * ceil_div(N, G90_BF16_BN)"
+  SPLIT_CTAS: "(TILES < 132) * (G90_BF16_SPLIT - 1) + 1"
 constraints:
   - "G90_BF16_MW * G90_BF16_BN <= 256"
   - "G90_BF16_STAGES * STAGE_BYTES + 16 * G90_BF16_STAGES + 1024 <= 227 * 1024"
   - "BM * (2 * G90_BF16_BN + 16) <= G90_BF16_STAGES * STAGE_BYTES"
   - "(G90_BF16_MW * G90_BF16_BN / 2 + 40) * THREADS <= 65536"
+  - "G90_BF16_SPLIT == 1 || G90_BF16_PRODUCERS == 0"
+  - "G90_BF16_SPLIT == 1 || BM * (4 * G90_BF16_BN + 16) <= G90_BF16_STAGES * STAGE_BYTES"
 problems:
   - {M: 4096, N: 4096, K: 4096}
   - {M: 8192, N: 1024, K: 4096}
+  - {M: 16, N: 4096, K: 4096}
 validate:
   - {M: 129, N: 67, K: 33}
   - {M: 200, N: 136, K: 72}
@@ -721,9 +866,10 @@ args:
   - {name: map_a, tensor_map: {of: A, dims: [K, M], box: [64, "64 * G90_BF16_MW"], swizzle: 128}}
   - {name: map_b, tensor_map: {of: B, dims: [N, K], box: [64, 64], swizzle: 128}}
 launch:
-  grid: ["ceil_div(M, BM) * ceil_div(N, G90_BF16_BN)"]
+  grid: ["TILES * SPLIT_CTAS"]
   block: ["THREADS"]
   shared_bytes: "G90_BF16_STAGES * STAGE_BYTES + 16 * G90_BF16_STAGES + 1024"
+  cluster: "SPLIT_CTAS"
 reference: gemm_sm90_bf16_naive
 tolerance: {rtol: 1e-2, atol: 1e-2}
 metrics: {flops: "2*M*N*K", bytes: "(M*K + K*N + M*N)*2"}
