@@ -197,7 +197,7 @@ Result<ResolvedProblem> resolve_problem(const KernelSpec& spec, const ParamSet& 
     out.launch.shared_bytes = *s;
   }
   if (l.cluster) {
-    auto c = eval_dim(*l.cluster, lookup, "cluster", 8);
+    auto c = eval_dim(*l.cluster, lookup, "cluster", kMaxPortableClusterCtas);
     if (!c) return c.error();
     if (*c != 1 && *c != 2 && *c != 4 && *c != 8)
       return make_error("cluster " + quote_expression(l.cluster->text()) + " is " +

@@ -15,6 +15,10 @@ namespace kev {
 // Triton's kernels run 32 * num_warps threads, take the dynamic shared memory its compile
 // reports, and take two pointers after their own parameters (global and profile scratch,
 // null when the compile needs none). Empty for CUDA images: the spec's launch says.
+// The most CTAs a thread-block cluster may have without the non-portable opt-in: the
+// bound of Triton's num_ctas, a spec's launch.cluster and what a worker or cache accepts.
+constexpr unsigned kMaxPortableClusterCtas = 8;
+
 struct ImageLaunch {
   std::optional<unsigned> block_threads;
   std::optional<unsigned> shared_bytes;

@@ -4,6 +4,7 @@
 #include <set>
 #include <string>
 
+#include "core/compiler.h"
 #include "core/kernel_regions.h"
 #include "core/python_source.h"
 #include "core/source_lexer.h"
@@ -244,7 +245,7 @@ SourceCheck check_triton_spec_against_source(const KernelSpec& spec, std::string
       for (const auto& v : p.values) {
         const auto i = v.as_int();
         const bool pow2 = i && *i > 0 && (*i & (*i - 1)) == 0;
-        const bool bad = p.name == "num_ctas"    ? (!pow2 || *i > 8)
+        const bool bad = p.name == "num_ctas"    ? (!pow2 || *i > kMaxPortableClusterCtas)
                          : p.name == "num_warps" ? (!pow2 || *i > 32)
                                                  : (!i || *i < 1 || *i > 16);
         if (bad)

@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <mutex>
 
+#include "core/compiler.h"
 #include "cuda/files.h"
 #include "io/atomic_file.h"
 #include "io/hash.h"
@@ -174,7 +175,7 @@ std::optional<CompileOutput> CompileCache::lookup(const std::string& key) const 
       if (r.tag == "shared_bytes") out.launch.shared_bytes = v;
       if (r.tag == "trailing") out.launch.trailing_null_pointers = v;
       if (r.tag == "cluster") {
-        if (v < 1 || v > 16) return std::nullopt;
+        if (v < 1 || v > kMaxPortableClusterCtas) return std::nullopt;
         out.launch.cluster_ctas = v;
       }
     } else if (r.tag == "image") {

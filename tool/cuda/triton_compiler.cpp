@@ -11,6 +11,7 @@
 #include <filesystem>
 #include <nlohmann/json.hpp>
 
+#include "core/compiler.h"
 #include "cuda/cubin.h"
 #include "cuda/files.h"
 #include "cuda/worker_protocol.h"
@@ -297,9 +298,9 @@ CompileOutput TritonCompiler::compile(const CompileRequest& request) {
   };
   const auto warps = number("num_warps", 1, 32);
   const auto shared = number("shared", 0, 1 << 20);
-  // A power of two up to 16 CTAs per program, else 0 (out of range).
+  // A power of two up to the portable cluster size, else 0 (out of range).
   unsigned ctas = 0;
-  if (const auto c = number("num_ctas", 1, 16); c && (*c & (*c - 1)) == 0)
+  if (const auto c = number("num_ctas", 1, kMaxPortableClusterCtas); c && (*c & (*c - 1)) == 0)
     ctas = static_cast<unsigned>(*c);
   const auto global_scratch = number("global_scratch_size", 0, INT64_MAX);
   const auto profile_scratch = number("profile_scratch_size", 0, INT64_MAX);
@@ -309,7 +310,7 @@ CompileOutput TritonCompiler::compile(const CompileRequest& request) {
       !a["cubin"].is_string())
     return finish(prefix +
                   "Triton's answer lacks a field or has one out of range "
-                  "(num_warps 1-32, shared, num_ctas a power of two up to 16, the scratch "
+                  "(num_warps 1-32, shared, num_ctas a power of two up to 8, the scratch "
                   "sizes, name, cubin)");
   if (*global_scratch > 0 || *profile_scratch > 0)
     return finish(prefix + "this configuration needs Triton's global or profile scratch memory (" +

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <nlohmann/json.hpp>
 
+#include "core/compiler.h"
 #include "io/device_json.h"
 #include "io/resources_json.h"
 
@@ -422,7 +423,7 @@ ImageLaunch image_launch_from(const json& j) {
   if (j.contains("trailing_null_pointers"))
     l.trailing_null_pointers = std::min(j.at("trailing_null_pointers").get<unsigned>(), 8u);
   if (j.contains("cluster_ctas"))
-    l.cluster_ctas = std::clamp(j.at("cluster_ctas").get<unsigned>(), 1u, 16u);
+    l.cluster_ctas = std::clamp(j.at("cluster_ctas").get<unsigned>(), 1u, kMaxPortableClusterCtas);
   return l;
 }
 
