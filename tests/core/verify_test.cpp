@@ -68,7 +68,8 @@ TEST(Verify, ElementsStillHoldingThePoisonWereNeverWritten) {
 }
 
 TEST(Verify, PoisonPatternsAreNaNInEveryFloatFormat) {
-  for (ScalarType t : {ScalarType::f16, ScalarType::bf16, ScalarType::f32, ScalarType::f64}) {
+  for (ScalarType t : {ScalarType::f16, ScalarType::bf16, ScalarType::f32, ScalarType::f64,
+                       ScalarType::fp8_e4m3}) {
     auto b = poisoned(t, 1);
     EXPECT_TRUE(std::isnan(load_element(t, b.data(), 0))) << cuda_name(t);
     EXPECT_TRUE(is_poison(t, b.data(), 0));
@@ -111,6 +112,34 @@ TEST(ScalarCodec, HalfAndBfloat16RoundTripAndRound) {
   std::vector<unsigned char> b(2);
   store_element(ScalarType::i8, b.data(), 0, 300.0);  // saturates
   EXPECT_EQ(load_element(ScalarType::i8, b.data(), 0), 127.0);
+}
+
+TEST(ScalarCodec, E4m3MatchesTheFormat) {
+  EXPECT_EQ(float_to_e4m3_bits(1.0f), 0x38);
+  EXPECT_EQ(float_to_e4m3_bits(-2.0f), 0xC0);
+  EXPECT_EQ(float_to_e4m3_bits(448.0f), 0x7E);  // the largest finite value
+  EXPECT_EQ(float_to_e4m3_bits(1e9f), 0x7E);    // saturates, never NaN
+  EXPECT_EQ(float_to_e4m3_bits(-500.0f), 0xFE);
+  EXPECT_EQ(float_to_e4m3_bits(0x1p-9f), 0x01);   // the smallest subnormal
+  EXPECT_EQ(float_to_e4m3_bits(0x1p-11f), 0x00);  // under half of it: zero
+  EXPECT_EQ(float_to_e4m3_bits(-0.0f), 0x80);
+  EXPECT_EQ(float_to_e4m3_bits(std::nanf("")), 0x7F);
+  // Ties go to the even mantissa: 1 + 1/16 lies between 1 (0x38) and 1.125 (0x39).
+  EXPECT_EQ(float_to_e4m3_bits(1.0625f), 0x38);
+  EXPECT_EQ(float_to_e4m3_bits(1.1875f), 0x3A);
+  EXPECT_EQ(float_to_e4m3_bits(0.9999f), 0x38);  // rounds up into the next binade
+  EXPECT_TRUE(std::isnan(e4m3_bits_to_float(0x7F)));
+  EXPECT_TRUE(std::isnan(e4m3_bits_to_float(0xFF)));
+  // Every other code decodes to a value that encodes back to it.
+  for (int b = 0; b < 256; ++b) {
+    if ((b & 0x7F) == 0x7F) continue;
+    const auto bits = static_cast<std::uint8_t>(b);
+    EXPECT_EQ(float_to_e4m3_bits(e4m3_bits_to_float(bits)), bits) << b;
+  }
+  std::vector<unsigned char> x(1);
+  store_element(ScalarType::fp8_e4m3, x.data(), 0, 0.3);
+  EXPECT_DOUBLE_EQ(load_element(ScalarType::fp8_e4m3, x.data(), 0), 0.3125);
+  EXPECT_DOUBLE_EQ(tolerance_for(ScalarType::fp8_e4m3, {1e-5, 1e-6}).rtol, 0.125);
 }
 
 }  // namespace

@@ -79,7 +79,7 @@ std::vector<Case> cases() {
       {"bad_scalar_type",
        {{"k.cu", block(replace(v, "\"float*\"", "\"flot*\""))}},
        {"k.cu:8:22: error: unknown type 'flot*'; expected float, double, half, bfloat16, "
-        "int8..int64, uint8..uint64 or a pointer to one (\"const float*\")"}},
+        "fp8_e4m3, int8..int64, uint8..uint64 or a pointer to one (\"const float*\")"}},
       {"output_without_count",
        {{"k.cu", block(replace(v, "count: n, ", ""))}},
        {"k.cu:8:5: error: pointer argument 'y' needs 'count' (the number of elements)"}},
@@ -269,7 +269,7 @@ TEST(BrokenSpecs, EveryErrorIsCollectedNotJustTheFirst) {
       actual,
       (std::vector<std::string>{
           "a.cu:8:22: error: unknown type 'flot*'; expected float, double, half, bfloat16, "
-          "int8..int64, uint8..uint64 or a pointer to one (\"const float*\")",
+          "fp8_e4m3, int8..int64, uint8..uint64 or a pointer to one (\"const float*\")",
           "a.cu:11:1: error: unknown key 'colour' in kernel spec; expected one of id, kernel, "
           "params, let, constraints, problems, validate, args, launch, reference, tolerance, "
           "metrics, arch, include_dirs, defines, flags, dispatch, objectives",

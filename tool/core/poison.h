@@ -21,6 +21,8 @@ namespace kev {
     case ScalarType::f32:
     case ScalarType::f64:
       return 0x7FFBADBDu;
+    case ScalarType::fp8_e4m3:
+      return 0x7F7F7F7Fu;  // E4M3's only NaN of either sign bit: 0x7F
     default:
       return 0xA5A5A5A5u;
   }

@@ -56,9 +56,36 @@ float bfloat16_bits_to_float(std::uint16_t b) {
   return std::bit_cast<float>(static_cast<std::uint32_t>(b) << 16);
 }
 
+std::uint8_t float_to_e4m3_bits(float f) {
+  if (std::isnan(f)) return 0x7F;
+  const std::uint8_t sign = std::signbit(f) ? 0x80 : 0x00;
+  const float a = std::fabs(f);
+  if (a >= 448.0f) return sign | 0x7E;
+  int e = 0;
+  std::frexp(a, &e);                         // a in [2^(e-1), 2^e)
+  const int exponent = std::max(e - 1, -6);  // below 2^-6 the subnormals' step, 2^-9
+  const float step = std::ldexp(1.0f, exponent - 3);
+  const float q = std::nearbyint(a / step);  // ties to even: the default rounding mode
+  const float v = q * step;
+  if (v < std::ldexp(1.0f, -6)) return sign | static_cast<std::uint8_t>(q);  // subnormal or 0
+  std::frexp(v, &e);  // rounding may have carried into the next binade
+  const int field = e - 1 + 7;
+  const auto mantissa = static_cast<int>(std::ldexp(v, -(e - 1)) * 8.0f) - 8;
+  return sign | static_cast<std::uint8_t>((field << 3) | mantissa);
+}
+
+float e4m3_bits_to_float(std::uint8_t b) {
+  const float sign = (b & 0x80u) ? -1.0f : 1.0f;
+  const int field = (b >> 3) & 0xF;
+  const int mantissa = b & 0x7;
+  if (field == 0xF && mantissa == 0x7) return std::numeric_limits<float>::quiet_NaN();
+  if (field == 0) return sign * std::ldexp(static_cast<float>(mantissa), -9);
+  return sign * std::ldexp(1.0f + static_cast<float>(mantissa) / 8.0f, field - 7);
+}
+
 bool is_floating(ScalarType t) {
   return t == ScalarType::f16 || t == ScalarType::bf16 || t == ScalarType::f32 ||
-         t == ScalarType::f64;
+         t == ScalarType::f64 || t == ScalarType::fp8_e4m3;
 }
 
 namespace {
@@ -107,6 +134,8 @@ double load_element(ScalarType t, const unsigned char* data, std::size_t i) {
       return load<std::uint32_t>(data, i);
     case ScalarType::u64:
       return static_cast<double>(load<std::uint64_t>(data, i));
+    case ScalarType::fp8_e4m3:
+      return e4m3_bits_to_float(load<std::uint8_t>(data, i));
   }
   return 0.0;
 }
@@ -148,6 +177,9 @@ void store_element(ScalarType t, unsigned char* data, std::size_t i, double v) {
       return;
     case ScalarType::u64:
       store(data, i, saturate<std::uint64_t>(v));
+      return;
+    case ScalarType::fp8_e4m3:
+      store(data, i, float_to_e4m3_bits(static_cast<float>(v)));
       return;
   }
 }

@@ -11,7 +11,7 @@ struct TypeInfo {
   const char* cuda;
 };
 
-constexpr std::array<TypeInfo, 12> kTypes{{
+constexpr std::array<TypeInfo, 13> kTypes{{
     {ScalarType::f16, 2, "__half"},
     {ScalarType::bf16, 2, "__nv_bfloat16"},
     {ScalarType::f32, 4, "float"},
@@ -24,6 +24,7 @@ constexpr std::array<TypeInfo, 12> kTypes{{
     {ScalarType::u16, 2, "uint16_t"},
     {ScalarType::u32, 4, "uint32_t"},
     {ScalarType::u64, 8, "uint64_t"},
+    {ScalarType::fp8_e4m3, 1, "__nv_fp8_e4m3"},
 }};
 
 const TypeInfo& info(ScalarType t) { return kTypes[static_cast<std::size_t>(t)]; }
@@ -57,19 +58,20 @@ std::optional<ScalarType> parse_scalar_type(std::string_view text) {
     std::string_view name;
     ScalarType type;
   };
-  static constexpr std::array<Alias, 24> kAliases{{
-      {"float", ScalarType::f32},     {"double", ScalarType::f64},
-      {"half", ScalarType::f16},      {"__half", ScalarType::f16},
-      {"bfloat16", ScalarType::bf16}, {"__nv_bfloat16", ScalarType::bf16},
-      {"int8", ScalarType::i8},       {"int16", ScalarType::i16},
-      {"int32", ScalarType::i32},     {"int64", ScalarType::i64},
-      {"int", ScalarType::i32},       {"uint8", ScalarType::u8},
-      {"uint16", ScalarType::u16},    {"uint32", ScalarType::u32},
-      {"uint64", ScalarType::u64},    {"int8_t", ScalarType::i8},
-      {"int16_t", ScalarType::i16},   {"int32_t", ScalarType::i32},
-      {"int64_t", ScalarType::i64},   {"uint8_t", ScalarType::u8},
-      {"uint16_t", ScalarType::u16},  {"uint32_t", ScalarType::u32},
-      {"uint64_t", ScalarType::u64},  {"unsigned", ScalarType::u32},
+  static constexpr std::array<Alias, 26> kAliases{{
+      {"float", ScalarType::f32},         {"double", ScalarType::f64},
+      {"half", ScalarType::f16},          {"__half", ScalarType::f16},
+      {"bfloat16", ScalarType::bf16},     {"__nv_bfloat16", ScalarType::bf16},
+      {"int8", ScalarType::i8},           {"int16", ScalarType::i16},
+      {"int32", ScalarType::i32},         {"int64", ScalarType::i64},
+      {"int", ScalarType::i32},           {"uint8", ScalarType::u8},
+      {"uint16", ScalarType::u16},        {"uint32", ScalarType::u32},
+      {"uint64", ScalarType::u64},        {"int8_t", ScalarType::i8},
+      {"int16_t", ScalarType::i16},       {"int32_t", ScalarType::i32},
+      {"int64_t", ScalarType::i64},       {"uint8_t", ScalarType::u8},
+      {"uint16_t", ScalarType::u16},      {"uint32_t", ScalarType::u32},
+      {"uint64_t", ScalarType::u64},      {"unsigned", ScalarType::u32},
+      {"fp8_e4m3", ScalarType::fp8_e4m3}, {"__nv_fp8_e4m3", ScalarType::fp8_e4m3},
   }};
   for (const auto& a : kAliases) {
     if (a.name == text) return a.type;

@@ -14,10 +14,12 @@
 
 namespace kev {
 
-enum class ScalarType { f16, bf16, f32, f64, i8, i16, i32, i64, u8, u16, u32, u64 };
+// New types go at the end: the enumerator order is the worker protocol's and the helper
+// kernels' type code. fp8_e4m3 is CUDA's __nv_fp8_e4m3 (OCP E4M3: no infinities, 448 at most).
+enum class ScalarType { f16, bf16, f32, f64, i8, i16, i32, i64, u8, u16, u32, u64, fp8_e4m3 };
 [[nodiscard]] std::size_t size_of(ScalarType t);
 [[nodiscard]] const char* cuda_name(ScalarType t);  // "float", "__half", "int32_t"...
-// Parses "float", "half", "bfloat16", "int32", "int", "uint8", ... (no pointer).
+// Parses "float", "half", "bfloat16", "fp8_e4m3", "int32", "int", "uint8", ... (no pointer).
 [[nodiscard]] std::optional<ScalarType> parse_scalar_type(std::string_view text);
 
 enum class InitKind { normal, uniform, constant, iota, randint, zeros };

@@ -15,6 +15,8 @@ Tolerance tolerance_for(ScalarType t, const Tolerance& spec) {
       return {std::max(spec.rtol, 1e-3), std::max(spec.atol, 1e-3)};
     case ScalarType::bf16:
       return {std::max(spec.rtol, 8e-3), std::max(spec.atol, 8e-3)};
+    case ScalarType::fp8_e4m3:  // 3 mantissa bits: one step is up to 1/8 of the value
+      return {std::max(spec.rtol, 0.125), std::max(spec.atol, 1.0 / 64)};
     case ScalarType::f32:
     case ScalarType::f64:
       return spec;

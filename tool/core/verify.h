@@ -21,7 +21,7 @@ struct OutputComparison {
 };
 
 // The tolerance for a type: the spec's for float/double, at least the format's own precision
-// for half and bfloat16, exact for integers.
+// for half, bfloat16 and fp8, exact for integers.
 [[nodiscard]] Tolerance tolerance_for(ScalarType t, const Tolerance& spec);
 
 // `check_poison`: count elements holding the poison pattern as unwritten (off when the

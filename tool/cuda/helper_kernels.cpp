@@ -6,7 +6,8 @@
 namespace kev::cuda {
 
 namespace {
-// Type codes are ScalarType's enumerator order: f16 bf16 f32 f64 i8 i16 i32 i64 u8 u16 u32 u64.
+// Type codes are ScalarType's enumerator order: f16 bf16 f32 f64 i8 i16 i32 i64 u8 u16 u32 u64
+// fp8_e4m3; the E4M3 conversions are core/scalar_codec's.
 constexpr const char* kSource = R"CUDA(
 typedef unsigned long long u64;
 typedef long long i64;
@@ -50,6 +51,30 @@ __device__ unsigned short kev_f2bf(float f) {
   return (unsigned short)((x + 0x7FFFu + ((x >> 16) & 1u)) >> 16);
 }
 __device__ float kev_bf2f(unsigned short b) { return __uint_as_float(((unsigned)b) << 16); }
+__device__ unsigned char kev_f2e4m3(float f) {
+  if (f != f) return 0x7Fu;
+  const unsigned char sign = signbit(f) ? 0x80u : 0u;
+  const float a = fabsf(f);
+  if (a >= 448.0f) return sign | 0x7Eu;
+  int e = 0;
+  frexpf(a, &e);
+  const int exponent = e - 1 < -6 ? -6 : e - 1;
+  const float step = ldexpf(1.0f, exponent - 3);
+  const float q = rintf(a / step);
+  const float v = q * step;
+  if (v < ldexpf(1.0f, -6)) return sign | (unsigned char)q;
+  frexpf(v, &e);
+  const int mantissa = (int)(ldexpf(v, -(e - 1)) * 8.0f) - 8;
+  return sign | (unsigned char)(((e + 6) << 3) | mantissa);
+}
+__device__ float kev_e4m32f(unsigned char b) {
+  const float sign = (b & 0x80u) ? -1.0f : 1.0f;
+  const int field = (b >> 3) & 0xF, mantissa = b & 0x7;
+  if (field == 0xF && mantissa == 0x7) return __int_as_float(0x7FC00000);
+  if (field == 0) return sign * ldexpf((float)mantissa, -9);
+  return sign * ldexpf(1.0f + (float)mantissa / 8.0f, field - 7);
+}
+__device__ __forceinline__ bool kev_floating(int type) { return type <= 3 || type == 12; }
 
 __device__ double kev_clamp(double v, double lo, double hi) {
   if (v != v) return 0.0;
@@ -70,6 +95,7 @@ __device__ void kev_store(unsigned char* p, u64 i, int type, double v) {
     case 8: ((unsigned char*)p)[i] = (unsigned char)kev_clamp(v, 0.0, 255.0); break;
     case 9: ((unsigned short*)p)[i] = (unsigned short)kev_clamp(v, 0.0, 65535.0); break;
     case 10: ((unsigned*)p)[i] = (unsigned)kev_clamp(v, 0.0, 4294967295.0); break;
+    case 12: ((unsigned char*)p)[i] = kev_f2e4m3((float)v); break;
     default: ((u64*)p)[i] = (u64)kev_clamp(v, 0.0, 1.8e19); break;
   }
 }
@@ -87,6 +113,7 @@ __device__ double kev_load(const unsigned char* p, u64 i, int type) {
     case 8: return ((const unsigned char*)p)[i];
     case 9: return ((const unsigned short*)p)[i];
     case 10: return ((const unsigned*)p)[i];
+    case 12: return kev_e4m32f(((const unsigned char*)p)[i]);
     default: return (double)((const u64*)p)[i];
   }
 }
@@ -95,7 +122,7 @@ __device__ int kev_size(int type) {
   switch (type) {
     case 0: case 1: case 5: case 9: return 2;
     case 2: case 6: case 10: return 4;
-    case 4: case 8: return 1;
+    case 4: case 8: case 12: return 1;
     default: return 8;
   }
 }
@@ -111,7 +138,7 @@ __device__ u64 kev_bits(const unsigned char* p, u64 i, int size) {
 
 extern "C" __global__ void kev_fill(unsigned char* dst, u64 n, int type, int kind, double low,
                                     double value, u64 seed) {
-  const bool floating = type <= 3;
+  const bool floating = kev_floating(type);
   const u64 stride = (u64)gridDim.x * blockDim.x;
   for (u64 i = (u64)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
     const u64 r1 = kev_mix(seed ^ (2 * i + 1)), r2 = kev_mix(r1 ^ 0x5851F42D4C957F2Dull);
@@ -154,7 +181,7 @@ struct KevCounters {
 extern "C" __global__ void kev_compare(const unsigned char* ref, const unsigned char* got, u64 n,
                                        int type, double rtol, double atol, unsigned poison,
                                        int check_poison, KevCounters* out) {
-  const bool floating = type <= 3;
+  const bool floating = kev_floating(type);
   const int size = kev_size(type);
   u64 pattern = poison;
   if (size == 8) pattern = ((u64)poison << 32) | poison;

@@ -28,6 +28,7 @@ CUtensorMapDataType data_type(ScalarType t) {
       return CU_TENSOR_MAP_DATA_TYPE_UINT16;
     case ScalarType::i8:
     case ScalarType::u8:
+    case ScalarType::fp8_e4m3:
       return CU_TENSOR_MAP_DATA_TYPE_UINT8;
   }
   return CU_TENSOR_MAP_DATA_TYPE_UINT8;

@@ -158,6 +158,9 @@ std::string triton_type(const ArgSpec& arg) {
     case ScalarType::u64:
       t = "u64";
       break;
+    case ScalarType::fp8_e4m3:
+      t = "fp8e4nv";
+      break;
   }
   return arg.pointer ? "*" + t : t;
 }

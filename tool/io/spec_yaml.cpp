@@ -14,6 +14,7 @@
 #include <unordered_set>
 
 #include "core/python_source.h"
+#include "core/scalar_codec.h"
 #include "core/source_lexer.h"
 
 namespace kev {
@@ -364,11 +365,6 @@ std::optional<ParsedType> parse_arg_type(std::string text) {
   return t;
 }
 
-bool is_floating(ScalarType t) {
-  return t == ScalarType::f16 || t == ScalarType::bf16 || t == ScalarType::f32 ||
-         t == ScalarType::f64;
-}
-
 std::optional<InitKind> parse_init_kind(std::string_view s) {
   if (s == "normal") return InitKind::normal;
   if (s == "uniform") return InitKind::uniform;
@@ -572,7 +568,7 @@ std::optional<ArgSpec> parse_arg(const YAML::Node& n, const Ctx& ctx) {
   } else {
     ctx.error(ctx.text_at((*type_node)),
               "unknown type '" + (*type_node).Scalar() +
-                  "'; expected float, double, half, bfloat16, int8..int64, "
+                  "'; expected float, double, half, bfloat16, fp8_e4m3, int8..int64, "
                   "uint8..uint64 or a pointer to one (\"const float*\")");
   }
   if (ctx.errors->size() != errors_before) return std::nullopt;

@@ -42,6 +42,8 @@ const char* torch_dtype(ScalarType t) {
       return "int64";
     case ScalarType::u8:
       return "uint8";
+    case ScalarType::fp8_e4m3:
+      return "float8_e4m3fn";
   }
   return "float32";
 }

@@ -45,6 +45,7 @@ std::string c_scalar(ScalarType t) {
   switch (t) {
     case ScalarType::f16:
     case ScalarType::bf16:
+    case ScalarType::fp8_e4m3:
       return "";  // no host type: pointers only, as void
     case ScalarType::f32:
       return "float";
@@ -126,7 +127,7 @@ Result<TritonLauncher> generate_triton_launcher(const KernelSpec& spec,
       const std::string t = c_scalar(a.type);
       if (t.empty())
         return make_error("argument '" + a.name + "' of kernel " + spec.id +
-                              ": a half or bfloat16 scalar has no C type in the launcher",
+                              ": a half, bfloat16 or fp8 scalar has no C type in the launcher",
                           a.where);
       decls.push_back(t + " " + a.name);
       if (a.value_expr && a.value_expr->names().size() == 1 &&

@@ -42,6 +42,7 @@ DTYPES = {
     "uint16_t": ("int16", ("int16", "uint16")),
     "uint32_t": ("int32", ("int32", "uint32")),
     "uint64_t": ("int64", ("int64", "uint64")),
+    "__nv_fp8_e4m3": ("float8_e4m3fn", ("float8_e4m3fn",)),
 }
 
 
