@@ -1,5 +1,12 @@
 // Tensor-core GEMM for Hopper (sm_90a), row-major, fp16 or bf16 in and out (as cuBLAS's
-// A @ B), fp32 accumulation: C[M, N] = A[M, K] * B[K, N].
+// A @ B), fp32 accumulation: C[M, N] = A[M, K] * B[K, N]; and FP8 (e4m3 in, per-tensor
+// scales, bf16 out, as torch._scaled_mm): C = scale_a * scale_b * A[M, K] * B[N, K]^T, where B
+// comes as [N, K] (column-major K x N), since fp8 wgmma reads both operands K-major. The fp8
+// kernel accumulates as wgmma does, with no promotion to a separate fp32 sum (cuBLASLt's
+// "fast accumulation"): its partial sums keep about 14 bits, so on uniform random inputs at
+// K = 4096 a result near zero may be off by up to about 1 (measured on the H200). Its spec
+// therefore verifies on small integers, on which that accumulation is exact and a dropped or
+// misplaced product moves a result by at least scale_a * scale_b.
 // A STAGES-deep ring of shared tiles is filled either by TMA (TMA = 1: one thread issues the
 // stage's tensor copies through the maps map_a and map_b, which kernelevo's runner encodes for
 // the buffers it passes, and the "full" mbarrier counts their bytes) or by cp.async (TMA = 0:
@@ -20,10 +27,12 @@
 // by the copies) and their stores skipped; when K or N is not a multiple of 8 (or a pointer is
 // not 16-byte aligned) no tensor map can describe the operands (the runner passes zeros) and
 // tiles are loaded and stored element by element, so every configuration is correct for every
-// shape. Two kernels, one per type, each with its own parameters (G90_F16_*, G90_BF16_*).
+// shape. Three kernels, one per type, each with its own parameters (G90_F16_*, G90_BF16_*,
+// G90_FP8_*).
 // With cp.async alone the loads bound it (bench/results/2026-12-03-gemm-sm90-h200).
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
+#include <cuda_fp8.h>
 #include <cuda_runtime.h>
 #if __has_include(<kernelevo/params.h>)
 #include <kernelevo/params.h>
@@ -79,6 +88,30 @@
 #ifndef G90_BF16_SPLIT
 #define G90_BF16_SPLIT 4
 #endif
+#ifndef G90_FP8_BN
+#define G90_FP8_BN 256
+#endif
+#ifndef G90_FP8_CONSUMERS
+#define G90_FP8_CONSUMERS 2
+#endif
+#ifndef G90_FP8_MW
+#define G90_FP8_MW 1
+#endif
+#ifndef G90_FP8_STAGES
+#define G90_FP8_STAGES 4
+#endif
+#ifndef G90_FP8_GROUP_M
+#define G90_FP8_GROUP_M 8
+#endif
+#ifndef G90_FP8_PRODUCERS
+#define G90_FP8_PRODUCERS 0
+#endif
+#ifndef G90_FP8_TMA
+#define G90_FP8_TMA 1
+#endif
+#ifndef G90_FP8_SPLIT
+#define G90_FP8_SPLIT 4
+#endif
 
 extern __shared__ __align__(1024) unsigned char gemm_sm90_smem[];
 
@@ -91,7 +124,17 @@ struct alignas(64) TensorMap {
 
 namespace gemm_sm90_detail {
 
-constexpr int kBK = 64;  // one 128-byte swizzled row of 16-bit elements
+// The input types. A k-step is one 128-byte swizzled row of K: 64 16-bit or 128 fp8 elements;
+// each wgmma takes 32 bytes of it (k16 or k32).
+enum class In { f16, bf16, e4m3 };
+template <In kIn>
+struct Input {
+  static constexpr int kBytes = kIn == In::e4m3 ? 1 : 2;
+  static constexpr int kBK = 128 / kBytes;
+  static constexpr bool kBKMajor = kIn == In::e4m3;  // B as [N, K]; else [K, N] (MN-major)
+  static constexpr bool kBf16Out = kIn != In::f16;
+  static constexpr bool kScaled = kIn == In::e4m3;
+};
 
 template <int BN_, int CONSUMERS_, int MW_, int STAGES_, int GROUP_M_, int PRODUCERS_, int TMA_,
           int SPLIT_>
@@ -112,12 +155,14 @@ struct Config {
   static constexpr int BM = 64 * CONSUMERS * MW;
   static constexpr int kThreads = 128 * (CONSUMERS + PRODUCERS);
   static constexpr int kAStageBytes = BM * 128;      // BM rows of 64 K, swizzled
-  static constexpr int kBStageBytes = kBK * BN * 2;  // BN / 64 blocks of 64 K rows x 128 B
+  // B: BN / 64 blocks of 8192 bytes, each 64 K rows x 128 B (MN-major) or 64 N rows x 128 B
+  // (K-major)
+  static constexpr int kBStageBytes = 128 * BN;
   static constexpr int kStageBytes = kAStageBytes + kBStageBytes;
   static constexpr int kOutRowBytes = BN * 2 + 16;  // the epilogue's rows, padded
   static constexpr int kAccRowBytes = BN * 4 + 16;  // split-K's fp32 partial rows, padded
   static constexpr int kAChunks = BM * 8;
-  static constexpr int kBChunks = kBK * (BN / 8);
+  static constexpr int kBChunks = 8 * BN;
   static_assert(BN % 64 == 0 && BN >= 64 && BN <= 256, "BN is the wgmma N: 64 to 256 by 64");
   static_assert(CONSUMERS >= 1 && CONSUMERS <= 3, "one to three consumer warpgroups");
   static_assert(PRODUCERS == 0 || PRODUCERS == 1, "no producer warpgroup or one");
@@ -238,18 +283,20 @@ __device__ __forceinline__ void add_remote8(float (&v)[8], unsigned addr, unsign
   v[4] += hi.x; v[5] += hi.y; v[6] += hi.z; v[7] += hi.w;
 }
 
-// D[64 x 64] += A[64 x 16] * B[16 x 64], both from shared memory: A K-major, B MN-major
-// (transposed), each described by its descriptor; T is the input type's name in PTX.
-#define G90_SS64(T, d, desc_a, desc_b)                                                             \
+// D[64 x N] += A[64 x k] * B[k x N], both from shared memory, each described by its
+// descriptor: KT is the instruction's k and types ("k16.f32.f16.f16"), TAIL its immediates
+// after the predicate (the operand scales, and for 16-bit types whether A and B are
+// transposed: B MN-major here; fp8 takes both K-major and has no such flags).
+#define G90_SS64(KT, TAIL, d, desc_a, desc_b)                                                             \
   asm volatile(                                                                                    \
       "{\n.reg .pred p;\nsetp.ne.b32 p, %34, 0;\n"                                                 \
-      "wgmma.mma_async.sync.aligned.m64n64k16.f32." T "." T                                        \
+      "wgmma.mma_async.sync.aligned.m64n64" KT                                                \
       " {"                                                                                         \
       "%0, %1, %2, %3, %4, %5, %6, %7, "                                                           \
       "%8, %9, %10, %11, %12, %13, %14, %15, "                                                     \
       "%16, %17, %18, %19, %20, %21, %22, %23, "                                                   \
       "%24, %25, %26, %27, %28, %29, %30, %31"                                                     \
-      "}, %32, %33, p, 1, 1, 0, 1;\n}\n"                                                           \
+      "}, %32, %33, p" TAIL ";\n}\n"                                                           \
       : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]),        \
         "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]),    \
         "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), \
@@ -257,12 +304,10 @@ __device__ __forceinline__ void add_remote8(float (&v)[8], unsigned addr, unsign
         "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31])                                         \
       : "l"(desc_a), "l"(desc_b), "r"(1))
 
-// D[64 x 128] += A[64 x 16] * B[16 x 128], both from shared memory: A K-major, B MN-major
-// (transposed), each described by its descriptor; T is the input type's name in PTX.
-#define G90_SS128(T, d, desc_a, desc_b)                                                            \
+#define G90_SS128(KT, TAIL, d, desc_a, desc_b)                                                            \
   asm volatile(                                                                                    \
       "{\n.reg .pred p;\nsetp.ne.b32 p, %66, 0;\n"                                                 \
-      "wgmma.mma_async.sync.aligned.m64n128k16.f32." T "." T                                       \
+      "wgmma.mma_async.sync.aligned.m64n128" KT                                               \
       " {"                                                                                         \
       "%0, %1, %2, %3, %4, %5, %6, %7, "                                                           \
       "%8, %9, %10, %11, %12, %13, %14, %15, "                                                     \
@@ -272,7 +317,7 @@ __device__ __forceinline__ void add_remote8(float (&v)[8], unsigned addr, unsign
       "%40, %41, %42, %43, %44, %45, %46, %47, "                                                   \
       "%48, %49, %50, %51, %52, %53, %54, %55, "                                                   \
       "%56, %57, %58, %59, %60, %61, %62, %63"                                                     \
-      "}, %64, %65, p, 1, 1, 0, 1;\n}\n"                                                           \
+      "}, %64, %65, p" TAIL ";\n}\n"                                                           \
       : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]),        \
         "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]),    \
         "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), \
@@ -285,12 +330,10 @@ __device__ __forceinline__ void add_remote8(float (&v)[8], unsigned addr, unsign
         "+f"(d[63])                                                                                \
       : "l"(desc_a), "l"(desc_b), "r"(1))
 
-// D[64 x 192] += A[64 x 16] * B[16 x 192], both from shared memory: A K-major, B MN-major
-// (transposed), each described by its descriptor; T is the input type's name in PTX.
-#define G90_SS192(T, d, desc_a, desc_b)                                                            \
+#define G90_SS192(KT, TAIL, d, desc_a, desc_b)                                                            \
   asm volatile(                                                                                    \
       "{\n.reg .pred p;\nsetp.ne.b32 p, %98, 0;\n"                                                 \
-      "wgmma.mma_async.sync.aligned.m64n192k16.f32." T "." T                                       \
+      "wgmma.mma_async.sync.aligned.m64n192" KT                                               \
       " {"                                                                                         \
       "%0, %1, %2, %3, %4, %5, %6, %7, "                                                           \
       "%8, %9, %10, %11, %12, %13, %14, %15, "                                                     \
@@ -304,7 +347,7 @@ __device__ __forceinline__ void add_remote8(float (&v)[8], unsigned addr, unsign
       "%72, %73, %74, %75, %76, %77, %78, %79, "                                                   \
       "%80, %81, %82, %83, %84, %85, %86, %87, "                                                   \
       "%88, %89, %90, %91, %92, %93, %94, %95"                                                     \
-      "}, %96, %97, p, 1, 1, 0, 1;\n}\n"                                                           \
+      "}, %96, %97, p" TAIL ";\n}\n"                                                           \
       : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]),        \
         "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]),    \
         "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), \
@@ -321,12 +364,10 @@ __device__ __forceinline__ void add_remote8(float (&v)[8], unsigned addr, unsign
         "+f"(d[91]), "+f"(d[92]), "+f"(d[93]), "+f"(d[94]), "+f"(d[95])                            \
       : "l"(desc_a), "l"(desc_b), "r"(1))
 
-// D[64 x 256] += A[64 x 16] * B[16 x 256], both from shared memory: A K-major, B MN-major
-// (transposed), each described by its descriptor; T is the input type's name in PTX.
-#define G90_SS256(T, d, desc_a, desc_b)                                                            \
+#define G90_SS256(KT, TAIL, d, desc_a, desc_b)                                                            \
   asm volatile(                                                                                    \
       "{\n.reg .pred p;\nsetp.ne.b32 p, %130, 0;\n"                                                \
-      "wgmma.mma_async.sync.aligned.m64n256k16.f32." T "." T                                       \
+      "wgmma.mma_async.sync.aligned.m64n256" KT                                               \
       " {"                                                                                         \
       "%0, %1, %2, %3, %4, %5, %6, %7, "                                                           \
       "%8, %9, %10, %11, %12, %13, %14, %15, "                                                     \
@@ -344,7 +385,7 @@ __device__ __forceinline__ void add_remote8(float (&v)[8], unsigned addr, unsign
       "%104, %105, %106, %107, %108, %109, %110, %111, "                                           \
       "%112, %113, %114, %115, %116, %117, %118, %119, "                                           \
       "%120, %121, %122, %123, %124, %125, %126, %127"                                             \
-      "}, %128, %129, p, 1, 1, 0, 1;\n}\n"                                                         \
+      "}, %128, %129, p" TAIL ";\n}\n"                                                         \
       : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]),        \
         "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]),    \
         "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), \
@@ -366,44 +407,39 @@ __device__ __forceinline__ void add_remote8(float (&v)[8], unsigned addr, unsign
         "+f"(d[122]), "+f"(d[123]), "+f"(d[124]), "+f"(d[125]), "+f"(d[126]), "+f"(d[127])         \
       : "l"(desc_a), "l"(desc_b), "r"(1))
 
-template <int N, bool kBf16>
+#define G90_SS_N(N, KT, TAIL, d, desc_a, desc_b)       \
+  if constexpr (N == 64) {                             \
+    G90_SS64(KT, TAIL, d, desc_a, desc_b);             \
+  } else if constexpr (N == 128) {                     \
+    G90_SS128(KT, TAIL, d, desc_a, desc_b);            \
+  } else if constexpr (N == 192) {                     \
+    G90_SS192(KT, TAIL, d, desc_a, desc_b);            \
+  } else {                                             \
+    G90_SS256(KT, TAIL, d, desc_a, desc_b);            \
+  }
+
+template <int N, In kIn>
 __device__ __forceinline__ void wgmma_ss(float (&d)[N / 2], unsigned long long desc_a,
                                          unsigned long long desc_b) {
-  if constexpr (N == 64) {
-    if constexpr (kBf16)
-      G90_SS64("bf16", d, desc_a, desc_b);
-    else
-      G90_SS64("f16", d, desc_a, desc_b);
-  } else if constexpr (N == 128) {
-    if constexpr (kBf16)
-      G90_SS128("bf16", d, desc_a, desc_b);
-    else
-      G90_SS128("f16", d, desc_a, desc_b);
-  } else if constexpr (N == 192) {
-    if constexpr (kBf16)
-      G90_SS192("bf16", d, desc_a, desc_b);
-    else
-      G90_SS192("f16", d, desc_a, desc_b);
+  if constexpr (kIn == In::f16) {
+    G90_SS_N(N, "k16.f32.f16.f16", ", 1, 1, 0, 1", d, desc_a, desc_b)
+  } else if constexpr (kIn == In::bf16) {
+    G90_SS_N(N, "k16.f32.bf16.bf16", ", 1, 1, 0, 1", d, desc_a, desc_b)
   } else {
-    if constexpr (kBf16)
-      G90_SS256("bf16", d, desc_a, desc_b);
-    else
-      G90_SS256("f16", d, desc_a, desc_b);
+    G90_SS_N(N, "k32.f32.e4m3.e4m3", ", 1, 1", d, desc_a, desc_b)
   }
 }
 
-// Eight 16-bit elements src[0..n) (zeros past n) written to shared memory as one chunk.
-__device__ __forceinline__ void copy_chunk_checked(unsigned char* dst, const unsigned short* src,
+// One 16-byte chunk of elements of kBytes each: src's elements [0, n), zeros past n, written
+// to shared memory.
+template <int kBytes>
+__device__ __forceinline__ void copy_chunk_checked(unsigned char* dst, const unsigned char* src,
                                                    int n) {
-  unsigned short v[8];
+  unsigned v[4] = {0u, 0u, 0u, 0u};
 #pragma unroll
-  for (int e = 0; e < 8; ++e) v[e] = e < n ? src[e] : static_cast<unsigned short>(0);
-  uint4 packed;
-  packed.x = v[0] | (static_cast<unsigned>(v[1]) << 16);
-  packed.y = v[2] | (static_cast<unsigned>(v[3]) << 16);
-  packed.z = v[4] | (static_cast<unsigned>(v[5]) << 16);
-  packed.w = v[6] | (static_cast<unsigned>(v[7]) << 16);
-  *reinterpret_cast<uint4*>(dst) = packed;
+  for (int b = 0; b < 16; ++b)
+    if (b / kBytes < n) v[b / 4] |= static_cast<unsigned>(src[b]) << (8 * (b % 4));
+  *reinterpret_cast<uint4*>(dst) = make_uint4(v[0], v[1], v[2], v[3]);
 }
 
 // f(i) for the chunks i = t, t + THREADS, ... below CHUNKS: all unrolled when the loaders
@@ -422,42 +458,58 @@ __device__ __forceinline__ void for_chunks(int t, F&& f) {
   }
 }
 
-// The loaders' part of one k-step: A[m0.., k0..] into BM swizzled 128-byte rows and
-// B[k0.., n0..] into BN / 64 blocks of 64 swizzled rows (16-byte chunk c of row r at chunk
-// c ^ (r % 8)), by the loading threads (t is the thread's index among them).
-template <class Cfg>
-__device__ __forceinline__ void load_stage(unsigned char* a_stage, unsigned char* b_stage,
-                                           const unsigned short* __restrict__ A,
-                                           const unsigned short* __restrict__ B, int M, int N,
-                                           int K, int m0, int n0, int k0, int t, bool async) {
-  for_chunks<Cfg::kAChunks, Cfg::kLoaderThreads, Cfg::PRODUCERS == 0>(t, [&](int i) {
+// One K-major operand's part of a k-step: X[r0.., k0..] (rows of K elements) into ROWS
+// swizzled 128-byte rows (16-byte chunk c of row r at chunk c ^ (r % 8)), by the loading
+// threads (t is the thread's index among them).
+template <class Cfg, int kBytes, int ROWS>
+__device__ __forceinline__ void load_k_major(unsigned char* stage,
+                                             const unsigned char* __restrict__ X, int rows,
+                                             int K, int r0, int k0, int t, bool async) {
+  constexpr int kPerChunk = 16 / kBytes;
+  for_chunks<ROWS * 8, Cfg::kLoaderThreads, Cfg::PRODUCERS == 0>(t, [&](int i) {
     const int r = i / 8;
     const int c = i % 8;
-    const int m = m0 + r;
-    const int k = k0 + c * 8;
-    unsigned char* dst = a_stage + r * 128 + ((c ^ (r % 8)) * 16);
-    const unsigned short* src = A + static_cast<long long>(m) * K + k;
+    const int row = r0 + r;
+    const int k = k0 + c * kPerChunk;
+    unsigned char* dst = stage + r * 128 + ((c ^ (r % 8)) * 16);
+    const unsigned char* src = X + (static_cast<long long>(row) * K + k) * kBytes;
     if (async) {
-      const bool valid = m < M && k < K;  // K % 8 == 0 here: a chunk is all in or all out
-      cp_async_16(shared_address(dst), valid ? src : A, valid);
+      const bool valid = row < rows && k < K;  // K is whole chunks here: all in or all out
+      cp_async_16(shared_address(dst), valid ? src : X, valid);
     } else {
-      copy_chunk_checked(dst, src, m < M ? K - k : 0);
+      copy_chunk_checked<kBytes>(dst, src, row < rows ? K - k : 0);
     }
   });
-  for_chunks<Cfg::kBChunks, Cfg::kLoaderThreads, Cfg::PRODUCERS == 0>(t, [&](int i) {
-    const int r = i / (Cfg::BN / 8);
-    const int cc = i % (Cfg::BN / 8);
-    const int k = k0 + r;
-    const int n = n0 + cc * 8;
-    unsigned char* dst = b_stage + (cc / 8) * (kBK * 128) + r * 128 + (((cc % 8) ^ (r % 8)) * 16);
-    const unsigned short* src = B + static_cast<long long>(k) * N + n;
-    if (async) {
-      const bool valid = k < K && n < N;
-      cp_async_16(shared_address(dst), valid ? src : B, valid);
-    } else {
-      copy_chunk_checked(dst, src, k < K ? N - n : 0);
-    }
-  });
+}
+
+// The loaders' part of one k-step: A[m0.., k0..] into BM swizzled 128-byte rows, and B
+// either K-major (fp8: B[n0.., k0..] into BN rows) or MN-major (B[k0.., n0..] into BN / 64
+// blocks of 64 swizzled rows of 64 N).
+template <class Cfg, In kIn>
+__device__ __forceinline__ void load_stage(unsigned char* a_stage, unsigned char* b_stage,
+                                           const unsigned char* __restrict__ A,
+                                           const unsigned char* __restrict__ B, int M, int N,
+                                           int K, int m0, int n0, int k0, int t, bool async) {
+  using I = Input<kIn>;
+  load_k_major<Cfg, I::kBytes, Cfg::BM>(a_stage, A, M, K, m0, k0, t, async);
+  if constexpr (I::kBKMajor) {
+    load_k_major<Cfg, I::kBytes, Cfg::BN>(b_stage, B, N, K, n0, k0, t, async);
+  } else {
+    for_chunks<Cfg::kBChunks, Cfg::kLoaderThreads, Cfg::PRODUCERS == 0>(t, [&](int i) {
+      const int r = i / (Cfg::BN / 8);
+      const int cc = i % (Cfg::BN / 8);
+      const int k = k0 + r;
+      const int n = n0 + cc * 8;
+      unsigned char* dst = b_stage + (cc / 8) * 8192 + r * 128 + (((cc % 8) ^ (r % 8)) * 16);
+      const unsigned char* src = B + (static_cast<long long>(k) * N + n) * 2;
+      if (async) {
+        const bool valid = k < K && n < N;
+        cp_async_16(shared_address(dst), valid ? src : B, valid);
+      } else {
+        copy_chunk_checked<2>(dst, src, k < K ? N - n : 0);
+      }
+    });
+  }
 }
 
 __device__ __forceinline__ unsigned pack2(float a, float b, bool bf16) {
@@ -469,14 +521,14 @@ __device__ __forceinline__ unsigned pack2(float a, float b, bool bf16) {
   return *reinterpret_cast<const unsigned*>(&v);
 }
 
-// The epilogue without split-K: the accumulators converted to the output type, staged in the
-// ring and written as 16-byte rows.
+// The epilogue without split-K: the accumulators times `scale` converted to the output type,
+// staged in the ring and written as 16-byte rows.
 template <class Cfg, bool kBf16>
 __device__ __forceinline__ void store_tile(unsigned char* ring,
                                            const float (&acc)[Cfg::MW][Cfg::BN / 2],
                                            unsigned short* __restrict__ C, int M, int N, int m0,
-                                           int n0, bool aligned, int consumer, int warp,
-                                           int lane) {
+                                           int n0, float scale, bool aligned, int consumer,
+                                           int warp, int lane) {
   // Accumulator layout of m64nBN: warp w holds rows 16w..16w+15; for each 8 columns j,
   // acc[4j], acc[4j+1] at row lane / 4, columns 8j + 2 (lane % 4) + {0, 1}; acc[4j+2],
   // acc[4j+3] eight rows below.
@@ -486,9 +538,10 @@ __device__ __forceinline__ void store_tile(unsigned char* ring,
 #pragma unroll
     for (int j = 0; j < Cfg::BN / 8; ++j) {
       unsigned char* p = ring + row * Cfg::kOutRowBytes + (j * 8 + (lane % 4) * 2) * 2;
-      *reinterpret_cast<unsigned*>(p) = pack2(acc[w][4 * j], acc[w][4 * j + 1], kBf16);
+      *reinterpret_cast<unsigned*>(p) =
+          pack2(acc[w][4 * j] * scale, acc[w][4 * j + 1] * scale, kBf16);
       *reinterpret_cast<unsigned*>(p + 8 * Cfg::kOutRowBytes) =
-          pack2(acc[w][4 * j + 2], acc[w][4 * j + 3], kBf16);
+          pack2(acc[w][4 * j + 2] * scale, acc[w][4 * j + 3] * scale, kBf16);
     }
   }
   consumers_sync(128 * Cfg::CONSUMERS);
@@ -513,14 +566,15 @@ __device__ __forceinline__ void store_tile(unsigned char* ring,
 
 // Split-K's epilogue: each CTA of the cluster leaves its fp32 partial tile in its own ring;
 // then each reduces its share of the tile's 8-column chunks over the cluster's partials, in
-// rank order (the same sum every run), and writes them in the output type. The last barrier
-// keeps every partial in place until the whole cluster has read it.
+// rank order (the same sum every run), and writes them times `scale` in the output type. The
+// last barrier keeps every partial in place until the whole cluster has read it.
 template <class Cfg, bool kBf16>
 __device__ __forceinline__ void reduce_split_tile(unsigned char* ring,
                                                   const float (&acc)[Cfg::MW][Cfg::BN / 2],
                                                   unsigned short* __restrict__ C, int M, int N,
-                                                  int m0, int n0, int splits, bool aligned,
-                                                  int consumer, int warp, int lane) {
+                                                  int m0, int n0, int splits, float scale,
+                                                  bool aligned, int consumer, int warp,
+                                                  int lane) {
 #pragma unroll
   for (int w = 0; w < Cfg::MW; ++w) {
     const int row = (consumer * Cfg::MW + w) * 64 + warp * 16 + lane / 4;
@@ -547,10 +601,10 @@ __device__ __forceinline__ void reduce_split_tile(unsigned char* ring,
     for (int p = 0; p < splits; ++p)
       add_remote8(v, base + r * Cfg::kAccRowBytes + c * 32, static_cast<unsigned>(p));
     uint4 packed;
-    packed.x = pack2(v[0], v[1], kBf16);
-    packed.y = pack2(v[2], v[3], kBf16);
-    packed.z = pack2(v[4], v[5], kBf16);
-    packed.w = pack2(v[6], v[7], kBf16);
+    packed.x = pack2(v[0] * scale, v[1] * scale, kBf16);
+    packed.y = pack2(v[2] * scale, v[3] * scale, kBf16);
+    packed.z = pack2(v[4] * scale, v[5] * scale, kBf16);
+    packed.w = pack2(v[6] * scale, v[7] * scale, kBf16);
     unsigned short* dst = C + static_cast<long long>(m0 + r) * N + n;
     if (aligned) {
       *reinterpret_cast<uint4*>(dst) = packed;
@@ -564,11 +618,15 @@ __device__ __forceinline__ void reduce_split_tile(unsigned char* ring,
   cluster_sync();
 }
 
-template <class Cfg, bool kBf16>
-__device__ __forceinline__ void gemm_sm90(const unsigned short* __restrict__ A,
-                                          const unsigned short* __restrict__ B,
+// `scale` multiplies the result (fp8's scale_a * scale_b; 1 for the 16-bit types).
+template <class Cfg, In kIn>
+__device__ __forceinline__ void gemm_sm90(const unsigned char* __restrict__ A,
+                                          const unsigned char* __restrict__ B,
                                           unsigned short* __restrict__ C, int M, int N, int K,
-                                          const TensorMap& map_a, const TensorMap& map_b) {
+                                          float scale, const TensorMap& map_a,
+                                          const TensorMap& map_b) {
+  using I = Input<kIn>;
+  constexpr int kBK = I::kBK;
   // The swizzle is a function of address bits: the ring starts 1024-byte aligned.
   const unsigned base = shared_address(gemm_sm90_smem);
   unsigned char* ring = gemm_sm90_smem + (((base + 1023u) & ~1023u) - base);
@@ -579,7 +637,9 @@ __device__ __forceinline__ void gemm_sm90(const unsigned short* __restrict__ A,
   const unsigned long long addresses = reinterpret_cast<unsigned long long>(A) |
                                        reinterpret_cast<unsigned long long>(B) |
                                        reinterpret_cast<unsigned long long>(C);
-  const bool aligned = K % 8 == 0 && N % 8 == 0 && addresses % 16 == 0;
+  // K in whole 16-byte chunks (A's rows, and B's as fp8), N in whole chunks of the output's
+  // (and 16-bit B's) 16-bit elements.
+  const bool aligned = K * I::kBytes % 16 == 0 && N % 8 == 0 && addresses % 16 == 0;
   // The tensor maps are usable exactly when the rows are whole 16-byte chunks and the buffers
   // aligned: one thread then moves each stage with TMA copies.
   const bool use_tma = Cfg::TMA && aligned;
@@ -627,8 +687,9 @@ __device__ __forceinline__ void gemm_sm90(const unsigned short* __restrict__ A,
     const int stage = s % Cfg::STAGES;
     unsigned char* a_stage = ring + stage * Cfg::kStageBytes;
     if (use_tma) {
-      // A: each consumer's MW x 64 rows of 64 K; B: BN / 64 blocks of 64 K rows x 64 N. The
-      // boxes land in the 128-byte swizzle wgmma reads; rows and columns past the edges are zeros.
+      // A: each consumer's MW x 64 rows of one k-step; B: BN / 64 blocks of 64 K rows x 64 N
+      // (or, K-major, of 64 N rows of one k-step). The boxes land in the 128-byte swizzle wgmma
+      // reads; rows and columns past the edges are zeros.
       const unsigned a = shared_address(a_stage);
       const unsigned b = a + Cfg::kAStageBytes;
       mbar_arrive_expect_bytes(full(stage), Cfg::kStageBytes);
@@ -637,12 +698,15 @@ __device__ __forceinline__ void gemm_sm90(const unsigned short* __restrict__ A,
         tma_load_2d(a + c * Cfg::MW * 64 * 128, map_a, (first_step + s) * kBK,
                     m0 + c * Cfg::MW * 64, full(stage));
 #pragma unroll
-      for (int j = 0; j < Cfg::BN / 64; ++j)
-        tma_load_2d(b + j * kBK * 128, map_b, n0 + 64 * j, (first_step + s) * kBK,
-                    full(stage));
+      for (int j = 0; j < Cfg::BN / 64; ++j) {
+        if constexpr (I::kBKMajor)
+          tma_load_2d(b + j * 8192, map_b, (first_step + s) * kBK, n0 + 64 * j, full(stage));
+        else
+          tma_load_2d(b + j * 8192, map_b, n0 + 64 * j, (first_step + s) * kBK, full(stage));
+      }
       return;
     }
-    load_stage<Cfg>(a_stage, a_stage + Cfg::kAStageBytes, A, B, M, N, K, m0, n0,
+    load_stage<Cfg, kIn>(a_stage, a_stage + Cfg::kAStageBytes, A, B, M, N, K, m0, n0,
                     (first_step + s) * kBK, t, aligned);
     if (aligned) {
       mbar_arrive_on_copies(full(stage));
@@ -685,13 +749,16 @@ __device__ __forceinline__ void gemm_sm90(const unsigned short* __restrict__ A,
     const unsigned b_stage = shared_address(ring + stage * Cfg::kStageBytes + Cfg::kAStageBytes);
     wgmma_fence();
 #pragma unroll
-    for (int kk = 0; kk < kBK / 16; ++kk) {
+    for (int kk = 0; kk < 4; ++kk) {
 #pragma unroll
       for (int w = 0; w < Cfg::MW; ++w) {
-        // 16 elements of K: 32 bytes into A's swizzled rows, two 8-row groups of B. (Skipping
-        // the wgmma of rows past M would put it on a divergent path, which ptxas serializes.)
-        wgmma_ss<Cfg::BN, kBf16>(acc[w], descriptor(a_stage + w * 64 * 128 + kk * 32, 16),
-                                 descriptor(b_stage + kk * 2048, kBK * 128));
+        // 32 bytes of K: into A's swizzled rows (and K-major B's), or two 8-row groups of
+        // MN-major B. (Skipping the wgmma of rows past M would put it on a divergent path,
+        // which ptxas serializes.)
+        const unsigned long long desc_b = I::kBKMajor
+                                              ? descriptor(b_stage + kk * 32, 16)
+                                              : descriptor(b_stage + kk * 2048, kBK * 128);
+        wgmma_ss<Cfg::BN, kIn>(acc[w], descriptor(a_stage + w * 64 * 128 + kk * 32, 16), desc_b);
       }
     }
     wgmma_commit();
@@ -713,25 +780,32 @@ __device__ __forceinline__ void gemm_sm90(const unsigned short* __restrict__ A,
   // Epilogue: every consumer is past its last wgmma before the ring is overwritten.
   consumers_sync(128 * Cfg::CONSUMERS);
   if (split_k) {
-    reduce_split_tile<Cfg, kBf16>(ring, acc, C, M, N, m0, n0, splits, aligned, consumer, warp,
-                                  lane);
+    reduce_split_tile<Cfg, I::kBf16Out>(ring, acc, C, M, N, m0, n0, splits, scale, aligned,
+                                        consumer, warp, lane);
   } else {
-    store_tile<Cfg, kBf16>(ring, acc, C, M, N, m0, n0, aligned, consumer, warp, lane);
+    store_tile<Cfg, I::kBf16Out>(ring, acc, C, M, N, m0, n0, scale, aligned, consumer, warp,
+                                 lane);
   }
 }
 
-// The reference: one thread per element of C, double accumulation, any launch geometry,
-// rounded once to the output type.
-template <class T>
-__device__ __forceinline__ void gemm_naive(const T* __restrict__ A, const T* __restrict__ B,
-                                           T* __restrict__ C, int M, int N, int K) {
+// f(e) for every e below n, spread over any launch geometry.
+template <class F>
+__device__ __forceinline__ void for_each_element(long long n, F&& f) {
   const long long threads = static_cast<long long>(gridDim.x) * gridDim.y * gridDim.z * blockDim.x *
                             blockDim.y * blockDim.z;
   const long long block =
       (static_cast<long long>(blockIdx.z) * gridDim.y + blockIdx.y) * gridDim.x + blockIdx.x;
   const long long first = block * blockDim.x * blockDim.y * blockDim.z +
                           (threadIdx.z * blockDim.y + threadIdx.y) * blockDim.x + threadIdx.x;
-  for (long long e = first; e < static_cast<long long>(M) * N; e += threads) {
+  for (long long e = first; e < n; e += threads) f(e);
+}
+
+// The references: one thread per element of C, double accumulation, rounded once to the
+// output type.
+template <class T>
+__device__ __forceinline__ void gemm_naive(const T* __restrict__ A, const T* __restrict__ B,
+                                           T* __restrict__ C, int M, int N, int K) {
+  for_each_element(static_cast<long long>(M) * N, [&](long long e) {
     const long long m = e / N;
     const long long n = e % N;
     double s = 0.0;
@@ -739,7 +813,22 @@ __device__ __forceinline__ void gemm_naive(const T* __restrict__ A, const T* __r
       s += static_cast<double>(static_cast<float>(A[m * K + k])) * static_cast<float>(B[k * N + n]);
     }
     C[e] = static_cast<T>(static_cast<float>(s));
-  }
+  });
+}
+
+// FP8: B is [N, K]; the scales multiply the exact sum.
+__device__ __forceinline__ void gemm_naive_fp8(const __nv_fp8_e4m3* __restrict__ A,
+                                               const __nv_fp8_e4m3* __restrict__ B,
+                                               __nv_bfloat16* __restrict__ C, float scale_a,
+                                               float scale_b, int M, int N, int K) {
+  for_each_element(static_cast<long long>(M) * N, [&](long long e) {
+    const long long m = e / N;
+    const long long n = e % N;
+    double s = 0.0;
+    for (int k = 0; k < K; ++k)
+      s += static_cast<double>(static_cast<float>(A[m * K + k])) * static_cast<float>(B[n * K + k]);
+    C[e] = __float2bfloat16(static_cast<float>(s * scale_a * scale_b));
+  });
 }
 
 }  // namespace gemm_sm90_detail
@@ -752,6 +841,9 @@ using G90Bf16Config =
     gemm_sm90_detail::Config<G90_BF16_BN, G90_BF16_CONSUMERS, G90_BF16_MW, G90_BF16_STAGES,
                              G90_BF16_GROUP_M, G90_BF16_PRODUCERS, G90_BF16_TMA,
                              G90_BF16_SPLIT>;
+using G90Fp8Config =
+    gemm_sm90_detail::Config<G90_FP8_BN, G90_FP8_CONSUMERS, G90_FP8_MW, G90_FP8_STAGES,
+                             G90_FP8_GROUP_M, G90_FP8_PRODUCERS, G90_FP8_TMA, G90_FP8_SPLIT>;
 
 // clang-format off
 /* @kernelevo
@@ -813,10 +905,9 @@ extern "C" __global__ void __launch_bounds__(G90F16Config::kThreads, 1)
     gemm_sm90_f16(const __half* __restrict__ A, const __half* __restrict__ B,
                   __half* __restrict__ C, int M, int N, int K,
                   const __grid_constant__ TensorMap map_a, const __grid_constant__ TensorMap map_b) {
-  gemm_sm90_detail::gemm_sm90<G90F16Config, false>(reinterpret_cast<const unsigned short*>(A),
-                                                   reinterpret_cast<const unsigned short*>(B),
-                                                   reinterpret_cast<unsigned short*>(C), M, N, K,
-                                                   map_a, map_b);
+  gemm_sm90_detail::gemm_sm90<G90F16Config, gemm_sm90_detail::In::f16>(
+      reinterpret_cast<const unsigned char*>(A), reinterpret_cast<const unsigned char*>(B),
+      reinterpret_cast<unsigned short*>(C), M, N, K, 1.0f, map_a, map_b);
 }
 
 // clang-format off
@@ -879,10 +970,78 @@ extern "C" __global__ void __launch_bounds__(G90Bf16Config::kThreads, 1)
     gemm_sm90_bf16(const __nv_bfloat16* __restrict__ A, const __nv_bfloat16* __restrict__ B,
                    __nv_bfloat16* __restrict__ C, int M, int N, int K,
                    const __grid_constant__ TensorMap map_a, const __grid_constant__ TensorMap map_b) {
-  gemm_sm90_detail::gemm_sm90<G90Bf16Config, true>(reinterpret_cast<const unsigned short*>(A),
-                                                   reinterpret_cast<const unsigned short*>(B),
-                                                   reinterpret_cast<unsigned short*>(C), M, N, K,
-                                                   map_a, map_b);
+  gemm_sm90_detail::gemm_sm90<G90Bf16Config, gemm_sm90_detail::In::bf16>(
+      reinterpret_cast<const unsigned char*>(A), reinterpret_cast<const unsigned char*>(B),
+      reinterpret_cast<unsigned short*>(C), M, N, K, 1.0f, map_a, map_b);
+}
+
+// clang-format off
+/* @kernelevo
+id: gemm_sm90_fp8
+kernel: gemm_sm90_fp8
+arch: sm_90a
+params:
+  G90_FP8_BN: [64, 128, 192, 256]
+  G90_FP8_CONSUMERS: [1, 2, 3]
+  G90_FP8_MW: [1, 2]
+  G90_FP8_STAGES: [2, 3, 4, 5, 6]
+  G90_FP8_GROUP_M: [1, 8, 16]
+  G90_FP8_PRODUCERS: [0, 1]
+  G90_FP8_TMA: [0, 1]
+  G90_FP8_SPLIT: [1, 2, 4, 8]
+let:
+  BM: "64 * G90_FP8_CONSUMERS * G90_FP8_MW"
+  STAGE_BYTES: "64 * G90_FP8_CONSUMERS * G90_FP8_MW * 128 + 128 * G90_FP8_BN"
+  THREADS: "128 * (G90_FP8_CONSUMERS + G90_FP8_PRODUCERS)"
+  TILES: "ceil_div(M, BM) * ceil_div(N, G90_FP8_BN)"
+  SPLIT_CTAS: "(TILES < 132) * (G90_FP8_SPLIT - 1) + 1"
+constraints:
+  - "G90_FP8_MW * G90_FP8_BN <= 256"
+  - "G90_FP8_STAGES * STAGE_BYTES + 16 * G90_FP8_STAGES + 1024 <= 227 * 1024"
+  - "BM * (2 * G90_FP8_BN + 16) <= G90_FP8_STAGES * STAGE_BYTES"
+  - "(G90_FP8_MW * G90_FP8_BN / 2 + 40) * THREADS <= 65536"
+  - "G90_FP8_SPLIT == 1 || G90_FP8_PRODUCERS == 0"
+  - "G90_FP8_SPLIT == 1 || BM * (4 * G90_FP8_BN + 16) <= G90_FP8_STAGES * STAGE_BYTES"
+problems:
+  - {M: 4096, N: 4096, K: 4096}
+  - {M: 8192, N: 1024, K: 4096}
+  - {M: 16, N: 4096, K: 4096}
+validate:
+  - {M: 129, N: 67, K: 33}
+  - {M: 200, N: 136, K: 72}
+  - {M: 3, N: 1000, K: 24}
+  - {M: 300, N: 40, K: 1000}
+  - {M: 16, N: 512, K: 4096}
+  - {M: 129, N: 264, K: 160}
+args:
+  - {name: A, type: "const __nv_fp8_e4m3*", count: "M*K", init: {randint: [-4, 5]}}
+  - {name: B, type: "const __nv_fp8_e4m3*", count: "N*K", init: {randint: [-4, 5]}}
+  - {name: C, type: "bfloat16*", count: "M*N", output: true}
+  - {name: scale_a, type: "const float*", count: 1, init: {uniform: [0.5, 2]}}
+  - {name: scale_b, type: "const float*", count: 1, init: {uniform: [0.5, 2]}}
+  - {name: M, type: int, value: M}
+  - {name: N, type: int, value: N}
+  - {name: K, type: int, value: K}
+  - {name: map_a, tensor_map: {of: A, dims: [K, M], box: [128, "64 * G90_FP8_MW"], swizzle: 128}}
+  - {name: map_b, tensor_map: {of: B, dims: [K, N], box: [128, 64], swizzle: 128}}
+launch:
+  grid: ["TILES * SPLIT_CTAS"]
+  block: ["THREADS"]
+  shared_bytes: "G90_FP8_STAGES * STAGE_BYTES + 16 * G90_FP8_STAGES + 1024"
+  cluster: "SPLIT_CTAS"
+reference: gemm_sm90_fp8_naive
+tolerance: {rtol: 1e-2, atol: 1e-2}
+metrics: {flops: "2*M*N*K", bytes: "M*K + N*K + M*N*2"}
+*/
+// clang-format on
+extern "C" __global__ void __launch_bounds__(G90Fp8Config::kThreads, 1)
+    gemm_sm90_fp8(const __nv_fp8_e4m3* __restrict__ A, const __nv_fp8_e4m3* __restrict__ B,
+                  __nv_bfloat16* __restrict__ C, const float* __restrict__ scale_a,
+                  const float* __restrict__ scale_b, int M, int N, int K,
+                  const __grid_constant__ TensorMap map_a, const __grid_constant__ TensorMap map_b) {
+  gemm_sm90_detail::gemm_sm90<G90Fp8Config, gemm_sm90_detail::In::e4m3>(
+      reinterpret_cast<const unsigned char*>(A), reinterpret_cast<const unsigned char*>(B),
+      reinterpret_cast<unsigned short*>(C), M, N, K, *scale_a * *scale_b, map_a, map_b);
 }
 
 // The references take the tensor maps too (one argument list) and ignore them.
@@ -899,4 +1058,14 @@ extern "C" __global__ void gemm_sm90_bf16_naive(const __nv_bfloat16* __restrict_
                                                 int K, const __grid_constant__ TensorMap,
                                                 const __grid_constant__ TensorMap) {
   gemm_sm90_detail::gemm_naive(A, B, C, M, N, K);
+}
+
+extern "C" __global__ void gemm_sm90_fp8_naive(const __nv_fp8_e4m3* __restrict__ A,
+                                               const __nv_fp8_e4m3* __restrict__ B,
+                                               __nv_bfloat16* __restrict__ C,
+                                               const float* __restrict__ scale_a,
+                                               const float* __restrict__ scale_b, int M, int N,
+                                               int K, const __grid_constant__ TensorMap,
+                                               const __grid_constant__ TensorMap) {
+  gemm_sm90_detail::gemm_naive_fp8(A, B, C, *scale_a, *scale_b, M, N, K);
 }

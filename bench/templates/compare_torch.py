@@ -234,8 +234,9 @@ def torch_dtype(torch, ctype):
              "__nv_bfloat16": torch.bfloat16, "int8_t": torch.int8, "int16_t": torch.int16,
              "int32_t": torch.int32, "int64_t": torch.int64, "uint8_t": torch.uint8,
              # same bytes; these are only allocated and passed, never computed with
-             "uint16_t": torch.int16, "uint32_t": torch.int32, "uint64_t": torch.int64}
-    if ctype not in table:
+             "uint16_t": torch.int16, "uint32_t": torch.int32, "uint64_t": torch.int64,
+             "__nv_fp8_e4m3": getattr(torch, "float8_e4m3fn", None)}
+    if table.get(ctype) is None:
         raise Skip(f"unsupported argument type {ctype}")
     return table[ctype]
 
@@ -249,8 +250,9 @@ def fill(torch, arg, count, dtype):
         return torch.full((count,), arg.get("init_value", 0.0), device=dev).to(dtype)
     if init == "iota":
         return torch.arange(count, device=dev).to(dtype)
-    if init == "randint":
-        return torch.randint(int(lo), int(hi), (count,), device=dev).to(dtype)
+    if init == "randint":  # through float32: integers convert to every float type, fp8 too
+        t = torch.randint(int(lo), int(hi), (count,), device=dev)
+        return (t.float() if dtype.is_floating_point else t).to(dtype)
     if init == "uniform":
         return (torch.rand(count, device=dev) * (hi - lo) + lo).to(dtype)
     if dtype.is_floating_point:
@@ -512,6 +514,8 @@ def measure_shape(ctx, plan, dims):
     row["ours_us"] = bench(launches["ours"])
     row["defaults_us"] = bench(launches["defaults"])
     row["torch_us"] = bench(lambda: entry.torch_fn(values, dims))
+    for label, fn in entry.also_timed.items():
+        row[f"{label}_us"] = bench(lambda fn=fn: fn(values, dims))
     if ctx.get("bench_dobench"):  # the same two kernels under triton's do_bench
         row["ours_us_dobench"] = ctx["bench_dobench"](launches["ours"])
         row["torch_us_dobench"] = ctx["bench_dobench"](lambda: entry.torch_fn(values, dims))

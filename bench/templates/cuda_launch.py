@@ -59,9 +59,11 @@ def pointer_arg(address):
 
 # The spec's C types of tensor-map buffers -> cuda.h's CUtensorMapDataType.
 _TENSOR_TYPES = {"uint8_t": 0, "int8_t": 0, "uint16_t": 1, "int16_t": 1, "uint32_t": 2, "int32_t": 3,
-                 "uint64_t": 4, "int64_t": 5, "__half": 6, "float": 7, "double": 8, "__nv_bfloat16": 9}
+                 "uint64_t": 4, "int64_t": 5, "__half": 6, "float": 7, "double": 8, "__nv_bfloat16": 9,
+                 "__nv_fp8_e4m3": 0}
 _SIZES = {"uint8_t": 1, "int8_t": 1, "uint16_t": 2, "int16_t": 2, "__half": 2, "__nv_bfloat16": 2,
-          "uint32_t": 4, "int32_t": 4, "float": 4, "uint64_t": 8, "int64_t": 8, "double": 8}
+          "uint32_t": 4, "int32_t": 4, "float": 4, "uint64_t": 8, "int64_t": 8, "double": 8,
+          "__nv_fp8_e4m3": 1}
 _SWIZZLES = {0: 0, 32: 1, 64: 2, 128: 3}
 CU_TENSOR_MAP_L2_PROMOTION_L2_256B = 3
 

@@ -25,12 +25,13 @@ class Entry:
     rtol: Optional[float] = None  # None: by the output's dtype (TOLERANCES)
     atol: Optional[float] = None
     notes: str = ""
-    extra: Dict[str, object] = field(default_factory=dict)
     # Memory-bound: torch_fn is also timed under torch.compile (the GEMMs call cuBLAS either way).
     memory_bound: bool = True
     # The problem dimension of the per-shape form (run.sh's PER_SHAPE=1: the template copied
     # by `kernelevo init --dispatch DIM`, a winner per listed size of DIM); None: none.
     dispatch_by: Optional[str] = None
+    # Other PyTorch code timed beside torch_fn on the same inputs, by label (row["LABEL_us"]).
+    also_timed: Dict[str, Callable] = field(default_factory=dict)
 
 
 # rtol, atol per output dtype name (the spec's C type), against PyTorch's result.
@@ -140,6 +141,25 @@ def _matmul_fp32_out(a, d):
     return [torch.mm(A, B, out_dtype=torch.float32)]
 
 
+def _scaled_mm(fast_accum):
+    """torch._scaled_mm (cuBLASLt FP8): A [M, K] row-major, B given as [N, K] (column-major
+    K x N, as _scaled_mm requires), per-tensor scales, bf16 out. fast_accum: wgmma's own
+    accumulation, as the template does; without it cuBLASLt adds partial sums in fp32."""
+
+    def fn(a, d):
+        import torch
+
+        A = a["A"].view(d["M"], d["K"])
+        Bt = a["B"].view(d["N"], d["K"])
+        if A.device.type != "cuda":  # the CPU tests
+            out = (A.float() @ Bt.float().t()) * a["scale_a"].float() * a["scale_b"].float()
+            return [out.to(torch.bfloat16)]
+        return [torch._scaled_mm(A, Bt.t(), scale_a=a["scale_a"].view(()), scale_b=a["scale_b"].view(()),
+                                 out_dtype=torch.bfloat16, use_fast_accum=fast_accum)]
+
+    return fn
+
+
 def _matmul_same_type(a, d):
     # The kernel writes its input type, as cuBLAS's A @ B does: cuBLAS is timed alone.
     A = a["A"].view(d["M"], d["K"])
@@ -196,6 +216,12 @@ ENTRIES = [
           rtol=1e-2, atol=1e-2, memory_bound=False),
     Entry("gemm_sm90", "gemm_sm90_bf16", GEMM_SM90_SHAPES, _matmul_same_type, "A @ B, bf16 (cuBLAS, bf16 out)",
           rtol=2e-2, atol=2e-2, memory_bound=False),
+    # The FP8 kernel against cuBLASLt's fast accumulation (the same work as the template's);
+    # its default mode (fp32 partial sums, more work) is timed beside it.
+    Entry("gemm_sm90", "gemm_sm90_fp8", GEMM_SM90_SHAPES, _scaled_mm(True),
+          "torch._scaled_mm, e4m3 in, bf16 out, use_fast_accum=True (cuBLASLt)",
+          rtol=2e-2, atol=2e-2, memory_bound=False,
+          also_timed={"scaled_mm_default_accum": _scaled_mm(False)}),
 ]
 
 

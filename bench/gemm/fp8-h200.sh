@@ -1,0 +1,56 @@
+#!/usr/bin/env bash
+# On an H200 (or any sm_90 GPU), one call: builds kernelevo (Release), runs the GPU tests,
+# tunes gemm_sm90.cu's FP8 kernel and times every gemm_sm90 kernel beside cuBLAS
+# (bench/templates/compare_torch.py: A @ B for fp16/bf16, torch._scaled_mm for fp8), then packs
+# everything into OUT_DIR/results.tgz with the comparison table beside it.
+#   bench/gemm/fp8-h200.sh OUT_DIR
+# Environment: BUDGET (default 60), TUNE_TIME (default 150s), REP_MS (default 150), SKIP_TESTS=1
+# to leave the GPU tests out.
+set -uo pipefail
+out=${1:?usage: bench/gemm/fp8-h200.sh OUT_DIR}
+root=$(cd "$(dirname "$0")/../.." && pwd)
+cd "$root" || exit 1
+r=$out/r
+mkdir -p "$r"
+build=${BUILD_DIR:-/tmp/kernelevo-fp8-build}
+export PATH=/usr/local/cuda/bin:$PATH
+t0=$(date +%s)
+step() { echo "== $* ($(($(date +%s) - t0)) s)"; }
+{
+  date -u +%Y-%m-%dT%H:%M:%SZ
+  git rev-parse --short HEAD 2>/dev/null
+  nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm --format=csv,noheader
+} > "$r/environment.txt" 2>&1
+step build
+if ! { cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DKERNELEVO_BUILD_BENCH=OFF &&
+       ninja -C "$build" -j16 kernelevo $([[ ${SKIP_TESTS:-0} == 1 ]] || echo kernelevo_gpu_tests); } \
+       > "$r/build.log" 2>&1; then
+  tail -30 "$r/build.log"
+  exit 1
+fi
+kev=$build/tool/kernelevo
+export KERNELEVO_CACHE_DIR=$build/compile-cache
+if [[ ${SKIP_TESTS:-0} != 1 ]]; then
+  step "GPU tests"
+  (cd "$build" && ctest -L gpu --timeout 120) > "$r/ctest_gpu.log" 2>&1
+  tail -4 "$r/ctest_gpu.log"
+fi
+"$kev" devices --format json > "$r/devices.json" 2>&1
+step "tune gemm_sm90_fp8"
+"$kev" tune templates/gemm_sm90.cu --kernel gemm_sm90_fp8 --strategy auto --budget "${BUDGET:-60}" \
+  --time "${TUNE_TIME:-150s}" --trace "$r/trace_fp8.jsonl" --lockfile "$r/kernelevo.lock.json" \
+  --format json > "$r/tune_fp8.json" 2> "$r/tune_fp8.log"
+tail -12 "$r/tune_fp8.log"
+step "compare with cuBLAS"
+python3 bench/templates/compare_torch.py --out "$r" --kernelevo "$kev" --rep-ms "${REP_MS:-150}" \
+  --source-root . --no-compile --command "bench/gemm/fp8-h200.sh" gemm_sm90 > "$r/compare.log" 2>&1
+tail -5 "$r/compare.log"
+cp "$r/templates.md" "$out/templates.md" 2>/dev/null
+cat "$r/templates.md"
+# The fp8 winner's matrix instructions (QGMMA: wgmma on fp8), and no HGMMA/HMMA fallback.
+for c in "$r"/cubins/*fp8*; do
+  echo "$(basename "$c"): $(cuobjdump -sass "$c" | grep -o '[QH]GMMA\.[0-9A-Zx.]*' | sort | uniq -c | tr '\n' ' ')"
+done | tee "$r/sass_fp8.txt"
+rm -rf "$r/cubins"
+step done
+(cd "$out" && tar czf results.tgz r && rm -rf r)
