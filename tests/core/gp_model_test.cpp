@@ -109,5 +109,49 @@ TEST(GpModelTest, ExpectedImprovementGrowsWithTheGainAndTheSpread) {
   EXPECT_GT(expected_improvement({1.0, 1.0}, 2.0), expected_improvement({1.5, 1.0}, 2.0));
 }
 
+// Block sizes 16..256 in steps of 16, where powers of two run fast and the others slow
+// (as in recorded convolution spaces): trained on the smaller half, the features predict
+// that 256 is fast and 240 slow; value ranks alone cannot tell them apart.
+TEST(GpModelTest, PowerOfTwoFeaturesPredictUnseenPowersOfTwo) {
+  std::vector<Value> sizes;
+  for (std::int64_t v = 16; v <= 256; v += 16) sizes.emplace_back(v);
+  const std::vector<Dimension> dims = {{"BLOCK", sizes}};
+  auto time_of = [&](std::uint32_t rank) {
+    const auto v = *sizes[rank].as_int();
+    return (v & (v - 1)) == 0 ? 1.0 : 3.0;
+  };
+  const Point p256{15}, p240{14};
+  double gap[2] = {0, 0};
+  for (const bool features : {false, true}) {
+    GpModel gp(dims, 1, features);
+    for (std::uint32_t r = 0; r < 9; ++r) gp.add({r}, std::log(time_of(r)));
+    gp.fit();
+    gap[features] = gp.predict(p240).mean - gp.predict(p256).mean;
+  }
+  EXPECT_GT(gap[1], 0.5);  // the features: 240 predicted well above 256 (log 3 = 1.1 apart)
+  EXPECT_LT(std::abs(gap[0]), 0.25);  // ranks alone: neighbours predicted alike
+}
+
+TEST(GpModelTest, PowerOfTwoFeaturesLeaveOtherParametersAsRanks) {
+  // Values all powers of two, or not integers: no extra coordinates, the same predictions.
+  std::vector<Value> powers, reals;
+  for (std::int64_t v = 1; v <= 64; v *= 2) powers.emplace_back(v);
+  for (int v = 0; v < 7; ++v) reals.emplace_back(0.5 + v);
+  const std::vector<Dimension> dims = {{"P", powers}, {"R", reals}};
+  GpModel plain(dims, 1, false), featured(dims, 1, true);
+  for (std::uint32_t a = 0; a < 7; a += 2)
+    for (std::uint32_t b = 0; b < 7; b += 3) {
+      const double y = 0.1 * a + 0.2 * b;
+      plain.add({a, b}, y);
+      featured.add({a, b}, y);
+    }
+  plain.fit();
+  featured.fit();
+  for (const Point& p : {Point{1, 1}, Point{5, 4}, Point{6, 6}}) {
+    EXPECT_DOUBLE_EQ(plain.predict(p).mean, featured.predict(p).mean);
+    EXPECT_DOUBLE_EQ(plain.predict(p).sd, featured.predict(p).sd);
+  }
+}
+
 }  // namespace
 }  // namespace kev

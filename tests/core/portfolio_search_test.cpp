@@ -123,10 +123,11 @@ PortfolioOptions gp_options() {
   o.maximin = true;
   o.gp = true;
   o.ard_passes = 1;
+  o.power_of_two_features = true;
   o.failed_as_worst = true;
   o.model_phase = 20;
-  o.model_share = 0.5;
-  o.pool_random = 0;
+  o.model_share = 0.7;
+  o.pool_random = 300;
   o.pool_elites = 10;
   return o;
 }

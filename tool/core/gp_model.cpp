@@ -1,8 +1,11 @@
 #include "core/gp_model.h"
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
+#include <cstdint>
 #include <limits>
+#include <optional>
 
 namespace kev {
 
@@ -29,20 +32,63 @@ double dot(const double* a, const double* b, std::size_t n) {
 }
 }  // namespace
 
-GpModel::GpModel(const std::vector<Dimension>& dims, int ard_passes) : ard_passes_(ard_passes) {
-  for (const auto& d : dims) {
-    const bool free = d.values.size() > 1;
-    scale_.push_back(free ? 1.0 / static_cast<double>(d.values.size() - 1) : 0.0);
-    if (free) ++active_;
+namespace {
+bool is_power_of_two(std::int64_t v) { return v > 0 && (v & (v - 1)) == 0; }
+
+// The dimension's values as positive integers, when they all are and mix powers of two with
+// other numbers.
+std::optional<std::vector<std::int64_t>> mixed_power_of_two(const Dimension& d) {
+  std::vector<std::int64_t> out;
+  std::size_t powers = 0;
+  for (const auto& v : d.values) {
+    const auto i = v.as_int();
+    if (!i || *i <= 0) return std::nullopt;
+    out.push_back(*i);
+    if (is_power_of_two(*i)) ++powers;
   }
+  if (powers == 0 || powers == out.size()) return std::nullopt;
+  return out;
+}
+}  // namespace
+
+GpModel::GpModel(const std::vector<Dimension>& dims, int ard_passes, bool power_of_two_features)
+    : ard_passes_(ard_passes) {
+  for (std::size_t d = 0; d < dims.size(); ++d) {
+    const std::size_t n = dims[d].values.size();
+    if (n < 2) continue;
+    std::vector<double> rank(n);
+    for (std::size_t v = 0; v < n; ++v)
+      rank[v] = static_cast<double>(v) / static_cast<double>(n - 1);
+    column_dim_.push_back(d);
+    column_value_.push_back(std::move(rank));
+    if (!power_of_two_features) continue;
+    const auto ints = mixed_power_of_two(dims[d]);
+    if (!ints) continue;
+    std::vector<double> power(n), zeros(n);
+    double most_zeros = 0;
+    for (std::size_t v = 0; v < n; ++v) {
+      power[v] = is_power_of_two((*ints)[v]) ? 1.0 : 0.0;
+      zeros[v] = static_cast<double>(std::countr_zero(static_cast<std::uint64_t>((*ints)[v])));
+      most_zeros = std::max(most_zeros, zeros[v]);
+    }
+    for (auto& z : zeros) z = most_zeros > 0 ? z / most_zeros : 0.0;
+    column_dim_.push_back(d);
+    column_value_.push_back(std::move(power));
+    column_dim_.push_back(d);
+    column_value_.push_back(std::move(zeros));
+  }
+  active_ = column_dim_.size();
   weight_.assign(active_, 1.0 / (length_ * length_));
 }
 
 std::vector<double> GpModel::coords(const Point& p) const {
   std::vector<double> x;
   x.reserve(active_);
-  for (std::size_t d = 0; d < scale_.size(); ++d)
-    if (scale_[d] > 0) x.push_back(d < p.size() ? static_cast<double>(p[d]) * scale_[d] : 0.0);
+  for (std::size_t c = 0; c < active_; ++c) {
+    const std::size_t d = column_dim_[c];
+    const auto& values = column_value_[c];
+    x.push_back(d < p.size() && p[d] < values.size() ? values[p[d]] : 0.0);
+  }
   return x;
 }
 

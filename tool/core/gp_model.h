@@ -1,6 +1,11 @@
 #pragma once
 // A Gaussian-process surrogate of a discrete space, for expected-improvement picks: each
 // point is its parameters' value ranks scaled to [0, 1] (a parameter of one value drops out),
+// and, with power_of_two_features, for each integer parameter whose values mix powers of two
+// and other numbers, two more coordinates: whether the value is a power of two, and its
+// number of trailing zero bits (scaled to [0, 1]). On GPU kernels those often matter more
+// than the value's rank (a block of 64 threads fast, one of 48 or 80 slow, 128 fast again),
+// which no smooth function of the rank can follow.
 // the kernel a Matern 5/2 of the scaled Euclidean distance, the targets standardised. fit()
 // picks one length scale and the noise from a small grid by the marginal likelihood, then
 // (ard_passes > 0) each dimension's own scale, one at a time, from a few multiples of it (a
@@ -21,7 +26,8 @@ struct GpPrediction {
 
 class GpModel {
  public:
-  explicit GpModel(const std::vector<Dimension>& dims, int ard_passes = 0);
+  explicit GpModel(const std::vector<Dimension>& dims, int ard_passes = 0,
+                   bool power_of_two_features = false);
   // Adds a target (e.g. log(time)); the model takes it in at the next fit or update().
   void add(const Point& p, double y);
   [[nodiscard]] std::size_t size() const { return ys_.size(); }
@@ -51,9 +57,12 @@ class GpModel {
   // log marginal likelihood of the current factor and targets.
   [[nodiscard]] double log_likelihood() const;
 
-  std::vector<double> scale_;  // 1 / (values - 1) per dimension, 0 for one value
-  std::size_t active_ = 0;     // dimensions with more than one value
-  std::vector<double> xs_;     // active_ coordinates per point
+  // The coordinates: each column's dimension, and the column's coordinate for each of its
+  // dimension's values.
+  std::vector<std::size_t> column_dim_;
+  std::vector<std::vector<double>> column_value_;
+  std::size_t active_ = 0;  // columns
+  std::vector<double> xs_;  // active_ coordinates per point
   std::vector<double> ys_;
   std::vector<double> z_;  // standardised targets of the factored points
   double y_mean_ = 0, y_sd_ = 1;

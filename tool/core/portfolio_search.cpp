@@ -14,7 +14,7 @@ PortfolioSearch::PortfolioSearch(const SearchSpace& space, std::uint64_t seed,
       options_(std::move(options)),
       descent_(state_, options_.descent),
       model_(space.dims()),
-      gp_(space.dims(), options_.ard_passes) {
+      gp_(space.dims(), options_.ard_passes, options_.power_of_two_features) {
   if (options_.surrogate_restarts) descent_.set_restart_source([this] { return surrogate_pick(); });
 }
 

@@ -44,8 +44,9 @@ struct PortfolioOptions {
   int pool_elites = 5;             // and the unseen neighbours of the best this many points
   double refit_growth = 1.2;       // the GP's scales are chosen again when its points grow so
   int ard_passes = 0;              // passes choosing each dimension's own length scale
-  bool failed_as_worst = false;    // failed points enter the GP at the worst time seen
-  LocalSearchOptions descent;      // the descent's moves and restarts
+  bool power_of_two_features = false;  // the GP also sees which values are powers of two
+  bool failed_as_worst = false;        // failed points enter the GP at the worst time seen
+  LocalSearchOptions descent;          // the descent's moves and restarts
 };
 
 class PortfolioSearch : public Strategy {

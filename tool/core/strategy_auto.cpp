@@ -21,16 +21,18 @@ std::unique_ptr<Strategy> make_auto(const SearchSpace& space, std::uint64_t seed
   options.descent.elite_count = 4;
   options.descent.perturb_min = 2;
   options.descent.perturb_max = 3;
-  // The surrogate is a Gaussian process: the first 60 asks after the initial samples go to
-  // its expected-improvement picks among the best 10 points' neighbours or to the descent,
-  // half each; restarts of the descent are random or perturb an elite, half each.
+  // The surrogate is a Gaussian process that also sees which values are powers of two: the
+  // first 200 asks after the initial samples go to its expected-improvement picks (among 300
+  // random points and the best 10 points' neighbours) or to the descent, 70% and 30%;
+  // restarts of the descent are random or perturb an elite, half each.
   options.maximin = true;
   options.gp = true;
   options.ard_passes = 1;
+  options.power_of_two_features = true;
   options.failed_as_worst = true;
-  options.model_phase = 60;
-  options.model_share = 0.5;
-  options.pool_random = 0;
+  options.model_phase = 200;
+  options.model_share = 0.7;
+  options.pool_random = 300;
   options.pool_elites = 10;
   options.surrogate_restarts = false;
   options.descent.random_restart = 0.5;
