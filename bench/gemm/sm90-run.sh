@@ -1,13 +1,17 @@
 #!/usr/bin/env bash
 # On an H200 (or any sm_90 GPU), one call: builds kernelevo (Release), runs the GPU tests,
-# tunes gemm_sm90.cu's FP8 kernel and times every gemm_sm90 kernel beside cuBLAS
+# tunes gemm_sm90.cu's kernels and times every gemm_sm90 kernel beside cuBLAS
 # (bench/templates/compare_torch.py: A @ B for fp16/bf16, torch._scaled_mm for fp8), then packs
 # everything into OUT_DIR/results.tgz with the comparison table beside it.
-#   bench/gemm/fp8-h200.sh OUT_DIR
-# Environment: BUDGET (default 60), TUNE_TIME (default 150s), REP_MS (default 150), SKIP_TESTS=1
-# to leave the GPU tests out.
+#   bench/gemm/sm90-run.sh OUT_DIR
+# Environment: KERNELS (the spec ids to tune, default gemm_sm90_fp8; empty: no tune, the source
+# defaults are compared), BUDGET (default 60), TUNE_TIME (default 150s, each kernel), REP_MS
+# (default 150), SKIP_TESTS=1 to leave the GPU tests out, BEFORE=DIR to time DIR/templates/
+# gemm_sm90.cu (an earlier version) at its source defaults too, just before ours
+# (r/before/templates.md), VARIANTS="--grid NAME=v1,v2 ..." to time a grid of the fp16
+# kernel's configurations (bench/templates/variants.py, r/variants/).
 set -uo pipefail
-out=${1:?usage: bench/gemm/fp8-h200.sh OUT_DIR}
+out=${1:?usage: bench/gemm/sm90-run.sh OUT_DIR}
 root=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$root" || exit 1
 r=$out/r
@@ -36,14 +40,32 @@ if [[ ${SKIP_TESTS:-0} != 1 ]]; then
   tail -4 "$r/ctest_gpu.log"
 fi
 "$kev" devices --format json > "$r/devices.json" 2>&1
-step "tune gemm_sm90_fp8"
-"$kev" tune templates/gemm_sm90.cu --kernel gemm_sm90_fp8 --strategy auto --budget "${BUDGET:-60}" \
-  --time "${TUNE_TIME:-150s}" --trace "$r/trace_fp8.jsonl" --lockfile "$r/kernelevo.lock.json" \
-  --format json > "$r/tune_fp8.json" 2> "$r/tune_fp8.log"
-tail -12 "$r/tune_fp8.log"
+for k in ${KERNELS-gemm_sm90_fp8}; do
+  step "tune $k"
+  "$kev" tune templates/gemm_sm90.cu --kernel "$k" --strategy auto --budget "${BUDGET:-60}" \
+    --time "${TUNE_TIME:-150s}" --trace "$r/trace_$k.jsonl" --lockfile "$r/kernelevo.lock.json" \
+    --format json > "$r/tune_$k.json" 2> "$r/tune_$k.log"
+  tail -4 "$r/tune_$k.log"
+done
+if [[ -n ${BEFORE:-} ]]; then
+  step "$BEFORE/templates/gemm_sm90.cu, source defaults"
+  mkdir -p "$r/before"
+  python3 bench/templates/compare_torch.py --out "$r/before" --kernelevo "$kev" --rep-ms "${REP_MS:-150}" \
+    --source-root "$BEFORE" --no-compile --command "$BEFORE/templates/gemm_sm90.cu" gemm_sm90 \
+    > "$r/before/compare.log" 2>&1
+  rm -rf "$r/before/cubins"
+fi
+if [[ -n ${VARIANTS:-} ]]; then
+  step "variants: $VARIANTS"
+  # shellcheck disable=SC2086
+  python3 bench/templates/variants.py --out "$r/variants" --kernelevo "$kev" --rep-ms 80 $VARIANTS \
+    gemm_sm90 > "$r/variants.log" 2>&1
+  cat "$r/variants/variants_gemm_sm90.md" 2>/dev/null || tail -5 "$r/variants.log"
+  rm -rf "$r/variants/cubins"
+fi
 step "compare with cuBLAS"
 python3 bench/templates/compare_torch.py --out "$r" --kernelevo "$kev" --rep-ms "${REP_MS:-150}" \
-  --source-root . --no-compile --command "bench/gemm/fp8-h200.sh" gemm_sm90 > "$r/compare.log" 2>&1
+  --source-root . --no-compile --command "bench/gemm/sm90-run.sh" gemm_sm90 > "$r/compare.log" 2>&1
 tail -5 "$r/compare.log"
 cp "$r/templates.md" "$out/templates.md" 2>/dev/null
 cat "$r/templates.md"
