@@ -93,5 +93,20 @@ TEST(RunSummary, OneTimedShapeKeepsItsSamplesAndEarlyStopsAreSaid) {
   EXPECT_FALSE(verify_only.outcome.time_us);
 }
 
+// Seen on the H200: "problem K=4096,M=4096,N=4096: problem K=4096,M=4096,N=4096, verification
+// round 1: ..." (the verifier's detail already names its problem).
+TEST(RunSummary, AFailedShapeIsNamedOnce) {
+  ProblemResult shape;
+  shape.problem = "K=4096,M=4096,N=4096";
+  shape.detail = "problem K=4096,M=4096,N=4096, verification round 1: output 'C' wrong";
+  EXPECT_EQ(failed_shape_detail(shape), shape.detail);
+  shape.detail = "launch failed: too many resources requested";
+  EXPECT_EQ(failed_shape_detail(shape),
+            "problem K=4096,M=4096,N=4096: launch failed: too many resources requested");
+  shape.problem = "n=1";  // a prefix of another problem's text is not its name
+  shape.detail = "problem n=10, timed launch 3: wrong";
+  EXPECT_EQ(failed_shape_detail(shape), "problem n=1: problem n=10, timed launch 3: wrong");
+}
+
 }  // namespace
 }  // namespace kev

@@ -53,4 +53,13 @@ void summarize_passed(RunReport& report) {
   }
 }
 
+std::string failed_shape_detail(const ProblemResult& shape) {
+  const std::string lead = "problem " + shape.problem;
+  const std::string& d = shape.detail;
+  if (d.compare(0, lead.size(), lead) == 0 &&
+      (d.size() == lead.size() || d[lead.size()] == ',' || d[lead.size()] == ':'))
+    return d;
+  return lead + ": " + shape.detail;
+}
+
 }  // namespace kev

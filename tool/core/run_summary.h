@@ -4,6 +4,7 @@
 // mean over shapes (cuda/driver_runner.cpp).
 #include <cstdint>
 #include <optional>
+#include <string>
 
 #include "core/device.h"
 #include "core/runner.h"
@@ -19,5 +20,9 @@ void apply_bandwidth(ProblemResult& out, const std::optional<std::int64_t>& byte
 // times and interval bounds, the samples where one timed shape is all, and a note when
 // timing stopped early.
 void summarize_passed(RunReport& report);
+
+// The outcome's text for a shape that failed: its detail, led by the problem unless the
+// detail already names it ("problem M=4, verification round 1: ...").
+[[nodiscard]] std::string failed_shape_detail(const ProblemResult& shape);
 
 }  // namespace kev

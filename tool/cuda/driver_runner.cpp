@@ -147,7 +147,7 @@ RunReport DriverRunner::run(const RunRequest& request) {
   }
   for (const auto& pr : report.problems) {
     if (pr.disposition != Disposition::passed)
-      return finish(pr.disposition, "problem " + pr.problem + ": " + pr.detail);
+      return finish(pr.disposition, failed_shape_detail(pr));
   }
   summarize_passed(report);
   if (report.outcome.passed()) report.outcome.resources = resources_of(candidate, request);
