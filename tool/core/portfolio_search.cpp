@@ -40,6 +40,16 @@ PortfolioSearch::Move PortfolioSearch::choose() {
   return static_cast<Move>(kMoves - 1);
 }
 
+PortfolioSearch::Move PortfolioSearch::choose_modelling() {
+  // One draw: the floor shares of global samples and genetic children first (if kept), then
+  // the surrogate's share of the rest, then the descent.
+  const double floor = options_.model_floor ? std::clamp(options_.floor, 0.0, 1.0 / kMoves) : 0.0;
+  const double u = std::uniform_real_distribution<double>(0.0, 1.0)(state_.rng());
+  if (u < floor) return global;
+  if (u < 2 * floor) return genetic;
+  return (u - 2 * floor) / (1.0 - 2 * floor) < options_.model_share ? surrogate : descent;
+}
+
 std::optional<Point> PortfolioSearch::surrogate_pick() {
   return options_.gp ? gp_pick() : additive_pick();
 }
@@ -165,11 +175,8 @@ std::optional<Point> PortfolioSearch::ask() {
       descent_.local_optima() == 0;
   Move m =
       initial ? global
-      : modelling
-          ? (std::uniform_real_distribution<double>(0.0, 1.0)(state_.rng()) < options_.model_share
-                 ? surrogate
-                 : descent)
-      : warming ? descent
+      : modelling ? choose_modelling()
+      : warming   ? descent
                 : choose();
   auto p = propose(m);
   // A move type with nothing to offer (no passed point yet, no new child) hands the ask on.
