@@ -41,9 +41,12 @@ PortfolioSearch::Move PortfolioSearch::choose() {
 }
 
 PortfolioSearch::Move PortfolioSearch::choose_modelling() {
-  // One draw: the floor shares of global samples and genetic children first (if kept), then
-  // the surrogate's share of the rest, then the descent.
-  const double floor = options_.model_floor ? std::clamp(options_.floor, 0.0, 1.0 / kMoves) : 0.0;
+  // One draw: while the best time has not improved for model_patience asks, global samples
+  // and genetic children first get model_floor each; the surrogate gets model_share of the
+  // rest, the descent the remainder.
+  const bool stalled =
+      proposed_ >= last_best_ + static_cast<std::size_t>(std::max(0, options_.model_patience));
+  const double floor = stalled ? std::clamp(options_.model_floor, 0.0, 0.5) : 0.0;
   const double u = std::uniform_real_distribution<double>(0.0, 1.0)(state_.rng());
   if (u < floor) return global;
   if (u < 2 * floor) return genetic;
@@ -197,6 +200,7 @@ void PortfolioSearch::tell(const Point& p, const Outcome& outcome) {
     best_times_.insert(std::upper_bound(best_times_.begin(), best_times_.end(), t), t);
     if (best_times_.size() > options_.top_k) best_times_.pop_back();
   }
+  if (passed && t < state_.best_time()) last_best_ = proposed_;
   const bool fresh = !state_.score(p);
   state_.record(p, outcome);
   if (passed && fresh) {
