@@ -117,7 +117,9 @@ PortfolioOptions options_with(int initial, int warmup) {
 }
 
 // The options make_auto uses (core/strategy_auto.cpp): a spread-out start, a model phase of
-// Gaussian-process picks and descent moves.
+// Gaussian-process picks and descent moves, in which global samples and genetic children get
+// 10% each once 20 asks have not improved the best time (auto's model phase is 200 asks; 20
+// here).
 PortfolioOptions gp_options() {
   PortfolioOptions o = options_with(10, 40);
   o.maximin = true;
@@ -129,6 +131,8 @@ PortfolioOptions gp_options() {
   o.model_share = 0.7;
   o.pool_random = 300;
   o.pool_elites = 10;
+  o.model_floor = 0.1;
+  o.model_patience = 20;
   return o;
 }
 
@@ -208,6 +212,7 @@ TEST(PortfolioSearchTest, TheModelPhaseGoesToTheSurrogateAndTheDescent) {
   for (const double share : {1.0, 0.5}) {
     PortfolioOptions o = gp_options();
     o.model_share = share;
+    o.model_floor = 0.0;
     PortfolioSearch s(space, 3, o);
     drive(s, evaluator, 30);
     const auto& n = s.answered();
@@ -222,6 +227,85 @@ TEST(PortfolioSearchTest, TheModelPhaseGoesToTheSurrogateAndTheDescent) {
   }
 }
 
+// Asks n points and tells each a time: `improving` ones improve on the best, the others are slow.
+// Returns the asks each move type answered.
+std::array<std::size_t, PortfolioSearch::kMoves> drive_times(PortfolioSearch& s, int n,
+                                                             bool improving, double& best) {
+  const auto before = s.answered();
+  for (int i = 0; i < n; ++i) {
+    auto p = s.ask();
+    EXPECT_TRUE(p);
+    if (!p) break;
+    Outcome out;
+    out.disposition = Disposition::passed;
+    out.time_us = improving ? (best *= 0.99) : 5000.0;
+    s.tell(*p, out);
+  }
+  auto n_by = s.answered();
+  for (std::size_t m = 0; m < PortfolioSearch::kMoves; ++m) n_by[m] -= before[m];
+  return n_by;
+}
+
+TEST(PortfolioSearchTest, WithNoPatienceTheModelFloorHoldsThroughoutTheModelPhase) {
+  // model_floor with model_patience 0: global samples and genetic children get model_floor
+  // each of the model phase's asks, and the surrogate and the descent split the rest by
+  // model_share (70% and 30%).
+  const auto rec = additive_recording(8, 4);  // 4096 points
+  const RecordedSpace space(rec);
+  ReplayEvaluator evaluator(rec);
+  PortfolioOptions o = gp_options();
+  o.model_phase = 200;
+  o.model_floor = 0.05;
+  o.model_patience = 0;
+  PortfolioSearch s(space, 5, o);
+  drive(s, evaluator, 210);
+  const auto& n = s.answered();
+  EXPECT_EQ(std::accumulate(n.begin(), n.end(), std::size_t{0}), 210u);
+  const std::size_t global = n[PortfolioSearch::global] - 10;  // less the initial samples
+  // Expected 10 each (a binomial's 95% range is about 4..16).
+  EXPECT_GE(global, 3u);
+  EXPECT_LE(global, 20u);
+  EXPECT_GE(n[PortfolioSearch::genetic], 3u);
+  EXPECT_LE(n[PortfolioSearch::genetic], 20u);
+  // Expected 126 and 54.
+  EXPECT_GT(n[PortfolioSearch::surrogate], 100u);
+  EXPECT_GT(n[PortfolioSearch::descent], 30u);
+  EXPECT_GT(n[PortfolioSearch::surrogate], 2 * n[PortfolioSearch::descent]);
+}
+
+TEST(PortfolioSearchTest, AStalledModelPhaseHandsAShareToGlobalSamplesAndGeneticChildren) {
+  // make_auto's portfolio: while every ask improves the best time, the model phase goes to the
+  // Gaussian process and the descent only; once 20 asks in a row have not, global samples
+  // and genetic children get 10% each.
+  const auto rec = additive_recording(8, 4);  // 4096 points, more than auto's exhaustive 64
+  const RecordedSpace space(rec);
+  auto st = make_strategy("auto", space, 7);
+  ASSERT_TRUE(st.ok());
+  auto* s = dynamic_cast<PortfolioSearch*>(st->get());
+  ASSERT_NE(s, nullptr);
+  EXPECT_EQ(s->name(), "auto");
+  double best = 1000.0;
+  const auto initial = drive_times(*s, 10, true, best);
+  EXPECT_EQ(initial[PortfolioSearch::global], 10u);
+  const auto improving = drive_times(*s, 80, true, best);
+  EXPECT_EQ(improving[PortfolioSearch::global], 0u);
+  EXPECT_EQ(improving[PortfolioSearch::genetic], 0u);
+  EXPECT_GT(improving[PortfolioSearch::surrogate], improving[PortfolioSearch::descent]);
+  // The first 20 slow asks: no stall yet.
+  const auto waiting = drive_times(*s, 20, false, best);
+  EXPECT_EQ(waiting[PortfolioSearch::global] + waiting[PortfolioSearch::genetic], 0u);
+  // Then 100 more (all in the model phase): expected 10 each.
+  const auto stalled = drive_times(*s, 100, false, best);
+  EXPECT_GE(stalled[PortfolioSearch::global], 3u);
+  EXPECT_GE(stalled[PortfolioSearch::genetic], 3u);
+  EXPECT_LE(stalled[PortfolioSearch::global] + stalled[PortfolioSearch::genetic], 40u);
+  EXPECT_GT(stalled[PortfolioSearch::surrogate], stalled[PortfolioSearch::descent]);
+  // An improving ask ends the stall.
+  drive_times(*s, 1, true, best);
+  const auto again = drive_times(*s, 15, false, best);
+  EXPECT_EQ(again[PortfolioSearch::global] + again[PortfolioSearch::genetic], 0u);
+}
+
 TEST(PortfolioSearchTest, TheGaussianProcessFindsTheOptimumOfASmoothSpaceInItsModelPhase) {
   const auto rec = additive_recording(8, 4);  // 4096 points
   const RecordedSpace space(rec);
@@ -231,6 +315,7 @@ TEST(PortfolioSearchTest, TheGaussianProcessFindsTheOptimumOfASmoothSpaceInItsMo
     PortfolioOptions o = gp_options();
     o.model_phase = 50;
     o.model_share = 1.0;
+    o.model_floor = 0.0;
     PortfolioSearch s(space, seed, o);
     double best = INFINITY;
     for (int i = 0; i < 60; ++i) {  // random sampling finds it in 60 of 4096 under 2% of the time

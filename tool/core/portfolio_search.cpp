@@ -40,6 +40,19 @@ PortfolioSearch::Move PortfolioSearch::choose() {
   return static_cast<Move>(kMoves - 1);
 }
 
+PortfolioSearch::Move PortfolioSearch::choose_modelling() {
+  // One draw: while the best time has not improved for model_patience asks, global samples
+  // and genetic children first get model_floor each; the surrogate gets model_share of the
+  // rest, the descent the remainder.
+  const bool stalled =
+      proposed_ >= last_best_ + static_cast<std::size_t>(std::max(0, options_.model_patience));
+  const double floor = stalled ? std::clamp(options_.model_floor, 0.0, 0.5) : 0.0;
+  const double u = std::uniform_real_distribution<double>(0.0, 1.0)(state_.rng());
+  if (u < floor) return global;
+  if (u < 2 * floor) return genetic;
+  return (u - 2 * floor) / (1.0 - 2 * floor) < options_.model_share ? surrogate : descent;
+}
+
 std::optional<Point> PortfolioSearch::surrogate_pick() {
   return options_.gp ? gp_pick() : additive_pick();
 }
@@ -165,11 +178,8 @@ std::optional<Point> PortfolioSearch::ask() {
       descent_.local_optima() == 0;
   Move m =
       initial ? global
-      : modelling
-          ? (std::uniform_real_distribution<double>(0.0, 1.0)(state_.rng()) < options_.model_share
-                 ? surrogate
-                 : descent)
-      : warming ? descent
+      : modelling ? choose_modelling()
+      : warming   ? descent
                 : choose();
   auto p = propose(m);
   // A move type with nothing to offer (no passed point yet, no new child) hands the ask on.
@@ -190,6 +200,7 @@ void PortfolioSearch::tell(const Point& p, const Outcome& outcome) {
     best_times_.insert(std::upper_bound(best_times_.begin(), best_times_.end(), t), t);
     if (best_times_.size() > options_.top_k) best_times_.pop_back();
   }
+  if (passed && t < state_.best_time()) last_best_ = proposed_;
   const bool fresh = !state_.score(p);
   state_.record(p, outcome);
   if (passed && fresh) {

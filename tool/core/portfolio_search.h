@@ -5,7 +5,8 @@
 // (core/additive_model.h), or the candidate of highest expected improvement under a
 // Gaussian process (core/gp_model.h). The initial samples may be spread out (each the
 // farthest of several random ones from those before it); a model phase may then give the
-// surrogate (and the descent) the next asks. After that and the first descent to a local
+// surrogate (and the descent) the next asks, less a share for global samples and genetic
+// children while the best time has stopped improving (model_floor, model_patience). After that and the first descent to a local
 // optimum, each ask picks a move type at random: every type keeps a floor share, and the rest goes
 // to the types whose recent proposals improved on the best time (a bandit over move types, each
 // type's record fading as it is tried). A space where one kind of move stops paying moves its
@@ -38,6 +39,10 @@ struct PortfolioOptions {
                                    // improvement (else the additive model's best prediction)
   int model_phase = 0;             // after the initial samples, this many asks go to the surrogate
   double model_share = 1.0;        // in the model phase, the surrogate's share (the rest: descent)
+  double model_floor = 0.0;        // in the model phase, global samples and genetic children
+                                   // get this share each (model_share splits the rest) ...
+  int model_patience = 0;          // ... once this many asks in a row have not improved the
+                                   // best time (0: from the start)
   bool maximin = false;            // initial samples spread out (maximin over candidates)
   int maximin_candidates = 30;     // each initial sample is the farthest of this many
   int pool_random = 300;           // the GP's candidates: this many random samples
@@ -71,6 +76,7 @@ class PortfolioSearch : public Strategy {
   std::optional<Point> gp_pick();
   std::optional<Point> initial_sample();
   Move choose();
+  Move choose_modelling();
 
   SearchState state_;
   PortfolioOptions options_;
@@ -87,6 +93,7 @@ class PortfolioSearch : public Strategy {
   std::array<double, kMoves> trials_{};
   std::array<std::size_t, kMoves> answered_{};
   std::vector<double> best_times_;  // the best top_k passed times, ascending
+  std::size_t last_best_ = 0;       // proposals made when the best time last improved
 };
 
 }  // namespace kev
