@@ -122,14 +122,17 @@ TEST_F(TuneReplayCli, AllFailedSpaceExitsWithFailure) {
   EXPECT_EQ(j.at("evaluations"), 6);
 }
 
-TEST_F(TuneReplayCli, ReplaysASharedSpaceInWellUnderASecond) {
+// auto's Gaussian process scores 300 random candidates and the elites' neighbours at each
+// of its 200 model-phase asks: 0.7 s for 400 evaluations on one free core of the CI machine's
+// kind (2026-12-05), under 2 ms an ask, next to a real evaluation's compile and run.
+TEST_F(TuneReplayCli, ReplaysASharedSpaceInUnderTwoSeconds) {
   const std::string file = std::string(KERNELEVO_SHARED_SPACES) + "/convolution_A100.json.gz";
   if (!std::filesystem::exists(file)) GTEST_SKIP() << file << " absent";
   const CliRun run = kernelevo("tune --replay " + file + " --budget 400 --noise --format json");
   ASSERT_EQ(run.exit_code, 0);
   const auto j = nlohmann::json::parse(run.out);
   EXPECT_EQ(j.at("evaluations"), 400);
-  EXPECT_LT(j.at("elapsed_s").get<double>(), 1.0);  // the search itself, excluding loading
+  EXPECT_LT(j.at("elapsed_s").get<double>(), 2.0);  // the search itself, excluding loading
 }
 
 }  // namespace
