@@ -68,8 +68,22 @@ def test_markdown():
     ]
 
 
+def test_measure_variant():
+    def refused():
+        raise RuntimeError("cuFuncSetAttribute(MAX_DYNAMIC_SHARED_SIZE_BYTES): invalid argument (1)")
+
+    row = variants.measure_variant({"compile_us": 10.0}, refused, None, None)
+    assert row["error"].startswith("launch failed: cuFuncSetAttribute") and "us" not in row
+    row = variants.measure_variant({"compile_us": 10.0}, lambda: "L", lambda launch: (0.0, launch == "L"),
+                                   lambda launch: 8.0)
+    assert (row["agree"], row["us"], row["ratio_compile"]) == (True, 8.0, 1.25)
+    row = variants.measure_variant({"compile_us": 10.0}, lambda: "L", lambda launch: (1.0, False),
+                                   lambda launch: 1 / 0)
+    assert row["us"] is None and "ratio_compile" not in row  # a wrong variant is not timed
+
+
 def main():
-    for t in [test_parse_grid, test_variants_of, test_with_grid, test_markdown]:
+    for t in [test_parse_grid, test_variants_of, test_with_grid, test_markdown, test_measure_variant]:
         t()
         print(f"ok {t.__name__}")
     return 0

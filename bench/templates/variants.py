@@ -187,17 +187,18 @@ def main(argv):
                     row["error"] = image
                     rows.append(row)
                     continue
-                fn = driver.function(image, spec["kernel"])
-                names = ct.names_for(dims, params)
-                args = ct.kernel_args(spec, values, driver, names)
-                launch, _ = ct.spec_launcher(driver, fn, spec, names, stream, args)
-                row["max_error"], row["agree"] = ct.check(torch, launch, outputs, inouts, expected, rtol, atol)
-                row["us"] = bench(launch) if row["agree"] else None
-                if row["us"]:
-                    row["ratio_compile"] = compile_us / row["us"]
-                rows.append(row)
+                def launch_of(image=image, params=params):
+                    fn = driver.function(image, spec["kernel"])
+                    names = ct.names_for(dims, params)
+                    args = ct.kernel_args(spec, values, driver, names)
+                    return ct.spec_launcher(driver, fn, spec, names, stream, args)[0]
+
+                rows.append(measure_variant(
+                    row, launch_of, lambda launch: ct.check(torch, launch, outputs, inouts, expected, rtol, atol),
+                    bench))
                 changed = {k: v for k, v in params.items() if k in dict(grid)}
-                print(f"  {changed or 'base'}: {row['us'] or float('nan'):.1f} us, agrees {row['agree']}", flush=True)
+                print(f"  {changed or 'base'}: {row.get('us') or float('nan'):.1f} us, agrees {row.get('agree')}"
+                      f"{', ' + row['error'] if 'error' in row else ''}", flush=True)
             del values, outputs, inouts, expected, compiled
             torch.cuda.empty_cache()
     with open(os.path.join(a.out, f"variants_{a.template}.json"), "w") as f:
@@ -206,6 +207,23 @@ def main(argv):
     with open(os.path.join(a.out, f"variants_{a.template}.md"), "w") as f:
         f.write(markdown(rows, grid))
     return 0
+
+
+def measure_variant(row, launch_of, check, bench):
+    """Fills `row` with one variant's agreement and time: launch_of() gives its launch, check(launch)
+    (max error, agree), bench(launch) its time. A launch the driver refuses (more shared memory
+    than the GPU gives a block, say: a point outside the spec's constraints) becomes the row's
+    error instead of ending the run."""
+    try:
+        launch = launch_of()
+        row["max_error"], row["agree"] = check(launch)
+    except Exception as e:
+        row["error"] = f"launch failed: {e}"
+        return row
+    row["us"] = bench(launch) if row["agree"] else None
+    if row["us"]:
+        row["ratio_compile"] = row["compile_us"] / row["us"]
+    return row
 
 
 def _try_compile(cmd):
