@@ -129,6 +129,19 @@ TEST_F(TritonLauncherGen, NumCtasLaunchesClustersOfThatManyCtas) {
   EXPECT_NE(s.find("return cuLaunchKernelEx(&config, f, params, nullptr);"), std::string::npos);
 }
 
+// A grid past the driver's limits is refused on every path: without clusters the casts to
+// unsigned would otherwise wrap an x of 2^32 + 1 programs into a launch of one.
+TEST_F(TritonLauncherGen, EveryLaunchChecksTheGridAgainstTheDriversLimits) {
+  const auto part =
+      generate_triton_launcher(load_.specs[0], {image("sm_90", "CD", 256, std::nullopt)});
+  ASSERT_TRUE(part.ok()) << part.error().to_string();
+  const std::string& s = part->source;
+  const auto check = s.find("if (gx > 0x7fffffffLL / image->cluster || gy > 65535 || gz > 65535)");
+  ASSERT_NE(check, std::string::npos) << s;
+  EXPECT_LT(check, s.find("if (image->cluster > 1) {"));
+  EXPECT_LT(check, s.find("return cuLaunchKernel(f,"));
+}
+
 TEST_F(TritonLauncherGen, BucketsNeedTheSizeAsAnArgument) {
   KernelSpec spec = load_.specs[0];
   spec.dispatch->by = "rows";

@@ -326,10 +326,11 @@ Result<TritonLauncher> generate_triton_launcher(const KernelSpec& spec,
   for (const ArgSpec& a : spec.args) s << (a.pointer ? "&p_" + a.name : "&" + a.name) << ", ";
   for (std::size_t i = 0; i < trailing; ++i) s << "&scratch, ";
   s << "nullptr};\n"
+       "  // The driver's grid limits, checked before the casts below could wrap a size.\n"
+       "  if (gx > 0x7fffffffLL / image->cluster || gy > 65535 || gz > 65535)\n"
+       "    return CUDA_ERROR_INVALID_VALUE;\n"
        "  if (image->cluster > 1) {\n"
        "    // num_ctas: a program is a cluster of image->cluster CTAs along x.\n"
-       "    if (gx > 0x7fffffffLL / image->cluster || gy > 65535 || gz > 65535)\n"
-       "      return CUDA_ERROR_INVALID_VALUE;\n"
        "    CUlaunchAttribute attrs[2] = {};\n"
        "    attrs[0].id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;\n"
        "    attrs[0].value.clusterDim.x = image->cluster;\n"
