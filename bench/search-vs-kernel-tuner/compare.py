@@ -67,7 +67,7 @@ def main():
     lines = []
     shortfalls = []
     groups = [("chosen on (tuning spaces)", [s for s in spaces if s in tuned]),
-              ("held out (no parameter set on them)", [s for s in spaces if s not in tuned])]
+              ("held out (not tuned on; looked at, see above)", [s for s in spaces if s not in tuned])]
     lines.append("## Per budget, averaged over spaces\n")
     lines.append("Mean over spaces of each space's mean fraction of the optimum. `KT best per space` "
                  "is, for each space and budget, the best Kernel Tuner strategy's mean on that space, "
