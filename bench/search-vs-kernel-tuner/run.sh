@@ -6,8 +6,8 @@
 # Usage: bench/search-vs-kernel-tuner/run.sh [SPACES_DIR] [SEEDS]
 #   SPACES_DIR  the recorded spaces (default ../shared/data/spaces beside the repository)
 #   SEEDS       seeds per strategy and space for kernelevo's strategies and for Kernel Tuner's
-#               genetic_algorithm and dual_annealing, its best here, which set the bar
-#               (default 20)
+#               genetic_algorithm and dual_annealing, its best here, which set the bar, and
+#               random_sample, which sets the never-below-random bar (default 20)
 # Environment: KT_SEEDS (Kernel Tuner's other strategies, default 10), KT_BO_SEEDS (its
 # bayes_opt, up to a minute a run, default 2), KT_JOBS (its processes, default 2),
 # KERNELEVO_BENCH_BUILD. On 2 idle cores Kernel Tuner's part takes about 20 minutes.
@@ -54,7 +54,7 @@ sgemm_kt=$work/sgemm.h200.json
 # 3. Kernel Tuner's strategies (resumes from the per-run files).
 start_kt=$(date +%s)
 kt_cmd=("$venv/bin/python" "$here/kt_run.py" --seeds "$kt_seeds"
-        --seeds-for "genetic_algorithm=$seeds,dual_annealing=$seeds,bayes_opt=$bo_seeds"
+        --seeds-for "genetic_algorithm=$seeds,dual_annealing=$seeds,random_sample=$seeds,bayes_opt=$bo_seeds"
         --budgets "$budgets" --strategies "$kt_strategies" --jobs "$jobs")
 "${kt_cmd[@]}" --out "$out/search-vs-kernel-tuner-kt-runs.csv" "${recorded[@]}"
 "${kt_cmd[@]}" --out "$out/search-vs-kernel-tuner-kt-runs-sgemm.csv" "$sgemm_kt"
@@ -90,8 +90,9 @@ dirty=$(git -C "$root" status --porcelain -- tool bench/search-vs-kernel-tuner b
   echo "  Kernel Tuner runs in the per-run files, which earlier runs may have filled; kernelevo ${kev_seconds}s)"
   echo "- Kernel Tuner $kt_version (pinned in bench/search-vs-kernel-tuner/requirements.txt), in simulation"
   echo "  mode; seeds per space: $seeds for genetic_algorithm and dual_annealing (its best strategies"
-  echo "  here, which set the bar), $kt_seeds for the others, $bo_seeds for bayes_opt (up to a minute a"
-  echo "  run); kernelevo: $seeds seeds (1..$seeds) per strategy and space"
+  echo "  here, which set the bar) and for random_sample (the never-below-random bar), $kt_seeds for the"
+  echo "  others, $bo_seeds for bayes_opt (up to a minute a run); kernelevo: $seeds seeds (1..$seeds) per"
+  echo "  strategy and space"
   echo
   cat "$here/method.md"
 } > "$work/header.md"
