@@ -594,14 +594,21 @@ def params_text(params):
 def tune_note(out, entry, plan):
     """The table's note on a template: its tune's evaluations (summed over the buckets) and
     its winner, or each bucket's."""
-    try:
-        with open(os.path.join(out, f"tune_{entry.template}.json")) as f:
-            tune = json.load(f)
-        counts = [k["evaluations"] for k in tune["kernels"] if k["id"] == plan["spec"]["id"]]
-        if not counts:
-            raise ValueError("no row")
+    kernel_id = plan["spec"]["id"]
+    counts = []
+    # run.sh tunes a whole template (tune_T.json); a tune of one kernel writes tune_ID.json.
+    for name in (entry.template, kernel_id):
+        try:
+            with open(os.path.join(out, f"tune_{name}.json")) as f:
+                tune = json.load(f)
+            counts = [k["evaluations"] for k in tune["kernels"] if k["id"] == kernel_id]
+        except Exception:
+            continue
+        if counts:
+            break
+    if counts:
         evals = f"{sum(counts)} evaluations" + (f" ({len(counts)} searches)" if len(counts) > 1 else "")
-    except Exception:
+    else:
         evals = f"no tune result (see tune_{entry.template}.log)"
     lock, where = plan["lock_entry"], f"({plan['arch']}, {plan['lock_device']})"
     if lock is None:

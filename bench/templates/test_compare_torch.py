@@ -260,6 +260,21 @@ def test_write_files():
         assert open(os.path.join(d, "templates.md")).read().count("\n| ") == 5
 
 
+def test_tune_note_reads_a_template_or_a_kernel_tune():
+    entry = entries.of_template("gemm_sm90")[2]
+    plan = {"spec": {"id": "gemm_sm90_fp8"}, "lock_entry": {"params": {"G90_FP8_BN": 256}},
+            "arch": "sm_90a", "lock_device": "H200"}
+    with tempfile.TemporaryDirectory() as d:
+        assert "no tune result (see tune_gemm_sm90.log)" in ct.tune_note(d, entry, plan)
+        with open(os.path.join(d, "tune_gemm_sm90_fp8.json"), "w") as f:  # sm90-run.sh's name
+            json.dump({"kernels": [{"id": "gemm_sm90_fp8", "evaluations": 40}]}, f)
+        assert ct.tune_note(d, entry, plan) == "gemm_sm90: 40 evaluations; winner G90_FP8_BN=256 (sm_90a, H200)"
+        with open(os.path.join(d, "tune_gemm_sm90.json"), "w") as f:  # run.sh's, both kernels' rows
+            json.dump({"kernels": [{"id": "gemm_sm90_f16", "evaluations": 9},
+                                   {"id": "gemm_sm90_fp8", "evaluations": 60}]}, f)
+        assert ct.tune_note(d, entry, plan).startswith("gemm_sm90: 60 evaluations;")
+
+
 def test_real_specs(kernelevo):
     """Every template entries.py names that exists: its spec, read through kernelevo scan,
     has the kernel id, the dimension names and launch expressions the benchmark needs."""
@@ -645,7 +660,8 @@ def main():
     tests = [test_expressions, test_geometry_and_metrics, test_spec_launcher_passes_clusters_in_the_drivers_terms,
              test_winner_lookup, test_nvcc_command, test_kernel_arch,
              test_tolerances_and_errors, test_compile_setup, test_entries, test_markdown_table, test_write_files,
-             test_driver_argument_plumbing, test_tensor_map_arguments]
+             test_driver_argument_plumbing, test_tensor_map_arguments,
+             test_tune_note_reads_a_template_or_a_kernel_tune]
     for t in tests:
         t()
         print(f"ok {t.__name__}")
