@@ -133,7 +133,6 @@ struct Input {
   static constexpr int kBK = 128 / kBytes;
   static constexpr bool kBKMajor = kIn == In::e4m3;  // B as [N, K]; else [K, N] (MN-major)
   static constexpr bool kBf16Out = kIn != In::f16;
-  static constexpr bool kScaled = kIn == In::e4m3;
 };
 
 template <int BN_, int CONSUMERS_, int MW_, int STAGES_, int GROUP_M_, int PRODUCERS_, int TMA_,

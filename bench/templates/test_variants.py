@@ -10,6 +10,7 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
+import cuda_launch  # noqa: E402
 import variants  # noqa: E402
 
 
@@ -70,7 +71,7 @@ def test_markdown():
 
 def test_measure_variant():
     def refused():
-        raise RuntimeError("cuFuncSetAttribute(MAX_DYNAMIC_SHARED_SIZE_BYTES): invalid argument (1)")
+        raise cuda_launch.DriverError("cuFuncSetAttribute(MAX_DYNAMIC_SHARED_SIZE_BYTES): invalid argument (1)")
 
     row = variants.measure_variant({"compile_us": 10.0}, refused, None, None)
     assert row["error"].startswith("launch failed: cuFuncSetAttribute") and "us" not in row

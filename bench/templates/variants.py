@@ -24,6 +24,7 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 import compare_torch as ct  # noqa: E402
+import cuda_launch  # noqa: E402
 import entries as entries_mod  # noqa: E402
 
 
@@ -141,7 +142,6 @@ def main(argv):
     import torch
 
     torch.zeros(1, device="cuda")
-    import cuda_launch
 
     driver = cuda_launch.Driver(torch.cuda.current_device())
     _, bench = ct.make_clean_timer(torch, a.rep_ms)
@@ -217,7 +217,7 @@ def measure_variant(row, launch_of, check, bench):
     try:
         launch = launch_of()
         row["max_error"], row["agree"] = check(launch)
-    except Exception as e:
+    except cuda_launch.DriverError as e:
         row["error"] = f"launch failed: {e}"
         return row
     row["us"] = bench(launch) if row["agree"] else None

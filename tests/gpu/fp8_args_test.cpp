@@ -1,6 +1,7 @@
-// fp8_e4m3 arguments on the GPU: the runner fills them on the device from the spec's init
-// (finite codes inside the init's range) and the hardware reads those codes as the runner's
-// own decoding does.
+// fp8_e4m3 arguments on the GPU: the runner fills them on the device from the spec's init,
+// and the hardware's conversion reads every filled code as a finite value inside the init's
+// range. (The runner's own E4M3 decoding, a copy of core/scalar_codec's, is checked against
+// every code on the host: ScalarCodec.E4m3MatchesTheFormat.)
 #include <gtest/gtest.h>
 
 #include "cuda/worker_client.h"
