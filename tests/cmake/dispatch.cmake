@@ -1,6 +1,7 @@
 # Kernels with `dispatch` built for 80;90 (tests/cmake/dispatch): the macro-parameterised
 # rows.cu is compiled once per distinct winner (three: sm_90's two buckets and sm_80's one
-# entry) with its kernel and launcher renamed, and no duplicate symbols; the template
+# entry) with its kernel and launcher renamed, and no duplicate symbols, each slot also
+# holding a variant of its second kernel, cols_scale, split by rows; the template
 # tmpl.cu is compiled once (in its first slot) with one instantiation per distinct winner; the generated
 # dispatchers pick the variant from the problem's dimension (the nearest bucket outside
 # every bucket), per architecture, as a host-only program prints.
@@ -17,6 +18,10 @@ file(WRITE "${app}/kernelevo.lock.json" "{
       \"sm_90\": {\"NVIDIA H200\": {\"by\": \"cols\", \"buckets\": [
         {\"params\": {\"ROWS_BLOCK\": 64}, \"range\": [0, 2048]},
         {\"params\": {\"ROWS_BLOCK\": 512}, \"range\": [2048, null]}]}}}},
+    \"cols_scale\": {\"source\": \"rows.cu\", \"source_hash\": \"sha256:${rows_hash}\", \"targets\": {
+      \"sm_90\": {\"NVIDIA H200\": {\"by\": \"rows\", \"buckets\": [
+        {\"params\": {\"COLS_BLOCK\": 32}, \"range\": [8, 9]},
+        {\"params\": {\"COLS_BLOCK\": 128}, \"range\": [512, 513]}]}}}},
     \"tmpl_scale\": {\"source\": \"tmpl.cu\", \"source_hash\": \"sha256:${tmpl_hash}\", \"targets\": {
       \"sm_90\": {\"NVIDIA H200\": {\"by\": \"n\", \"buckets\": [
         {\"params\": {\"TMPL_BLOCK\": 64}, \"range\": [1024, 1025]},
@@ -56,9 +61,17 @@ expect_contains("${v0}" "serves sm_90 cols [0, 2048)" "slot 0")
 expect_contains("${v0}" "#define rows_scale rows_scale_kev0\n" "slot 0")
 expect_contains("${v0}" "#define rows_scale_launch rows_scale_launch_kev0\n" "slot 0")
 expect_contains("${v1}" "#define ROWS_BLOCK 512\n" "slot 1")
+# rows.cu's second kernel, cols_scale: its two sm_90 winners in slots 0 and 1 (sm_80 has no
+# entry: the source defaults, its third variant, in slot 2), renamed in every slot.
+expect_contains("${v0}" "#define COLS_BLOCK 32\n" "slot 0")
+expect_contains("${v1}" "#define COLS_BLOCK 128\n" "slot 1")
+expect_contains("${v2}" "#define COLS_BLOCK (64)\n" "slot 2")
+foreach(k 0 1 2)
+  expect_contains("${v${k}}" "#define cols_scale_launch cols_scale_launch_kev${k}\n" "slot ${k}")
+endforeach()
 expect_contains("${v2}" "#define ROWS_BLOCK 128\n" "slot 2")
 expect_contains("${v2}" "serves sm_80 (every problem)" "slot 2")
-expect_contains("${v3}" "Unused: rows_scale has 3 variants." "slot 3")
+expect_contains("${v3}" "Unused: rows_scale has 3 variants, the most of the source's kernels." "slot 3")
 expect_not_contains("${v3}" "#include" "slot 3")
 
 # Every variant's symbols once, none of the original names (a duplicate would not link).
@@ -67,7 +80,11 @@ execute_process(COMMAND "${NM}" -C "${bin}/libdispatch_kernels.a" OUTPUT_VARIABL
 foreach(k 0 1 2)
   expect_contains("${symbols}" "T rows_scale_launch_kev${k}\n" "variant ${k}'s launcher")
 endforeach()
+foreach(k 0 1 2)
+  expect_contains("${symbols}" "T cols_scale_launch_kev${k}\n" "cols variant ${k}'s launcher")
+endforeach()
 expect_not_contains("${symbols}" "T rows_scale_launch\n" "the original launcher")
+expect_not_contains("${symbols}" "T cols_scale_launch\n" "cols_scale's original launcher")
 foreach(b 64 128 256)
   expect_contains("${symbols}" "tmpl_scale<${b}>(float*, int)" "tmpl_scale<${b}>")
 endforeach()
@@ -89,6 +106,15 @@ rows 750 100 -> 2
 rows 750 2047 -> 2
 rows 750 2048 -> 2
 rows 750 5000 -> 2
+cols 900 8 -> 0
+cols 900 200 -> 0
+cols 900 512 -> 1
+cols 800 8 -> 2
+cols 800 200 -> 2
+cols 800 512 -> 2
+cols 750 8 -> 2
+cols 750 200 -> 2
+cols 750 512 -> 2
 tmpl 900 1024 -> 0 (block 64)
 tmpl 900 30000 -> 0 (block 64)
 tmpl 900 40000 -> 1 (block 256)

@@ -120,6 +120,85 @@ TEST(DispatchGen, WithoutBucketsInTheLockfileOneVariantAsToday) {
   EXPECT_NE(slot->find("#define BLOCK 128\n#define VEC (4)\n"), std::string::npos) << *slot;
 }
 
+// A second macro kernel of the same source (gemm_sm90.cu marks three), with parameters of its
+// own, split by another dimension into three buckets; it shares rows' reference kernel.
+KernelSpec cols_spec() {
+  KernelSpec spec;
+  spec.id = "cols";
+  spec.kernel = "cols";
+  spec.source = "src/rows.cu";
+  spec.where = {"src/rows.cu", 30, 4};
+  spec.reference = "rows_naive";
+  spec.params.push_back({"CBLOCK", {32, 64, 128}, {"src/rows.cu", 33, 3}});
+  DispatchSpec d;
+  d.by = "rows";
+  d.buckets = {{0, 16}, {16, 256}, {256, std::nullopt}};
+  spec.dispatch = d;
+  return spec;
+}
+
+Lockfile lock_with_cols() {
+  Lockfile l = lock();
+  const std::vector<std::pair<BucketRange, int>> buckets = {
+      {{0, 16}, 32}, {{16, 256}, 64}, {{256, std::nullopt}, 128}};
+  for (const auto& [range, block] : buckets)
+    set_bucket(l, "cols", "src/rows.cu", "sha256:abc", "sm_90", "NVIDIA H200", "rows",
+               {range, {{"CBLOCK", Value(block)}}, 5.0, 6.0}, "test");
+  return l;
+}
+
+const std::string kTwoSource = std::string(kSource) + "#ifndef CBLOCK\n#define CBLOCK 64\n#endif\n";
+
+TEST(DispatchGen, SeveralMacroKernelsShareTheSlots) {
+  const std::vector<KernelSpec> specs{spec_of("rows"), cols_spec()};
+  const Lockfile l = lock_with_cols();
+  HeaderOptions o = options({"sm_90"});
+  o.source_text = kTwoSource;
+  auto header = generate_params_header(specs, &l, o);
+  ASSERT_TRUE(header.ok()) << header.error().to_string();
+  ASSERT_EQ(header->dispatch.size(), 2u);
+  EXPECT_EQ(header->dispatch[0].variants.size(), 2u);
+  EXPECT_EQ(header->dispatch[1].variants.size(), 3u);
+  EXPECT_NE(header->text.find("#define KERNELEVO_VARIANTS_cols(X) X(0) X(1) X(2)\n"),
+            std::string::npos);
+  // Slot 2 holds cols' third winner and an unused copy of rows' first, both renamed; slot 3
+  // is empty. The shared reference is renamed once.
+  std::string slots;
+  for (std::size_t k = 0; k < 4; ++k) {
+    auto slot =
+        variant_slot_text(header->dispatch, k, 4, "/build/rows.cu", "src/rows.cu", kTwoSource);
+    ASSERT_TRUE(slot.ok()) << slot.error().to_string();
+    slots += *slot + "----\n";
+  }
+  expect_golden("dispatch_two_macro.slots.txt", slots);
+  auto too_few =
+      variant_slot_text(header->dispatch, 0, 2, "/build/rows.cu", "src/rows.cu", kTwoSource);
+  ASSERT_FALSE(too_few.ok());
+  EXPECT_NE(too_few.error().message.find("kernel cols has 3 distinct winners"), std::string::npos)
+      << too_few.error().message;
+}
+
+// A source compiled per winner holds only macro kernels with dispatch: another kernel would
+// be defined (or instantiated) once per slot.
+TEST(DispatchGen, AMacroDispatchingSourceMarksOnlyMacroDispatchingKernels) {
+  KernelSpec plain = cols_spec();
+  plain.dispatch.reset();
+  auto header = generate_params_header({spec_of("rows"), plain}, nullptr, options({"sm_90"}));
+  ASSERT_FALSE(header.ok());
+  EXPECT_EQ(header.error().to_string(),
+            "src/rows.cu:30:4: error: src/rows.cu: kernel cols has no `dispatch`, but the source "
+            "is compiled once per winner of its macro-parameterised kernels with `dispatch`, so "
+            "every kernel it marks needs `dispatch` and macro parameters; move cols to a "
+            "source of its own");
+  KernelSpec templated = cols_spec();
+  templated.kernel = "cols_t<CBLOCK>";
+  header = generate_params_header({spec_of("rows"), templated}, nullptr, options({"sm_90"}));
+  ASSERT_FALSE(header.ok());
+  EXPECT_NE(header.error().message.find("kernel cols is a template kernel, but"),
+            std::string::npos)
+      << header.error().message;
+}
+
 TEST(DispatchGen, BucketValuesOutsideTheSpecAreRefused) {
   const std::vector<KernelSpec> specs{spec_of("rows")};
   Lockfile l = lock();

@@ -79,6 +79,26 @@ TEST(AddDispatch, KeepsTheBlocksIndentationAndAClosingMarkOnAYamlLine) {
       << *same_line;
 }
 
+// gemm_sm90.cu's three kernels (each with parameters of its own) are compiled per winner
+// together, so every block gets the line.
+TEST(AddDispatch, EveryMarkedKernelOfASourceDispatches) {
+  std::string two = kSource + kSource;
+  two.replace(two.rfind("id: scale"), 9, "id: scale2\nkernel: scale2");
+  const auto got = add_dispatch(two, "two.cu", "cols");
+  ASSERT_TRUE(got) << got.error().to_string();
+  const auto specs = specs_of(*got);
+  ASSERT_EQ(specs.size(), 2u);
+  for (const KernelSpec& s : specs) {
+    ASSERT_TRUE(s.dispatch) << s.id;
+    EXPECT_EQ(s.dispatch->by, "cols");
+  }
+  std::string want = two;
+  for (std::size_t at = want.rfind("*/\nextern"); at != std::string::npos;
+       at = at == 0 ? std::string::npos : want.rfind("*/\nextern", at - 1))
+    want.insert(at, "dispatch: {by: [cols], buckets: per_problem}\n");
+  EXPECT_EQ(*got, want);
+}
+
 TEST(AddDispatch, RefusesWhatCannotDispatch) {
   auto got = add_dispatch(kSource, "a.cu", "depth");
   ASSERT_FALSE(got);
@@ -91,10 +111,13 @@ TEST(AddDispatch, RefusesWhatCannotDispatch) {
   got = add_dispatch("extern \"C\" __global__ void f() {}\n", "f.cu", "cols");
   ASSERT_FALSE(got);
   EXPECT_EQ(got.error().message, "f.cu has no @kernelevo block to add dispatch to");
-  got = add_dispatch(kSource + kSource, "two.cu", "cols");
+  std::string mixed = kSource + kSource;
+  mixed.replace(mixed.rfind("id: scale"), 9, "id: scale_t\nkernel: scale_t<B>");
+  got = add_dispatch(mixed, "two.cu", "cols");
   ASSERT_FALSE(got);
   EXPECT_EQ(got.error().message,
-            "two.cu marks 2 kernels; a source with dispatch marks one, so copy it without "
+            "two.cu marks the macro-parameterised kernel 'scale' and the template kernel "
+            "'scale_t'; a dispatching source marks kernels of one kind, so copy it without "
             "--dispatch");
   std::string twice = kSource;
   twice.insert(twice.find("*/"), "dispatch: {by: [rows], buckets: per_problem}\n");
@@ -125,6 +148,17 @@ TEST(AddDispatch, ShippedTemplatesDispatchByTheirSize) {
     const std::size_t at = got->find(line);
     ASSERT_NE(at, std::string::npos) << name;
     EXPECT_EQ(got->substr(0, at) + got->substr(at + line.size()), *text) << name;
+  }
+  // gemm_sm90.cu marks three kernels: a winner per M for each.
+  const auto gemm = read_regular_file(dir / "gemm_sm90.cu", kMaxSourceBytes);
+  ASSERT_TRUE(gemm);
+  const auto got = add_dispatch(*gemm, "gemm_sm90.cu", "M");
+  ASSERT_TRUE(got) << got.error().to_string();
+  const std::string line = "dispatch: {by: [M], buckets: per_problem}\n";
+  EXPECT_EQ(got->size(), gemm->size() + 3 * line.size());
+  for (const KernelSpec& s : specs_of(*got)) {
+    ASSERT_TRUE(s.dispatch) << s.id;
+    EXPECT_EQ(s.dispatch->buckets.size(), 3u) << s.id;  // M = 16, 4096, 8192
   }
 }
 

@@ -5,7 +5,8 @@
 // gets the dispatcher (`kernelevo::dispatch::<id>`) and the variants' values
 // (`kernelevo::variants::<id>::variant<K>`); a macro-parameterised kernel also gets one
 // source file per variant (variant_slot_text), compiled in its place with its entry symbols
-// renamed `<name>_kev<K>`.
+// renamed `<name>_kev<K>`. A source may mark several macro-parameterised kernels with
+// `dispatch` (each with parameters of its own): slot K compiles each one's variant K.
 #include <optional>
 #include <string>
 #include <vector>
@@ -53,8 +54,9 @@ struct KernelDispatch {
                                                        const std::string& source_text,
                                                        bool runtime);
 
-// The source compiled as slot `slot` of a macro-parameterised dispatching source: variant
-// `slot`'s values and renames, then `#include "<included>"` (the source as the build
+// The source compiled as slot `slot` of a macro-parameterised dispatching source: each
+// kernel's variant `slot` (a kernel with fewer: an unused copy of its variant 0), the
+// renames of all, then `#include "<included>"` (the source as the build
 // selects it); an empty file where there are fewer variants. Template kernels: slot 0 is
 // the source itself, the others empty.
 [[nodiscard]] Result<std::string> variant_slot_text(const std::vector<KernelDispatch>& plan,

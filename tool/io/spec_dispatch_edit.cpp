@@ -61,11 +61,6 @@ Result<std::string> add_dispatch(std::string_view source, const std::string& fil
                       dim.substr(0, 64) + "'");
   const std::vector<MarkedBlock> blocks = find_marked_blocks(source, file);
   if (blocks.empty()) return make_error(file + " has no @kernelevo block to add dispatch to");
-  // A dispatching source is compiled once per winner with its kernels renamed, so it may
-  // mark one kernel only (docs/build-integration.md, "Dispatch by problem size").
-  if (blocks.size() > 1)
-    return make_error(file + " marks " + std::to_string(blocks.size()) +
-                      " kernels; a source with dispatch marks one, so copy it without --dispatch");
   // Insertion points, each the start of the line holding the block's "*/" (or the "*/"
   // itself when YAML shares its line), from the last so earlier offsets stay valid.
   std::string out(source);
@@ -88,12 +83,24 @@ Result<std::string> add_dispatch(std::string_view source, const std::string& fil
     return make_error("cannot dispatch kernel '" + b.kernel_name + "' by " + dim + ": " +
                       e.message);
   };
+  std::string macro;      // the id of a macro-parameterised kernel, if any
+  std::string templated;  // and of a template kernel (`kernel: f<P...>`)
   for (const MarkedBlock& b : find_marked_blocks(out, file)) {
-    SpecParse p = parse_marked_block(b, file);
+    const SpecParse p = parse_marked_block(b, file);
     if (!p.errors.empty()) return refused(b, p.errors.front());
-    for (const KernelSpec& s : p.specs)
+    for (const KernelSpec& s : p.specs) {
       if (auto errors = check_spec(s); !errors.empty()) return refused(b, errors.front());
+      (s.kernel.find('<') == std::string::npos ? macro : templated) = s.id;
+    }
   }
+  // A source with a macro-parameterised dispatching kernel is compiled once per winner in
+  // its own place, where a template kernel would be instantiated once per copy
+  // (docs/build-integration.md, "Dispatch by problem size").
+  if (!macro.empty() && !templated.empty())
+    return make_error(file + " marks the macro-parameterised kernel '" + macro +
+                      "' and the template kernel '" + templated +
+                      "'; a dispatching source marks kernels of one kind, so copy it without "
+                      "--dispatch");
   return out;
 }
 

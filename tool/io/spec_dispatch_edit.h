@@ -11,9 +11,10 @@
 namespace kev {
 
 // `source` (named `file` in errors) with the dispatch line appended to its marked block, at
-// the block's indentation, before its closing "*/". Errors: no marked block or several (a
-// dispatching source marks one kernel), a block that already has `dispatch`, and any error
-// the spec then has (`DIM` not a dimension of every problem, ...), naming the kernel.
+// the block's indentation, before its closing "*/", in every marked block. Errors: no marked
+// block, a block that already has `dispatch`, any error a spec then has (`DIM` not a
+// dimension of every problem, ...), naming the kernel, and a source marking both macro-
+// parameterised and template kernels (a dispatching source is compiled per winner).
 [[nodiscard]] Result<std::string> add_dispatch(std::string_view source, const std::string& file,
                                                const std::string& dim);
 

@@ -4,6 +4,9 @@
 #ifndef ROWS_BLOCK
 #define ROWS_BLOCK 256
 #endif
+#ifndef COLS_BLOCK
+#define COLS_BLOCK 64
+#endif
 
 // clang-format off
 /* @kernelevo
@@ -32,4 +35,33 @@ extern "C" __global__ void __launch_bounds__(ROWS_BLOCK) rows_scale(float* y, in
 extern "C" int rows_scale_launch(float* y, int rows, int cols) {
   rows_scale<<<rows, ROWS_BLOCK>>>(y, rows, cols);
   return ROWS_BLOCK;
+}
+
+// A second macro kernel of the source, split by another dimension: each slot compiles its
+// variant of both kernels.
+// clang-format off
+/* @kernelevo
+id: cols_scale
+kernel: cols_scale
+params:
+  COLS_BLOCK: [32, 64, 128]
+problems:
+  - {rows: 8, cols: 4096}
+  - {rows: 512, cols: 4096}
+args:
+  - {name: y, type: "float*", count: "rows*cols", init: normal, inout: true}
+  - {name: rows, type: int, value: rows}
+  - {name: cols, type: int, value: cols}
+launch: {grid: ["cols"], block: ["COLS_BLOCK"]}
+dispatch: {by: [rows], buckets: per_problem, entries: [cols_scale_launch]}
+*/
+// clang-format on
+extern "C" __global__ void __launch_bounds__(COLS_BLOCK) cols_scale(float* y, int rows, int cols) {
+  for (int r = static_cast<int>(threadIdx.x); r < rows; r += COLS_BLOCK)
+    y[static_cast<long long>(r) * cols + blockIdx.x] *= 2.0f;
+}
+
+extern "C" int cols_scale_launch(float* y, int rows, int cols) {
+  cols_scale<<<cols, COLS_BLOCK>>>(y, rows, cols);
+  return COLS_BLOCK;
 }
