@@ -40,6 +40,14 @@
 #if defined(__CUDA_ARCH__) && !defined(__CUDA_ARCH_FEAT_SM90_ALL)
 #error "gemm_sm90.cu uses wgmma and setmaxnreg: compile it for sm_90a"
 #endif
+// Each spec's `defines` sets G90_ONLY (1 fp16, 2 bf16, 3 fp8), so a tune compiles only the
+// kernel it tunes and that kernel's reference (a third of the compile); a build, without it,
+// compiles all three.
+#ifdef G90_ONLY
+#define G90_HAS(kernel) (G90_ONLY == (kernel))
+#else
+#define G90_HAS(kernel) 1
+#endif
 #ifndef G90_F16_BN
 #define G90_F16_BN 256
 #endif
@@ -896,10 +904,12 @@ launch:
   shared_bytes: "G90_F16_STAGES * STAGE_BYTES + 16 * G90_F16_STAGES + 1024"
   cluster: "SPLIT_CTAS"
 reference: gemm_sm90_f16_naive
+defines: ["G90_ONLY=1"]
 tolerance: {rtol: 2e-3, atol: 2e-3}
 metrics: {flops: "2*M*N*K", bytes: "(M*K + K*N + M*N)*2"}
 */
 // clang-format on
+#if G90_HAS(1)
 extern "C" __global__ void __launch_bounds__(G90F16Config::kThreads, 1)
     gemm_sm90_f16(const __half* __restrict__ A, const __half* __restrict__ B,
                   __half* __restrict__ C, int M, int N, int K,
@@ -908,6 +918,7 @@ extern "C" __global__ void __launch_bounds__(G90F16Config::kThreads, 1)
       reinterpret_cast<const unsigned char*>(A), reinterpret_cast<const unsigned char*>(B),
       reinterpret_cast<unsigned short*>(C), M, N, K, 1.0f, map_a, map_b);
 }
+#endif
 
 // clang-format off
 /* @kernelevo
@@ -961,10 +972,12 @@ launch:
   shared_bytes: "G90_BF16_STAGES * STAGE_BYTES + 16 * G90_BF16_STAGES + 1024"
   cluster: "SPLIT_CTAS"
 reference: gemm_sm90_bf16_naive
+defines: ["G90_ONLY=2"]
 tolerance: {rtol: 1e-2, atol: 1e-2}
 metrics: {flops: "2*M*N*K", bytes: "(M*K + K*N + M*N)*2"}
 */
 // clang-format on
+#if G90_HAS(2)
 extern "C" __global__ void __launch_bounds__(G90Bf16Config::kThreads, 1)
     gemm_sm90_bf16(const __nv_bfloat16* __restrict__ A, const __nv_bfloat16* __restrict__ B,
                    __nv_bfloat16* __restrict__ C, int M, int N, int K,
@@ -973,6 +986,7 @@ extern "C" __global__ void __launch_bounds__(G90Bf16Config::kThreads, 1)
       reinterpret_cast<const unsigned char*>(A), reinterpret_cast<const unsigned char*>(B),
       reinterpret_cast<unsigned short*>(C), M, N, K, 1.0f, map_a, map_b);
 }
+#endif
 
 // clang-format off
 /* @kernelevo
@@ -1029,10 +1043,12 @@ launch:
   shared_bytes: "G90_FP8_STAGES * STAGE_BYTES + 16 * G90_FP8_STAGES + 1024"
   cluster: "SPLIT_CTAS"
 reference: gemm_sm90_fp8_naive
+defines: ["G90_ONLY=3"]
 tolerance: {rtol: 1e-2, atol: 1e-2}
 metrics: {flops: "2*M*N*K", bytes: "M*K + N*K + M*N*2"}
 */
 // clang-format on
+#if G90_HAS(3)
 extern "C" __global__ void __launch_bounds__(G90Fp8Config::kThreads, 1)
     gemm_sm90_fp8(const __nv_fp8_e4m3* __restrict__ A, const __nv_fp8_e4m3* __restrict__ B,
                   __nv_bfloat16* __restrict__ C, const float* __restrict__ scale_a,
@@ -1042,15 +1058,19 @@ extern "C" __global__ void __launch_bounds__(G90Fp8Config::kThreads, 1)
       reinterpret_cast<const unsigned char*>(A), reinterpret_cast<const unsigned char*>(B),
       reinterpret_cast<unsigned short*>(C), M, N, K, *scale_a * *scale_b, map_a, map_b);
 }
+#endif
 
 // The references take the tensor maps too (one argument list) and ignore them.
+#if G90_HAS(1)
 extern "C" __global__ void gemm_sm90_f16_naive(const __half* __restrict__ A,
                                                const __half* __restrict__ B, __half* __restrict__ C,
                                                int M, int N, int K, const __grid_constant__ TensorMap,
                                                const __grid_constant__ TensorMap) {
   gemm_sm90_detail::gemm_naive(A, B, C, M, N, K);
 }
+#endif
 
+#if G90_HAS(2)
 extern "C" __global__ void gemm_sm90_bf16_naive(const __nv_bfloat16* __restrict__ A,
                                                 const __nv_bfloat16* __restrict__ B,
                                                 __nv_bfloat16* __restrict__ C, int M, int N,
@@ -1058,7 +1078,9 @@ extern "C" __global__ void gemm_sm90_bf16_naive(const __nv_bfloat16* __restrict_
                                                 const __grid_constant__ TensorMap) {
   gemm_sm90_detail::gemm_naive(A, B, C, M, N, K);
 }
+#endif
 
+#if G90_HAS(3)
 extern "C" __global__ void gemm_sm90_fp8_naive(const __nv_fp8_e4m3* __restrict__ A,
                                                const __nv_fp8_e4m3* __restrict__ B,
                                                __nv_bfloat16* __restrict__ C,
@@ -1068,3 +1090,4 @@ extern "C" __global__ void gemm_sm90_fp8_naive(const __nv_fp8_e4m3* __restrict__
                                                const __grid_constant__ TensorMap) {
   gemm_sm90_detail::gemm_naive_fp8(A, B, C, *scale_a, *scale_b, M, N, K);
 }
+#endif

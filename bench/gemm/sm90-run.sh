@@ -9,7 +9,11 @@
 # (default 150), SKIP_TESTS=1 to leave the GPU tests out, BEFORE=DIR to time DIR/templates/
 # gemm_sm90.cu (an earlier version) at its source defaults too, just before ours
 # (r/before/templates.md), VARIANTS="--grid NAME=v1,v2 ..." to time a grid of the fp16
-# kernel's configurations (bench/templates/variants.py, r/variants/).
+# kernel's configurations (bench/templates/variants.py, r/variants/), DISPATCH_BUCKETS="[[0, 64],
+# [64, null]]" to tune and compare a copy made by `kernelevo init --template gemm_sm90
+# --dispatch M` with those buckets of M (a winner per bucket, each kernel; r/dispatch/ holds the
+# copy), and BUILD_CHECK=1 to build that copy with the tuned lockfile in a CMake project
+# (kernelevo_optimize: one compiled variant per winner, r/build_check.txt lists the symbols).
 set -uo pipefail
 out=${1:?usage: bench/gemm/sm90-run.sh OUT_DIR}
 root=$(cd "$(dirname "$0")/../.." && pwd)
@@ -40,9 +44,17 @@ if [[ ${SKIP_TESTS:-0} != 1 ]]; then
   tail -4 "$r/ctest_gpu.log"
 fi
 "$kev" devices --format json > "$r/devices.json" 2>&1
+source_root=.
+if [[ -n ${DISPATCH_BUCKETS:-} ]]; then
+  source_root=$r/dispatch
+  "$kev" init --template gemm_sm90 --dispatch M "$source_root/templates/" > /dev/null &&
+    sed -i "s/buckets: per_problem}/buckets: $DISPATCH_BUCKETS}/" "$source_root/templates/gemm_sm90.cu" ||
+    exit 1
+  grep -n "dispatch:" "$source_root/templates/gemm_sm90.cu"
+fi
 for k in ${KERNELS-gemm_sm90_fp8}; do
   step "tune $k"
-  "$kev" tune templates/gemm_sm90.cu --kernel "$k" --strategy auto --budget "${BUDGET:-60}" \
+  "$kev" tune "$source_root/templates/gemm_sm90.cu" --kernel "$k" --strategy auto --budget "${BUDGET:-60}" \
     --time "${TUNE_TIME:-150s}" --trace "$r/trace_$k.jsonl" --lockfile "$r/kernelevo.lock.json" \
     --format json > "$r/tune_$k.json" 2> "$r/tune_$k.log"
   tail -4 "$r/tune_$k.log"
@@ -65,7 +77,7 @@ if [[ -n ${VARIANTS:-} ]]; then
 fi
 step "compare with cuBLAS"
 python3 bench/templates/compare_torch.py --out "$r" --kernelevo "$kev" --rep-ms "${REP_MS:-150}" \
-  --source-root . --no-compile --command "bench/gemm/sm90-run.sh" gemm_sm90 > "$r/compare.log" 2>&1
+  --source-root "$source_root" --no-compile --command "bench/gemm/sm90-run.sh" gemm_sm90 > "$r/compare.log" 2>&1
 tail -5 "$r/compare.log"
 cp "$r/templates.md" "$out/templates.md" 2>/dev/null
 cat "$r/templates.md"
@@ -74,5 +86,11 @@ for c in "$r"/cubins/*fp8*; do
   echo "$(basename "$c"): $(cuobjdump -sass "$c" | grep -o '[QH]GMMA\.[0-9A-Zx.]*' | sort | uniq -c | tr '\n' ' ')"
 done | tee "$r/sass_fp8.txt"
 rm -rf "$r/cubins"
+if [[ ${BUILD_CHECK:-0} == 1 && -n ${DISPATCH_BUCKETS:-} ]]; then
+  step "build the dispatching copy with the tuned lockfile"
+  bench/gemm/dispatch-build-check.sh "$source_root/templates/gemm_sm90.cu" "$r/kernelevo.lock.json" \
+    "$build" > "$r/build_check.txt" 2>&1
+  tail -12 "$r/build_check.txt"
+fi
 step done
 (cd "$out" && tar czf results.tgz r && rm -rf r)
