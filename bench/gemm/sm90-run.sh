@@ -46,11 +46,13 @@ fi
 "$kev" devices --format json > "$r/devices.json" 2>&1
 source_root=.
 if [[ -n ${DISPATCH_BUCKETS:-} ]]; then
-  source_root=$r/dispatch
+  source_root=.bench-dispatch  # inside the project: the lockfile names a tuned source by its path
+  rm -rf "$source_root"
   "$kev" init --template gemm_sm90 --dispatch M "$source_root/templates/" > /dev/null &&
     sed -i "s/buckets: per_problem}/buckets: $DISPATCH_BUCKETS}/" "$source_root/templates/gemm_sm90.cu" ||
     exit 1
   grep -n "dispatch:" "$source_root/templates/gemm_sm90.cu"
+  mkdir -p "$r/dispatch" && cp "$source_root/templates/gemm_sm90.cu" "$r/dispatch/"
 fi
 for k in ${KERNELS-gemm_sm90_fp8}; do
   step "tune $k"
@@ -89,7 +91,7 @@ rm -rf "$r/cubins"
 if [[ ${BUILD_CHECK:-0} == 1 && -n ${DISPATCH_BUCKETS:-} ]]; then
   step "build the dispatching copy with the tuned lockfile"
   bench/gemm/dispatch-build-check.sh "$source_root/templates/gemm_sm90.cu" "$r/kernelevo.lock.json" \
-    "$build" > "$r/build_check.txt" 2>&1
+    "$build" "$kev" > "$r/build_check.txt" 2>&1
   tail -12 "$r/build_check.txt"
 fi
 step done
