@@ -32,7 +32,7 @@ objs=("$work"/build/CMakeFiles/gemm_kernels.dir/kernelevo/gemm_kernels/gemm_sm90
 for o in "${objs[@]}"; do
   echo "$(basename "$o"): $(nm "$o" | awk '$2 == "T" {print $3}' | grep '^gemm_sm90' | sort | tr '\n' ' ')"
 done
-if nm "${objs[@]}" | awk '$2 == "T" {print $3}' | grep -qE '^gemm_sm90_(f16|bf16|fp8)(_naive)?$'; then
+if nm "${objs[@]}" | awk '$2 == "T" {print $3}' | grep -qE '^gemm_sm90_(f16|bf16|fp8|bf16_gelu)(_naive)?$'; then
   echo "FAIL: an original entry name was compiled"
   exit 1
 fi

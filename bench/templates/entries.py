@@ -169,6 +169,32 @@ def _matmul_same_type(a, d):
     return [A @ B]
 
 
+def _gelu_tanh_float(x):
+    import torch
+
+    return 0.5 * x * (1.0 + torch.tanh(0.7978845608028654 * (x + 0.044715 * x * x * x)))
+
+
+def _addmm_gelu(fused):
+    """C = GELU(A @ B + bias), GELU's tanh form, bf16 out. fused: torch._addmm_activation
+    (cuBLASLt's GELU_BIAS epilogue: one kernel, the same work as the template's); else eager
+    PyTorch's two kernels, addmm then gelu."""
+
+    def fn(a, d):
+        import torch
+        import torch.nn.functional as F
+
+        A = a["A"].view(d["M"], d["K"])
+        B = a["B"].view(d["K"], d["N"])
+        if A.device.type != "cuda":  # the CPU tests
+            return [_gelu_tanh_float(A.float() @ B.float() + a["bias"].float()).to(A.dtype)]
+        if fused:
+            return [torch._addmm_activation(a["bias"], A, B, use_gelu=True)]
+        return [F.gelu(torch.addmm(a["bias"], A, B), approximate="tanh")]
+
+    return fn
+
+
 # The tuned problems, then two untuned ones shaped like a transformer MLP's projections.
 GEMM_SHAPES = [{"M": 4096, "N": 4096, "K": 4096}, {"M": 8192, "N": 1024, "K": 4096},
                {"M": 4096, "N": 11008, "K": 4096}, {"M": 2048, "N": 4096, "K": 11008}]
@@ -222,6 +248,10 @@ ENTRIES = [
           "torch._scaled_mm, e4m3 in, bf16 out, use_fast_accum=True (cuBLASLt)",
           rtol=2e-2, atol=2e-2, memory_bound=False,
           also_timed={"scaled_mm_default_accum": _scaled_mm(False)}),
+    Entry("gemm_sm90", "gemm_sm90_bf16_gelu", GEMM_SM90_SHAPES, _addmm_gelu(True),
+          "torch._addmm_activation(bias, A, B, use_gelu=True), bf16 (cuBLASLt GELU_BIAS epilogue)",
+          rtol=2e-2, atol=2e-2, memory_bound=False,
+          also_timed={"eager_addmm_then_gelu": _addmm_gelu(False)}),
 ]
 
 

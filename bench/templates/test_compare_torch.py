@@ -188,12 +188,12 @@ def test_compile_setup():
 
 def test_entries():
     kernels = [e.kernel for e in entries.ENTRIES]
-    assert len(kernels) == len(set(kernels)) == 20
+    assert len(kernels) == len(set(kernels)) == 21
     assert entries.template_names()[-4:] == ["sgemm", "gemm_tc", "gemm_wgmma", "gemm_sm90"]
     assert {"add_rmsnorm_bf16", "rope_bf16"} <= set(entries.template_names())
     assert [e.kernel for e in entries.of_template("gemm_tc")] == ["gemm_tc_f16", "gemm_tc_bf16"]
     assert [e.kernel for e in entries.of_template("gemm_sm90")] == ["gemm_sm90_f16", "gemm_sm90_bf16",
-                                                                     "gemm_sm90_fp8"]
+                                                                     "gemm_sm90_fp8", "gemm_sm90_bf16_gelu"]
     for e in entries.ENTRIES:
         assert len(e.shapes) >= 2, e.template
         # torch.compile is timed for every memory-bound template, not for the GEMMs.

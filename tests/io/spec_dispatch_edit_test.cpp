@@ -79,7 +79,7 @@ TEST(AddDispatch, KeepsTheBlocksIndentationAndAClosingMarkOnAYamlLine) {
       << *same_line;
 }
 
-// gemm_sm90.cu's three kernels (each with parameters of its own) are compiled per winner
+// gemm_sm90.cu's four kernels (each with parameters of its own) are compiled per winner
 // together, so every block gets the line.
 TEST(AddDispatch, EveryMarkedKernelOfASourceDispatches) {
   std::string two = kSource + kSource;
@@ -149,13 +149,13 @@ TEST(AddDispatch, ShippedTemplatesDispatchByTheirSize) {
     ASSERT_NE(at, std::string::npos) << name;
     EXPECT_EQ(got->substr(0, at) + got->substr(at + line.size()), *text) << name;
   }
-  // gemm_sm90.cu marks three kernels: a winner per M for each.
+  // gemm_sm90.cu marks four kernels: a winner per M for each.
   const auto gemm = read_regular_file(dir / "gemm_sm90.cu", kMaxSourceBytes);
   ASSERT_TRUE(gemm);
   const auto got = add_dispatch(*gemm, "gemm_sm90.cu", "M");
   ASSERT_TRUE(got) << got.error().to_string();
   const std::string line = "dispatch: {by: [M], buckets: per_problem}\n";
-  EXPECT_EQ(got->size(), gemm->size() + 3 * line.size());
+  EXPECT_EQ(got->size(), gemm->size() + 4 * line.size());
   for (const KernelSpec& s : specs_of(*got)) {
     ASSERT_TRUE(s.dispatch) << s.id;
     EXPECT_EQ(s.dispatch->buckets.size(), 3u) << s.id;  // M = 16, 4096, 8192
