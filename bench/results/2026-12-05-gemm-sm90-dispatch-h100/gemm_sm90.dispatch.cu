@@ -27,8 +27,8 @@
 // by the copies) and their stores skipped; when K or N is not a multiple of 8 (or a pointer is
 // not 16-byte aligned) no tensor map can describe the operands (the runner passes zeros) and
 // tiles are loaded and stored element by element, so every configuration is correct for every
-// shape. Three kernels, one per type, each with its own parameters (G90_F16_*, G90_BF16_*,
-// G90_FP8_*).
+// shape. Four kernels, each with its own parameters: fp16 (G90_F16_*), bf16 (G90_BF16_*),
+// fp8 (G90_FP8_*), and bf16 with a bias + GELU epilogue (G90_BG_*).
 // With cp.async alone the loads bound it (bench/results/2026-12-03-gemm-sm90-h200).
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
@@ -40,9 +40,9 @@
 #if defined(__CUDA_ARCH__) && !defined(__CUDA_ARCH_FEAT_SM90_ALL)
 #error "gemm_sm90.cu uses wgmma and setmaxnreg: compile it for sm_90a"
 #endif
-// Each spec's `defines` sets G90_ONLY (1 fp16, 2 bf16, 3 fp8), so a tune compiles only the
-// kernel it tunes and that kernel's reference (a third of the compile); a build, without it,
-// compiles all three.
+// Each spec's `defines` sets G90_ONLY (1 fp16, 2 bf16, 3 fp8, 4 bf16 + bias + GELU), so a tune
+// compiles only the kernel it tunes and that kernel's reference; a build, without it, compiles
+// all four.
 #ifdef G90_ONLY
 #define G90_HAS(kernel) (G90_ONLY == (kernel))
 #else
@@ -95,6 +95,30 @@
 #endif
 #ifndef G90_BF16_SPLIT
 #define G90_BF16_SPLIT 4
+#endif
+#ifndef G90_BG_BN
+#define G90_BG_BN 256
+#endif
+#ifndef G90_BG_CONSUMERS
+#define G90_BG_CONSUMERS 2
+#endif
+#ifndef G90_BG_MW
+#define G90_BG_MW 1
+#endif
+#ifndef G90_BG_STAGES
+#define G90_BG_STAGES 4
+#endif
+#ifndef G90_BG_GROUP_M
+#define G90_BG_GROUP_M 8
+#endif
+#ifndef G90_BG_PRODUCERS
+#define G90_BG_PRODUCERS 0
+#endif
+#ifndef G90_BG_TMA
+#define G90_BG_TMA 1
+#endif
+#ifndef G90_BG_SPLIT
+#define G90_BG_SPLIT 4
 #endif
 #ifndef G90_FP8_BN
 #define G90_FP8_BN 256
@@ -528,13 +552,40 @@ __device__ __forceinline__ unsigned pack2(float a, float b, bool bf16) {
   return *reinterpret_cast<const unsigned*>(&v);
 }
 
-// The epilogue without split-K: the accumulators times `scale` converted to the output type,
-// staged in the ring and written as 16-byte rows.
-template <class Cfg, bool kBf16>
+// What the epilogue does to each scaled sum before rounding it to the output type: nothing,
+// or add the column's bias and apply GELU (the tanh form: GPT-style MLPs', and cuBLASLt's
+// GELU_BIAS epilogue's).
+enum class Epi { none, bias_gelu };
+
+struct Epilogue {
+  const unsigned short* bias;  // bf16 [N] for bias_gelu
+  float scale;
+};
+
+__device__ __forceinline__ float bf16_bits_to_float(unsigned short b) {
+  return __uint_as_float(static_cast<unsigned>(b) << 16);
+}
+
+__device__ __forceinline__ float gelu_tanh(float x) {
+  const float inner = 0.7978845608028654f * (x + 0.044715f * x * x * x);
+  return 0.5f * x * (1.0f + tanhf(inner));
+}
+
+// The output value of column n (below N) from its fp32 sum.
+template <Epi kEpi>
+__device__ __forceinline__ float epilogue_value(float sum, int n, const Epilogue& e) {
+  const float x = sum * e.scale;
+  if constexpr (kEpi == Epi::bias_gelu) return gelu_tanh(x + bf16_bits_to_float(e.bias[n]));
+  return x;
+}
+
+// The epilogue without split-K: the accumulators through the epilogue, converted to the
+// output type, staged in the ring and written as 16-byte rows.
+template <class Cfg, bool kBf16, Epi kEpi>
 __device__ __forceinline__ void store_tile(unsigned char* ring,
                                            const float (&acc)[Cfg::MW][Cfg::BN / 2],
                                            unsigned short* __restrict__ C, int M, int N, int m0,
-                                           int n0, float scale, bool aligned, int consumer,
+                                           int n0, const Epilogue& epi, bool aligned, int consumer,
                                            int warp, int lane) {
   // Accumulator layout of m64nBN: warp w holds rows 16w..16w+15; for each 8 columns j,
   // acc[4j], acc[4j+1] at row lane / 4, columns 8j + 2 (lane % 4) + {0, 1}; acc[4j+2],
@@ -544,11 +595,17 @@ __device__ __forceinline__ void store_tile(unsigned char* ring,
     const int row = (consumer * Cfg::MW + w) * 64 + warp * 16 + lane / 4;
 #pragma unroll
     for (int j = 0; j < Cfg::BN / 8; ++j) {
-      unsigned char* p = ring + row * Cfg::kOutRowBytes + (j * 8 + (lane % 4) * 2) * 2;
+      const int col = j * 8 + (lane % 4) * 2;
+      // Columns past N are never stored; clamp them so a bias read stays inside [0, N).
+      const int n_a = min(n0 + col, N - 1);
+      const int n_b = min(n0 + col + 1, N - 1);
+      unsigned char* p = ring + row * Cfg::kOutRowBytes + col * 2;
       *reinterpret_cast<unsigned*>(p) =
-          pack2(acc[w][4 * j] * scale, acc[w][4 * j + 1] * scale, kBf16);
+          pack2(epilogue_value<kEpi>(acc[w][4 * j], n_a, epi),
+                epilogue_value<kEpi>(acc[w][4 * j + 1], n_b, epi), kBf16);
       *reinterpret_cast<unsigned*>(p + 8 * Cfg::kOutRowBytes) =
-          pack2(acc[w][4 * j + 2] * scale, acc[w][4 * j + 3] * scale, kBf16);
+          pack2(epilogue_value<kEpi>(acc[w][4 * j + 2], n_a, epi),
+                epilogue_value<kEpi>(acc[w][4 * j + 3], n_b, epi), kBf16);
     }
   }
   consumers_sync(128 * Cfg::CONSUMERS);
@@ -575,11 +632,11 @@ __device__ __forceinline__ void store_tile(unsigned char* ring,
 // then each reduces its share of the tile's 8-column chunks over the cluster's partials, in
 // rank order (the same sum every run), and writes them times `scale` in the output type. The
 // last barrier keeps every partial in place until the whole cluster has read it.
-template <class Cfg, bool kBf16>
+template <class Cfg, bool kBf16, Epi kEpi>
 __device__ __forceinline__ void reduce_split_tile(unsigned char* ring,
                                                   const float (&acc)[Cfg::MW][Cfg::BN / 2],
                                                   unsigned short* __restrict__ C, int M, int N,
-                                                  int m0, int n0, int splits, float scale,
+                                                  int m0, int n0, int splits, const Epilogue& epi,
                                                   bool aligned, int consumer, int warp,
                                                   int lane) {
 #pragma unroll
@@ -607,11 +664,13 @@ __device__ __forceinline__ void reduce_split_tile(unsigned char* ring,
     float v[8] = {0.f, 0.f, 0.f, 0.f, 0.f, 0.f, 0.f, 0.f};
     for (int p = 0; p < splits; ++p)
       add_remote8(v, base + r * Cfg::kAccRowBytes + c * 32, static_cast<unsigned>(p));
+#pragma unroll
+    for (int k = 0; k < 8; ++k) v[k] = epilogue_value<kEpi>(v[k], min(n + k, N - 1), epi);
     uint4 packed;
-    packed.x = pack2(v[0] * scale, v[1] * scale, kBf16);
-    packed.y = pack2(v[2] * scale, v[3] * scale, kBf16);
-    packed.z = pack2(v[4] * scale, v[5] * scale, kBf16);
-    packed.w = pack2(v[6] * scale, v[7] * scale, kBf16);
+    packed.x = pack2(v[0], v[1], kBf16);
+    packed.y = pack2(v[2], v[3], kBf16);
+    packed.z = pack2(v[4], v[5], kBf16);
+    packed.w = pack2(v[6], v[7], kBf16);
     unsigned short* dst = C + static_cast<long long>(m0 + r) * N + n;
     if (aligned) {
       *reinterpret_cast<uint4*>(dst) = packed;
@@ -625,12 +684,13 @@ __device__ __forceinline__ void reduce_split_tile(unsigned char* ring,
   cluster_sync();
 }
 
-// `scale` multiplies the result (fp8's scale_a * scale_b; 1 for the 16-bit types).
-template <class Cfg, In kIn>
+// `epi.scale` multiplies the result (fp8's scale_a * scale_b; 1 for the 16-bit types), then
+// kEpi's bias and activation apply.
+template <class Cfg, In kIn, Epi kEpi = Epi::none>
 __device__ __forceinline__ void gemm_sm90(const unsigned char* __restrict__ A,
                                           const unsigned char* __restrict__ B,
                                           unsigned short* __restrict__ C, int M, int N, int K,
-                                          float scale, const TensorMap& map_a,
+                                          const Epilogue& epi, const TensorMap& map_a,
                                           const TensorMap& map_b) {
   using I = Input<kIn>;
   constexpr int kBK = I::kBK;
@@ -787,11 +847,11 @@ __device__ __forceinline__ void gemm_sm90(const unsigned char* __restrict__ A,
   // Epilogue: every consumer is past its last wgmma before the ring is overwritten.
   consumers_sync(128 * Cfg::CONSUMERS);
   if (split_k) {
-    reduce_split_tile<Cfg, I::kBf16Out>(ring, acc, C, M, N, m0, n0, splits, scale, aligned,
-                                        consumer, warp, lane);
+    reduce_split_tile<Cfg, I::kBf16Out, kEpi>(ring, acc, C, M, N, m0, n0, splits, epi, aligned,
+                                              consumer, warp, lane);
   } else {
-    store_tile<Cfg, I::kBf16Out>(ring, acc, C, M, N, m0, n0, scale, aligned, consumer, warp,
-                                 lane);
+    store_tile<Cfg, I::kBf16Out, kEpi>(ring, acc, C, M, N, m0, n0, epi, aligned, consumer, warp,
+                                       lane);
   }
 }
 
@@ -823,6 +883,25 @@ __device__ __forceinline__ void gemm_naive(const T* __restrict__ A, const T* __r
   });
 }
 
+// bf16 with the bias + GELU epilogue: the exact sum plus the column's bias, through GELU's
+// tanh form in double precision, rounded once.
+__device__ __forceinline__ void gemm_naive_bias_gelu(const __nv_bfloat16* __restrict__ A,
+                                                     const __nv_bfloat16* __restrict__ B,
+                                                     const __nv_bfloat16* __restrict__ bias,
+                                                     __nv_bfloat16* __restrict__ C, int M, int N,
+                                                     int K) {
+  for_each_element(static_cast<long long>(M) * N, [&](long long e) {
+    const long long m = e / N;
+    const long long n = e % N;
+    double s = 0.0;
+    for (int k = 0; k < K; ++k)
+      s += static_cast<double>(static_cast<float>(A[m * K + k])) * static_cast<float>(B[k * N + n]);
+    const double x = s + static_cast<double>(static_cast<float>(bias[n]));
+    const double g = 0.5 * x * (1.0 + tanh(0.7978845608028654 * (x + 0.044715 * x * x * x)));
+    C[e] = __float2bfloat16(static_cast<float>(g));
+  });
+}
+
 // FP8: B is [N, K]; the scales multiply the exact sum.
 __device__ __forceinline__ void gemm_naive_fp8(const __nv_fp8_e4m3* __restrict__ A,
                                                const __nv_fp8_e4m3* __restrict__ B,
@@ -848,6 +927,9 @@ using G90Bf16Config =
     gemm_sm90_detail::Config<G90_BF16_BN, G90_BF16_CONSUMERS, G90_BF16_MW, G90_BF16_STAGES,
                              G90_BF16_GROUP_M, G90_BF16_PRODUCERS, G90_BF16_TMA,
                              G90_BF16_SPLIT>;
+using G90BgConfig =
+    gemm_sm90_detail::Config<G90_BG_BN, G90_BG_CONSUMERS, G90_BG_MW, G90_BG_STAGES,
+                             G90_BG_GROUP_M, G90_BG_PRODUCERS, G90_BG_TMA, G90_BG_SPLIT>;
 using G90Fp8Config =
     gemm_sm90_detail::Config<G90_FP8_BN, G90_FP8_CONSUMERS, G90_FP8_MW, G90_FP8_STAGES,
                              G90_FP8_GROUP_M, G90_FP8_PRODUCERS, G90_FP8_TMA, G90_FP8_SPLIT>;
@@ -917,7 +999,7 @@ extern "C" __global__ void __launch_bounds__(G90F16Config::kThreads, 1)
                   const __grid_constant__ TensorMap map_a, const __grid_constant__ TensorMap map_b) {
   gemm_sm90_detail::gemm_sm90<G90F16Config, gemm_sm90_detail::In::f16>(
       reinterpret_cast<const unsigned char*>(A), reinterpret_cast<const unsigned char*>(B),
-      reinterpret_cast<unsigned short*>(C), M, N, K, 1.0f, map_a, map_b);
+      reinterpret_cast<unsigned short*>(C), M, N, K, {nullptr, 1.0f}, map_a, map_b);
 }
 #endif
 
@@ -986,7 +1068,83 @@ extern "C" __global__ void __launch_bounds__(G90Bf16Config::kThreads, 1)
                    const __grid_constant__ TensorMap map_a, const __grid_constant__ TensorMap map_b) {
   gemm_sm90_detail::gemm_sm90<G90Bf16Config, gemm_sm90_detail::In::bf16>(
       reinterpret_cast<const unsigned char*>(A), reinterpret_cast<const unsigned char*>(B),
-      reinterpret_cast<unsigned short*>(C), M, N, K, 1.0f, map_a, map_b);
+      reinterpret_cast<unsigned short*>(C), M, N, K, {nullptr, 1.0f}, map_a, map_b);
+}
+#endif
+
+// bf16 with the epilogue of a transformer MLP's first projection: C = GELU(A @ B + bias), the
+// bias a bf16 row of N, GELU's tanh form (as torch._addmm_activation(bias, A, B,
+// use_gelu=True), cuBLASLt's GELU_BIAS epilogue, computes it).
+// clang-format off
+/* @kernelevo
+id: gemm_sm90_bf16_gelu
+kernel: gemm_sm90_bf16_gelu
+arch: sm_90a
+params:
+  G90_BG_BN: [64, 128, 192, 256]
+  G90_BG_CONSUMERS: [1, 2, 3]
+  G90_BG_MW: [1, 2]
+  G90_BG_STAGES: [2, 3, 4, 5, 6]
+  G90_BG_GROUP_M: [1, 8, 16]
+  G90_BG_PRODUCERS: [0, 1]
+  G90_BG_TMA: [0, 1]
+  G90_BG_SPLIT: [1, 2, 4, 8]
+let:
+  BM: "64 * G90_BG_CONSUMERS * G90_BG_MW"
+  STAGE_BYTES: "64 * G90_BG_CONSUMERS * G90_BG_MW * 128 + 128 * G90_BG_BN"
+  THREADS: "128 * (G90_BG_CONSUMERS + G90_BG_PRODUCERS)"
+  TILES: "ceil_div(M, BM) * ceil_div(N, G90_BG_BN)"
+  SPLIT_CTAS: "(TILES < 132) * (G90_BG_SPLIT - 1) + 1"
+constraints:
+  - "G90_BG_MW * G90_BG_BN <= 256"
+  - "G90_BG_STAGES * STAGE_BYTES + 16 * G90_BG_STAGES + 1024 <= 227 * 1024"
+  - "BM * (2 * G90_BG_BN + 16) <= G90_BG_STAGES * STAGE_BYTES"
+  - "(G90_BG_MW * G90_BG_BN / 2 + 40) * THREADS <= 65536"
+  - "G90_BG_SPLIT == 1 || G90_BG_PRODUCERS == 0"
+  - "G90_BG_SPLIT == 1 || BM * (4 * G90_BG_BN + 16) <= G90_BG_STAGES * STAGE_BYTES"
+problems:
+  - {M: 4096, N: 4096, K: 4096}
+  - {M: 8192, N: 1024, K: 4096}
+  - {M: 16, N: 4096, K: 4096}
+validate:
+  - {M: 129, N: 67, K: 33}
+  - {M: 200, N: 136, K: 72}
+  - {M: 3, N: 1000, K: 24}
+  - {M: 300, N: 40, K: 1000}
+  - {M: 16, N: 512, K: 4096}
+args:
+  - {name: A, type: "const bfloat16*", count: "M*K", init: {uniform: [-1, 1]}}
+  - {name: B, type: "const bfloat16*", count: "K*N", init: {uniform: [-1, 1]}}
+  - {name: bias, type: "const bfloat16*", count: "N", init: {uniform: [-4, 4]}}
+  - {name: C, type: "bfloat16*", count: "M*N", output: true}
+  - {name: M, type: int, value: M}
+  - {name: N, type: int, value: N}
+  - {name: K, type: int, value: K}
+  - {name: map_a, tensor_map: {of: A, dims: [K, M], box: [64, "64 * G90_BG_MW"], swizzle: 128}}
+  - {name: map_b, tensor_map: {of: B, dims: [N, K], box: [64, 64], swizzle: 128}}
+launch:
+  grid: ["TILES * SPLIT_CTAS"]
+  block: ["THREADS"]
+  shared_bytes: "G90_BG_STAGES * STAGE_BYTES + 16 * G90_BG_STAGES + 1024"
+  cluster: "SPLIT_CTAS"
+reference: gemm_sm90_bf16_gelu_naive
+defines: ["G90_ONLY=4"]
+tolerance: {rtol: 1e-2, atol: 1e-2}
+metrics: {flops: "2*M*N*K", bytes: "(M*K + K*N + M*N + N)*2"}
+dispatch: {by: [M], buckets: [[0, 64], [64, null]]}
+*/
+// clang-format on
+#if G90_HAS(4)
+extern "C" __global__ void __launch_bounds__(G90BgConfig::kThreads, 1)
+    gemm_sm90_bf16_gelu(const __nv_bfloat16* __restrict__ A, const __nv_bfloat16* __restrict__ B,
+                        const __nv_bfloat16* __restrict__ bias, __nv_bfloat16* __restrict__ C,
+                        int M, int N, int K, const __grid_constant__ TensorMap map_a,
+                        const __grid_constant__ TensorMap map_b) {
+  gemm_sm90_detail::gemm_sm90<G90BgConfig, gemm_sm90_detail::In::bf16,
+                              gemm_sm90_detail::Epi::bias_gelu>(
+      reinterpret_cast<const unsigned char*>(A), reinterpret_cast<const unsigned char*>(B),
+      reinterpret_cast<unsigned short*>(C), M, N, K,
+      {reinterpret_cast<const unsigned short*>(bias), 1.0f}, map_a, map_b);
 }
 #endif
 
@@ -1059,7 +1217,8 @@ extern "C" __global__ void __launch_bounds__(G90Fp8Config::kThreads, 1)
                   const __grid_constant__ TensorMap map_a, const __grid_constant__ TensorMap map_b) {
   gemm_sm90_detail::gemm_sm90<G90Fp8Config, gemm_sm90_detail::In::e4m3>(
       reinterpret_cast<const unsigned char*>(A), reinterpret_cast<const unsigned char*>(B),
-      reinterpret_cast<unsigned short*>(C), M, N, K, *scale_a * *scale_b, map_a, map_b);
+      reinterpret_cast<unsigned short*>(C), M, N, K, {nullptr, *scale_a * *scale_b}, map_a,
+      map_b);
 }
 #endif
 
@@ -1080,6 +1239,15 @@ extern "C" __global__ void gemm_sm90_bf16_naive(const __nv_bfloat16* __restrict_
                                                 int K, const __grid_constant__ TensorMap,
                                                 const __grid_constant__ TensorMap) {
   gemm_sm90_detail::gemm_naive(A, B, C, M, N, K);
+}
+#endif
+
+#if G90_HAS(4)
+extern "C" __global__ void gemm_sm90_bf16_gelu_naive(
+    const __nv_bfloat16* __restrict__ A, const __nv_bfloat16* __restrict__ B,
+    const __nv_bfloat16* __restrict__ bias, __nv_bfloat16* __restrict__ C, int M, int N, int K,
+    const __grid_constant__ TensorMap, const __grid_constant__ TensorMap) {
+  gemm_sm90_detail::gemm_naive_bias_gelu(A, B, bias, C, M, N, K);
 }
 #endif
 
