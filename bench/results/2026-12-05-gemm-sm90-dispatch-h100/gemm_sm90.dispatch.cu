@@ -72,6 +72,9 @@
 #ifndef G90_F16_SPLIT
 #define G90_F16_SPLIT 4
 #endif
+#ifndef G90_F16_PERSISTENT
+#define G90_F16_PERSISTENT 0
+#endif
 #ifndef G90_BF16_BN
 #define G90_BF16_BN 256
 #endif
@@ -95,6 +98,9 @@
 #endif
 #ifndef G90_BF16_SPLIT
 #define G90_BF16_SPLIT 4
+#endif
+#ifndef G90_BF16_PERSISTENT
+#define G90_BF16_PERSISTENT 0
 #endif
 #ifndef G90_BG_BN
 #define G90_BG_BN 256
@@ -120,6 +126,9 @@
 #ifndef G90_BG_SPLIT
 #define G90_BG_SPLIT 4
 #endif
+#ifndef G90_BG_PERSISTENT
+#define G90_BG_PERSISTENT 0
+#endif
 #ifndef G90_FP8_BN
 #define G90_FP8_BN 256
 #endif
@@ -143,6 +152,9 @@
 #endif
 #ifndef G90_FP8_SPLIT
 #define G90_FP8_SPLIT 4
+#endif
+#ifndef G90_FP8_PERSISTENT
+#define G90_FP8_PERSISTENT 0
 #endif
 
 extern __shared__ __align__(1024) unsigned char gemm_sm90_smem[];
@@ -168,11 +180,12 @@ struct Input {
 };
 
 template <int BN_, int CONSUMERS_, int MW_, int STAGES_, int GROUP_M_, int PRODUCERS_, int TMA_,
-          int SPLIT_>
+          int SPLIT_, int PERSISTENT_>
 struct Config {
   static constexpr int BN = BN_, CONSUMERS = CONSUMERS_, MW = MW_, STAGES = STAGES_;
   static constexpr int GROUP_M = GROUP_M_, PRODUCERS = PRODUCERS_, SPLIT = SPLIT_;
   static constexpr bool TMA = TMA_ != 0;
+  static constexpr bool PERSISTENT = PERSISTENT_ != 0;
   static constexpr int kProducerThreads = 128 * PRODUCERS;
   // Who loads the ring: the producers, or with none every thread (the consumers themselves).
   static constexpr int kLoaderThreads = PRODUCERS > 0 ? kProducerThreads : 128 * CONSUMERS_;
@@ -202,6 +215,8 @@ struct Config {
   static_assert(BM * kOutRowBytes <= STAGES * kStageBytes, "the epilogue reuses the ring");
   static_assert(SPLIT == 1 || SPLIT == 2 || SPLIT == 4 || SPLIT == 8, "a portable cluster");
   static_assert(SPLIT == 1 || PRODUCERS == 0, "every thread reaches the cluster barriers");
+  static_assert(!PERSISTENT || (PRODUCERS == 1 && SPLIT == 1),
+                "a persistent CTA has a producer warpgroup and no split");
   static_assert(SPLIT == 1 || BM * kAccRowBytes <= STAGES * kStageBytes,
                 "the partials reuse the ring");
 };
@@ -566,9 +581,13 @@ __device__ __forceinline__ float bf16_bits_to_float(unsigned short b) {
   return __uint_as_float(static_cast<unsigned>(b) << 16);
 }
 
+// tanh.approx (relative error about 2^-11, below bf16's 2^-8 rounding) instead of tanhf's
+// slower exact path: the epilogue is not overlapped with the next tile's loads.
 __device__ __forceinline__ float gelu_tanh(float x) {
   const float inner = 0.7978845608028654f * (x + 0.044715f * x * x * x);
-  return 0.5f * x * (1.0f + tanhf(inner));
+  float t;
+  asm("tanh.approx.f32 %0, %1;" : "=f"(t) : "f"(inner));
+  return 0.5f * x * (1.0f + t);
 }
 
 // The output value of column n (below N) from its fp32 sum.
@@ -624,6 +643,42 @@ __device__ __forceinline__ void store_tile(unsigned char* ring,
     } else {
       const unsigned short* v = reinterpret_cast<const unsigned short*>(src);
       for (int e = 0; e < 8 && n + e < N; ++e) dst[e] = v[e];
+    }
+  }
+}
+
+// The persistent kernel's epilogue: the accumulators through the epilogue, stored straight
+// from registers (each thread two adjacent outputs of a row; a warp's four threads of a row
+// write 16 contiguous bytes), so the ring stays free for the next tile's loads.
+template <class Cfg, bool kBf16, Epi kEpi>
+__device__ __forceinline__ void store_tile_direct(const float (&acc)[Cfg::MW][Cfg::BN / 2],
+                                                  unsigned short* __restrict__ C, int M, int N,
+                                                  int m0, int n0, const Epilogue& epi,
+                                                  bool aligned, int consumer, int warp,
+                                                  int lane) {
+#pragma unroll
+  for (int w = 0; w < Cfg::MW; ++w) {
+    const int row = m0 + (consumer * Cfg::MW + w) * 64 + warp * 16 + lane / 4;
+#pragma unroll
+    for (int j = 0; j < Cfg::BN / 8; ++j) {
+      const int n = n0 + j * 8 + (lane % 4) * 2;
+      if (n >= N) continue;
+      const int n1 = min(n + 1, N - 1);
+#pragma unroll
+      for (int h = 0; h < 2; ++h) {
+        const int m = row + 8 * h;
+        if (m >= M) continue;
+        const unsigned packed = pack2(epilogue_value<kEpi>(acc[w][4 * j + 2 * h], n, epi),
+                                      epilogue_value<kEpi>(acc[w][4 * j + 2 * h + 1], n1, epi),
+                                      kBf16);
+        unsigned short* dst = C + static_cast<long long>(m) * N + n;
+        if (aligned) {  // N % 8 == 0 and n even: a 4-byte store inside the row
+          *reinterpret_cast<unsigned*>(dst) = packed;
+        } else {
+          dst[0] = static_cast<unsigned short>(packed & 0xFFFFu);
+          if (n + 1 < N) dst[1] = static_cast<unsigned short>(packed >> 16);
+        }
+      }
     }
   }
 }
@@ -729,29 +784,23 @@ __device__ __forceinline__ void gemm_sm90(const unsigned char* __restrict__ A,
   // Grouped raster order: GROUP_M tile rows are walked column by column.
   const int tiles_m = (M + Cfg::BM - 1) / Cfg::BM;
   const int tiles_n = (N + Cfg::BN - 1) / Cfg::BN;
-  // The launch says whether K is split: in clusters (tiles times their size CTAs) the CTAs of
-  // a cluster, consecutive in x, share a tile and each takes an even share of its k-steps.
   const int tiles = tiles_m * tiles_n;
-  const int splits = Cfg::SPLIT > 1 ? static_cast<int>(cluster_ctas()) : 1;
-  const bool split_k = splits > 1;
-  const int id = static_cast<int>(blockIdx.x) / splits;
-  if (id >= tiles) return;  // a grid larger than the tiles
-  const int group = id / (Cfg::GROUP_M * tiles_n);
-  const int first_m = group * Cfg::GROUP_M;
-  const int rows_in_group = min(tiles_m - first_m, Cfg::GROUP_M);
-  const int in_group = id - group * Cfg::GROUP_M * tiles_n;
-  const int m0 = (first_m + in_group % rows_in_group) * Cfg::BM;
-  const int n0 = (in_group / rows_in_group) * Cfg::BN;
+  const auto tile_origin = [&](int id, int& m0, int& n0) {
+    const int group = id / (Cfg::GROUP_M * tiles_n);
+    const int first_m = group * Cfg::GROUP_M;
+    const int rows_in_group = min(tiles_m - first_m, Cfg::GROUP_M);
+    const int in_group = id - group * Cfg::GROUP_M * tiles_n;
+    m0 = (first_m + in_group % rows_in_group) * Cfg::BM;
+    n0 = (in_group / rows_in_group) * Cfg::BN;
+  };
   const int all_steps = (K + kBK - 1) / kBK;
-  const int split = split_k ? static_cast<int>(cluster_rank()) : 0;
-  const int first_step = split * all_steps / splits;
-  const int steps = (split + 1) * all_steps / splits - first_step;
   const int warpgroup = threadIdx.x / 128;
+  int m0 = 0;
+  int n0 = 0;
 
-  // One k-step's tiles into its stage, then the arrival on the stage's full barrier (by the
-  // copies themselves when they are asynchronous).
-  const auto load = [&](int s, int t) {
-    const int stage = s % Cfg::STAGES;
+  // K-step `k` of tile (m0, n0) into ring stage `stage`, then the arrival on the stage's full
+  // barrier (by the copies themselves when they are asynchronous).
+  const auto load = [&](int stage, int k, int t) {
     unsigned char* a_stage = ring + stage * Cfg::kStageBytes;
     if (use_tma) {
       // A: each consumer's MW x 64 rows of one k-step; B: BN / 64 blocks of 64 K rows x 64 N
@@ -762,19 +811,19 @@ __device__ __forceinline__ void gemm_sm90(const unsigned char* __restrict__ A,
       mbar_arrive_expect_bytes(full(stage), Cfg::kStageBytes);
 #pragma unroll
       for (int c = 0; c < Cfg::CONSUMERS; ++c)
-        tma_load_2d(a + c * Cfg::MW * 64 * 128, map_a, (first_step + s) * kBK,
-                    m0 + c * Cfg::MW * 64, full(stage));
+        tma_load_2d(a + c * Cfg::MW * 64 * 128, map_a, k * kBK, m0 + c * Cfg::MW * 64,
+                    full(stage));
 #pragma unroll
       for (int j = 0; j < Cfg::BN / 64; ++j) {
         if constexpr (I::kBKMajor)
-          tma_load_2d(b + j * 8192, map_b, (first_step + s) * kBK, n0 + 64 * j, full(stage));
+          tma_load_2d(b + j * 8192, map_b, k * kBK, n0 + 64 * j, full(stage));
         else
-          tma_load_2d(b + j * 8192, map_b, n0 + 64 * j, (first_step + s) * kBK, full(stage));
+          tma_load_2d(b + j * 8192, map_b, n0 + 64 * j, k * kBK, full(stage));
       }
       return;
     }
-    load_stage<Cfg, kIn>(a_stage, a_stage + Cfg::kAStageBytes, A, B, M, N, K, m0, n0,
-                    (first_step + s) * kBK, t, aligned);
+    load_stage<Cfg, kIn>(a_stage, a_stage + Cfg::kAStageBytes, A, B, M, N, K, m0, n0, k * kBK,
+                         t, aligned);
     if (aligned) {
       mbar_arrive_on_copies(full(stage));
     } else {
@@ -782,34 +831,11 @@ __device__ __forceinline__ void gemm_sm90(const unsigned char* __restrict__ A,
     }
   };
   const bool loads = !use_tma || threadIdx.x == 0;  // this thread takes part in the loads
-  if (Cfg::PRODUCERS == 0 && loads) {
-    for (int s = 0; s < Cfg::STAGES - 1 && s < steps; ++s) load(s, threadIdx.x);
-  }
-  if (warpgroup < Cfg::PRODUCERS) {
-    asm volatile("setmaxnreg.dec.sync.aligned.u32 40;\n");
-    const int t = threadIdx.x;
-    if (!loads) return;
-    for (int s = 0; s < steps; ++s) {
-      if (s >= Cfg::STAGES) mbar_wait(empty(s % Cfg::STAGES), ((s / Cfg::STAGES) & 1) ^ 1);
-      load(s, t);
-    }
-    return;
-  }
-
-  if (Cfg::PRODUCERS > 0)
-    asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;\n" ::"n"(Cfg::kConsumerRegs));
   const int consumer = warpgroup - Cfg::PRODUCERS;
   const int warp = (threadIdx.x / 32) % 4;
   const int lane = threadIdx.x % 32;
-  float acc[Cfg::MW][Cfg::BN / 2];
-#pragma unroll
-  for (int w = 0; w < Cfg::MW; ++w)
-#pragma unroll
-    for (int i = 0; i < Cfg::BN / 2; ++i) acc[w][i] = 0.f;
-
-  for (int s = 0; s < steps; ++s) {
-    const int stage = s % Cfg::STAGES;
-    mbar_wait(full(stage), (s / Cfg::STAGES) & 1);
+  // One k-step's wgmma from ring stage `stage` into acc, committed as one group.
+  const auto multiply = [&](float (&acc)[Cfg::MW][Cfg::BN / 2], int stage) {
     if (!use_tma) fence_proxy_async();  // cp.async's writes (generic proxy) made visible to wgmma
     const unsigned a_stage =
         shared_address(ring + stage * Cfg::kStageBytes) + consumer * Cfg::MW * 64 * 128;
@@ -829,6 +855,87 @@ __device__ __forceinline__ void gemm_sm90(const unsigned char* __restrict__ A,
       }
     }
     wgmma_commit();
+  };
+
+  if constexpr (Cfg::PERSISTENT) {
+    // A CTA per SM (the launch's grid) walks the tiles id = blockIdx.x, + gridDim.x, ...; the
+    // producer warpgroup runs ahead into the next tile's k-steps while the consumers finish
+    // one, and the ring's stages and barrier phases continue across tiles (step counter g).
+    // The consumers store straight from their registers, so the ring is never the epilogue's.
+    if (warpgroup < Cfg::PRODUCERS) {
+      asm volatile("setmaxnreg.dec.sync.aligned.u32 40;\n");
+      if (!loads) return;
+      int g = 0;
+      for (int id = static_cast<int>(blockIdx.x); id < tiles; id += static_cast<int>(gridDim.x)) {
+        tile_origin(id, m0, n0);
+        for (int s = 0; s < all_steps; ++s, ++g) {
+          if (g >= Cfg::STAGES) mbar_wait(empty(g % Cfg::STAGES), ((g / Cfg::STAGES) & 1) ^ 1);
+          load(g % Cfg::STAGES, s, threadIdx.x);
+        }
+      }
+      return;
+    }
+    asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;\n" ::"n"(Cfg::kConsumerRegs));
+    float acc[Cfg::MW][Cfg::BN / 2];
+    int g = 0;
+    for (int id = static_cast<int>(blockIdx.x); id < tiles; id += static_cast<int>(gridDim.x)) {
+      tile_origin(id, m0, n0);
+#pragma unroll
+      for (int w = 0; w < Cfg::MW; ++w)
+#pragma unroll
+        for (int i = 0; i < Cfg::BN / 2; ++i) acc[w][i] = 0.f;
+      for (int s = 0; s < all_steps; ++s, ++g) {
+        mbar_wait(full(g % Cfg::STAGES), (g / Cfg::STAGES) & 1);
+        multiply(acc, g % Cfg::STAGES);
+        wgmma_wait<1>();  // step g - 1's wgmma are done: its stage may be refilled
+        if (s > 0 && lane == 0) mbar_arrive(empty((g - 1) % Cfg::STAGES));
+      }
+      wgmma_wait<0>();
+      if (all_steps > 0 && lane == 0) mbar_arrive(empty((g - 1) % Cfg::STAGES));
+      store_tile_direct<Cfg, I::kBf16Out, kEpi>(acc, C, M, N, m0, n0, epi, aligned, consumer,
+                                                warp, lane);
+    }
+    return;
+  }
+
+  // One tile per CTA. The launch says whether K is split: in clusters (tiles times their size
+  // CTAs) the CTAs of a cluster, consecutive in x, share a tile and each takes an even share
+  // of its k-steps.
+  const int splits = Cfg::SPLIT > 1 ? static_cast<int>(cluster_ctas()) : 1;
+  const bool split_k = splits > 1;
+  const int id = static_cast<int>(blockIdx.x) / splits;
+  if (id >= tiles) return;  // a grid larger than the tiles
+  tile_origin(id, m0, n0);
+  const int split = split_k ? static_cast<int>(cluster_rank()) : 0;
+  const int first_step = split * all_steps / splits;
+  const int steps = (split + 1) * all_steps / splits - first_step;
+
+  if (Cfg::PRODUCERS == 0 && loads) {
+    for (int s = 0; s < Cfg::STAGES - 1 && s < steps; ++s)
+      load(s % Cfg::STAGES, first_step + s, threadIdx.x);
+  }
+  if (warpgroup < Cfg::PRODUCERS) {
+    asm volatile("setmaxnreg.dec.sync.aligned.u32 40;\n");
+    if (!loads) return;
+    for (int s = 0; s < steps; ++s) {
+      if (s >= Cfg::STAGES) mbar_wait(empty(s % Cfg::STAGES), ((s / Cfg::STAGES) & 1) ^ 1);
+      load(s % Cfg::STAGES, first_step + s, threadIdx.x);
+    }
+    return;
+  }
+
+  if (Cfg::PRODUCERS > 0)
+    asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;\n" ::"n"(Cfg::kConsumerRegs));
+  float acc[Cfg::MW][Cfg::BN / 2];
+#pragma unroll
+  for (int w = 0; w < Cfg::MW; ++w)
+#pragma unroll
+    for (int i = 0; i < Cfg::BN / 2; ++i) acc[w][i] = 0.f;
+
+  for (int s = 0; s < steps; ++s) {
+    const int stage = s % Cfg::STAGES;
+    mbar_wait(full(stage), (s / Cfg::STAGES) & 1);
+    multiply(acc, stage);
     wgmma_wait<1>();  // step s - 1's wgmma are done: its stage may be refilled
     if (s > 0 && lane == 0) mbar_arrive(empty((s - 1) % Cfg::STAGES));
     if (Cfg::PRODUCERS == 0) {
@@ -838,7 +945,7 @@ __device__ __forceinline__ void gemm_sm90(const unsigned char* __restrict__ A,
       if (next < steps && loads) {
         if (next >= Cfg::STAGES)
           mbar_wait(empty(next % Cfg::STAGES), ((next / Cfg::STAGES) & 1) ^ 1);
-        load(next, threadIdx.x);
+        load(next % Cfg::STAGES, first_step + next, threadIdx.x);
       }
     }
   }
@@ -922,17 +1029,17 @@ __device__ __forceinline__ void gemm_naive_fp8(const __nv_fp8_e4m3* __restrict__
 using G90F16Config =
     gemm_sm90_detail::Config<G90_F16_BN, G90_F16_CONSUMERS, G90_F16_MW, G90_F16_STAGES,
                              G90_F16_GROUP_M, G90_F16_PRODUCERS, G90_F16_TMA,
-                             G90_F16_SPLIT>;
+                             G90_F16_SPLIT, G90_F16_PERSISTENT>;
 using G90Bf16Config =
     gemm_sm90_detail::Config<G90_BF16_BN, G90_BF16_CONSUMERS, G90_BF16_MW, G90_BF16_STAGES,
                              G90_BF16_GROUP_M, G90_BF16_PRODUCERS, G90_BF16_TMA,
-                             G90_BF16_SPLIT>;
+                             G90_BF16_SPLIT, G90_BF16_PERSISTENT>;
 using G90BgConfig =
     gemm_sm90_detail::Config<G90_BG_BN, G90_BG_CONSUMERS, G90_BG_MW, G90_BG_STAGES,
-                             G90_BG_GROUP_M, G90_BG_PRODUCERS, G90_BG_TMA, G90_BG_SPLIT>;
+                             G90_BG_GROUP_M, G90_BG_PRODUCERS, G90_BG_TMA, G90_BG_SPLIT, G90_BG_PERSISTENT>;
 using G90Fp8Config =
     gemm_sm90_detail::Config<G90_FP8_BN, G90_FP8_CONSUMERS, G90_FP8_MW, G90_FP8_STAGES,
-                             G90_FP8_GROUP_M, G90_FP8_PRODUCERS, G90_FP8_TMA, G90_FP8_SPLIT>;
+                             G90_FP8_GROUP_M, G90_FP8_PRODUCERS, G90_FP8_TMA, G90_FP8_SPLIT, G90_FP8_PERSISTENT>;
 
 // clang-format off
 /* @kernelevo
@@ -948,18 +1055,22 @@ params:
   G90_F16_PRODUCERS: [0, 1]
   G90_F16_TMA: [0, 1]
   G90_F16_SPLIT: [1, 2, 4, 8]
+  G90_F16_PERSISTENT: [0, 1]
 let:
   BM: "64 * G90_F16_CONSUMERS * G90_F16_MW"
   STAGE_BYTES: "64 * G90_F16_CONSUMERS * G90_F16_MW * 128 + 128 * G90_F16_BN"
   THREADS: "128 * (G90_F16_CONSUMERS + G90_F16_PRODUCERS)"
   TILES: "ceil_div(M, BM) * ceil_div(N, G90_F16_BN)"
   SPLIT_CTAS: "(TILES < 132) * (G90_F16_SPLIT - 1) + 1"
+  # A persistent launch: a CTA for each of the H100/H200's 132 SMs (or each tile, if fewer).
+  CTAS: "G90_F16_PERSISTENT * min(TILES, 132) + (1 - G90_F16_PERSISTENT) * TILES * SPLIT_CTAS"
 constraints:
   - "G90_F16_MW * G90_F16_BN <= 256"
   - "G90_F16_STAGES * STAGE_BYTES + 16 * G90_F16_STAGES + 1024 <= 227 * 1024"
   - "BM * (2 * G90_F16_BN + 16) <= G90_F16_STAGES * STAGE_BYTES"
   - "(G90_F16_MW * G90_F16_BN / 2 + 40) * THREADS <= 65536"
   - "G90_F16_SPLIT == 1 || G90_F16_PRODUCERS == 0"
+  - "G90_F16_PERSISTENT == 0 || (G90_F16_PRODUCERS == 1 && G90_F16_SPLIT == 1)"
   - "G90_F16_SPLIT == 1 || BM * (4 * G90_F16_BN + 16) <= G90_F16_STAGES * STAGE_BYTES"
 problems:
   - {M: 4096, N: 4096, K: 4096}
@@ -981,7 +1092,7 @@ args:
   - {name: map_a, tensor_map: {of: A, dims: [K, M], box: [64, "64 * G90_F16_MW"], swizzle: 128}}
   - {name: map_b, tensor_map: {of: B, dims: [N, K], box: [64, 64], swizzle: 128}}
 launch:
-  grid: ["TILES * SPLIT_CTAS"]
+  grid: ["CTAS"]
   block: ["THREADS"]
   shared_bytes: "G90_F16_STAGES * STAGE_BYTES + 16 * G90_F16_STAGES + 1024"
   cluster: "SPLIT_CTAS"
@@ -1017,18 +1128,22 @@ params:
   G90_BF16_PRODUCERS: [0, 1]
   G90_BF16_TMA: [0, 1]
   G90_BF16_SPLIT: [1, 2, 4, 8]
+  G90_BF16_PERSISTENT: [0, 1]
 let:
   BM: "64 * G90_BF16_CONSUMERS * G90_BF16_MW"
   STAGE_BYTES: "64 * G90_BF16_CONSUMERS * G90_BF16_MW * 128 + 128 * G90_BF16_BN"
   THREADS: "128 * (G90_BF16_CONSUMERS + G90_BF16_PRODUCERS)"
   TILES: "ceil_div(M, BM) * ceil_div(N, G90_BF16_BN)"
   SPLIT_CTAS: "(TILES < 132) * (G90_BF16_SPLIT - 1) + 1"
+  # A persistent launch: a CTA for each of the H100/H200's 132 SMs (or each tile, if fewer).
+  CTAS: "G90_BF16_PERSISTENT * min(TILES, 132) + (1 - G90_BF16_PERSISTENT) * TILES * SPLIT_CTAS"
 constraints:
   - "G90_BF16_MW * G90_BF16_BN <= 256"
   - "G90_BF16_STAGES * STAGE_BYTES + 16 * G90_BF16_STAGES + 1024 <= 227 * 1024"
   - "BM * (2 * G90_BF16_BN + 16) <= G90_BF16_STAGES * STAGE_BYTES"
   - "(G90_BF16_MW * G90_BF16_BN / 2 + 40) * THREADS <= 65536"
   - "G90_BF16_SPLIT == 1 || G90_BF16_PRODUCERS == 0"
+  - "G90_BF16_PERSISTENT == 0 || (G90_BF16_PRODUCERS == 1 && G90_BF16_SPLIT == 1)"
   - "G90_BF16_SPLIT == 1 || BM * (4 * G90_BF16_BN + 16) <= G90_BF16_STAGES * STAGE_BYTES"
 problems:
   - {M: 4096, N: 4096, K: 4096}
@@ -1050,7 +1165,7 @@ args:
   - {name: map_a, tensor_map: {of: A, dims: [K, M], box: [64, "64 * G90_BF16_MW"], swizzle: 128}}
   - {name: map_b, tensor_map: {of: B, dims: [N, K], box: [64, 64], swizzle: 128}}
 launch:
-  grid: ["TILES * SPLIT_CTAS"]
+  grid: ["CTAS"]
   block: ["THREADS"]
   shared_bytes: "G90_BF16_STAGES * STAGE_BYTES + 16 * G90_BF16_STAGES + 1024"
   cluster: "SPLIT_CTAS"
@@ -1089,18 +1204,22 @@ params:
   G90_BG_PRODUCERS: [0, 1]
   G90_BG_TMA: [0, 1]
   G90_BG_SPLIT: [1, 2, 4, 8]
+  G90_BG_PERSISTENT: [0, 1]
 let:
   BM: "64 * G90_BG_CONSUMERS * G90_BG_MW"
   STAGE_BYTES: "64 * G90_BG_CONSUMERS * G90_BG_MW * 128 + 128 * G90_BG_BN"
   THREADS: "128 * (G90_BG_CONSUMERS + G90_BG_PRODUCERS)"
   TILES: "ceil_div(M, BM) * ceil_div(N, G90_BG_BN)"
   SPLIT_CTAS: "(TILES < 132) * (G90_BG_SPLIT - 1) + 1"
+  # A persistent launch: a CTA for each of the H100/H200's 132 SMs (or each tile, if fewer).
+  CTAS: "G90_BG_PERSISTENT * min(TILES, 132) + (1 - G90_BG_PERSISTENT) * TILES * SPLIT_CTAS"
 constraints:
   - "G90_BG_MW * G90_BG_BN <= 256"
   - "G90_BG_STAGES * STAGE_BYTES + 16 * G90_BG_STAGES + 1024 <= 227 * 1024"
   - "BM * (2 * G90_BG_BN + 16) <= G90_BG_STAGES * STAGE_BYTES"
   - "(G90_BG_MW * G90_BG_BN / 2 + 40) * THREADS <= 65536"
   - "G90_BG_SPLIT == 1 || G90_BG_PRODUCERS == 0"
+  - "G90_BG_PERSISTENT == 0 || (G90_BG_PRODUCERS == 1 && G90_BG_SPLIT == 1)"
   - "G90_BG_SPLIT == 1 || BM * (4 * G90_BG_BN + 16) <= G90_BG_STAGES * STAGE_BYTES"
 problems:
   - {M: 4096, N: 4096, K: 4096}
@@ -1123,7 +1242,7 @@ args:
   - {name: map_a, tensor_map: {of: A, dims: [K, M], box: [64, "64 * G90_BG_MW"], swizzle: 128}}
   - {name: map_b, tensor_map: {of: B, dims: [N, K], box: [64, 64], swizzle: 128}}
 launch:
-  grid: ["TILES * SPLIT_CTAS"]
+  grid: ["CTAS"]
   block: ["THREADS"]
   shared_bytes: "G90_BG_STAGES * STAGE_BYTES + 16 * G90_BG_STAGES + 1024"
   cluster: "SPLIT_CTAS"
@@ -1162,18 +1281,22 @@ params:
   G90_FP8_PRODUCERS: [0, 1]
   G90_FP8_TMA: [0, 1]
   G90_FP8_SPLIT: [1, 2, 4, 8]
+  G90_FP8_PERSISTENT: [0, 1]
 let:
   BM: "64 * G90_FP8_CONSUMERS * G90_FP8_MW"
   STAGE_BYTES: "64 * G90_FP8_CONSUMERS * G90_FP8_MW * 128 + 128 * G90_FP8_BN"
   THREADS: "128 * (G90_FP8_CONSUMERS + G90_FP8_PRODUCERS)"
   TILES: "ceil_div(M, BM) * ceil_div(N, G90_FP8_BN)"
   SPLIT_CTAS: "(TILES < 132) * (G90_FP8_SPLIT - 1) + 1"
+  # A persistent launch: a CTA for each of the H100/H200's 132 SMs (or each tile, if fewer).
+  CTAS: "G90_FP8_PERSISTENT * min(TILES, 132) + (1 - G90_FP8_PERSISTENT) * TILES * SPLIT_CTAS"
 constraints:
   - "G90_FP8_MW * G90_FP8_BN <= 256"
   - "G90_FP8_STAGES * STAGE_BYTES + 16 * G90_FP8_STAGES + 1024 <= 227 * 1024"
   - "BM * (2 * G90_FP8_BN + 16) <= G90_FP8_STAGES * STAGE_BYTES"
   - "(G90_FP8_MW * G90_FP8_BN / 2 + 40) * THREADS <= 65536"
   - "G90_FP8_SPLIT == 1 || G90_FP8_PRODUCERS == 0"
+  - "G90_FP8_PERSISTENT == 0 || (G90_FP8_PRODUCERS == 1 && G90_FP8_SPLIT == 1)"
   - "G90_FP8_SPLIT == 1 || BM * (4 * G90_FP8_BN + 16) <= G90_FP8_STAGES * STAGE_BYTES"
 problems:
   - {M: 4096, N: 4096, K: 4096}
@@ -1198,7 +1321,7 @@ args:
   - {name: map_a, tensor_map: {of: A, dims: [K, M], box: [128, "64 * G90_FP8_MW"], swizzle: 128}}
   - {name: map_b, tensor_map: {of: B, dims: [K, N], box: [128, 64], swizzle: 128}}
 launch:
-  grid: ["TILES * SPLIT_CTAS"]
+  grid: ["CTAS"]
   block: ["THREADS"]
   shared_bytes: "G90_FP8_STAGES * STAGE_BYTES + 16 * G90_FP8_STAGES + 1024"
   cluster: "SPLIT_CTAS"
