@@ -29,6 +29,9 @@
 // tiles are loaded and stored element by element, so every configuration is correct for every
 // shape. Four kernels, each with its own parameters: fp16 (G90_F16_*), bf16 (G90_BF16_*),
 // fp8 (G90_FP8_*), and bf16 with a bias + GELU epilogue (G90_BG_*).
+// With PERSISTENT = 1 (a producer warpgroup, no split) a CTA per SM walks the tiles: the
+// producer loads the next tile's k-steps while the consumers finish one, and the epilogue goes
+// through a staging of its own and TMA stores of C (map_c) that drain meanwhile.
 // With cp.async alone the loads bound it (bench/results/2026-12-03-gemm-sm90-h200).
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>

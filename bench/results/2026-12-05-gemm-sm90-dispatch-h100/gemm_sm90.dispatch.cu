@@ -205,6 +205,9 @@ struct Config {
   static constexpr int kStageBytes = kAStageBytes + kBStageBytes;
   static constexpr int kOutRowBytes = BN * 2 + 16;  // the epilogue's rows, padded
   static constexpr int kAccRowBytes = BN * 4 + 16;  // split-K's fp32 partial rows, padded
+  // The persistent epilogue's own staging (the ring keeps loading meanwhile): per consumer
+  // and 64 columns, MW x 64 rows of 128 bytes in the 128-byte swizzle, as map_c's boxes.
+  static constexpr int kStagingBytes = PERSISTENT_ != 0 ? BM * BN * 2 : 0;
   static constexpr int kAChunks = BM * 8;
   static constexpr int kBChunks = 8 * BN;
   static_assert(BN % 64 == 0 && BN >= 64 && BN <= 256, "BN is the wgmma N: 64 to 256 by 64");
@@ -239,6 +242,27 @@ __device__ __forceinline__ void tma_load_2d(unsigned dst, const TensorMap& map, 
       " [%0], [%1, {%2, %3}], [%4];\n" ::"r"(dst),
       "l"(reinterpret_cast<unsigned long long>(&map)), "r"(x), "r"(y), "r"(bar)
       : "memory");
+}
+
+// Two-dimensional TMA store of the box at (x innermost, y) of `map` from shared memory at
+// `src`, in this thread's bulk group.
+__device__ __forceinline__ void tma_store_2d(const TensorMap& map, unsigned src, int x, int y) {
+  asm volatile(
+      "cp.async.bulk.tensor.2d.global.shared::cta.bulk_group [%0, {%1, %2}], [%3];\n" ::"l"(
+          reinterpret_cast<unsigned long long>(&map)),
+      "r"(x), "r"(y), "r"(src)
+      : "memory");
+}
+__device__ __forceinline__ void bulk_commit() {
+  asm volatile("cp.async.bulk.commit_group;\n" ::: "memory");
+}
+// This thread's bulk stores have read their shared memory (it may be written again).
+__device__ __forceinline__ void bulk_wait_read() {
+  asm volatile("cp.async.bulk.wait_group.read 0;\n" ::: "memory");
+}
+// This thread's bulk stores are complete.
+__device__ __forceinline__ void bulk_wait() {
+  asm volatile("cp.async.bulk.wait_group 0;\n" ::: "memory");
 }
 
 // mbarriers in shared memory: `count` arrivals complete a phase.
@@ -647,9 +671,58 @@ __device__ __forceinline__ void store_tile(unsigned char* ring,
   }
 }
 
-// The persistent kernel's epilogue: the accumulators through the epilogue, stored straight
-// from registers (each thread two adjacent outputs of a row; a warp's four threads of a row
-// write 16 contiguous bytes), so the ring stays free for the next tile's loads.
+// The persistent kernel's epilogue with TMA: the accumulators through the epilogue, converted
+// and written into the staging in map_c's 128-byte swizzle (conflict-free: a warp's eight rows
+// land in eight different 16-byte chunks), then one thread stores each consumer's 64-column
+// boxes with TMA (rows and columns past the edges are clipped) and the consumers go on to the
+// next tile while the stores drain. The previous tile's stores must have read the staging
+// before it is written again.
+template <class Cfg, bool kBf16, Epi kEpi>
+__device__ __forceinline__ void store_tile_tma(unsigned char* staging,
+                                               const float (&acc)[Cfg::MW][Cfg::BN / 2],
+                                               const TensorMap& map_c, int N, int m0, int n0,
+                                               const Epilogue& epi, int consumer, int warp,
+                                               int lane) {
+  constexpr int kBlockBytes = Cfg::MW * 64 * 128;  // one consumer's rows of 64 columns
+  const bool issuer = threadIdx.x == Cfg::kProducerThreads;
+  if (issuer) bulk_wait_read();
+  consumers_sync(128 * Cfg::CONSUMERS);
+#pragma unroll
+  for (int w = 0; w < Cfg::MW; ++w) {
+    const int row = w * 64 + warp * 16 + lane / 4;  // within the consumer's rows
+#pragma unroll
+    for (int j = 0; j < Cfg::BN / 8; ++j) {
+      const int col = j * 8 + (lane % 4) * 2;
+      const int n_a = min(n0 + col, N - 1);
+      const int n_b = min(n0 + col + 1, N - 1);
+      unsigned char* block = staging + (consumer * (Cfg::BN / 64) + j / 8) * kBlockBytes;
+#pragma unroll
+      for (int h = 0; h < 2; ++h) {
+        const int r = row + 8 * h;
+        *reinterpret_cast<unsigned*>(block + r * 128 + (((j % 8) ^ (r % 8)) * 16) +
+                                     (lane % 4) * 4) =
+            pack2(epilogue_value<kEpi>(acc[w][4 * j + 2 * h], n_a, epi),
+                  epilogue_value<kEpi>(acc[w][4 * j + 2 * h + 1], n_b, epi), kBf16);
+      }
+    }
+  }
+  fence_proxy_async();  // the staging's writes (generic proxy) made visible to the TMA store
+  consumers_sync(128 * Cfg::CONSUMERS);
+  if (issuer) {
+    const unsigned base = shared_address(staging);
+#pragma unroll
+    for (int c = 0; c < Cfg::CONSUMERS; ++c)
+#pragma unroll
+      for (int jb = 0; jb < Cfg::BN / 64; ++jb)
+        tma_store_2d(map_c, base + (c * (Cfg::BN / 64) + jb) * kBlockBytes, n0 + 64 * jb,
+                     m0 + c * Cfg::MW * 64);
+    bulk_commit();
+  }
+}
+
+// The persistent kernel's epilogue where no tensor map describes C: the accumulators through
+// the epilogue, stored straight from registers (each thread two adjacent outputs of a row; a
+// warp's four threads of a row write 16 contiguous bytes).
 template <class Cfg, bool kBf16, Epi kEpi>
 __device__ __forceinline__ void store_tile_direct(const float (&acc)[Cfg::MW][Cfg::BN / 2],
                                                   unsigned short* __restrict__ C, int M, int N,
@@ -746,13 +819,14 @@ __device__ __forceinline__ void gemm_sm90(const unsigned char* __restrict__ A,
                                           const unsigned char* __restrict__ B,
                                           unsigned short* __restrict__ C, int M, int N, int K,
                                           const Epilogue& epi, const TensorMap& map_a,
-                                          const TensorMap& map_b) {
+                                          const TensorMap& map_b, const TensorMap& map_c) {
   using I = Input<kIn>;
   constexpr int kBK = I::kBK;
   // The swizzle is a function of address bits: the ring starts 1024-byte aligned.
   const unsigned base = shared_address(gemm_sm90_smem);
   unsigned char* ring = gemm_sm90_smem + (((base + 1023u) & ~1023u) - base);
-  const unsigned bars = shared_address(ring + Cfg::STAGES * Cfg::kStageBytes);
+  unsigned char* staging = ring + Cfg::STAGES * Cfg::kStageBytes;  // 1024-byte aligned
+  const unsigned bars = shared_address(staging + Cfg::kStagingBytes);
   const auto full = [&](int s) { return bars + 8u * s; };
   const auto empty = [&](int s) { return bars + 8u * (Cfg::STAGES + s); };
   // Uniform over the grid, so the copy path never diverges.
@@ -771,6 +845,10 @@ __device__ __forceinline__ void gemm_sm90(const unsigned char* __restrict__ A,
                    : "memory");
       asm volatile("prefetch.tensormap [%0];\n" ::"l"(reinterpret_cast<unsigned long long>(&map_b))
                    : "memory");
+      if (Cfg::PERSISTENT)
+        asm volatile("prefetch.tensormap [%0];\n" ::"l"(
+                         reinterpret_cast<unsigned long long>(&map_c))
+                     : "memory");
     }
     for (int s = 0; s < Cfg::STAGES; ++s) {
       // the issuing thread's arrival and its copies' bytes, or each loading thread's copies
@@ -861,7 +939,8 @@ __device__ __forceinline__ void gemm_sm90(const unsigned char* __restrict__ A,
     // A CTA per SM (the launch's grid) walks the tiles id = blockIdx.x, + gridDim.x, ...; the
     // producer warpgroup runs ahead into the next tile's k-steps while the consumers finish
     // one, and the ring's stages and barrier phases continue across tiles (step counter g).
-    // The consumers store straight from their registers, so the ring is never the epilogue's.
+    // The epilogue has a staging of its own (TMA stores that drain while the next tile runs),
+    // or stores from registers where no tensor map describes C; the ring is never its.
     if (warpgroup < Cfg::PRODUCERS) {
       asm volatile("setmaxnreg.dec.sync.aligned.u32 40;\n");
       if (!loads) return;
@@ -892,9 +971,14 @@ __device__ __forceinline__ void gemm_sm90(const unsigned char* __restrict__ A,
       }
       wgmma_wait<0>();
       if (all_steps > 0 && lane == 0) mbar_arrive(empty((g - 1) % Cfg::STAGES));
-      store_tile_direct<Cfg, I::kBf16Out, kEpi>(acc, C, M, N, m0, n0, epi, aligned, consumer,
-                                                warp, lane);
+      if (use_tma)
+        store_tile_tma<Cfg, I::kBf16Out, kEpi>(staging, acc, map_c, N, m0, n0, epi, consumer,
+                                               warp, lane);
+      else
+        store_tile_direct<Cfg, I::kBf16Out, kEpi>(acc, C, M, N, m0, n0, epi, aligned, consumer,
+                                                  warp, lane);
     }
+    if (use_tma && threadIdx.x == Cfg::kProducerThreads) bulk_wait();
     return;
   }
 
@@ -1063,10 +1147,11 @@ let:
   TILES: "ceil_div(M, BM) * ceil_div(N, G90_F16_BN)"
   SPLIT_CTAS: "(TILES < 132) * (G90_F16_SPLIT - 1) + 1"
   # A persistent launch: a CTA for each of the H100/H200's 132 SMs (or each tile, if fewer).
+  STAGING: "G90_F16_PERSISTENT * BM * G90_F16_BN * 2"
   CTAS: "G90_F16_PERSISTENT * min(TILES, 132) + (1 - G90_F16_PERSISTENT) * TILES * SPLIT_CTAS"
 constraints:
   - "G90_F16_MW * G90_F16_BN <= 256"
-  - "G90_F16_STAGES * STAGE_BYTES + 16 * G90_F16_STAGES + 1024 <= 227 * 1024"
+  - "G90_F16_STAGES * STAGE_BYTES + STAGING + 16 * G90_F16_STAGES + 1024 <= 227 * 1024"
   - "BM * (2 * G90_F16_BN + 16) <= G90_F16_STAGES * STAGE_BYTES"
   - "(G90_F16_MW * G90_F16_BN / 2 + 40) * THREADS <= 65536"
   - "G90_F16_SPLIT == 1 || G90_F16_PRODUCERS == 0"
@@ -1091,10 +1176,11 @@ args:
   - {name: K, type: int, value: K}
   - {name: map_a, tensor_map: {of: A, dims: [K, M], box: [64, "64 * G90_F16_MW"], swizzle: 128}}
   - {name: map_b, tensor_map: {of: B, dims: [N, K], box: [64, 64], swizzle: 128}}
+  - {name: map_c, tensor_map: {of: C, dims: [N, M], box: [64, "64 * G90_F16_MW"], swizzle: 128}}
 launch:
   grid: ["CTAS"]
   block: ["THREADS"]
-  shared_bytes: "G90_F16_STAGES * STAGE_BYTES + 16 * G90_F16_STAGES + 1024"
+  shared_bytes: "G90_F16_STAGES * STAGE_BYTES + STAGING + 16 * G90_F16_STAGES + 1024"
   cluster: "SPLIT_CTAS"
 reference: gemm_sm90_f16_naive
 defines: ["G90_ONLY=1"]
@@ -1107,10 +1193,11 @@ dispatch: {by: [M], buckets: [[0, 64], [64, null]]}
 extern "C" __global__ void __launch_bounds__(G90F16Config::kThreads, 1)
     gemm_sm90_f16(const __half* __restrict__ A, const __half* __restrict__ B,
                   __half* __restrict__ C, int M, int N, int K,
-                  const __grid_constant__ TensorMap map_a, const __grid_constant__ TensorMap map_b) {
+                  const __grid_constant__ TensorMap map_a, const __grid_constant__ TensorMap map_b,
+                  const __grid_constant__ TensorMap map_c) {
   gemm_sm90_detail::gemm_sm90<G90F16Config, gemm_sm90_detail::In::f16>(
       reinterpret_cast<const unsigned char*>(A), reinterpret_cast<const unsigned char*>(B),
-      reinterpret_cast<unsigned short*>(C), M, N, K, {nullptr, 1.0f}, map_a, map_b);
+      reinterpret_cast<unsigned short*>(C), M, N, K, {nullptr, 1.0f}, map_a, map_b, map_c);
 }
 #endif
 
@@ -1136,10 +1223,11 @@ let:
   TILES: "ceil_div(M, BM) * ceil_div(N, G90_BF16_BN)"
   SPLIT_CTAS: "(TILES < 132) * (G90_BF16_SPLIT - 1) + 1"
   # A persistent launch: a CTA for each of the H100/H200's 132 SMs (or each tile, if fewer).
+  STAGING: "G90_BF16_PERSISTENT * BM * G90_BF16_BN * 2"
   CTAS: "G90_BF16_PERSISTENT * min(TILES, 132) + (1 - G90_BF16_PERSISTENT) * TILES * SPLIT_CTAS"
 constraints:
   - "G90_BF16_MW * G90_BF16_BN <= 256"
-  - "G90_BF16_STAGES * STAGE_BYTES + 16 * G90_BF16_STAGES + 1024 <= 227 * 1024"
+  - "G90_BF16_STAGES * STAGE_BYTES + STAGING + 16 * G90_BF16_STAGES + 1024 <= 227 * 1024"
   - "BM * (2 * G90_BF16_BN + 16) <= G90_BF16_STAGES * STAGE_BYTES"
   - "(G90_BF16_MW * G90_BF16_BN / 2 + 40) * THREADS <= 65536"
   - "G90_BF16_SPLIT == 1 || G90_BF16_PRODUCERS == 0"
@@ -1164,10 +1252,11 @@ args:
   - {name: K, type: int, value: K}
   - {name: map_a, tensor_map: {of: A, dims: [K, M], box: [64, "64 * G90_BF16_MW"], swizzle: 128}}
   - {name: map_b, tensor_map: {of: B, dims: [N, K], box: [64, 64], swizzle: 128}}
+  - {name: map_c, tensor_map: {of: C, dims: [N, M], box: [64, "64 * G90_BF16_MW"], swizzle: 128}}
 launch:
   grid: ["CTAS"]
   block: ["THREADS"]
-  shared_bytes: "G90_BF16_STAGES * STAGE_BYTES + 16 * G90_BF16_STAGES + 1024"
+  shared_bytes: "G90_BF16_STAGES * STAGE_BYTES + STAGING + 16 * G90_BF16_STAGES + 1024"
   cluster: "SPLIT_CTAS"
 reference: gemm_sm90_bf16_naive
 defines: ["G90_ONLY=2"]
@@ -1180,10 +1269,11 @@ dispatch: {by: [M], buckets: [[0, 64], [64, null]]}
 extern "C" __global__ void __launch_bounds__(G90Bf16Config::kThreads, 1)
     gemm_sm90_bf16(const __nv_bfloat16* __restrict__ A, const __nv_bfloat16* __restrict__ B,
                    __nv_bfloat16* __restrict__ C, int M, int N, int K,
-                   const __grid_constant__ TensorMap map_a, const __grid_constant__ TensorMap map_b) {
+                   const __grid_constant__ TensorMap map_a, const __grid_constant__ TensorMap map_b,
+                  const __grid_constant__ TensorMap map_c) {
   gemm_sm90_detail::gemm_sm90<G90Bf16Config, gemm_sm90_detail::In::bf16>(
       reinterpret_cast<const unsigned char*>(A), reinterpret_cast<const unsigned char*>(B),
-      reinterpret_cast<unsigned short*>(C), M, N, K, {nullptr, 1.0f}, map_a, map_b);
+      reinterpret_cast<unsigned short*>(C), M, N, K, {nullptr, 1.0f}, map_a, map_b, map_c);
 }
 #endif
 
@@ -1212,10 +1302,11 @@ let:
   TILES: "ceil_div(M, BM) * ceil_div(N, G90_BG_BN)"
   SPLIT_CTAS: "(TILES < 132) * (G90_BG_SPLIT - 1) + 1"
   # A persistent launch: a CTA for each of the H100/H200's 132 SMs (or each tile, if fewer).
+  STAGING: "G90_BG_PERSISTENT * BM * G90_BG_BN * 2"
   CTAS: "G90_BG_PERSISTENT * min(TILES, 132) + (1 - G90_BG_PERSISTENT) * TILES * SPLIT_CTAS"
 constraints:
   - "G90_BG_MW * G90_BG_BN <= 256"
-  - "G90_BG_STAGES * STAGE_BYTES + 16 * G90_BG_STAGES + 1024 <= 227 * 1024"
+  - "G90_BG_STAGES * STAGE_BYTES + STAGING + 16 * G90_BG_STAGES + 1024 <= 227 * 1024"
   - "BM * (2 * G90_BG_BN + 16) <= G90_BG_STAGES * STAGE_BYTES"
   - "(G90_BG_MW * G90_BG_BN / 2 + 40) * THREADS <= 65536"
   - "G90_BG_SPLIT == 1 || G90_BG_PRODUCERS == 0"
@@ -1241,10 +1332,11 @@ args:
   - {name: K, type: int, value: K}
   - {name: map_a, tensor_map: {of: A, dims: [K, M], box: [64, "64 * G90_BG_MW"], swizzle: 128}}
   - {name: map_b, tensor_map: {of: B, dims: [N, K], box: [64, 64], swizzle: 128}}
+  - {name: map_c, tensor_map: {of: C, dims: [N, M], box: [64, "64 * G90_BG_MW"], swizzle: 128}}
 launch:
   grid: ["CTAS"]
   block: ["THREADS"]
-  shared_bytes: "G90_BG_STAGES * STAGE_BYTES + 16 * G90_BG_STAGES + 1024"
+  shared_bytes: "G90_BG_STAGES * STAGE_BYTES + STAGING + 16 * G90_BG_STAGES + 1024"
   cluster: "SPLIT_CTAS"
 reference: gemm_sm90_bf16_gelu_naive
 defines: ["G90_ONLY=4"]
@@ -1258,12 +1350,13 @@ extern "C" __global__ void __launch_bounds__(G90BgConfig::kThreads, 1)
     gemm_sm90_bf16_gelu(const __nv_bfloat16* __restrict__ A, const __nv_bfloat16* __restrict__ B,
                         const __nv_bfloat16* __restrict__ bias, __nv_bfloat16* __restrict__ C,
                         int M, int N, int K, const __grid_constant__ TensorMap map_a,
-                        const __grid_constant__ TensorMap map_b) {
+                        const __grid_constant__ TensorMap map_b,
+                        const __grid_constant__ TensorMap map_c) {
   gemm_sm90_detail::gemm_sm90<G90BgConfig, gemm_sm90_detail::In::bf16,
                               gemm_sm90_detail::Epi::bias_gelu>(
       reinterpret_cast<const unsigned char*>(A), reinterpret_cast<const unsigned char*>(B),
       reinterpret_cast<unsigned short*>(C), M, N, K,
-      {reinterpret_cast<const unsigned short*>(bias), 1.0f}, map_a, map_b);
+      {reinterpret_cast<const unsigned short*>(bias), 1.0f}, map_a, map_b, map_c);
 }
 #endif
 
@@ -1289,10 +1382,11 @@ let:
   TILES: "ceil_div(M, BM) * ceil_div(N, G90_FP8_BN)"
   SPLIT_CTAS: "(TILES < 132) * (G90_FP8_SPLIT - 1) + 1"
   # A persistent launch: a CTA for each of the H100/H200's 132 SMs (or each tile, if fewer).
+  STAGING: "G90_FP8_PERSISTENT * BM * G90_FP8_BN * 2"
   CTAS: "G90_FP8_PERSISTENT * min(TILES, 132) + (1 - G90_FP8_PERSISTENT) * TILES * SPLIT_CTAS"
 constraints:
   - "G90_FP8_MW * G90_FP8_BN <= 256"
-  - "G90_FP8_STAGES * STAGE_BYTES + 16 * G90_FP8_STAGES + 1024 <= 227 * 1024"
+  - "G90_FP8_STAGES * STAGE_BYTES + STAGING + 16 * G90_FP8_STAGES + 1024 <= 227 * 1024"
   - "BM * (2 * G90_FP8_BN + 16) <= G90_FP8_STAGES * STAGE_BYTES"
   - "(G90_FP8_MW * G90_FP8_BN / 2 + 40) * THREADS <= 65536"
   - "G90_FP8_SPLIT == 1 || G90_FP8_PRODUCERS == 0"
@@ -1320,10 +1414,11 @@ args:
   - {name: K, type: int, value: K}
   - {name: map_a, tensor_map: {of: A, dims: [K, M], box: [128, "64 * G90_FP8_MW"], swizzle: 128}}
   - {name: map_b, tensor_map: {of: B, dims: [K, N], box: [128, 64], swizzle: 128}}
+  - {name: map_c, tensor_map: {of: C, dims: [N, M], box: [64, "64 * G90_FP8_MW"], swizzle: 128}}
 launch:
   grid: ["CTAS"]
   block: ["THREADS"]
-  shared_bytes: "G90_FP8_STAGES * STAGE_BYTES + 16 * G90_FP8_STAGES + 1024"
+  shared_bytes: "G90_FP8_STAGES * STAGE_BYTES + STAGING + 16 * G90_FP8_STAGES + 1024"
   cluster: "SPLIT_CTAS"
 reference: gemm_sm90_fp8_naive
 defines: ["G90_ONLY=3"]
@@ -1337,11 +1432,12 @@ extern "C" __global__ void __launch_bounds__(G90Fp8Config::kThreads, 1)
     gemm_sm90_fp8(const __nv_fp8_e4m3* __restrict__ A, const __nv_fp8_e4m3* __restrict__ B,
                   __nv_bfloat16* __restrict__ C, const float* __restrict__ scale_a,
                   const float* __restrict__ scale_b, int M, int N, int K,
-                  const __grid_constant__ TensorMap map_a, const __grid_constant__ TensorMap map_b) {
+                  const __grid_constant__ TensorMap map_a, const __grid_constant__ TensorMap map_b,
+                  const __grid_constant__ TensorMap map_c) {
   gemm_sm90_detail::gemm_sm90<G90Fp8Config, gemm_sm90_detail::In::e4m3>(
       reinterpret_cast<const unsigned char*>(A), reinterpret_cast<const unsigned char*>(B),
       reinterpret_cast<unsigned short*>(C), M, N, K, {nullptr, *scale_a * *scale_b}, map_a,
-      map_b);
+      map_b, map_c);
 }
 #endif
 
@@ -1350,6 +1446,7 @@ extern "C" __global__ void __launch_bounds__(G90Fp8Config::kThreads, 1)
 extern "C" __global__ void gemm_sm90_f16_naive(const __half* __restrict__ A,
                                                const __half* __restrict__ B, __half* __restrict__ C,
                                                int M, int N, int K, const __grid_constant__ TensorMap,
+                                               const __grid_constant__ TensorMap,
                                                const __grid_constant__ TensorMap) {
   gemm_sm90_detail::gemm_naive(A, B, C, M, N, K);
 }
@@ -1360,6 +1457,7 @@ extern "C" __global__ void gemm_sm90_bf16_naive(const __nv_bfloat16* __restrict_
                                                 const __nv_bfloat16* __restrict__ B,
                                                 __nv_bfloat16* __restrict__ C, int M, int N,
                                                 int K, const __grid_constant__ TensorMap,
+                                                const __grid_constant__ TensorMap,
                                                 const __grid_constant__ TensorMap) {
   gemm_sm90_detail::gemm_naive(A, B, C, M, N, K);
 }
@@ -1369,7 +1467,8 @@ extern "C" __global__ void gemm_sm90_bf16_naive(const __nv_bfloat16* __restrict_
 extern "C" __global__ void gemm_sm90_bf16_gelu_naive(
     const __nv_bfloat16* __restrict__ A, const __nv_bfloat16* __restrict__ B,
     const __nv_bfloat16* __restrict__ bias, __nv_bfloat16* __restrict__ C, int M, int N, int K,
-    const __grid_constant__ TensorMap, const __grid_constant__ TensorMap) {
+    const __grid_constant__ TensorMap, const __grid_constant__ TensorMap,
+    const __grid_constant__ TensorMap) {
   gemm_sm90_detail::gemm_naive_bias_gelu(A, B, bias, C, M, N, K);
 }
 #endif
@@ -1381,6 +1480,7 @@ extern "C" __global__ void gemm_sm90_fp8_naive(const __nv_fp8_e4m3* __restrict__
                                                const float* __restrict__ scale_a,
                                                const float* __restrict__ scale_b, int M, int N,
                                                int K, const __grid_constant__ TensorMap,
+                                               const __grid_constant__ TensorMap,
                                                const __grid_constant__ TensorMap) {
   gemm_sm90_detail::gemm_naive_fp8(A, B, C, *scale_a, *scale_b, M, N, K);
 }
