@@ -140,6 +140,38 @@ TEST_F(RedTeam, AReferenceThatLeavesOutputsUnwrittenIsASpecError) {
               to_string(report.outcome.disposition), report.outcome.detail.c_str());
 }
 
+// The runner fills outputs with a poison pattern (one byte, 0xA5, for 8-bit integers) to find
+// elements a kernel never writes. A reference that writes that very value as data writes it
+// about once in 256 elements of a u8 output: it is not "unwritten" (found on an H100 by
+// Fp8Args.TheRunnersDeviceConversionsAgreeWithTheHardware, whose E4M3 codes include 0xA5).
+TEST_F(RedTeam, AReferenceWritingThePoisonValueAsDataIsNotUnwritten) {
+  const char* source = R"(
+extern "C" __global__ void bytes(unsigned char* y, int n) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) y[i] = (unsigned char)(i * 37);  // every byte value, 0xA5 among them
+}
+)";
+  RunRequest r;
+  r.spec.id = "bytes";
+  r.spec.kernel = "bytes";
+  r.spec.source = "bytes.cu";
+  r.spec.args = {gpu_test::buffer_arg("y", ScalarType::u8, "n", true),
+                 gpu_test::int_arg("n", "n")};
+  r.spec.launch.grid = {gpu_test::expr("ceil_div(n, 256)")};
+  r.spec.launch.block = {gpu_test::expr("256")};
+  r.spec.tolerance = {0.0, 0.0};
+  r.spec.metric_bytes = gpu_test::expr("n");
+  Problem p;
+  p.dims["n"] = 1 << 20;
+  r.spec.problems = {p};
+  r.candidate = compile_kernel(source, "bytes", arch_);
+  r.reference = r.candidate;
+  r.timing.timeout_seconds = 10.0;
+  cuda::WorkerRunner worker({KERNELEVO_BINARY, "worker", "--device", "0"}, 30.0);
+  const RunReport report = worker.run(r);
+  EXPECT_EQ(report.outcome.disposition, Disposition::passed) << report.outcome.detail;
+}
+
 TEST_F(RedTeam, ImpossibleLaunchesAreRejectedAndTheNextVariantRuns) {
   cuda::WorkerRunner worker({KERNELEVO_BINARY, "worker", "--device", "0"}, 30.0);
   RunRequest r = request_for("reference");
