@@ -198,7 +198,7 @@ Failure ShapeRun::ensure_round(std::size_t round) {
           return after_launch(c, "copy of reference outputs");
       }
       if (Failure f = wait("reference outputs")) return f;
-      return check_reference_coverage(rounds.back());
+      return check_reference_coverage(rounds.back(), index);
     };
     if (Failure f = run_reference()) {
       rounds.pop_back();
@@ -243,6 +243,8 @@ Failure ShapeRun::prepare(std::size_t round, Fill fill) {
     if (e == CUDA_SUCCESS && role == Role::output) {
       if (fill == Fill::decoy && !data_->decoys.empty() && data_->decoys[i].get())
         e = cuMemcpyDtoDAsync(work_[i].data(), data_->decoys[i].get(), bytes, r_.stream_);
+      else if (fill == Fill::complement)
+        e = fill_word(work_[i].data(), bytes, ~poison_word(a.type), size_of(a.type), r_.stream_);
       else
         e = fill_word(work_[i].data(), bytes, poison_word(a.type), size_of(a.type), r_.stream_);
     }

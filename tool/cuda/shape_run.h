@@ -52,7 +52,9 @@ class ShapeRun {
   bool context_lost = false;
 
  private:
-  enum class Fill { poison, decoy };
+  // Outputs before a run: the poison pattern, finite decoys, or the poison's complement (a
+  // second reference run's, to tell data that equals the poison from unwritten elements).
+  enum class Fill { poison, decoy, complement };
   Failure setup();
   Failure ensure_round(std::size_t round);
   Failure prepare(std::size_t round, Fill fill);
@@ -70,7 +72,9 @@ class ShapeRun {
   Failure check_outputs(std::size_t round, Fill fill, const std::string& when);
   Failure check_const(std::size_t round, const std::string& when);
   // The reference must write every element of its outputs, or no candidate could match it.
-  Failure check_reference_coverage(const DriverRunner::RoundData& rd);
+  // Round `round`'s expected outputs are in `rd`; an element holding the poison is unwritten
+  // only if a second run over outputs filled with the poison's complement leaves that too.
+  Failure check_reference_coverage(const DriverRunner::RoundData& rd, std::size_t round);
   // How many input sets timed launches rotate over (rounds 0..n-1), and whether each timed
   // launch's outputs are compared (else a sample of them).
   std::size_t timing_sets() const;
