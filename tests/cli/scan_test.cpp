@@ -9,6 +9,7 @@
 
 #include "support/cli_run.h"
 #include "support/cpu_time.h"
+#include "support/temp_dir.h"
 
 namespace {
 
@@ -125,8 +126,8 @@ TEST(Scan, SkipsVendoredCopiesAndBuildTrees) {
   namespace fs = std::filesystem;
   using kev::test_support::run_kernelevo;
   using kev::test_support::write_text;
-  const fs::path dir = fs::temp_directory_path() / "kernelevo_scan_vendored_cli";
-  fs::remove_all(dir);
+  const kev::test_support::TempDir tmp;
+  const std::filesystem::path dir = tmp.path();
   const fs::path vendored = dir / "third_party/kernelevo";
   fs::create_directories(dir / "src");
   fs::create_directories(dir / "build");
@@ -167,7 +168,6 @@ TEST(Scan, SkipsVendoredCopiesAndBuildTrees) {
   EXPECT_EQ(named.exit_code, 2);
   EXPECT_NE(named.err.find("third_party/kernelevo/templates/broken.cu:"), std::string::npos)
       << named.err;
-  fs::remove_all(dir);
 }
 
 // A spec checked against its kernel, inline and from kernelevo.yaml: mismatches exit 2 with
@@ -176,8 +176,8 @@ TEST(Scan, ChecksTheSpecAgainstTheKernel) {
   namespace fs = std::filesystem;
   using kev::test_support::run_kernelevo;
   using kev::test_support::write_text;
-  const fs::path dir = fs::temp_directory_path() / "kernelevo_scan_against_source";
-  fs::remove_all(dir);
+  const kev::test_support::TempDir tmp;
+  const std::filesystem::path dir = tmp.path();
   fs::create_directories(dir);
   const std::string spec =
       "// clang-format off\n/* @kernelevo\nkernel: k\nparams: {B: [64, 128]}\n"
@@ -226,7 +226,6 @@ TEST(Scan, ChecksTheSpecAgainstTheKernel) {
                           "of kernel `plain` (`int n`, plain.cu:1) is a scalar"),
             std::string::npos)
       << yaml.err;
-  fs::remove_all(dir);
 }
 
 TEST(Scan, MissingPathExitsTwo) {

@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "support/cli_run.h"
+#include "support/temp_dir.h"
 
 namespace {
 
@@ -44,14 +45,10 @@ std::string read_text(const fs::path& p) {
 class TuneBucketsCli : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = fs::temp_directory_path() /
-           ("kernelevo_tune_buckets_" +
-            std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()));
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
+    dir_ = tmp_.path();
     std::ofstream(dir_ / "trace.jsonl") << bucketed_trace();
   }
-  void TearDown() override { fs::remove_all(dir_); }
+  const kev::test_support::TempDir tmp_;
   fs::path dir_;
 };
 
@@ -122,8 +119,8 @@ namespace {
 
 // `kernelevo show` of a lockfile with buckets: a row per bucket, the bucket after the kernel.
 TEST(ShowBucketsCli, PrintsARowPerBucket) {
-  const fs::path dir = fs::temp_directory_path() / "kernelevo_show_buckets";
-  fs::remove_all(dir);
+  const kev::test_support::TempDir tmp;
+  const std::filesystem::path dir = tmp.path();
   fs::create_directories(dir);
   std::ofstream(dir / "kernelevo.lock.json")
       << R"({"schema_version": 3, "kernels": {"k": {"source": "src/k.cu", "source_hash": "sha256:)"
@@ -147,7 +144,6 @@ TEST(ShowBucketsCli, PrintsARowPerBucket) {
   ASSERT_EQ(j.at("entries").size(), 2u);
   EXPECT_EQ(j["entries"][1]["bucket"], "cols [2048, inf)");
   EXPECT_EQ(j["entries"][1]["params"]["B"], 256);
-  fs::remove_all(dir);
 }
 
 }  // namespace

@@ -8,6 +8,7 @@
 
 #include "io/trace.h"
 #include "support/cli_run.h"
+#include "support/temp_dir.h"
 
 namespace {
 
@@ -26,13 +27,8 @@ const std::string kSynthetic = std::string(KERNELEVO_FIXTURES) + "/spaces/synthe
 
 class TuneReplayCli : public ::testing::Test {
  protected:
-  void SetUp() override {
-    dir_ = std::filesystem::temp_directory_path() /
-           ("kernelevo_tune_cli_" +
-            std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()));
-    std::filesystem::create_directories(dir_);
-  }
-  void TearDown() override { std::filesystem::remove_all(dir_); }
+  void SetUp() override { dir_ = tmp_.path(); }
+  const kev::test_support::TempDir tmp_;
   std::filesystem::path dir_;
 };
 

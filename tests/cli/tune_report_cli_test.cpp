@@ -8,6 +8,7 @@
 #include <string>
 
 #include "support/cli_run.h"
+#include "support/temp_dir.h"
 
 namespace {
 
@@ -23,14 +24,7 @@ const char* const kReportFiles[] = {"report.md", "report.json", "report.html", "
 
 class TuneReportCli : public ::testing::Test {
  protected:
-  void SetUp() override {
-    dir_ = fs::temp_directory_path() /
-           ("kernelevo_tune_report_" +
-            std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()));
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
-  }
-  void TearDown() override { fs::remove_all(dir_); }
+  void SetUp() override { dir_ = tmp_.path(); }
 
   // Every report file exists and names `id` (benchmark.json only when `timed`: Google
   // Benchmark JSON leaves out kernels without a time).
@@ -44,6 +38,7 @@ class TuneReportCli : public ::testing::Test {
     }
   }
 
+  const kev::test_support::TempDir tmp_;
   fs::path dir_;
 };
 

@@ -8,6 +8,8 @@
 #include <fstream>
 #include <sstream>
 
+#include "support/temp_dir.h"
+
 namespace kev {
 namespace {
 
@@ -24,8 +26,8 @@ TEST(UnifiedDiff, MatchesDiffUFormat) {
 }
 
 std::string run_diff_u(const std::string& before, const std::string& after) {
-  const auto dir = std::filesystem::temp_directory_path() / "kernelevo-diff-u";
-  std::filesystem::create_directories(dir);
+  const kev::test_support::TempDir tmp;
+  const std::filesystem::path dir = tmp.path();
   { std::ofstream(dir / "a") << before; }
   { std::ofstream(dir / "b") << after; }
   const std::string cmd = "cd " + dir.string() + " && diff -u a b > out; true";
@@ -60,8 +62,8 @@ TEST(UnifiedDiff, MissingFinalNewlineIsMarked) {
 
 TEST(UnifiedDiff, PatchAppliesIt) {
   if (std::system("patch --version > /dev/null 2>&1") != 0) GTEST_SKIP() << "no patch tool";
-  const auto dir = std::filesystem::temp_directory_path() / "kernelevo-diff-test";
-  std::filesystem::remove_all(dir);
+  const kev::test_support::TempDir tmp;
+  const std::filesystem::path dir = tmp.path();
   std::filesystem::create_directories(dir / "src");
   std::string before;
   for (int i = 0; i < 60; ++i) before += "line " + std::to_string(i) + "\n";
@@ -77,7 +79,6 @@ TEST(UnifiedDiff, PatchAppliesIt) {
   std::stringstream s;
   s << in.rdbuf();
   EXPECT_EQ(s.str(), after);
-  std::filesystem::remove_all(dir);
 }
 
 }  // namespace

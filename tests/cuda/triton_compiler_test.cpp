@@ -17,6 +17,7 @@
 #include "cuda/nvrtc_compiler.h"
 #include "cuda/worker_protocol.h"
 #include "io/spec_loader.h"
+#include "support/temp_dir.h"
 
 namespace kev::cuda {
 namespace {
@@ -28,15 +29,9 @@ const std::string kTemplates = std::string(KERNELEVO_SOURCE_DIR) + "/templates";
 class FakePython : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = fs::temp_directory_path() /
-           ("kernelevo_fake_python_" +
-            std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()));
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
+    dir_ = tmp_.path();
     std::ofstream(dir_ / "k.py") << "import triton\n@triton.jit\ndef k(y):\n    pass\n";
   }
-  void TearDown() override { fs::remove_all(dir_); }
-
   // A "python" that answers --version as Triton 3.6.0 would and runs `compile_body` (sh) for
   // a compile; $4 is the request's path.
   std::string python(const std::string& compile_body) {
@@ -87,6 +82,7 @@ class FakePython : public ::testing::Test {
     return triton.compile(r);
   }
 
+  const kev::test_support::TempDir tmp_;
   fs::path dir_;
 };
 
@@ -260,7 +256,8 @@ TEST_F(RealTriton, CompilesEachTemplateToACubinWithoutAGpu) {
 }
 
 TEST_F(RealTriton, ABrokenKernelFailsWithTritonsMessage) {
-  const fs::path dir = fs::temp_directory_path() / "kernelevo_real_triton_broken";
+  const kev::test_support::TempDir tmp;
+  const std::filesystem::path dir = tmp.path();
   fs::create_directories(dir);
   std::ofstream(dir / "bad.py") << "import triton\nimport triton.language as tl\n\n"
                                    "@triton.jit\ndef bad(y, B: tl.constexpr):\n"
@@ -275,7 +272,6 @@ TEST_F(RealTriton, ABrokenKernelFailsWithTritonsMessage) {
   EXPECT_NE(out.log.find("bad.py: error: kernel 'bad': Triton failed"), std::string::npos)
       << out.log;
   EXPECT_NE(out.log.find("undefined_name"), std::string::npos) << out.log;
-  fs::remove_all(dir);
 }
 
 }  // namespace

@@ -5,6 +5,7 @@
 #include <fstream>
 
 #include "io/spec_loader.h"
+#include "support/temp_dir.h"
 
 namespace kev {
 namespace {
@@ -235,9 +236,8 @@ class BrokenSpecs : public ::testing::TestWithParam<Case> {};
 
 TEST_P(BrokenSpecs, ReportsExactMessage) {
   const Case& c = GetParam();
-  const fs::path dir = fs::temp_directory_path() / ("kernelevo_broken_" + std::string(c.name));
-  fs::remove_all(dir);
-  fs::create_directories(dir);
+  const kev::test_support::TempDir tmp;
+  const fs::path dir = tmp.path();
   for (const auto& [name, content] : c.files) std::ofstream(dir / name) << content;
   const SpecLoad load = load_specs({dir.string()});
   std::vector<std::string> actual;
@@ -246,7 +246,6 @@ TEST_P(BrokenSpecs, ReportsExactMessage) {
   EXPECT_EQ(actual, c.expected);
   EXPECT_TRUE(load.specs.empty() || c.files.size() > 1 ||
               c.name == std::string("parameter_reused_in_file"));
-  fs::remove_all(dir);
 }
 
 INSTANTIATE_TEST_SUITE_P(Table, BrokenSpecs, ::testing::ValuesIn(cases()),
@@ -255,8 +254,8 @@ INSTANTIATE_TEST_SUITE_P(Table, BrokenSpecs, ::testing::ValuesIn(cases()),
 TEST(BrokenSpecs, TableHasAtLeastTwentyCases) { EXPECT_GE(cases().size(), 20u); }
 
 TEST(BrokenSpecs, EveryErrorIsCollectedNotJustTheFirst) {
-  const fs::path dir = fs::temp_directory_path() / "kernelevo_broken_many";
-  fs::remove_all(dir);
+  const kev::test_support::TempDir tmp;
+  const std::filesystem::path dir = tmp.path();
   fs::create_directories(dir);
   std::ofstream(dir / "a.cu") << block(replace(kValid, "\"float*\"", "\"flot*\"") +
                                        "colour: red\n");
@@ -278,7 +277,6 @@ TEST(BrokenSpecs, EveryErrorIsCollectedNotJustTheFirst) {
           "b.cu:11:19: error: unexpected end of expression in expression \"B >\"; expected a "
           "number, a name, '(', '-' or '!'"}));
   EXPECT_TRUE(load.specs.empty());
-  fs::remove_all(dir);
 }
 
 }  // namespace

@@ -6,6 +6,8 @@
 #include <filesystem>
 #include <fstream>
 
+#include "support/temp_dir.h"
+
 namespace kev {
 namespace {
 
@@ -102,9 +104,8 @@ TEST(ApplyCompileSettings, TheSpecsStandardWins) {
 }
 
 TEST(LoadCompileSettings, ReadsADirectoryAndFindsTheSource) {
-  const auto dir = std::filesystem::temp_directory_path() / "kernelevo-settings-load-test";
-  std::filesystem::remove_all(dir);
-  std::filesystem::create_directories(dir);
+  const kev::test_support::TempDir tmp;
+  const std::filesystem::path dir = tmp.path();
   for (const char* name : {"a", "b"}) {
     CompileSettings s;
     s.source = (dir / (std::string(name) + ".cu")).string();
@@ -125,7 +126,6 @@ TEST(LoadCompileSettings, ReadsADirectoryAndFindsTheSource) {
   ASSERT_FALSE(broken.ok());
   EXPECT_THAT(broken.error().to_string(), HasSubstr("broken.json"));
   EXPECT_FALSE(load_compile_settings(dir / "missing.json").ok());
-  std::filesystem::remove_all(dir);
 }
 
 }  // namespace

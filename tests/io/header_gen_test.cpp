@@ -8,6 +8,8 @@
 #include <thread>
 #include <vector>
 
+#include "support/temp_dir.h"
+
 namespace kev {
 namespace {
 
@@ -301,8 +303,8 @@ TEST(CudaArchitectures, ParsesCMakeLists) {
 }
 
 TEST(WriteIfChanged, KeepsAnUnchangedFileUntouched) {
-  const auto dir = std::filesystem::temp_directory_path() / "kernelevo_header_gen_test";
-  std::filesystem::remove_all(dir);
+  const kev::test_support::TempDir tmp;
+  const std::filesystem::path dir = tmp.path();
   const std::string path = (dir / "kernelevo" / "params.h").string();
   auto first = write_if_changed(path, "a\n");
   ASSERT_TRUE(first.ok());
@@ -313,7 +315,6 @@ TEST(WriteIfChanged, KeepsAnUnchangedFileUntouched) {
   std::string line;
   std::getline(in, line);
   EXPECT_EQ(line, "b");
-  std::filesystem::remove_all(dir);
 }
 
 std::string contents(const std::filesystem::path& path) {
@@ -323,8 +324,8 @@ std::string contents(const std::filesystem::path& path) {
 
 TEST(WriteIfChanged, WritesNoFileThroughALinkAndLeavesNoTemporary) {
   namespace fs = std::filesystem;
-  const auto dir = fs::temp_directory_path() / "kernelevo_header_gen_links";
-  fs::remove_all(dir);
+  const kev::test_support::TempDir tmp;
+  const std::filesystem::path dir = tmp.path();
   fs::create_directories(dir / "kernelevo");
   std::ofstream(dir / "victim.h") << "victim\n";
   // A link where the old writer put its fixed temporary, and a link as the target itself.
@@ -339,13 +340,12 @@ TEST(WriteIfChanged, WritesNoFileThroughALinkAndLeavesNoTemporary) {
   for (const auto& e : fs::directory_iterator(dir / "kernelevo"))
     EXPECT_TRUE(e.path().filename() == "params.h" || e.path().filename() == "params.h.tmp")
         << e.path();
-  fs::remove_all(dir);
 }
 
 TEST(WriteIfChanged, ConcurrentWritersNeverLeaveAPart) {
   namespace fs = std::filesystem;
-  const auto dir = fs::temp_directory_path() / "kernelevo_header_gen_concurrent";
-  fs::remove_all(dir);
+  const kev::test_support::TempDir tmp;
+  const std::filesystem::path dir = tmp.path();
   const std::string path = (dir / "params.h").string();
   const std::string a(200000, 'a');
   const std::string b(300000, 'b');
@@ -357,7 +357,6 @@ TEST(WriteIfChanged, ConcurrentWritersNeverLeaveAPart) {
   for (auto& w : writers) w.join();
   const std::string last = contents(path);
   EXPECT_TRUE(last == a || last == b) << last.size();
-  fs::remove_all(dir);
 }
 
 }  // namespace

@@ -7,6 +7,7 @@
 
 #include "core/recorded_space.h"
 #include "support/cpu_time.h"
+#include "support/temp_dir.h"
 
 namespace kev {
 namespace {
@@ -71,8 +72,8 @@ TEST(ReplayReaderTest, T4ResultsMatchTheCachefile) {
 }
 
 TEST(ReplayReaderTest, ErrorsNameTheFileAndPosition) {
-  const auto dir = std::filesystem::temp_directory_path() / "kernelevo_replay_reader_test";
-  std::filesystem::create_directories(dir);
+  const kev::test_support::TempDir tmp;
+  const std::filesystem::path dir = tmp.path();
   const std::string broken = (dir / "broken.json").string();
   std::ofstream(broken) << "{\n  \"cache\": {\n    \"1\": oops\n}";
   auto rec = io::read_recording(broken);
@@ -88,13 +89,12 @@ TEST(ReplayReaderTest, ErrorsNameTheFileAndPosition) {
   rec = io::read_recording(missing);
   ASSERT_FALSE(rec.ok());
   EXPECT_NE(rec.error().message.find("cannot read " + missing), std::string::npos);
-  std::filesystem::remove_all(dir);
 }
 
 // Times that are negative or not finite would pass any gate; every reader refuses them.
 TEST(ReplayReaderTest, NegativeOrNonFiniteTimesAreErrors) {
-  const auto dir = std::filesystem::temp_directory_path() / "kernelevo_replay_times_test";
-  std::filesystem::create_directories(dir);
+  const kev::test_support::TempDir tmp;
+  const std::filesystem::path dir = tmp.path();
   const std::string kt_head =
       R"({"tune_params_keys": ["b"], "tune_params": {"b": [1, 2]}, "cache": {)"
       R"("1": {"b": 1, "time": 2.0, "times": [2.0, 2.1]}, "2": {"b": 2, )";
@@ -120,7 +120,6 @@ TEST(ReplayReaderTest, NegativeOrNonFiniteTimesAreErrors) {
     EXPECT_NE(rec.error().message.find(message), std::string::npos) << rec.error().message;
     EXPECT_EQ(rec.error().code, ExitCode::usage);
   }
-  std::filesystem::remove_all(dir);
 }
 
 TEST(SharedSpacesTest, ConvolutionA100LoadsFastAndMatchesItsT4Twin) {

@@ -7,6 +7,7 @@
 
 #include "io/spec_loader.h"
 #include "support/cpu_time.h"
+#include "support/temp_dir.h"
 
 namespace kev {
 namespace {
@@ -284,8 +285,8 @@ TEST(SpecYaml, ProjectFileAsMapOrList) {
 
 TEST(SpecYaml, DirectoryScanReadsProjectFileAndSkipsBuildTrees) {
   namespace fs = std::filesystem;
-  const fs::path dir = fs::temp_directory_path() / "kernelevo_scan_dir";
-  fs::remove_all(dir);
+  const kev::test_support::TempDir tmp;
+  const std::filesystem::path dir = tmp.path();
   fs::create_directories(dir / "build");
   fs::create_directories(dir / "src");
   fs::copy_file(kFixtures + "/specs/project/kernelevo.yaml", dir / "kernelevo.yaml");
@@ -298,7 +299,6 @@ TEST(SpecYaml, DirectoryScanReadsProjectFileAndSkipsBuildTrees) {
   ASSERT_EQ(load.specs.size(), 2u);
   EXPECT_EQ(load.specs[0].id, "softmax_rows");
   EXPECT_EQ(load.specs[1].id, "scale_f32");
-  fs::remove_all(dir);
 }
 
 // A project holding a vendored copy of another project, a build folder and folders named
@@ -306,8 +306,8 @@ TEST(SpecYaml, DirectoryScanReadsProjectFileAndSkipsBuildTrees) {
 // says which directories it left out; naming a skipped file or directory reads it.
 TEST(SpecYaml, DirectoryScanSkipsOtherProjectsAndVendoredTrees) {
   namespace fs = std::filesystem;
-  const fs::path dir = fs::temp_directory_path() / "kernelevo_scan_vendored";
-  fs::remove_all(dir);
+  const kev::test_support::TempDir tmp;
+  const std::filesystem::path dir = tmp.path();
   const auto put = [&](const fs::path& rel, const std::string& text) {
     fs::create_directories((dir / rel).parent_path());
     std::ofstream(dir / rel) << text;
@@ -343,7 +343,6 @@ TEST(SpecYaml, DirectoryScanSkipsOtherProjectsAndVendoredTrees) {
   // Named on the command line, a skipped file or directory is read.
   EXPECT_FALSE(load_specs({(dir / "third_party/d.cu").string()}).errors.empty());
   EXPECT_FALSE(load_specs({(dir / "libs/kev").string()}).errors.empty());
-  fs::remove_all(dir);
 }
 
 TEST(SpecYaml, AcceptsTheShippedTemplates) {

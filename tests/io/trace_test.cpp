@@ -7,6 +7,7 @@
 
 #include "core/recorded_space.h"
 #include "io/replay_reader.h"
+#include "support/temp_dir.h"
 
 namespace kev {
 namespace {
@@ -14,10 +15,7 @@ namespace {
 class TraceTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = std::filesystem::temp_directory_path() /
-           ("kernelevo_trace_test_" +
-            std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()));
-    std::filesystem::create_directories(dir_);
+    dir_ = tmp_.path();
     header_.kernel = "softmax";
     header_.device = "Test GPU";
     header_.strategy = "auto";
@@ -29,7 +27,6 @@ class TraceTest : public ::testing::Test {
     problem.dims = {{"rows", 4}, {"cols", 8}};
     header_.problems = {problem};
   }
-  void TearDown() override { std::filesystem::remove_all(dir_); }
   static io::TraceRecord record(int block, int vec, const char* mode, std::optional<double> t) {
     io::TraceRecord r;
     r.params = {{"BLOCK", block}, {"VEC", vec}, {"MODE", std::string(mode)}};
@@ -47,6 +44,7 @@ class TraceTest : public ::testing::Test {
   }
   std::string path(const char* name) const { return (dir_ / name).string(); }
 
+  const kev::test_support::TempDir tmp_;
   std::filesystem::path dir_;
   io::TraceHeader header_;
 };

@@ -8,6 +8,7 @@
 #include <fstream>
 
 #include "io/spec_loader.h"
+#include "support/temp_dir.h"
 
 namespace kev {
 namespace {
@@ -37,18 +38,12 @@ const char* kSource =
 class TritonLauncherGen : public ::testing::Test {
  protected:
   void SetUp() override {
-    // One directory per test: ctest runs them in parallel.
-    dir_ = fs::temp_directory_path() /
-           ("kernelevo_triton_launcher_gen_" +
-            std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()));
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
+    dir_ = tmp_.path();
     std::ofstream(dir_ / "k.py") << kSource;
     load_ = load_specs({(dir_ / "k.py").string()});
     ASSERT_TRUE(load_.errors.empty()) << load_.errors.front().to_string();
     ASSERT_EQ(load_.specs.size(), 1u);
   }
-  void TearDown() override { fs::remove_all(dir_); }
 
   static TritonBuiltImage image(const std::string& arch, const std::string& bytes, int block,
                                 std::optional<BucketRange> range) {
@@ -61,6 +56,7 @@ class TritonLauncherGen : public ::testing::Test {
     return im;
   }
 
+  const kev::test_support::TempDir tmp_;
   fs::path dir_;
   SpecLoad load_;
 };

@@ -10,6 +10,7 @@
 #include "core/source_defaults.h"
 #include "io/spec_loader.h"
 #include "io/spec_yaml.h"
+#include "support/temp_dir.h"
 
 namespace kev {
 namespace {
@@ -48,14 +49,7 @@ std::string replace(std::string s, const std::string& from, const std::string& t
 
 class TritonSpec : public ::testing::Test {
  protected:
-  void SetUp() override {
-    dir_ = fs::temp_directory_path() /
-           ("kernelevo_triton_" +
-            std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()));
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
-  }
-  void TearDown() override { fs::remove_all(dir_); }
+  void SetUp() override { dir_ = tmp_.path(); }
 
   SpecLoad load(const std::string& text, const std::string& name = "k.py") {
     std::ofstream(dir_ / name) << text;
@@ -66,6 +60,7 @@ class TritonSpec : public ::testing::Test {
     for (const auto& e : l.errors) out.push_back(replace(e.to_string(), dir_.string() + "/", ""));
     return out;
   }
+  const kev::test_support::TempDir tmp_;
   fs::path dir_;
 };
 
