@@ -145,4 +145,10 @@ struct KernelSpec {
 // What each bucket's search tunes.
 [[nodiscard]] KernelSpec bucket_spec(const KernelSpec& spec, std::size_t bucket);
 
+// `kernel: f<P...>`: a template instantiated per configuration, rather than a kernel whose
+// parameters are macros.
+[[nodiscard]] inline bool is_template_kernel(const KernelSpec& spec) {
+  return spec.kernel.find('<') != std::string::npos;
+}
+
 }  // namespace kev

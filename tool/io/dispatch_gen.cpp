@@ -104,7 +104,7 @@ Result<std::vector<KernelDispatch>> plan_dispatch(const std::vector<KernelSpec>&
     if (!spec.dispatch) continue;
     KernelDispatch d;
     d.spec = &spec;
-    d.templated = spec.kernel.find('<') != std::string::npos;
+    d.templated = is_template_kernel(spec);
     if (!d.templated) {
       ++macro_kernels;
       d.renamed.push_back(base_name(spec.kernel));
@@ -148,8 +148,7 @@ Result<std::vector<KernelDispatch>> plan_dispatch(const std::vector<KernelSpec>&
   // per slot (a macro kernel without dispatch) or instantiated there (a template kernel).
   if (macro_kernels > 0)
     for (const KernelSpec& spec : specs) {
-      const bool templated = spec.kernel.find('<') != std::string::npos;
-      if (spec.dispatch && !templated) continue;
+      if (spec.dispatch && !is_template_kernel(spec)) continue;
       return make_error(source_name + ": kernel " + spec.id +
                             (spec.dispatch ? " is a template kernel" : " has no `dispatch`") +
                             ", but the source is compiled once per winner of its "

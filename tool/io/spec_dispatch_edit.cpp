@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "core/spec.h"
 #include "core/spec_check.h"
 #include "io/spec_yaml.h"
 
@@ -90,7 +91,7 @@ Result<std::string> add_dispatch(std::string_view source, const std::string& fil
     if (!p.errors.empty()) return refused(b, p.errors.front());
     for (const KernelSpec& s : p.specs) {
       if (auto errors = check_spec(s); !errors.empty()) return refused(b, errors.front());
-      (s.kernel.find('<') == std::string::npos ? macro : templated) = s.id;
+      (is_template_kernel(s) ? templated : macro) = s.id;
     }
   }
   // A source with a macro-parameterised dispatching kernel is compiled once per winner in
