@@ -153,8 +153,8 @@ Result<std::vector<KernelDispatch>> plan_dispatch(const std::vector<KernelSpec>&
                             (spec.dispatch ? " is a template kernel" : " has no `dispatch`") +
                             ", but the source is compiled once per winner of its "
                             "macro-parameterised kernels with `dispatch`, so every kernel it "
-                            "marks needs `dispatch` and macro parameters; move " + spec.id +
-                            " to a source of its own",
+                            "marks needs `dispatch` and macro parameters; move " +
+                            spec.id + " to a source of its own",
                         spec.where);
     }
   return plan;
@@ -335,16 +335,14 @@ Result<std::string> variant_slot_text(const std::vector<KernelDispatch>& plan, s
     for (const ParamSpec& p : d->spec->params) {
       auto text = value_text(v, p, source_text);
       if (!text)
-        return make_error("cannot find the source default of " + p.name + " (a `#define " +
-                              p.name + " <value>` line) in " + source_name +
-                              "; each compiled variant of " + d->spec->id +
-                              " defines every parameter",
+        return make_error("cannot find the source default of " + p.name + " (a `#define " + p.name +
+                              " <value>` line) in " + source_name + "; each compiled variant of " +
+                              d->spec->id + " defines every parameter",
                           p.where);
       defines.emplace_back(p.name, *text);
     }
     for (const auto& name : d->renamed)
-      if (std::find(renamed.begin(), renamed.end(), name) == renamed.end())
-        renamed.push_back(name);
+      if (std::find(renamed.begin(), renamed.end(), name) == renamed.end()) renamed.push_back(name);
   }
   os << "#define KERNELEVO_VARIANT " << slot << "\n";
   for (const auto& [name, text] : defines) os << "#define " << name << " " << text << "\n";
