@@ -68,6 +68,14 @@
 #define ATT_DEC_MIN_TILES 1
 #endif
 
+// A spec's `defines` may set ATT_ONLY (1: the FlashAttention 2 kernels, 2: the sm_90a kernel),
+// so a tune compiles only its kernel and that kernel's reference; a build, without it, all.
+#ifdef ATT_ONLY
+#define ATT_HAS(kernels) (ATT_ONLY == (kernels))
+#else
+#define ATT_HAS(kernels) 1
+#endif
+
 static_assert(
     ATT_DEC_BLOCKS >= 1 && ATT_DEC_MIN_TILES >= 1,
     "ATT_DEC_BLOCKS and ATT_DEC_MIN_TILES (the decode launch's split count) are positive");
@@ -648,6 +656,7 @@ template <int D>
 using AttDecConfig =
     attention_detail::Config<D, 1, ATT_DEC_WARPS_N, 1, ATT_DEC_BN, ATT_DEC_STAGES, true, true>;
 
+#if ATT_HAS(1)
 // clang-format off
 /* @kernelevo
 id: attention_fwd_bf16
@@ -796,3 +805,671 @@ extern "C" __global__ void attention_decode_bf16_naive(
   attention_detail::attention_naive(q, k, v, o, lse, batch, seq_q, seq_k, heads, kv_heads, head_dim,
                                     causal);
 }
+#endif  // ATT_HAS(1)
+
+// ---------------------------------------------------------------------------------------------
+// attention_fwd_sm90 (sm_90a, ATT90_*): the prefill kernel on Hopper's structure, as
+// FlashAttention 3 builds it. A block takes BM = 64 * ATT90_CONSUMERS query rows of one head
+// (blockIdx.y) of one batch (blockIdx.z). A producer warpgroup (one thread) loads the Q tile
+// once and then K and V tiles of ATT90_BN keys with TMA (4-D tensor maps over
+// [batch, seq, heads, head_dim], 128-byte swizzle, out-of-range rows read as zeros) into an
+// ATT90_STAGES-deep ring, each tile on its own "full" mbarrier and released on its "empty" one.
+// Each consumer warpgroup owns 64 rows: S = Q K^T with wgmma from shared memory (both operands
+// K-major), the online softmax on S's accumulators in registers, then O += P V with P as the
+// register operand of wgmma (S's accumulator layout is the A fragment's) and V from shared
+// memory (MN-major). setmaxnreg moves the producer's registers to the consumers. With
+// ATT90_OVERLAP = 1 a consumer issues the next tile's Q K^T before this tile's P V and runs the
+// softmax while that P V is in the tensor cores (FlashAttention 3's intra-warpgroup overlap);
+// with ATT90_PINGPONG = 1 as well, two consumers take turns issuing their wgmma, so one's
+// softmax runs while the other's products do (FlashAttention 3's ping-pong schedule).
+// The epilogue writes O through the consumer's own Q rows of shared memory and a TMA store
+// (rows past seq_q are clipped), the log-sum-exp from registers. Causal blocks run in reverse
+// order so the longest start first. Compiled for any other target than sm_90a it traps.
+#ifndef ATT90_BN
+#define ATT90_BN 128
+#endif
+#ifndef ATT90_CONSUMERS
+#define ATT90_CONSUMERS 2
+#endif
+#ifndef ATT90_STAGES
+#define ATT90_STAGES 2
+#endif
+#ifndef ATT90_OVERLAP
+#define ATT90_OVERLAP 1
+#endif
+#ifndef ATT90_PINGPONG
+#define ATT90_PINGPONG 0
+#endif
+
+// A TMA tensor map (CUtensorMap: 128 opaque bytes), encoded by the host for the kernel's
+// buffer and passed by value as a __grid_constant__ parameter.
+struct alignas(64) TensorMap {
+  unsigned long long opaque[16];
+};
+
+#if !defined(__CUDA_ARCH__) || defined(__CUDA_ARCH_FEAT_SM90_ALL)
+// clang-format off
+// S[64 x 64] (+)= A[64 x 16] * B[16 x 64], A and B K-major in shared memory; scale_d 0
+// overwrites S.
+#define ATT90_SS64(d, desc_a, desc_b, scale_d)                                       \
+  asm volatile(                                                                      \
+      "{\n.reg .pred p;\nsetp.ne.b32 p, %34, 0;\n"                                   \
+      "wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16 "                         \
+      "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31}, "  \
+      "%32, %33, p, 1, 1, 0, 0;\n}\n"                                           \
+      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]),  \
+        "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]),  \
+        "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]),  \
+        "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]),  \
+        "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31])  \
+      : "l"(desc_a), "l"(desc_b), "r"(scale_d))
+
+// S[64 x 128] (+)= A[64 x 16] * B[16 x 128], A and B K-major in shared memory; scale_d 0
+// overwrites S.
+#define ATT90_SS128(d, desc_a, desc_b, scale_d)                                       \
+  asm volatile(                                                                      \
+      "{\n.reg .pred p;\nsetp.ne.b32 p, %66, 0;\n"                                   \
+      "wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16 "                         \
+      "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63}, "  \
+      "%64, %65, p, 1, 1, 0, 0;\n}\n"                                           \
+      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]),  \
+        "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]),  \
+        "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]),  \
+        "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]),  \
+        "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]), "+f"(d[32]), "+f"(d[33]), "+f"(d[34]),  \
+        "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]), "+f"(d[40]), "+f"(d[41]),  \
+        "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]), "+f"(d[48]),  \
+        "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]),  \
+        "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]),  \
+        "+f"(d[63])  \
+      : "l"(desc_a), "l"(desc_b), "r"(scale_d))
+
+// S[64 x 192] (+)= A[64 x 16] * B[16 x 192], A and B K-major in shared memory; scale_d 0
+// overwrites S.
+#define ATT90_SS192(d, desc_a, desc_b, scale_d)                                       \
+  asm volatile(                                                                      \
+      "{\n.reg .pred p;\nsetp.ne.b32 p, %98, 0;\n"                                   \
+      "wgmma.mma_async.sync.aligned.m64n192k16.f32.bf16.bf16 "                         \
+      "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63, %64, %65, %66, %67, %68, %69, %70, %71, %72, %73, %74, %75, %76, %77, %78, %79, %80, %81, %82, %83, %84, %85, %86, %87, %88, %89, %90, %91, %92, %93, %94, %95}, "  \
+      "%96, %97, p, 1, 1, 0, 0;\n}\n"                                           \
+      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]),  \
+        "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]),  \
+        "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]),  \
+        "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]),  \
+        "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]), "+f"(d[32]), "+f"(d[33]), "+f"(d[34]),  \
+        "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]), "+f"(d[40]), "+f"(d[41]),  \
+        "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]), "+f"(d[48]),  \
+        "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]),  \
+        "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]),  \
+        "+f"(d[63]), "+f"(d[64]), "+f"(d[65]), "+f"(d[66]), "+f"(d[67]), "+f"(d[68]), "+f"(d[69]),  \
+        "+f"(d[70]), "+f"(d[71]), "+f"(d[72]), "+f"(d[73]), "+f"(d[74]), "+f"(d[75]), "+f"(d[76]),  \
+        "+f"(d[77]), "+f"(d[78]), "+f"(d[79]), "+f"(d[80]), "+f"(d[81]), "+f"(d[82]), "+f"(d[83]),  \
+        "+f"(d[84]), "+f"(d[85]), "+f"(d[86]), "+f"(d[87]), "+f"(d[88]), "+f"(d[89]), "+f"(d[90]),  \
+        "+f"(d[91]), "+f"(d[92]), "+f"(d[93]), "+f"(d[94]), "+f"(d[95])  \
+      : "l"(desc_a), "l"(desc_b), "r"(scale_d))
+
+// O[64 x 64] += P[64 x 16] * B[16 x 64], P in registers (bf16 pairs), B MN-major in shared memory.
+#define ATT90_RS64(d, a, desc_b)                                                     \
+  asm volatile(                                                                      \
+      "{\n.reg .pred p;\nsetp.ne.b32 p, %37, 0;\n"                                   \
+      "wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16 "                         \
+      "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31}, "  \
+      "{%32, %33, %34, %35}, %36, p, 1, 1, 1;\n}\n"                   \
+      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]),  \
+        "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]),  \
+        "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]),  \
+        "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]),  \
+        "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31])  \
+      : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(desc_b), "n"(1))
+
+// O[64 x 128] += P[64 x 16] * B[16 x 128], P in registers (bf16 pairs), B MN-major in shared memory.
+#define ATT90_RS128(d, a, desc_b)                                                     \
+  asm volatile(                                                                      \
+      "{\n.reg .pred p;\nsetp.ne.b32 p, %69, 0;\n"                                   \
+      "wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16 "                         \
+      "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63}, "  \
+      "{%64, %65, %66, %67}, %68, p, 1, 1, 1;\n}\n"                   \
+      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]),  \
+        "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]),  \
+        "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]),  \
+        "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]),  \
+        "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]), "+f"(d[32]), "+f"(d[33]), "+f"(d[34]),  \
+        "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]), "+f"(d[40]), "+f"(d[41]),  \
+        "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]), "+f"(d[48]),  \
+        "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]),  \
+        "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]),  \
+        "+f"(d[63])  \
+      : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(desc_b), "n"(1))
+
+// clang-format on
+
+namespace attention_sm90_detail {
+
+using attention_detail::fast_exp2;
+using attention_detail::kLn2;
+using attention_detail::kLog2e;
+using attention_detail::pack_bf16;
+using attention_detail::shared_address;
+
+template <int D_, int BN_, int CONSUMERS_, int STAGES_, bool OVERLAP_, bool PINGPONG_>
+struct Config {
+  static constexpr int D = D_, BN = BN_, CONSUMERS = CONSUMERS_, STAGES = STAGES_;
+  static constexpr bool OVERLAP = OVERLAP_, PINGPONG = PINGPONG_;
+  static constexpr int BM = 64 * CONSUMERS;
+  static constexpr int kThreads = 128 * (CONSUMERS + 1);
+  // A tile is D / 64 column blocks ("halves" for D = 128) of rows of 64 values (128 bytes,
+  // one swizzle span), each block a whole TMA box.
+  static constexpr int kBlocks = D / 64;
+  static constexpr int kQBlockBytes = BM * 128;
+  static constexpr int kKvBlockBytes = BN * 128;
+  static constexpr int kQBytes = kQBlockBytes * kBlocks;
+  static constexpr int kTileBytes = kKvBlockBytes * kBlocks;  // K or V of one stage
+  // A consumer's registers after setmaxnreg: what the producer's 24 leave of the SM's 64K, a
+  // multiple of 8, at most 256 (more than the file holds would block setmaxnreg forever).
+  static constexpr int kConsumerRegs = (65536 - 24 * 128) / (128 * CONSUMERS) / 8 * 8 > 256
+                                           ? 256
+                                           : (65536 - 24 * 128) / (128 * CONSUMERS) / 8 * 8;
+  static_assert(D == 64 || D == 128, "head_dim 64 or 128");
+  static_assert(BN == 64 || BN == 128 || BN == 192, "ATT90_BN: 64, 128 or 192 keys");
+  static_assert(CONSUMERS >= 1 && CONSUMERS <= 3, "one to three consumer warpgroups");
+  static_assert(STAGES >= 1, "at least one stage");
+  static_assert(!PINGPONG || (CONSUMERS == 2 && OVERLAP), "ping-pong: two overlapping consumers");
+};
+
+// Four-dimensional TMA copy of the box at (x innermost, y, z, w) of `map` into shared memory
+// at `dst`, its bytes counted on the mbarrier `bar` as they land.
+__device__ __forceinline__ void tma_load_4d(unsigned dst, const TensorMap& map, int x, int y, int z,
+                                            int w, unsigned bar) {
+  asm volatile(
+      "cp.async.bulk.tensor.4d.shared::cluster.global.tile.mbarrier::complete_tx::bytes"
+      " [%0], [%1, {%2, %3, %4, %5}], [%6];\n" ::"r"(dst),
+      "l"(reinterpret_cast<unsigned long long>(&map)), "r"(x), "r"(y), "r"(z), "r"(w), "r"(bar)
+      : "memory");
+}
+// Four-dimensional TMA store of the box at (x, y, z, w) of `map` from shared memory at `src`.
+__device__ __forceinline__ void tma_store_4d(const TensorMap& map, unsigned src, int x, int y,
+                                             int z, int w) {
+  asm volatile(
+      "cp.async.bulk.tensor.4d.global.shared::cta.bulk_group [%0, {%1, %2, %3, %4}], [%5];\n" ::"l"(
+          reinterpret_cast<unsigned long long>(&map)),
+      "r"(x), "r"(y), "r"(z), "r"(w), "r"(src)
+      : "memory");
+}
+__device__ __forceinline__ void prefetch_tensor_map(const TensorMap& map) {
+  asm volatile("prefetch.tensormap [%0];\n" ::"l"(reinterpret_cast<unsigned long long>(&map))
+               : "memory");
+}
+__device__ __forceinline__ void mbar_init(unsigned bar, unsigned count) {
+  asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;\n" ::"r"(bar), "r"(count));
+}
+__device__ __forceinline__ void mbar_arrive(unsigned bar) {
+  asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];\n" ::"r"(bar) : "memory");
+}
+// Arrives on `bar` and makes its phase wait for `bytes` more of asynchronous copies.
+__device__ __forceinline__ void mbar_arrive_expect_bytes(unsigned bar, unsigned bytes) {
+  asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\n" ::"r"(bar), "r"(bytes)
+               : "memory");
+}
+__device__ __forceinline__ void mbar_wait(unsigned bar, unsigned parity) {
+  asm volatile(
+      "{\n.reg .pred done;\n"
+      "WAIT_%=:\n"
+      "mbarrier.try_wait.parity.shared::cta.b64 done, [%0], %1;\n"
+      "@!done bra WAIT_%=;\n}\n" ::"r"(bar),
+      "r"(parity)
+      : "memory");
+}
+// Shared-memory matrix descriptor in the 128-byte swizzle: start address, leading byte offset
+// (MN-major: between 64-element blocks of N; unused K-major), 8-row groups 1024 bytes apart.
+__device__ __forceinline__ unsigned long long descriptor(unsigned addr, unsigned lead) {
+  return static_cast<unsigned long long>((addr & 0x3FFFF) >> 4) |
+         (static_cast<unsigned long long>(lead >> 4) << 16) |
+         (static_cast<unsigned long long>(1024 >> 4) << 32) | (1ull << 62);
+}
+__device__ __forceinline__ void wgmma_fence() {
+  asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory");
+}
+__device__ __forceinline__ void wgmma_commit() {
+  asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory");
+}
+template <int N>
+__device__ __forceinline__ void wgmma_wait() {
+  asm volatile("wgmma.wait_group.sync.aligned %0;\n" ::"n"(N) : "memory");
+}
+// Ties registers that an asynchronous wgmma reads or writes to this point of the program, so
+// the compiler neither reads them earlier nor reuses them sooner.
+template <int N>
+__device__ __forceinline__ void fence_registers(float (&r)[N]) {
+#pragma unroll
+  for (int i = 0; i < N; ++i) asm volatile("" : "+f"(r[i])::"memory");
+}
+template <int N>
+__device__ __forceinline__ void fence_registers(unsigned (&r)[N]) {
+#pragma unroll
+  for (int i = 0; i < N; ++i) asm volatile("" : "+r"(r[i])::"memory");
+}
+
+template <int N>
+__device__ __forceinline__ void wgmma_qk(float (&s)[N / 2], unsigned long long desc_a,
+                                         unsigned long long desc_b, int scale_d) {
+  if constexpr (N == 64) {
+    ATT90_SS64(s, desc_a, desc_b, scale_d);
+  } else if constexpr (N == 128) {
+    ATT90_SS128(s, desc_a, desc_b, scale_d);
+  } else {
+    ATT90_SS192(s, desc_a, desc_b, scale_d);
+  }
+}
+template <int N>
+__device__ __forceinline__ void wgmma_pv(float (&o)[N / 2], const unsigned* a,
+                                         unsigned long long desc_b) {
+  if constexpr (N == 64) {
+    ATT90_RS64(o, a, desc_b);
+  } else {
+    ATT90_RS128(o, a, desc_b);
+  }
+}
+
+// A consumer warpgroup's running softmax state for its thread's two rows (r0 and r0 + 8).
+struct RowState {
+  float max[2];  // in log2 units of the scaled scores
+  float sum[2];  // this thread's columns only; the quad's are added at the end
+};
+
+// The scores of key tile `n0` in place to exp2(x - max), masked where `mask`: keys past the end
+// or, causal, after a row's last visible key; returns each row's factor for the earlier sums.
+template <int BN>
+__device__ __forceinline__ void online_softmax(float (&s)[BN / 2], RowState& st, float (&alpha)[2],
+                                               int n0, bool mask, const int (&limit)[2], int lane,
+                                               float scale_log2) {
+#pragma unroll
+  for (int h = 0; h < 2; ++h) {
+    float mx = ATT_NEG_INF;
+#pragma unroll
+    for (int j = 0; j < BN / 8; ++j) {
+#pragma unroll
+      for (int e = 0; e < 2; ++e) {
+        float x = s[4 * j + 2 * h + e] * scale_log2;
+        if (mask && n0 + j * 8 + 2 * (lane % 4) + e >= limit[h]) x = ATT_NEG_INF;
+        s[4 * j + 2 * h + e] = x;
+        mx = fmaxf(mx, x);
+      }
+    }
+    mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 1));
+    mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 2));
+    const float m_new = fmaxf(st.max[h], mx);
+    const float m_use = m_new == ATT_NEG_INF ? 0.f : m_new;
+    alpha[h] = fast_exp2(st.max[h] - m_use);
+    st.max[h] = m_new;
+    float sum = 0.f;
+#pragma unroll
+    for (int j = 0; j < BN / 8; ++j) {
+#pragma unroll
+      for (int e = 0; e < 2; ++e) {
+        const float p = fast_exp2(s[4 * j + 2 * h + e] - m_use);
+        s[4 * j + 2 * h + e] = p;
+        sum += p;
+      }
+    }
+    st.sum[h] = st.sum[h] * alpha[h] + sum;
+  }
+}
+
+// P in bf16 as wgmma's A fragments: the accumulators of two 8-key column blocks of S are one
+// 16-key k-step's four registers.
+template <int BN>
+__device__ __forceinline__ void pack_p(unsigned (&p)[BN / 4], const float (&s)[BN / 2]) {
+#pragma unroll
+  for (int kk = 0; kk < BN / 16; ++kk) {
+    p[4 * kk + 0] = pack_bf16(s[8 * kk + 0], s[8 * kk + 1]);
+    p[4 * kk + 1] = pack_bf16(s[8 * kk + 2], s[8 * kk + 3]);
+    p[4 * kk + 2] = pack_bf16(s[8 * kk + 4], s[8 * kk + 5]);
+    p[4 * kk + 3] = pack_bf16(s[8 * kk + 6], s[8 * kk + 7]);
+  }
+}
+
+template <int D>
+__device__ __forceinline__ void rescale(float (&o)[D / 2], const float (&alpha)[2]) {
+#pragma unroll
+  for (int j = 0; j < D / 8; ++j) {
+    o[4 * j + 0] *= alpha[0];
+    o[4 * j + 1] *= alpha[0];
+    o[4 * j + 2] *= alpha[1];
+    o[4 * j + 3] *= alpha[1];
+  }
+}
+
+template <class C>
+__device__ void attention_block(float* __restrict__ lse, const attention_detail::Geometry g,
+                                const TensorMap& map_q, const TensorMap& map_k,
+                                const TensorMap& map_v, const TensorMap& map_o) {
+  constexpr int D = C::D, BN = C::BN, BM = C::BM, STAGES = C::STAGES;
+  // The swizzle is a function of address bits: the tiles start 1024-byte aligned.
+  const unsigned raw = shared_address(attention_smem);
+  const unsigned q_s = (raw + 1023u) & ~1023u;
+  const unsigned kv_s = q_s + C::kQBytes;
+  const auto k_tile = [&](int s) { return kv_s + static_cast<unsigned>(s * 2 * C::kTileBytes); };
+  const auto v_tile = [&](int s) { return k_tile(s) + static_cast<unsigned>(C::kTileBytes); };
+  const unsigned bars = kv_s + static_cast<unsigned>(STAGES * 2 * C::kTileBytes);
+  const unsigned q_full = bars;
+  const auto k_full = [&](int s) { return bars + 8u * (1 + s); };
+  const auto v_full = [&](int s) { return bars + 8u * (1 + STAGES + s); };
+  const auto k_empty = [&](int s) { return bars + 8u * (1 + 2 * STAGES + s); };
+  const auto v_empty = [&](int s) { return bars + 8u * (1 + 3 * STAGES + s); };
+
+  const int b = blockIdx.z;
+  const int head = blockIdx.y;
+  const int kvh = head / g.group;
+  const int m_block = g.causal ? static_cast<int>(gridDim.x - 1 - blockIdx.x) : blockIdx.x;
+  const int m0 = m_block * BM;
+  const int shift = g.seq_k - g.seq_q;  // key j is visible to position i when j <= i + shift
+  int n_end = g.seq_k;
+  if (g.causal) n_end = min(n_end, min(m0 + BM, g.seq_q) + shift);
+  const int n_tiles = n_end > 0 ? (n_end + BN - 1) / BN : 0;
+
+  if (threadIdx.x == 0) {
+    prefetch_tensor_map(map_q);
+    prefetch_tensor_map(map_o);
+    if (n_tiles > 0) {  // else K and V may be empty, their maps zeros
+      prefetch_tensor_map(map_k);
+      prefetch_tensor_map(map_v);
+    }
+    mbar_init(q_full, 1);
+    for (int s = 0; s < STAGES; ++s) {
+      mbar_init(k_full(s), 1);  // the issuing thread's arrival and its copies' bytes
+      mbar_init(v_full(s), 1);
+      mbar_init(k_empty(s), 4 * C::CONSUMERS);  // each consumer warp
+      mbar_init(v_empty(s), 4 * C::CONSUMERS);
+    }
+    asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
+  }
+  __syncthreads();
+
+  const int warpgroup = threadIdx.x / 128;
+  if (warpgroup == 0) {
+    // The producer: one thread issues every copy; K of a tile before its V, as they are used.
+    asm volatile("setmaxnreg.dec.sync.aligned.u32 24;\n");
+    if (threadIdx.x != 0) return;
+    mbar_arrive_expect_bytes(q_full, C::kQBytes);
+#pragma unroll
+    for (int blk = 0; blk < C::kBlocks; ++blk)
+      tma_load_4d(q_s + blk * C::kQBlockBytes, map_q, 64 * blk, head, m0, b, q_full);
+    for (int t = 0; t < n_tiles; ++t) {
+      const int s = t % STAGES;
+      const unsigned free_parity = ((t / STAGES) & 1) ^ 1;
+      if (t >= STAGES) mbar_wait(k_empty(s), free_parity);
+      mbar_arrive_expect_bytes(k_full(s), C::kTileBytes);
+#pragma unroll
+      for (int blk = 0; blk < C::kBlocks; ++blk)
+        tma_load_4d(k_tile(s) + blk * C::kKvBlockBytes, map_k, 64 * blk, kvh, t * BN, b, k_full(s));
+      if (t >= STAGES) mbar_wait(v_empty(s), free_parity);
+      mbar_arrive_expect_bytes(v_full(s), C::kTileBytes);
+#pragma unroll
+      for (int blk = 0; blk < C::kBlocks; ++blk)
+        tma_load_4d(v_tile(s) + blk * C::kKvBlockBytes, map_v, 64 * blk, kvh, t * BN, b, v_full(s));
+    }
+    return;
+  }
+
+  asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;\n" ::"n"(C::kConsumerRegs));
+  const int consumer = warpgroup - 1;
+  const int warp = (threadIdx.x / 32) % 4;
+  const int lane = threadIdx.x % 32;
+  const unsigned q_c = q_s + static_cast<unsigned>(consumer * 64 * 128);  // its rows, block 0
+  const int c0 = m0 + consumer * 64;                                      // its first row
+  const int r0 = c0 + warp * 16 + lane / 4;                               // this thread's rows
+  int limit[2];
+#pragma unroll
+  for (int h = 0; h < 2; ++h) limit[h] = g.causal ? min(g.seq_k, r0 + 8 * h + shift + 1) : g.seq_k;
+  const float scale_log2 = rsqrtf(static_cast<float>(D)) * kLog2e;
+
+  float acc[D / 2];
+#pragma unroll
+  for (int i = 0; i < D / 2; ++i) acc[i] = 0.f;
+  RowState st{{ATT_NEG_INF, ATT_NEG_INF}, {0.f, 0.f}};
+  float s[BN / 2];
+  unsigned p[BN / 4];
+  float alpha[2];
+
+  // S = Q K^T for tile stage `stage`: k-step kk is 16 columns of a 64-column block.
+  const auto qk = [&](int stage) {
+    wgmma_fence();
+#pragma unroll
+    for (int kk = 0; kk < D / 16; ++kk) {
+      const unsigned col = static_cast<unsigned>((kk % 4) * 32);
+      wgmma_qk<BN>(s, descriptor(q_c + (kk / 4) * C::kQBlockBytes + col, 16),
+                   descriptor(k_tile(stage) + (kk / 4) * C::kKvBlockBytes + col, 16), kk > 0);
+    }
+    wgmma_commit();
+  };
+  // O += P V for tile stage `stage`: k-step kk is 16 keys (16 rows of 128 bytes in each block).
+  const auto pv = [&](int stage) {
+    wgmma_fence();
+#pragma unroll
+    for (int kk = 0; kk < BN / 16; ++kk)
+      wgmma_pv<D>(acc, p + 4 * kk, descriptor(v_tile(stage) + kk * 2048, C::kKvBlockBytes));
+    wgmma_commit();
+  };
+  // Masks only tiles that pass the end or, causal, the diagonal of this warpgroup's rows.
+  const auto needs_mask = [&](int t) {
+    const int n0 = t * BN;
+    return n0 + BN > g.seq_k || (g.causal && n0 + BN - 1 > c0 + shift);
+  };
+  const auto release = [&](unsigned bar) {
+    if (lane == 0) mbar_arrive(bar);
+  };
+  // Ping-pong turns: consumer c waits on barrier 4 + c for the other's arrival there, issues
+  // its wgmma, then lets the other go; consumer 1 lets consumer 0 take the first turn, and
+  // leaves out the arrival after its last turn, which nobody would wait for.
+  const auto turn_begin = [&] {
+    if constexpr (C::PINGPONG) asm volatile("bar.sync %0, 256;\n" ::"r"(4 + consumer) : "memory");
+  };
+  const auto turn_end = [&](bool last) {
+    if constexpr (C::PINGPONG)
+      if (!(last && consumer == 1))
+        asm volatile("bar.arrive %0, 256;\n" ::"r"(4 + (consumer ^ 1)) : "memory");
+  };
+
+  mbar_wait(q_full, 0);
+  if constexpr (!C::OVERLAP) {
+    for (int t = 0; t < n_tiles; ++t) {
+      const int stage = t % STAGES;
+      const unsigned parity = (t / STAGES) & 1;
+      mbar_wait(k_full(stage), parity);
+      qk(stage);
+      wgmma_wait<0>();
+      fence_registers(s);
+      release(k_empty(stage));
+      online_softmax<BN>(s, st, alpha, t * BN, needs_mask(t), limit, lane, scale_log2);
+      rescale<D>(acc, alpha);
+      pack_p<BN>(p, s);
+      mbar_wait(v_full(stage), parity);
+      pv(stage);
+      wgmma_wait<0>();
+      fence_registers(acc);
+      fence_registers(p);
+      release(v_empty(stage));
+    }
+  } else if (n_tiles > 0) {
+    // Tile 0's scores, then for each later tile: its Q K^T issued, the previous tile's P V
+    // issued, the scores' softmax while P V runs, and O rescaled once P V is done. The waits
+    // for the tiles come before a turn, so a turn only issues.
+    if (C::PINGPONG && consumer == 1) asm volatile("bar.arrive %0, 256;\n" ::"r"(4) : "memory");
+    mbar_wait(k_full(0), 0);
+    turn_begin();
+    qk(0);
+    turn_end(false);
+    wgmma_wait<0>();
+    fence_registers(s);
+    release(k_empty(0));
+    online_softmax<BN>(s, st, alpha, 0, needs_mask(0), limit, lane, scale_log2);
+    pack_p<BN>(p, s);
+    for (int t = 1; t < n_tiles; ++t) {
+      const int stage = t % STAGES;
+      const int prev = (t - 1) % STAGES;
+      mbar_wait(k_full(stage), (t / STAGES) & 1);
+      mbar_wait(v_full(prev), ((t - 1) / STAGES) & 1);
+      turn_begin();
+      qk(stage);
+      pv(prev);
+      turn_end(false);
+      wgmma_wait<1>();  // Q K^T of tile t is done (groups complete in order)
+      fence_registers(s);
+      release(k_empty(stage));
+      online_softmax<BN>(s, st, alpha, t * BN, needs_mask(t), limit, lane, scale_log2);
+      wgmma_wait<0>();  // P V of tile t - 1 is done
+      fence_registers(acc);
+      fence_registers(p);
+      release(v_empty(prev));
+      rescale<D>(acc, alpha);
+      pack_p<BN>(p, s);
+    }
+    const int last = (n_tiles - 1) % STAGES;
+    mbar_wait(v_full(last), ((n_tiles - 1) / STAGES) & 1);
+    turn_begin();
+    pv(last);
+    turn_end(true);
+    wgmma_wait<0>();
+    fence_registers(acc);
+    fence_registers(p);
+    release(v_empty(last));
+  }
+
+  // The epilogue: the quad's sums, O normalised into this warpgroup's own Q rows of shared
+  // memory (its last Q K^T is done) in the swizzle map_o's boxes use, then TMA stores.
+#pragma unroll
+  for (int h = 0; h < 2; ++h) {
+    st.sum[h] += __shfl_xor_sync(0xffffffffu, st.sum[h], 1);
+    st.sum[h] += __shfl_xor_sync(0xffffffffu, st.sum[h], 2);
+  }
+  float inv[2];
+#pragma unroll
+  for (int h = 0; h < 2; ++h) inv[h] = st.sum[h] > 0.f ? 1.f / st.sum[h] : 0.f;
+#pragma unroll
+  for (int j = 0; j < D / 8; ++j) {
+#pragma unroll
+    for (int h = 0; h < 2; ++h) {
+      const int r = warp * 16 + lane / 4 + 8 * h;  // row in the warpgroup's 64
+      const unsigned addr =
+          q_c + (j / 8) * C::kQBlockBytes + r * 128 + (((j % 8) ^ (r % 8)) << 4) + (lane % 4) * 4;
+      const unsigned v = pack_bf16(acc[4 * j + 2 * h] * inv[h], acc[4 * j + 2 * h + 1] * inv[h]);
+      asm volatile("st.shared.u32 [%0], %1;\n" ::"r"(addr), "r"(v) : "memory");
+    }
+  }
+  // The staging's writes (generic proxy) made visible to the TMA store, then the warpgroup's
+  // own barrier (1 + consumer; barrier 0 is __syncthreads).
+  asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
+  asm volatile("bar.sync %0, 128;\n" ::"r"(1 + consumer) : "memory");
+  if (threadIdx.x % 128 == 0 && c0 < g.seq_q) {
+#pragma unroll
+    for (int blk = 0; blk < C::kBlocks; ++blk)
+      tma_store_4d(map_o, q_c + blk * C::kQBlockBytes, 64 * blk, head, c0, b);
+    asm volatile("cp.async.bulk.commit_group;\n" ::: "memory");
+  }
+#pragma unroll
+  for (int h = 0; h < 2; ++h) {
+    const int row = r0 + 8 * h;
+    if (lane % 4 == 0 && row < g.seq_q)
+      lse[(static_cast<long long>(b) * g.heads + head) * g.seq_q + row] =
+          st.sum[h] > 0.f ? (st.max[h] + log2f(st.sum[h])) * kLn2 : ATT_NEG_INF;
+  }
+  if (threadIdx.x % 128 == 0 && c0 < g.seq_q)
+    asm volatile("cp.async.bulk.wait_group 0;\n" ::: "memory");  // before shared memory goes
+}
+
+}  // namespace attention_sm90_detail
+
+template <int D>
+using Att90Config = attention_sm90_detail::Config<D, ATT90_BN, ATT90_CONSUMERS, ATT90_STAGES,
+                                                  ATT90_OVERLAP != 0, ATT90_PINGPONG != 0>;
+#endif
+
+#if ATT_HAS(2)
+// clang-format off
+/* @kernelevo
+id: attention_fwd_sm90
+kernel: attention_fwd_sm90
+arch: sm_90a
+params:
+  ATT90_BN: [64, 128, 192]
+  ATT90_CONSUMERS: [1, 2, 3]
+  ATT90_STAGES: [1, 2, 3]
+  ATT90_OVERLAP: [0, 1]
+  ATT90_PINGPONG: [0, 1]
+let:
+  BM: "64 * ATT90_CONSUMERS"
+  BARRIERS: "8 * (1 + 4 * ATT90_STAGES)"
+  # A consumer's registers (setmaxnreg): what the producer's 24 leave, at most 256.
+  REGS: "min(256, (65536 - 24 * 128) / (128 * ATT90_CONSUMERS) / 8 * 8)"
+constraints:
+  - "(64 * ATT90_CONSUMERS + 2 * ATT90_STAGES * ATT90_BN) * 256 + 8 * (1 + 4 * ATT90_STAGES) + 1024 <= 227 * 1024"
+  # S, O and about 40 more per thread: ptxas spills past it (measured at stages 2, head_dim 128)
+  - "ATT90_BN / 2 + 64 + 40 <= REGS"
+  - "ATT90_PINGPONG == 0 || (ATT90_CONSUMERS == 2 && ATT90_OVERLAP == 1)"
+problems:
+  - {batch: 4, seq_q: 4096, seq_k: 4096, heads: 32, kv_heads: 4, head_dim: 128, causal: 1}
+  - {batch: 4, seq_q: 4096, seq_k: 4096, heads: 32, kv_heads: 4, head_dim: 128, causal: 0}
+validate:
+  - {batch: 1, seq_q: 77, seq_k: 77, heads: 4, kv_heads: 1, head_dim: 64, causal: 1}
+  - {batch: 2, seq_q: 33, seq_k: 150, heads: 6, kv_heads: 2, head_dim: 128, causal: 1}
+  - {batch: 1, seq_q: 130, seq_k: 61, heads: 2, kv_heads: 2, head_dim: 128, causal: 0}
+  - {batch: 2, seq_q: 200, seq_k: 200, heads: 8, kv_heads: 8, head_dim: 64, causal: 0}
+  - {batch: 1, seq_q: 300, seq_k: 100, heads: 4, kv_heads: 2, head_dim: 128, causal: 1}
+  - {batch: 3, seq_q: 1, seq_k: 1000, heads: 8, kv_heads: 1, head_dim: 128, causal: 0}
+args:
+  - {name: q, type: "const bfloat16*", count: "batch*seq_q*heads*head_dim", init: normal}
+  - {name: k, type: "const bfloat16*", count: "batch*seq_k*kv_heads*head_dim", init: normal}
+  - {name: v, type: "const bfloat16*", count: "batch*seq_k*kv_heads*head_dim", init: normal}
+  - {name: o, type: "bfloat16*", count: "batch*seq_q*heads*head_dim", output: true}
+  - {name: lse, type: "float*", count: "batch*heads*seq_q", output: true}
+  - {name: batch, type: int, value: batch}
+  - {name: seq_q, type: int, value: seq_q}
+  - {name: seq_k, type: int, value: seq_k}
+  - {name: heads, type: int, value: heads}
+  - {name: kv_heads, type: int, value: kv_heads}
+  - {name: head_dim, type: int, value: head_dim}
+  - {name: causal, type: int, value: causal}
+  - {name: map_q, tensor_map: {of: q, dims: [head_dim, heads, seq_q, batch], box: [64, 1, BM, 1], swizzle: 128}}
+  - {name: map_k, tensor_map: {of: k, dims: [head_dim, kv_heads, seq_k, batch], box: [64, 1, ATT90_BN, 1], swizzle: 128}}
+  - {name: map_v, tensor_map: {of: v, dims: [head_dim, kv_heads, seq_k, batch], box: [64, 1, ATT90_BN, 1], swizzle: 128}}
+  - {name: map_o, tensor_map: {of: o, dims: [head_dim, heads, seq_q, batch], box: [64, 1, 64, 1], swizzle: 128}}
+launch:
+  grid: ["ceil_div(seq_q, BM)", "heads", "batch"]
+  block: ["128 * (ATT90_CONSUMERS + 1)"]
+  shared_bytes: "(BM + 2 * ATT90_STAGES * ATT90_BN) * head_dim * 2 + BARRIERS + 1024"
+reference: attention_fwd_sm90_naive
+defines: ["ATT_ONLY=2"]
+tolerance: {rtol: 2e-2, atol: 2e-2}
+metrics: {flops: "4 * batch * heads * head_dim * (causal * (seq_q * seq_k - seq_q * (seq_q - 1) / 2) + (1 - causal) * seq_q * seq_k)", bytes: "(2 * batch * seq_q * heads + 2 * batch * seq_k * kv_heads) * head_dim * 2 + batch * heads * seq_q * 4"}
+*/
+// clang-format on
+extern "C" __global__ void __launch_bounds__(128 * (ATT90_CONSUMERS + 1), 1) attention_fwd_sm90(
+    const __nv_bfloat16* __restrict__ q, const __nv_bfloat16* __restrict__ k,
+    const __nv_bfloat16* __restrict__ v, __nv_bfloat16* __restrict__ o, float* __restrict__ lse,
+    int batch, int seq_q, int seq_k, int heads, int kv_heads, int head_dim, int causal,
+    const __grid_constant__ TensorMap map_q, const __grid_constant__ TensorMap map_k,
+    const __grid_constant__ TensorMap map_v, const __grid_constant__ TensorMap map_o) {
+  // q, k, v and o are read and written through the tensor maps.
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+  const attention_detail::Geometry g{batch, seq_q, seq_k, heads, kv_heads, heads / kv_heads,
+                                     causal};
+  if (head_dim == 128)
+    attention_sm90_detail::attention_block<Att90Config<128>>(lse, g, map_q, map_k, map_v, map_o);
+  else if (head_dim == 64)
+    attention_sm90_detail::attention_block<Att90Config<64>>(lse, g, map_q, map_k, map_v, map_o);
+#else
+  __trap();  // wgmma and setmaxnreg need sm_90a
+#endif
+}
+
+// The reference takes the tensor maps too (one argument list) and ignores them.
+extern "C" __global__ void attention_fwd_sm90_naive(
+    const __nv_bfloat16* __restrict__ q, const __nv_bfloat16* __restrict__ k,
+    const __nv_bfloat16* __restrict__ v, __nv_bfloat16* __restrict__ o, float* __restrict__ lse,
+    int batch, int seq_q, int seq_k, int heads, int kv_heads, int head_dim, int causal,
+    const __grid_constant__ TensorMap, const __grid_constant__ TensorMap,
+    const __grid_constant__ TensorMap, const __grid_constant__ TensorMap) {
+  attention_detail::attention_naive(q, k, v, o, lse, batch, seq_q, seq_k, heads, kv_heads, head_dim,
+                                    causal);
+}
+#endif

@@ -1,11 +1,16 @@
 #!/usr/bin/env python3
 """templates/attention_fwd.cu beside PyTorch's scaled_dot_product_attention, on one GPU, in one
 process: every shape's output and log-sum-exp checked against an fp32 computation in PyTorch,
-then the kernel and each SDPA backend (flash, cuDNN, memory-efficient; enable_gqa=True) timed
+then the kernels and each SDPA backend (flash, cuDNN, memory-efficient; enable_gqa=True) timed
 with the same two timers as bench/templates/compare_torch.py on the same tensors.
 
   bench/templates/attention_sdpa.py --out DIR [--lockfile LOCK] [--params KERNEL=JSON ...]
                                     [--shapes all|prefill|decode|validate] [--kernelevo BIN]
+                                    [--kernels K1,K2,...]
+
+The prefill shapes run every selected prefill kernel: the portable one (attention_fwd_bf16)
+and, on an sm_90 GPU, the Hopper one (attention_fwd_sm90, built for sm_90a, its operands
+passed as TMA tensor maps encoded as kernelevo's runner encodes them).
 
 The kernel's parameters: --params (a JSON object), else the lockfile's winner for the device,
 else the source defaults. Writes DIR/attention.md and DIR/attention.json.
@@ -36,7 +41,9 @@ import cuda_launch  # noqa: E402
 import spec_expr  # noqa: E402
 
 SOURCE = os.path.join(ROOT, "templates", "attention_fwd.cu")
-PREFILL, DECODE = "attention_fwd_bf16", "attention_decode_bf16"
+PREFILL, PREFILL90, DECODE = "attention_fwd_bf16", "attention_fwd_sm90", "attention_decode_bf16"
+KERNELS = (PREFILL, PREFILL90, DECODE)
+PREFILL_KERNELS = (PREFILL, PREFILL90)
 
 
 def _shape(batch, seq_q, seq_k, heads, kv_heads, causal, head_dim=128):
@@ -54,6 +61,7 @@ VALIDATE = {
     DECODE: [_shape(3, 1, 1000, 8, 1, 0), _shape(2, 2, 777, 8, 2, 1), _shape(1, 1, 45, 4, 4, 0, 64),
              _shape(2, 3, 5000, 16, 2, 1, 64)],
 }
+VALIDATE[PREFILL90] = VALIDATE[PREFILL] + [_shape(1, 300, 100, 4, 2, 1)]
 
 
 def flops(d):
@@ -120,10 +128,20 @@ def sdpa_calls(torch, q, k, v, d):
 def load_params(args, spec, kernel, lock, device):
     if kernel in args.params:
         return args.params[kernel], "--params"
-    params, dev = ct.winner_params(lock, kernel, "sm_90", device)
+    params, dev = ct.winner_params(lock, kernel, spec.get("arch") or "sm_90", device)
     if params is not None:
         return params, f"lockfile ({dev})"
     return {}, "source defaults"
+
+
+def kernel_args(spec, tensors, d, driver, names):
+    """The kernel's arguments: the tensors by name, scalars from the shape `d`, tensor maps
+    encoded by `driver` at `names` (compare_torch's kernel_args)."""
+    values = dict(tensors)
+    for a in spec["args"]:
+        if not a.get("tensor_map") and not a["pointer"]:
+            values[a["name"]] = d[a["value"]] if isinstance(a["value"], str) else a["value"]
+    return ct.kernel_args(spec, values, driver, names)
 
 
 def run(args):
@@ -140,7 +158,8 @@ def run(args):
     work = tempfile.mkdtemp(prefix="attention-sdpa-")
     kernels = {}
     scanned = ct.load_json(args.spec_json)["kernels"] if args.spec_json else None
-    for kernel in (PREFILL, DECODE):
+    selected = [k for k in args.kernels if k != PREFILL90 or torch.cuda.get_device_capability() == (9, 0)]
+    for kernel in selected:
         if scanned:
             spec = next(k for k in scanned if k["id"] == kernel)
         else:
@@ -155,11 +174,11 @@ def run(args):
 
     plan = []
     if args.shapes in ("all", "prefill"):
-        plan += [(PREFILL, s) for s in PREFILL_SHAPES]
-    if args.shapes in ("all", "decode"):
+        plan += [(kname, s) for s in PREFILL_SHAPES for kname in selected if kname in PREFILL_KERNELS]
+    if args.shapes in ("all", "decode") and DECODE in selected:
         plan += [(DECODE, s) for s in DECODE_SHAPES]
     if args.shapes == "validate":
-        plan += [(kname, s) for kname in (PREFILL, DECODE) for s in VALIDATE[kname]]
+        plan += [(kname, s) for kname in selected for s in VALIDATE[kname]]
 
     rows = []
     for kname, d in plan:
@@ -182,13 +201,8 @@ def run(args):
             names = ct.names_for(d, {**spec.get("defaults", {}), **params})
             grid, block, shared = ct.geometry(spec, names)
             drv.allow_dynamic_shared(kd["fn"], shared)
-            cargs = []
-            for a in spec["args"]:
-                if a["name"] in tensors:
-                    cargs.append(cuda_launch.pointer_arg(tensors[a["name"]].data_ptr()))
-                else:
-                    cargs.append(cuda_launch.scalar_arg(a["type"], d[a["value"]] if isinstance(a["value"], str) else a["value"]))
-            launch = drv.launcher(kd["fn"], grid, block, shared, ct.current_stream(torch), cargs)
+            launch = drv.launcher(kd["fn"], grid, block, shared, ct.current_stream(torch),
+                                  kernel_args(spec, tensors, d, drv, names))
             o.fill_(float("nan"))
             lse.fill_(float("nan"))
             launch()
@@ -275,7 +289,13 @@ def parse_args(argv):
     p.add_argument("--spec-json", help="`kernelevo scan templates/attention_fwd.cu --format json` output, "
                    "in place of running --kernelevo")
     p.add_argument("--rep-ms", type=int, default=100)
+    p.add_argument("--kernels", default=",".join(KERNELS),
+                   help="comma-separated kernel ids to run (attention_fwd_sm90 only on an sm_90 GPU)")
     args = p.parse_args(argv)
+    args.kernels = [k for k in args.kernels.split(",") if k]
+    unknown = [k for k in args.kernels if k not in KERNELS]
+    if unknown:
+        p.error(f"unknown kernel(s) {', '.join(unknown)}; known: {', '.join(KERNELS)}")
     parsed = {}
     for item in args.params:
         name, _, text = item.partition("=")

@@ -5,6 +5,8 @@ the shipped spec gives (read through `kernelevo scan`), the --params parser and 
   python3 bench/templates/test_attention_sdpa.py [KERNELEVO]
 """
 
+import contextlib
+import io
 import json
 import os
 import subprocess
@@ -58,6 +60,65 @@ def test_geometry(kernelevo):
     # Scratch holds the most splits a launch can make.
     counts = {a["name"]: a.get("count", "") for a in dec["args"]}
     assert counts["o_part"].startswith("64*")
+    # The Hopper kernel: 64 query rows a consumer warpgroup, a head a block row, a batch a
+    # plane; a producer warpgroup beside the consumers; Q, two stages of K and V, the barriers
+    # and the 1024-byte alignment of the swizzled tiles.
+    h = specs[att.PREFILL90]
+    assert h["arch"] == "sm_90a"
+    grid, block, shared = ct.geometry(h, ct.names_for(d, h["defaults"]))
+    c, bn, st = h["defaults"]["ATT90_CONSUMERS"], h["defaults"]["ATT90_BN"], h["defaults"]["ATT90_STAGES"]
+    assert grid == [4096 // (64 * c), 32, 4] and block == [128 * (c + 1)], (grid, block)
+    assert shared == (64 * c + 2 * st * bn) * 128 * 2 + 8 * (1 + 4 * st) + 1024, shared
+    return specs
+
+
+class FakeTensor:
+    def __init__(self, address):
+        self.address = address
+
+    def data_ptr(self):
+        return self.address
+
+
+class FakeDriver:
+    def __init__(self):
+        self.maps = []
+
+    def tensor_map(self, ctype, address, dims, box, swizzle):
+        self.maps.append((ctype, address, dims, box, swizzle))
+        return ("map", len(self.maps))
+
+
+def test_hopper_arguments(specs):
+    # The Hopper kernel's arguments: pointers and scalars in order, then a 4-D tensor map of
+    # each operand over [batch, seq, heads, head_dim] (innermost first), one head and a tile of
+    # rows a box, in the 128-byte swizzle.
+    h = specs[att.PREFILL90]
+    d = att._shape(2, 300, 100, 4, 2, 1, 64)
+    params = dict(h["defaults"], ATT90_BN=64, ATT90_CONSUMERS=3)
+    tensors = {n: FakeTensor(0x10000 * (i + 1)) for i, n in enumerate(("q", "k", "v", "o", "lse"))}
+    drv = FakeDriver()
+    args = att.kernel_args(h, tensors, d, drv, ct.names_for(d, params))
+    assert len(args) == 16
+    assert [m[:2] for m in drv.maps] == [("__nv_bfloat16", 0x10000), ("__nv_bfloat16", 0x20000),
+                                        ("__nv_bfloat16", 0x30000), ("__nv_bfloat16", 0x40000)]
+    assert drv.maps[0][2:] == ([64, 4, 300, 2], [64, 1, 192, 1], 128)
+    assert drv.maps[1][2:] == ([64, 2, 100, 2], [64, 1, 64, 1], 128)
+    assert drv.maps[2][2:] == drv.maps[1][2:]
+    assert drv.maps[3][2:] == ([64, 4, 300, 2], [64, 1, 64, 1], 128)
+    assert args[12:] == [("map", 1), ("map", 2), ("map", 3), ("map", 4)]
+
+
+def test_kernels_option():
+    assert att.parse_args(["--out", "x"]).kernels == list(att.KERNELS)
+    assert att.parse_args(["--out", "x", "--kernels", "attention_fwd_sm90"]).kernels == [att.PREFILL90]
+    try:
+        with contextlib.redirect_stderr(io.StringIO()):
+            att.parse_args(["--out", "x", "--kernels", "attention_fwd_sm80"])
+    except SystemExit:
+        pass
+    else:
+        raise AssertionError("an unknown kernel is refused")
 
 
 def test_params_parser():
@@ -84,7 +145,9 @@ def test_table():
 def main(argv):
     kernelevo = argv[1] if len(argv) > 1 else os.path.join(att.ROOT, "build", "tool", "kernelevo")
     test_flops()
-    test_geometry(kernelevo)
+    specs = test_geometry(kernelevo)
+    test_hopper_arguments(specs)
+    test_kernels_option()
     test_params_parser()
     test_table()
     print("attention_sdpa: all tests passed")
