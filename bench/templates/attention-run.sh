@@ -1,0 +1,69 @@
+#!/usr/bin/env bash
+# On an H200 (or any sm_90 GPU), one call for templates/attention_fwd.cu: builds kernelevo
+# (Release), checks the Hopper kernel (attention_fwd_sm90) at its source defaults on the
+# validate shapes against PyTorch before spending time on it, tunes it, then times the
+# prefill kernels beside PyTorch SDPA's fastest backend, and packs everything into
+# OUT_DIR/results.tgz with the comparison table beside it.
+#   bench/templates/attention-run.sh OUT_DIR
+# Environment: KERNELS (spec ids to tune, default attention_fwd_sm90; empty: no tune),
+# STRATEGY (default exhaustive), BUDGET (default 60), TUNE_TIME (default 170s, each kernel),
+# SHAPES (attention_sdpa.py's --shapes, default prefill), COMPARE (its --kernels, default
+# attention_fwd_bf16,attention_fwd_sm90), PARAMS (its --params, e.g.
+# 'attention_fwd_sm90={"ATT90_OVERLAP": 0}'), LOCKFILE (an earlier lockfile to start from),
+# REP_MS (default 100). Each step has a time limit, so a hung kernel ends its step, not the run.
+set -uo pipefail
+out=${1:?usage: bench/templates/attention-run.sh OUT_DIR}
+root=$(cd "$(dirname "$0")/../.." && pwd)
+cd "$root" || exit 1
+r=$out/r
+mkdir -p "$r"
+build=${BUILD_DIR:-/tmp/kernelevo-attention-build}
+export PATH=/usr/local/cuda/bin:$PATH
+t0=$(date +%s)
+step() { echo "== $* ($(($(date +%s) - t0)) s)"; }
+{
+  date -u +%Y-%m-%dT%H:%M:%SZ
+  git rev-parse --short HEAD 2>/dev/null
+  nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm --format=csv,noheader
+} > "$r/environment.txt" 2>&1
+step build
+if ! { cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DKERNELEVO_BUILD_BENCH=OFF &&
+       ninja -C "$build" -j16 kernelevo; } > "$r/build.log" 2>&1; then
+  tail -30 "$r/build.log"
+  exit 1
+fi
+kev=$build/tool/kernelevo
+export KERNELEVO_CACHE_DIR=$build/compile-cache
+"$kev" devices --format json > "$r/devices.json" 2>&1
+lock=$r/kernelevo.lock.json
+[[ -n ${LOCKFILE:-} ]] && cp "$LOCKFILE" "$lock"
+params=()
+[[ -n ${PARAMS:-} ]] && params=(--params "$PARAMS")
+
+step "attention_fwd_sm90 at its source defaults on the validate shapes"
+timeout 300 python3 bench/templates/attention_sdpa.py --out "$r/validate" --kernelevo "$kev" \
+  --shapes validate --kernels attention_fwd_sm90 "${params[@]}" > "$r/validate.log" 2>&1
+echo "exit $?"
+cat "$r/validate/attention.md" 2>/dev/null || tail -20 "$r/validate.log"
+
+for k in ${KERNELS-attention_fwd_sm90}; do
+  step "tune $k"
+  timeout 600 "$kev" tune templates/attention_fwd.cu --kernel "$k" --strategy "${STRATEGY:-exhaustive}" \
+    --budget "${BUDGET:-60}" --time "${TUNE_TIME:-170s}" --trace "$r/trace_$k.jsonl" --lockfile "$lock" \
+    --format json > "$r/tune_$k.json" 2> "$r/tune_$k.log"
+  echo "exit $?"
+  tail -6 "$r/tune_$k.log"
+  gzip -f "$r/trace_$k.jsonl" 2>/dev/null
+done
+
+step "beside SDPA (${SHAPES:-prefill})"
+lock_args=()
+[[ -f $lock ]] && lock_args=(--lockfile "$lock")
+timeout 900 python3 bench/templates/attention_sdpa.py --out "$r" --kernelevo "$kev" --shapes "${SHAPES:-prefill}" \
+  --kernels "${COMPARE:-attention_fwd_bf16,attention_fwd_sm90}" --rep-ms "${REP_MS:-100}" \
+  "${lock_args[@]}" "${params[@]}" > "$r/compare.log" 2>&1
+echo "exit $?"
+cp "$r/attention.md" "$out/attention.md" 2>/dev/null
+cat "$r/attention.md" 2>/dev/null || tail -20 "$r/compare.log"
+step finished
+(cd "$out" && tar czf results.tgz r && rm -rf r)
