@@ -32,6 +32,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import entries as entries_mod  # noqa: E402
 import results_table  # noqa: E402
 import spec_expr  # noqa: E402
+from buckets import bucket_distance, bucket_index  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 DEVICE = "cuda"  # where tensors are made; the tests use "cpu"
@@ -79,26 +80,6 @@ def range_text(bucket_range):
     """[1024, 1025) or [8192, inf), as kernelevo names a bucket."""
     lo, hi = bucket_range
     return f"[{lo}, {'inf' if hi is None else hi})"
-
-
-def bucket_distance(bucket_range, value):
-    """How far `value` lies from a bucket [lo, hi) (hi None: no upper bound); 0 inside."""
-    lo, hi = bucket_range
-    if value < lo:
-        return lo - value
-    if hi is not None and value >= hi:
-        return value - hi + 1
-    return 0
-
-
-def bucket_index(ranges, value):
-    """The bucket serving `value`, as the build's dispatcher picks it (core/buckets.h): the one
-    holding it, else the nearest, the lower on a tie. `ranges` must not be empty."""
-    best = 0
-    for i in range(1, len(ranges)):
-        if bucket_distance(ranges[i], value) < bucket_distance(ranges[best], value):
-            best = i
-    return best
 
 
 def served_by(entry, dims):

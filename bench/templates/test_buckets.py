@@ -18,6 +18,7 @@ import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
+import buckets  # noqa: E402
 import compare_torch as ct  # noqa: E402
 import entries  # noqa: E402
 import results_table  # noqa: E402
@@ -46,16 +47,16 @@ def raises_skip(fn, *args):
 
 def test_bucket_index():
     ranges = [[0, 2048], [2048, 8192], [8192, None]]
-    assert [ct.bucket_index(ranges, v) for v in (0, 2047, 2048, 8191, 8192, 10**12)] == [0, 0, 1, 1, 2, 2]
+    assert [buckets.bucket_index(ranges, v) for v in (0, 2047, 2048, 8191, 8192, 10**12)] == [0, 0, 1, 1, 2, 2]
     # Outside every bucket: the nearest; the distance to [lo, hi) above it is v - hi + 1.
     gaps = [[1024, 1025], [8192, 8193], [16384, 16385]]
-    assert ct.bucket_index(gaps, 1) == 0 and ct.bucket_index(gaps, 4000) == 0
-    assert ct.bucket_index(gaps, 6000) == 1 and ct.bucket_index(gaps, 12288) == 1
-    assert ct.bucket_index(gaps, 12289) == 2 and ct.bucket_index(gaps, 1 << 40) == 2
+    assert buckets.bucket_index(gaps, 1) == 0 and buckets.bucket_index(gaps, 4000) == 0
+    assert buckets.bucket_index(gaps, 6000) == 1 and buckets.bucket_index(gaps, 12288) == 1
+    assert buckets.bucket_index(gaps, 12289) == 2 and buckets.bucket_index(gaps, 1 << 40) == 2
     # A tie takes the lower bucket: 4608 is 3584 from [1024, 1025) and 3584 from [8192, 8193).
-    assert ct.bucket_distance([1024, 1025], 4608) == ct.bucket_distance([8192, 8193], 4608) == 3584
-    assert ct.bucket_index(gaps, 4608) == 0 and ct.bucket_index(gaps, 4609) == 1
-    assert ct.bucket_index([[5, 6]], -(2**63)) == 0
+    assert buckets.bucket_distance([1024, 1025], 4608) == buckets.bucket_distance([8192, 8193], 4608) == 3584
+    assert buckets.bucket_index(gaps, 4608) == 0 and buckets.bucket_index(gaps, 4609) == 1
+    assert buckets.bucket_index([[5, 6]], -(2**63)) == 0
     assert ct.range_text([1024, 1025]) == "[1024, 1025)" and ct.range_text([8192, None]) == "[8192, inf)"
 
 

@@ -60,8 +60,8 @@ TEST_F(ExportTorch, WritesThePackage) {
   EXPECT_EQ(r.err, "");  // the lockfile's hash is the fixture's: no stale warning
   const fs::path pkg = dir_ / "pkgs" / "gated";
   for (const char* f :
-       {"kernel.json", "_runtime.py", "_spec_expr.py", "_cuda_launch.py", "test.py", "bench.py",
-        "cubins/sm_80.0.cubin", "cubins/sm_90.1.cubin", "cubins/sm_90.reference.cubin"})
+       {"kernel.json", "_runtime.py", "_spec_expr.py", "_cuda_launch.py", "_buckets.py", "test.py",
+        "bench.py", "cubins/sm_80.0.cubin", "cubins/sm_90.1.cubin", "cubins/sm_90.reference.cubin"})
     EXPECT_TRUE(fs::exists(pkg / f)) << f;
   EXPECT_FALSE(fs::exists(pkg / "_equivalent.py"));
   const std::string init = read_text(pkg / "__init__.py");

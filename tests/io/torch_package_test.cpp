@@ -195,12 +195,12 @@ TEST(TorchPackage, FilesHoldTheModulesAndCubins) {
   ASSERT_TRUE(files.ok()) << files.error().to_string();
   std::vector<std::string> names;
   for (const auto& f : *files) names.push_back(f.path);
-  EXPECT_EQ(names,
-            (std::vector<std::string>{
-                "kernel.json", "__init__.py", "_runtime.py", "test.py", "bench.py", "_spec_expr.py",
-                "_cuda_launch.py", "cubins/sm_80.0.cubin", "cubins/sm_80.reference.cubin",
-                "cubins/sm_90.0.cubin", "cubins/sm_90.1.cubin", "cubins/sm_90.reference.cubin"}));
-  EXPECT_EQ(files->at(9).bytes, "cubin-a");
+  EXPECT_EQ(names, (std::vector<std::string>{
+                       "kernel.json", "__init__.py", "_runtime.py", "test.py", "bench.py",
+                       "_spec_expr.py", "_cuda_launch.py", "_buckets.py", "cubins/sm_80.0.cubin",
+                       "cubins/sm_80.reference.cubin", "cubins/sm_90.0.cubin",
+                       "cubins/sm_90.1.cubin", "cubins/sm_90.reference.cubin"}));
+  EXPECT_EQ(files->at(10).bytes, "cubin-a");
   EXPECT_NE(files->at(2).bytes.find("def load_package"), std::string::npos);
 }
 

@@ -91,7 +91,7 @@ def bound(pkg, x, w, acc, **kw):
 def test_package_files(pkg, out):
     # (__pycache__ is the test's own import of the package, where bytecode is written)
     files = sorted(f for f in os.listdir(os.path.join(out, "gated")) if f != "__pycache__")
-    assert files == ["__init__.py", "_cuda_launch.py", "_runtime.py", "_spec_expr.py", "bench.py",
+    assert files == ["__init__.py", "_buckets.py", "_cuda_launch.py", "_runtime.py", "_spec_expr.py", "bench.py",
                      "cubins", "kernel.json", "test.py"], files
     meta = json.load(open(os.path.join(out, "gated", "kernel.json")))
     assert sorted(meta["archs"]) == ["sm_80", "sm_90"]

@@ -21,6 +21,7 @@ import math
 import os
 import threading
 
+from . import _buckets
 from . import _cuda_launch as cuda_launch
 from . import _spec_expr as spec_expr
 
@@ -106,23 +107,6 @@ def axis_group_sizes(shape, ngroups):
         return None
     lead = len(shape) - ngroups + 1
     return [_prod(shape[:lead])] + list(shape[lead:])
-
-
-def nearest_bucket(buckets, value):
-    """The bucket [lo, hi) holding `value`, else the nearest one (the lower on a tie), as
-    core/buckets.h chooses."""
-    def distance(b):
-        lo, hi = b
-        if value < lo:
-            return lo - value
-        if hi is not None and value >= hi:
-            return value - hi + 1
-        return 0
-    best = 0
-    for i, b in enumerate(buckets):
-        if distance(b) < distance(buckets[best]):
-            best = i
-    return best
 
 
 class Prepared:
@@ -321,7 +305,7 @@ class Kernel:
             return entry["reference"]
         variants = entry["variants"]
         if entry.get("by"):
-            i = nearest_bucket([tuple(v["bucket"]) for v in variants], dims[entry["by"]])
+            i = _buckets.bucket_index([tuple(v["bucket"]) for v in variants], dims[entry["by"]])
             return variants[i]
         return variants[0]
 
