@@ -1076,11 +1076,12 @@ struct RowState {
   float sum[2];  // this thread's columns only; the quad's are added at the end
 };
 
-// The scores of key tile `n0` in place to exp2(x - max), masked where `mask`: keys past the end
-// or, causal, after a row's last visible key; returns each row's factor for the earlier sums.
+// The scores of key tile `n0` in place to exp2(s * scale_log2 - max) (an FFMA and the
+// hardware's exp2 each), keys at or past each row's `limit` masked out; returns each row's
+// factor for the earlier sums and O.
 template <int BN>
 __device__ __forceinline__ void online_softmax(float (&s)[BN / 2], RowState& st, float (&alpha)[2],
-                                               int n0, bool mask, const int (&limit)[2], int lane,
+                                               int n0, const int (&limit)[2], int lane,
                                                float scale_log2) {
 #pragma unroll
   for (int h = 0; h < 2; ++h) {
@@ -1089,15 +1090,14 @@ __device__ __forceinline__ void online_softmax(float (&s)[BN / 2], RowState& st,
     for (int j = 0; j < BN / 8; ++j) {
 #pragma unroll
       for (int e = 0; e < 2; ++e) {
-        float x = s[4 * j + 2 * h + e] * scale_log2;
-        if (mask && n0 + j * 8 + 2 * (lane % 4) + e >= limit[h]) x = ATT_NEG_INF;
-        s[4 * j + 2 * h + e] = x;
-        mx = fmaxf(mx, x);
+        if (n0 + j * 8 + 2 * (lane % 4) + e >= limit[h]) s[4 * j + 2 * h + e] = ATT_NEG_INF;
+        mx = fmaxf(mx, s[4 * j + 2 * h + e]);
       }
     }
     mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 1));
     mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 2));
-    const float m_new = fmaxf(st.max[h], mx);
+    // The maximum in log2 units of the scaled scores (a positive scale keeps the order).
+    const float m_new = fmaxf(st.max[h], mx * scale_log2);
     const float m_use = m_new == ATT_NEG_INF ? 0.f : m_new;
     alpha[h] = fast_exp2(st.max[h] - m_use);
     st.max[h] = m_new;
@@ -1106,7 +1106,7 @@ __device__ __forceinline__ void online_softmax(float (&s)[BN / 2], RowState& st,
     for (int j = 0; j < BN / 8; ++j) {
 #pragma unroll
       for (int e = 0; e < 2; ++e) {
-        const float p = fast_exp2(s[4 * j + 2 * h + e] - m_use);
+        const float p = fast_exp2(fmaf(s[4 * j + 2 * h + e], scale_log2, -m_use));
         s[4 * j + 2 * h + e] = p;
         sum += p;
       }
@@ -1258,6 +1258,13 @@ __device__ void attention_block(float* __restrict__ lse, const attention_detail:
   const auto release = [&](unsigned bar) {
     if (lane == 0) mbar_arrive(bar);
   };
+  // The softmax of tile t's scores, masked only where the tile passes the end or the
+  // diagonal. (A masked and an unmasked copy of the softmax made ptxas spill at 192 keys.)
+  const auto softmax = [&](int t) {
+    const bool mask = needs_mask(t);
+    const int lim[2] = {mask ? limit[0] : 0x7fffffff, mask ? limit[1] : 0x7fffffff};
+    online_softmax<BN>(s, st, alpha, t * BN, lim, lane, scale_log2);
+  };
   // Ping-pong turns: consumer c waits on barrier 4 + c for the other's arrival there, issues
   // its wgmma, then lets the other go; consumer 1 lets consumer 0 take the first turn, and
   // leaves out the arrival after its last turn, which nobody would wait for.
@@ -1280,7 +1287,7 @@ __device__ void attention_block(float* __restrict__ lse, const attention_detail:
       wgmma_wait<0>();
       fence_registers(s);
       release(k_empty(stage));
-      online_softmax<BN>(s, st, alpha, t * BN, needs_mask(t), limit, lane, scale_log2);
+      softmax(t);
       rescale<D>(acc, alpha);
       pack_p<BN>(p, s);
       mbar_wait(v_full(stage), parity);
@@ -1302,7 +1309,7 @@ __device__ void attention_block(float* __restrict__ lse, const attention_detail:
     wgmma_wait<0>();
     fence_registers(s);
     release(k_empty(0));
-    online_softmax<BN>(s, st, alpha, 0, needs_mask(0), limit, lane, scale_log2);
+    softmax(0);
     pack_p<BN>(p, s);
     for (int t = 1; t < n_tiles; ++t) {
       const int stage = t % STAGES;
@@ -1316,7 +1323,7 @@ __device__ void attention_block(float* __restrict__ lse, const attention_detail:
       wgmma_wait<1>();  // Q K^T of tile t is done (groups complete in order)
       fence_registers(s);
       release(k_empty(stage));
-      online_softmax<BN>(s, st, alpha, t * BN, needs_mask(t), limit, lane, scale_log2);
+      softmax(t);
       wgmma_wait<0>();  // P V of tile t - 1 is done
       fence_registers(acc);
       fence_registers(p);
