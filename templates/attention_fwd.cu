@@ -27,6 +27,7 @@
 // tile read serves all heads of the group; 0 gives each query head its own blocks.
 // Causal blocks run in reverse order so the longest start first.
 #include <cuda_bf16.h>
+#include <cuda_fp16.h>
 #include <cuda_runtime.h>
 #if __has_include(<kernelevo/params.h>)
 #include <kernelevo/params.h>
@@ -135,6 +136,22 @@ __device__ __forceinline__ float fast_exp2(float x) {
 __device__ __forceinline__ unsigned pack_bf16(float lo, float hi) {
   const __nv_bfloat162 v = __floats2bfloat162_rn(lo, hi);
   return reinterpret_cast<const unsigned&>(v);
+}
+__device__ __forceinline__ unsigned pack_half(float lo, float hi) {
+  const __half2 v = __floats2half2_rn(lo, hi);
+  return reinterpret_cast<const unsigned&>(v);
+}
+__device__ __forceinline__ float to_float(__nv_bfloat16 x) { return __bfloat162float(x); }
+__device__ __forceinline__ float to_float(__half x) { return __half2float(x); }
+template <class T>
+__device__ __forceinline__ T from_float(float x);
+template <>
+__device__ __forceinline__ __nv_bfloat16 from_float<__nv_bfloat16>(float x) {
+  return __float2bfloat16_rn(x);
+}
+template <>
+__device__ __forceinline__ __half from_float<__half>(float x) {
+  return __float2half_rn(x);
 }
 // Byte offset of 16-byte chunk `chunk` of row `row` in a tile of rows of D bf16 values: the
 // chunk index XOR the row's low three bits, so the eight rows an ldmatrix reads at one chunk
@@ -567,11 +584,11 @@ __device__ void attention_block(const __nv_bfloat16* __restrict__ q,
 // The reference: one warp per query row, in fp32, two passes over the keys (the maximum,
 // then the exponentials and the weighted sum); lane l holds elements l, l + 32, ... of the
 // query row and of the output, so any head_dim up to 256 works.
-__device__ void attention_naive(const __nv_bfloat16* __restrict__ q,
-                                const __nv_bfloat16* __restrict__ k,
-                                const __nv_bfloat16* __restrict__ v, __nv_bfloat16* __restrict__ o,
-                                float* __restrict__ lse, int batch, int seq_q, int seq_k, int heads,
-                                int kv_heads, int head_dim, int causal) {
+template <class T>
+__device__ void attention_naive(const T* __restrict__ q, const T* __restrict__ k,
+                                const T* __restrict__ v, T* __restrict__ o, float* __restrict__ lse,
+                                int batch, int seq_q, int seq_k, int heads, int kv_heads,
+                                int head_dim, int causal) {
   constexpr int kMaxSlice = 256 / 32;
   const int lane = threadIdx.x % 32;
   const long long warps =
@@ -590,21 +607,21 @@ __device__ void attention_naive(const __nv_bfloat16* __restrict__ q,
 #pragma unroll
     for (int x = 0; x < kMaxSlice; ++x) {
       const int d = lane + 32 * x;
-      qv[x] = d < head_dim ? __bfloat162float(q[w * head_dim + d]) : 0.f;
+      qv[x] = d < head_dim ? to_float(q[w * head_dim + d]) : 0.f;
       ov[x] = 0.f;
     }
     const int limit = causal ? min(seq_k, i + seq_k - seq_q + 1) : seq_k;
-    auto row = [&](const __nv_bfloat16* t, int j) {
+    auto row = [&](const T* t, int j) {
       return t + (static_cast<long long>(b) * seq_k + j) * kv_heads * head_dim +
              static_cast<long long>(kvh) * head_dim;
     };
     auto score = [&](int j) {
-      const __nv_bfloat16* kr = row(k, j);
+      const T* kr = row(k, j);
       float s = 0.f;
 #pragma unroll
       for (int x = 0; x < kMaxSlice; ++x) {
         const int d = lane + 32 * x;
-        if (d < head_dim) s += qv[x] * __bfloat162float(kr[d]);
+        if (d < head_dim) s += qv[x] * to_float(kr[d]);
       }
       for (int off = 16; off > 0; off /= 2) s += __shfl_xor_sync(0xffffffffu, s, off);
       return s * scale;
@@ -615,17 +632,17 @@ __device__ void attention_naive(const __nv_bfloat16* __restrict__ q,
     for (int j = 0; j < limit; ++j) {
       const float p = expf(score(j) - m);
       l += p;
-      const __nv_bfloat16* vr = row(v, j);
+      const T* vr = row(v, j);
 #pragma unroll
       for (int x = 0; x < kMaxSlice; ++x) {
         const int d = lane + 32 * x;
-        if (d < head_dim) ov[x] += p * __bfloat162float(vr[d]);
+        if (d < head_dim) ov[x] += p * to_float(vr[d]);
       }
     }
 #pragma unroll
     for (int x = 0; x < kMaxSlice; ++x) {
       const int d = lane + 32 * x;
-      if (d < head_dim) o[w * head_dim + d] = __float2bfloat16_rn(l > 0.f ? ov[x] / l : 0.f);
+      if (d < head_dim) o[w * head_dim + d] = from_float<T>(l > 0.f ? ov[x] / l : 0.f);
     }
     if (lane == 0)
       lse[(static_cast<long long>(b) * heads + h) * seq_q + i] =
@@ -840,6 +857,22 @@ extern "C" __global__ void attention_decode_bf16_naive(
 #ifndef ATT90_PINGPONG
 #define ATT90_PINGPONG 0
 #endif
+// The fp16 kernel's own parameters (attention_fwd_sm90_f16), the same meanings.
+#ifndef ATT90H_BN
+#define ATT90H_BN 128
+#endif
+#ifndef ATT90H_CONSUMERS
+#define ATT90H_CONSUMERS 2
+#endif
+#ifndef ATT90H_STAGES
+#define ATT90H_STAGES 2
+#endif
+#ifndef ATT90H_OVERLAP
+#define ATT90H_OVERLAP 1
+#endif
+#ifndef ATT90H_PINGPONG
+#define ATT90H_PINGPONG 0
+#endif
 
 // A TMA tensor map (CUtensorMap: 128 opaque bytes), encoded by the host for the kernel's
 // buffer and passed by value as a __grid_constant__ parameter.
@@ -849,12 +882,12 @@ struct alignas(64) TensorMap {
 
 #if !defined(__CUDA_ARCH__) || defined(__CUDA_ARCH_FEAT_SM90_ALL)
 // clang-format off
-// S[64 x 64] (+)= A[64 x 16] * B[16 x 64], A and B K-major in shared memory; scale_d 0
-// overwrites S.
-#define ATT90_SS64(d, desc_a, desc_b, scale_d)                                       \
+// S[64 x 64] (+)= A[64 x 16] * B[16 x 64], A and B K-major in shared memory, of TYPES
+// ("bf16.bf16" or "f16.f16"); scale_d 0 overwrites S.
+#define ATT90_SS64(TYPES, d, desc_a, desc_b, scale_d)                                       \
   asm volatile(                                                                      \
       "{\n.reg .pred p;\nsetp.ne.b32 p, %34, 0;\n"                                   \
-      "wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16 "                         \
+      "wgmma.mma_async.sync.aligned.m64n64k16.f32." TYPES " "                         \
       "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31}, "  \
       "%32, %33, p, 1, 1, 0, 0;\n}\n"                                           \
       : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]),  \
@@ -864,12 +897,12 @@ struct alignas(64) TensorMap {
         "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31])  \
       : "l"(desc_a), "l"(desc_b), "r"(scale_d))
 
-// S[64 x 128] (+)= A[64 x 16] * B[16 x 128], A and B K-major in shared memory; scale_d 0
-// overwrites S.
-#define ATT90_SS128(d, desc_a, desc_b, scale_d)                                       \
+// S[64 x 128] (+)= A[64 x 16] * B[16 x 128], A and B K-major in shared memory, of TYPES
+// ("bf16.bf16" or "f16.f16"); scale_d 0 overwrites S.
+#define ATT90_SS128(TYPES, d, desc_a, desc_b, scale_d)                                       \
   asm volatile(                                                                      \
       "{\n.reg .pred p;\nsetp.ne.b32 p, %66, 0;\n"                                   \
-      "wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16 "                         \
+      "wgmma.mma_async.sync.aligned.m64n128k16.f32." TYPES " "                         \
       "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63}, "  \
       "%64, %65, p, 1, 1, 0, 0;\n}\n"                                           \
       : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]),  \
@@ -884,12 +917,12 @@ struct alignas(64) TensorMap {
         "+f"(d[63])  \
       : "l"(desc_a), "l"(desc_b), "r"(scale_d))
 
-// S[64 x 192] (+)= A[64 x 16] * B[16 x 192], A and B K-major in shared memory; scale_d 0
-// overwrites S.
-#define ATT90_SS192(d, desc_a, desc_b, scale_d)                                       \
+// S[64 x 192] (+)= A[64 x 16] * B[16 x 192], A and B K-major in shared memory, of TYPES
+// ("bf16.bf16" or "f16.f16"); scale_d 0 overwrites S.
+#define ATT90_SS192(TYPES, d, desc_a, desc_b, scale_d)                                       \
   asm volatile(                                                                      \
       "{\n.reg .pred p;\nsetp.ne.b32 p, %98, 0;\n"                                   \
-      "wgmma.mma_async.sync.aligned.m64n192k16.f32.bf16.bf16 "                         \
+      "wgmma.mma_async.sync.aligned.m64n192k16.f32." TYPES " "                         \
       "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63, %64, %65, %66, %67, %68, %69, %70, %71, %72, %73, %74, %75, %76, %77, %78, %79, %80, %81, %82, %83, %84, %85, %86, %87, %88, %89, %90, %91, %92, %93, %94, %95}, "  \
       "%96, %97, p, 1, 1, 0, 0;\n}\n"                                           \
       : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]),  \
@@ -908,11 +941,12 @@ struct alignas(64) TensorMap {
         "+f"(d[91]), "+f"(d[92]), "+f"(d[93]), "+f"(d[94]), "+f"(d[95])  \
       : "l"(desc_a), "l"(desc_b), "r"(scale_d))
 
-// O[64 x 64] += P[64 x 16] * B[16 x 64], P in registers (bf16 pairs), B MN-major in shared memory.
-#define ATT90_RS64(d, a, desc_b)                                                     \
+// O[64 x 64] += P[64 x 16] * B[16 x 64], P in registers (pairs of TYPES), B MN-major in shared
+// memory.
+#define ATT90_RS64(TYPES, d, a, desc_b)                                                     \
   asm volatile(                                                                      \
       "{\n.reg .pred p;\nsetp.ne.b32 p, %37, 0;\n"                                   \
-      "wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16 "                         \
+      "wgmma.mma_async.sync.aligned.m64n64k16.f32." TYPES " "                         \
       "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31}, "  \
       "{%32, %33, %34, %35}, %36, p, 1, 1, 1;\n}\n"                   \
       : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]),  \
@@ -922,11 +956,12 @@ struct alignas(64) TensorMap {
         "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31])  \
       : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(desc_b), "n"(1))
 
-// O[64 x 128] += P[64 x 16] * B[16 x 128], P in registers (bf16 pairs), B MN-major in shared memory.
-#define ATT90_RS128(d, a, desc_b)                                                     \
+// O[64 x 128] += P[64 x 16] * B[16 x 128], P in registers (pairs of TYPES), B MN-major in shared
+// memory.
+#define ATT90_RS128(TYPES, d, a, desc_b)                                                     \
   asm volatile(                                                                      \
       "{\n.reg .pred p;\nsetp.ne.b32 p, %69, 0;\n"                                   \
-      "wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16 "                         \
+      "wgmma.mma_async.sync.aligned.m64n128k16.f32." TYPES " "                         \
       "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63}, "  \
       "{%64, %65, %66, %67}, %68, p, 1, 1, 1;\n}\n"                   \
       : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]),  \
@@ -1049,24 +1084,40 @@ __device__ __forceinline__ void fence_registers(unsigned (&r)[N]) {
   for (int i = 0; i < N; ++i) asm volatile("" : "+r"(r[i])::"memory");
 }
 
-template <int N>
+// kHalf: fp16 operands, else bf16.
+#define ATT90_TYPED(kHalf, MACRO, ...) \
+  if constexpr (kHalf) {               \
+    MACRO("f16.f16", __VA_ARGS__);     \
+  } else {                             \
+    MACRO("bf16.bf16", __VA_ARGS__);   \
+  }
+
+template <int N, bool kHalf>
 __device__ __forceinline__ void wgmma_qk(float (&s)[N / 2], unsigned long long desc_a,
                                          unsigned long long desc_b, int scale_d) {
   if constexpr (N == 64) {
-    ATT90_SS64(s, desc_a, desc_b, scale_d);
+    ATT90_TYPED(kHalf, ATT90_SS64, s, desc_a, desc_b, scale_d)
   } else if constexpr (N == 128) {
-    ATT90_SS128(s, desc_a, desc_b, scale_d);
+    ATT90_TYPED(kHalf, ATT90_SS128, s, desc_a, desc_b, scale_d)
   } else {
-    ATT90_SS192(s, desc_a, desc_b, scale_d);
+    ATT90_TYPED(kHalf, ATT90_SS192, s, desc_a, desc_b, scale_d)
   }
 }
-template <int N>
+template <int N, bool kHalf>
 __device__ __forceinline__ void wgmma_pv(float (&o)[N / 2], const unsigned* a,
                                          unsigned long long desc_b) {
   if constexpr (N == 64) {
-    ATT90_RS64(o, a, desc_b);
+    ATT90_TYPED(kHalf, ATT90_RS64, o, a, desc_b)
   } else {
-    ATT90_RS128(o, a, desc_b);
+    ATT90_TYPED(kHalf, ATT90_RS128, o, a, desc_b)
+  }
+}
+template <bool kHalf>
+__device__ __forceinline__ unsigned pack2(float lo, float hi) {
+  if constexpr (kHalf) {
+    return attention_detail::pack_half(lo, hi);
+  } else {
+    return pack_bf16(lo, hi);
   }
 }
 
@@ -1115,16 +1166,16 @@ __device__ __forceinline__ void online_softmax(float (&s)[BN / 2], RowState& st,
   }
 }
 
-// P in bf16 as wgmma's A fragments: the accumulators of two 8-key column blocks of S are one
-// 16-key k-step's four registers.
-template <int BN>
+// P in the operands' type as wgmma's A fragments: the accumulators of two 8-key column blocks
+// of S are one 16-key k-step's four registers.
+template <int BN, bool kHalf>
 __device__ __forceinline__ void pack_p(unsigned (&p)[BN / 4], const float (&s)[BN / 2]) {
 #pragma unroll
   for (int kk = 0; kk < BN / 16; ++kk) {
-    p[4 * kk + 0] = pack_bf16(s[8 * kk + 0], s[8 * kk + 1]);
-    p[4 * kk + 1] = pack_bf16(s[8 * kk + 2], s[8 * kk + 3]);
-    p[4 * kk + 2] = pack_bf16(s[8 * kk + 4], s[8 * kk + 5]);
-    p[4 * kk + 3] = pack_bf16(s[8 * kk + 6], s[8 * kk + 7]);
+    p[4 * kk + 0] = pack2<kHalf>(s[8 * kk + 0], s[8 * kk + 1]);
+    p[4 * kk + 1] = pack2<kHalf>(s[8 * kk + 2], s[8 * kk + 3]);
+    p[4 * kk + 2] = pack2<kHalf>(s[8 * kk + 4], s[8 * kk + 5]);
+    p[4 * kk + 3] = pack2<kHalf>(s[8 * kk + 6], s[8 * kk + 7]);
   }
 }
 
@@ -1139,7 +1190,7 @@ __device__ __forceinline__ void rescale(float (&o)[D / 2], const float (&alpha)[
   }
 }
 
-template <class C>
+template <class C, bool kHalf>
 __device__ void attention_block(float* __restrict__ lse, const attention_detail::Geometry g,
                                 const TensorMap& map_q, const TensorMap& map_k,
                                 const TensorMap& map_v, const TensorMap& map_o) {
@@ -1237,8 +1288,9 @@ __device__ void attention_block(float* __restrict__ lse, const attention_detail:
 #pragma unroll
     for (int kk = 0; kk < D / 16; ++kk) {
       const unsigned col = static_cast<unsigned>((kk % 4) * 32);
-      wgmma_qk<BN>(s, descriptor(q_c + (kk / 4) * C::kQBlockBytes + col, 16),
-                   descriptor(k_tile(stage) + (kk / 4) * C::kKvBlockBytes + col, 16), kk > 0);
+      wgmma_qk<BN, kHalf>(s, descriptor(q_c + (kk / 4) * C::kQBlockBytes + col, 16),
+                          descriptor(k_tile(stage) + (kk / 4) * C::kKvBlockBytes + col, 16),
+                          kk > 0);
     }
     wgmma_commit();
   };
@@ -1247,7 +1299,7 @@ __device__ void attention_block(float* __restrict__ lse, const attention_detail:
     wgmma_fence();
 #pragma unroll
     for (int kk = 0; kk < BN / 16; ++kk)
-      wgmma_pv<D>(acc, p + 4 * kk, descriptor(v_tile(stage) + kk * 2048, C::kKvBlockBytes));
+      wgmma_pv<D, kHalf>(acc, p + 4 * kk, descriptor(v_tile(stage) + kk * 2048, C::kKvBlockBytes));
     wgmma_commit();
   };
   // Masks only tiles that pass the end or, causal, the diagonal of this warpgroup's rows.
@@ -1289,7 +1341,7 @@ __device__ void attention_block(float* __restrict__ lse, const attention_detail:
       release(k_empty(stage));
       softmax(t);
       rescale<D>(acc, alpha);
-      pack_p<BN>(p, s);
+      pack_p<BN, kHalf>(p, s);
       mbar_wait(v_full(stage), parity);
       pv(stage);
       wgmma_wait<0>();
@@ -1310,7 +1362,7 @@ __device__ void attention_block(float* __restrict__ lse, const attention_detail:
     fence_registers(s);
     release(k_empty(0));
     softmax(0);
-    pack_p<BN>(p, s);
+    pack_p<BN, kHalf>(p, s);
     for (int t = 1; t < n_tiles; ++t) {
       const int stage = t % STAGES;
       const int prev = (t - 1) % STAGES;
@@ -1329,7 +1381,7 @@ __device__ void attention_block(float* __restrict__ lse, const attention_detail:
       fence_registers(p);
       release(v_empty(prev));
       rescale<D>(acc, alpha);
-      pack_p<BN>(p, s);
+      pack_p<BN, kHalf>(p, s);
     }
     const int last = (n_tiles - 1) % STAGES;
     mbar_wait(v_full(last), ((n_tiles - 1) / STAGES) & 1);
@@ -1359,7 +1411,7 @@ __device__ void attention_block(float* __restrict__ lse, const attention_detail:
       const int r = warp * 16 + lane / 4 + 8 * h;  // row in the warpgroup's 64
       const unsigned addr =
           q_c + (j / 8) * C::kQBlockBytes + r * 128 + (((j % 8) ^ (r % 8)) << 4) + (lane % 4) * 4;
-      const unsigned v = pack_bf16(acc[4 * j + 2 * h] * inv[h], acc[4 * j + 2 * h + 1] * inv[h]);
+      const unsigned v = pack2<kHalf>(acc[4 * j + 2 * h] * inv[h], acc[4 * j + 2 * h + 1] * inv[h]);
       asm volatile("st.shared.u32 [%0], %1;\n" ::"r"(addr), "r"(v) : "memory");
     }
   }
@@ -1384,11 +1436,30 @@ __device__ void attention_block(float* __restrict__ lse, const attention_detail:
     asm volatile("cp.async.bulk.wait_group 0;\n" ::: "memory");  // before shared memory goes
 }
 
+// A kernel's body: the block of its configuration for head_dim 128 or 64 (another writes
+// nothing).
+template <template <int> class Cfg, bool kHalf>
+__device__ __forceinline__ void attention_kernel(float* __restrict__ lse, int batch, int seq_q,
+                                                 int seq_k, int heads, int kv_heads, int head_dim,
+                                                 int causal, const TensorMap& map_q,
+                                                 const TensorMap& map_k, const TensorMap& map_v,
+                                                 const TensorMap& map_o) {
+  const attention_detail::Geometry g{batch, seq_q, seq_k, heads, kv_heads, heads / kv_heads,
+                                     causal};
+  if (head_dim == 128)
+    attention_block<Cfg<128>, kHalf>(lse, g, map_q, map_k, map_v, map_o);
+  else if (head_dim == 64)
+    attention_block<Cfg<64>, kHalf>(lse, g, map_q, map_k, map_v, map_o);
+}
+
 }  // namespace attention_sm90_detail
 
 template <int D>
 using Att90Config = attention_sm90_detail::Config<D, ATT90_BN, ATT90_CONSUMERS, ATT90_STAGES,
                                                   ATT90_OVERLAP != 0, ATT90_PINGPONG != 0>;
+template <int D>
+using Att90HConfig = attention_sm90_detail::Config<D, ATT90H_BN, ATT90H_CONSUMERS, ATT90H_STAGES,
+                                                   ATT90H_OVERLAP != 0, ATT90H_PINGPONG != 0>;
 #endif
 
 #if ATT_HAS(2)
@@ -1458,12 +1529,8 @@ extern "C" __global__ void __launch_bounds__(128 * (ATT90_CONSUMERS + 1), 1) att
     const __grid_constant__ TensorMap map_v, const __grid_constant__ TensorMap map_o) {
   // q, k, v and o are read and written through the tensor maps.
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
-  const attention_detail::Geometry g{batch, seq_q, seq_k, heads, kv_heads, heads / kv_heads,
-                                     causal};
-  if (head_dim == 128)
-    attention_sm90_detail::attention_block<Att90Config<128>>(lse, g, map_q, map_k, map_v, map_o);
-  else if (head_dim == 64)
-    attention_sm90_detail::attention_block<Att90Config<64>>(lse, g, map_q, map_k, map_v, map_o);
+  attention_sm90_detail::attention_kernel<Att90Config, false>(
+      lse, batch, seq_q, seq_k, heads, kv_heads, head_dim, causal, map_q, map_k, map_v, map_o);
 #else
   __trap();  // wgmma and setmaxnreg need sm_90a
 #endif
@@ -1476,6 +1543,94 @@ extern "C" __global__ void attention_fwd_sm90_naive(
     int batch, int seq_q, int seq_k, int heads, int kv_heads, int head_dim, int causal,
     const __grid_constant__ TensorMap, const __grid_constant__ TensorMap,
     const __grid_constant__ TensorMap, const __grid_constant__ TensorMap) {
+  attention_detail::attention_naive(q, k, v, o, lse, batch, seq_q, seq_k, heads, kv_heads, head_dim,
+                                    causal);
+}
+#endif
+
+#if ATT_HAS(3)
+// clang-format off
+/* @kernelevo
+id: attention_fwd_sm90_f16
+kernel: attention_fwd_sm90_f16
+arch: sm_90a
+params:
+  ATT90H_BN: [64, 128, 192]
+  ATT90H_CONSUMERS: [1, 2, 3]
+  ATT90H_STAGES: [1, 2, 3]
+  ATT90H_OVERLAP: [0, 1]
+  ATT90H_PINGPONG: [0, 1]
+let:
+  BM: "64 * ATT90H_CONSUMERS"
+  BARRIERS: "8 * (1 + 4 * ATT90H_STAGES)"
+  # A consumer's registers (setmaxnreg): what the producer's 24 leave, at most 256.
+  REGS: "min(256, (65536 - 24 * 128) / (128 * ATT90H_CONSUMERS) / 8 * 8)"
+constraints:
+  - "(64 * ATT90H_CONSUMERS + 2 * ATT90H_STAGES * ATT90H_BN) * 256 + 8 * (1 + 4 * ATT90H_STAGES) + 1024 <= 227 * 1024"
+  # S, O and about 40 more per thread: ptxas spills past it (measured at stages 2, head_dim 128)
+  - "ATT90H_BN / 2 + 64 + 40 <= REGS"
+  - "ATT90H_PINGPONG == 0 || (ATT90H_CONSUMERS == 2 && ATT90H_OVERLAP == 1)"
+problems:
+  - {batch: 4, seq_q: 4096, seq_k: 4096, heads: 32, kv_heads: 4, head_dim: 128, causal: 1}
+  - {batch: 4, seq_q: 4096, seq_k: 4096, heads: 32, kv_heads: 4, head_dim: 128, causal: 0}
+validate:
+  - {batch: 1, seq_q: 77, seq_k: 77, heads: 4, kv_heads: 1, head_dim: 64, causal: 1}
+  - {batch: 2, seq_q: 33, seq_k: 150, heads: 6, kv_heads: 2, head_dim: 128, causal: 1}
+  - {batch: 1, seq_q: 130, seq_k: 61, heads: 2, kv_heads: 2, head_dim: 128, causal: 0}
+  - {batch: 2, seq_q: 200, seq_k: 200, heads: 8, kv_heads: 8, head_dim: 64, causal: 0}
+  - {batch: 1, seq_q: 300, seq_k: 100, heads: 4, kv_heads: 2, head_dim: 128, causal: 1}
+  - {batch: 3, seq_q: 1, seq_k: 1000, heads: 8, kv_heads: 1, head_dim: 128, causal: 0}
+args:
+  - {name: q, type: "const half*", count: "batch*seq_q*heads*head_dim", init: normal}
+  - {name: k, type: "const half*", count: "batch*seq_k*kv_heads*head_dim", init: normal}
+  - {name: v, type: "const half*", count: "batch*seq_k*kv_heads*head_dim", init: normal}
+  - {name: o, type: "half*", count: "batch*seq_q*heads*head_dim", output: true}
+  - {name: lse, type: "float*", count: "batch*heads*seq_q", output: true}
+  - {name: batch, type: int, value: batch}
+  - {name: seq_q, type: int, value: seq_q}
+  - {name: seq_k, type: int, value: seq_k}
+  - {name: heads, type: int, value: heads}
+  - {name: kv_heads, type: int, value: kv_heads}
+  - {name: head_dim, type: int, value: head_dim}
+  - {name: causal, type: int, value: causal}
+  - {name: map_q, tensor_map: {of: q, dims: [head_dim, heads, seq_q, batch], box: [64, 1, BM, 1], swizzle: 128}}
+  - {name: map_k, tensor_map: {of: k, dims: [head_dim, kv_heads, seq_k, batch], box: [64, 1, ATT90H_BN, 1], swizzle: 128}}
+  - {name: map_v, tensor_map: {of: v, dims: [head_dim, kv_heads, seq_k, batch], box: [64, 1, ATT90H_BN, 1], swizzle: 128}}
+  - {name: map_o, tensor_map: {of: o, dims: [head_dim, heads, seq_q, batch], box: [64, 1, 64, 1], swizzle: 128}}
+launch:
+  grid: ["ceil_div(seq_q, BM)", "heads", "batch"]
+  block: ["128 * (ATT90H_CONSUMERS + 1)"]
+  shared_bytes: "(BM + 2 * ATT90H_STAGES * ATT90H_BN) * head_dim * 2 + BARRIERS + 1024"
+reference: attention_fwd_sm90_f16_naive
+defines: ["ATT_ONLY=3"]
+tolerance: {rtol: 2e-2, atol: 2e-2}
+metrics: {flops: "4 * batch * heads * head_dim * (causal * (seq_q * seq_k - seq_q * (seq_q - 1) / 2) + (1 - causal) * seq_q * seq_k)", bytes: "(2 * batch * seq_q * heads + 2 * batch * seq_k * kv_heads) * head_dim * 2 + batch * heads * seq_q * 4"}
+*/
+// clang-format on
+extern "C" __global__ void __launch_bounds__(128 * (ATT90H_CONSUMERS + 1), 1)
+    attention_fwd_sm90_f16(const __half* __restrict__ q, const __half* __restrict__ k,
+                           const __half* __restrict__ v, __half* __restrict__ o,
+                           float* __restrict__ lse, int batch, int seq_q, int seq_k, int heads,
+                           int kv_heads, int head_dim, int causal,
+                           const __grid_constant__ TensorMap map_q,
+                           const __grid_constant__ TensorMap map_k,
+                           const __grid_constant__ TensorMap map_v,
+                           const __grid_constant__ TensorMap map_o) {
+  // q, k, v and o are read and written through the tensor maps.
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+  attention_sm90_detail::attention_kernel<Att90HConfig, true>(
+      lse, batch, seq_q, seq_k, heads, kv_heads, head_dim, causal, map_q, map_k, map_v, map_o);
+#else
+  __trap();  // wgmma and setmaxnreg need sm_90a
+#endif
+}
+
+extern "C" __global__ void attention_fwd_sm90_f16_naive(
+    const __half* __restrict__ q, const __half* __restrict__ k, const __half* __restrict__ v,
+    __half* __restrict__ o, float* __restrict__ lse, int batch, int seq_q, int seq_k, int heads,
+    int kv_heads, int head_dim, int causal, const __grid_constant__ TensorMap,
+    const __grid_constant__ TensorMap, const __grid_constant__ TensorMap,
+    const __grid_constant__ TensorMap) {
   attention_detail::attention_naive(q, k, v, o, lse, batch, seq_q, seq_k, heads, kv_heads, head_dim,
                                     causal);
 }

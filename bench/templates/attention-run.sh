@@ -40,9 +40,9 @@ lock=$r/kernelevo.lock.json
 params=()
 [[ -n ${PARAMS:-} ]] && params=(--params "$PARAMS")
 
-step "attention_fwd_sm90 at its source defaults on the validate shapes"
+step "attention_fwd_sm90 and its fp16 form at their source defaults on the validate shapes"
 timeout 300 python3 bench/templates/attention_sdpa.py --out "$r/validate" --kernelevo "$kev" \
-  --shapes validate --kernels attention_fwd_sm90 "${params[@]}" > "$r/validate.log" 2>&1
+  --shapes validate --kernels attention_fwd_sm90,attention_fwd_sm90_f16 "${params[@]}" > "$r/validate.log" 2>&1
 echo "exit $?"
 cat "$r/validate/attention.md" 2>/dev/null || tail -20 "$r/validate.log"
 

@@ -10,7 +10,8 @@ with the same two timers as bench/templates/compare_torch.py on the same tensors
 
 The prefill shapes run every selected prefill kernel: the portable one (attention_fwd_bf16)
 and, on an sm_90 GPU, the Hopper one (attention_fwd_sm90, built for sm_90a, its operands
-passed as TMA tensor maps encoded as kernelevo's runner encodes them).
+passed as TMA tensor maps encoded as kernelevo's runner encodes them); attention_fwd_sm90_f16,
+its fp16 form, runs when named in --kernels, on fp16 tensors (SDPA too).
 
 The kernel's parameters: --params (a JSON object), else the lockfile's winner for the device,
 else the source defaults. Writes DIR/attention.md and DIR/attention.json.
@@ -42,8 +43,11 @@ import spec_expr  # noqa: E402
 
 SOURCE = os.path.join(ROOT, "templates", "attention_fwd.cu")
 PREFILL, PREFILL90, DECODE = "attention_fwd_bf16", "attention_fwd_sm90", "attention_decode_bf16"
-KERNELS = (PREFILL, PREFILL90, DECODE)
-PREFILL_KERNELS = (PREFILL, PREFILL90)
+PREFILL90_F16 = "attention_fwd_sm90_f16"
+KERNELS = (PREFILL, PREFILL90, DECODE, PREFILL90_F16)
+DEFAULT_KERNELS = (PREFILL, PREFILL90, DECODE)
+PREFILL_KERNELS = (PREFILL, PREFILL90, PREFILL90_F16)
+HOPPER_KERNELS = (PREFILL90, PREFILL90_F16)  # sm_90a: run only on an sm_90 GPU
 
 
 def _shape(batch, seq_q, seq_k, heads, kv_heads, causal, head_dim=128):
@@ -62,6 +66,12 @@ VALIDATE = {
              _shape(2, 3, 5000, 16, 2, 1, 64)],
 }
 VALIDATE[PREFILL90] = VALIDATE[PREFILL] + [_shape(1, 300, 100, 4, 2, 1)]
+VALIDATE[PREFILL90_F16] = VALIDATE[PREFILL90]
+
+
+def dtype_name(kernel):
+    """The element type of a kernel's q, k, v and o: fp16 for the _f16 kernel, else bf16."""
+    return "float16" if kernel.endswith("_f16") else "bfloat16"
 
 
 def flops(d):
@@ -158,7 +168,8 @@ def run(args):
     work = tempfile.mkdtemp(prefix="attention-sdpa-")
     kernels = {}
     scanned = ct.load_json(args.spec_json)["kernels"] if args.spec_json else None
-    selected = [k for k in args.kernels if k != PREFILL90 or torch.cuda.get_device_capability() == (9, 0)]
+    hopper = torch.cuda.get_device_capability() == (9, 0)
+    selected = [k for k in args.kernels if k not in HOPPER_KERNELS or hopper]
     for kernel in selected:
         if scanned:
             spec = next(k for k in scanned if k["id"] == kernel)
@@ -187,8 +198,9 @@ def run(args):
         row = {"kernel": kname, "shape": d, "params": params}
         try:
             torch.manual_seed(0)
-            q = torch.randn(d["batch"], d["seq_q"], d["heads"], d["head_dim"], device="cuda", dtype=torch.bfloat16)
-            k = torch.randn(d["batch"], d["seq_k"], d["kv_heads"], d["head_dim"], device="cuda", dtype=torch.bfloat16)
+            dtype = getattr(torch, dtype_name(kname))
+            q = torch.randn(d["batch"], d["seq_q"], d["heads"], d["head_dim"], device="cuda", dtype=dtype)
+            k = torch.randn(d["batch"], d["seq_k"], d["kv_heads"], d["head_dim"], device="cuda", dtype=dtype)
             v = torch.randn_like(k)
             o = torch.empty_like(q)
             lse = torch.empty(d["batch"], d["heads"], d["seq_q"], device="cuda", dtype=torch.float32)
@@ -289,8 +301,9 @@ def parse_args(argv):
     p.add_argument("--spec-json", help="`kernelevo scan templates/attention_fwd.cu --format json` output, "
                    "in place of running --kernelevo")
     p.add_argument("--rep-ms", type=int, default=100)
-    p.add_argument("--kernels", default=",".join(KERNELS),
-                   help="comma-separated kernel ids to run (attention_fwd_sm90 only on an sm_90 GPU)")
+    p.add_argument("--kernels", default=",".join(DEFAULT_KERNELS),
+                   help=f"comma-separated kernel ids to run, of {', '.join(KERNELS)} (the sm_90a ones only on "
+                        "an sm_90 GPU)")
     args = p.parse_args(argv)
     args.kernels = [k for k in args.kernels.split(",") if k]
     unknown = [k for k in args.kernels if k not in KERNELS]

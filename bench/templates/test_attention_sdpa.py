@@ -107,10 +107,20 @@ def test_hopper_arguments(specs):
     assert drv.maps[2][2:] == drv.maps[1][2:]
     assert drv.maps[3][2:] == ([64, 4, 300, 2], [64, 1, 64, 1], 128)
     assert args[12:] == [("map", 1), ("map", 2), ("map", 3), ("map", 4)]
+    # The fp16 kernel: the same geometry and maps over fp16 buffers.
+    h16 = specs[att.PREFILL90_F16]
+    params16 = {k.replace("ATT90_", "ATT90H_"): v for k, v in params.items()}
+    drv16 = FakeDriver()
+    att.kernel_args(h16, tensors, d, drv16, ct.names_for(d, params16))
+    assert [m[0] for m in drv16.maps] == ["__half"] * 4
+    assert [m[2:] for m in drv16.maps] == [m[2:] for m in drv.maps]
+    assert ct.geometry(h16, ct.names_for(d, params16)) == ct.geometry(h, ct.names_for(d, params))
 
 
 def test_kernels_option():
-    assert att.parse_args(["--out", "x"]).kernels == list(att.KERNELS)
+    assert att.parse_args(["--out", "x"]).kernels == [att.PREFILL, att.PREFILL90, att.DECODE]
+    assert att.parse_args(["--out", "x", "--kernels", "attention_fwd_sm90_f16"]).kernels == [att.PREFILL90_F16]
+    assert att.dtype_name(att.PREFILL90_F16) == "float16" and att.dtype_name(att.PREFILL90) == "bfloat16"
     assert att.parse_args(["--out", "x", "--kernels", "attention_fwd_sm90"]).kernels == [att.PREFILL90]
     try:
         with contextlib.redirect_stderr(io.StringIO()):
