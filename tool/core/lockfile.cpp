@@ -166,8 +166,9 @@ Result<ParamCheck> check_params(const ParamSet& params, const KernelSpec& spec,
     if (!p)
       return make_error(context + ": " + quoted_excerpt(name) + " is not a parameter of kernel '" +
                         spec.id + "' (" + spec.where.to_string() + ")");
+    const Value& locked = value;  // (clang before 16 cannot capture a structured binding)
     const bool listed = std::any_of(p->values.begin(), p->values.end(),
-                                    [&](const Value& v) { return same_value(v, value); });
+                                    [&](const Value& v) { return same_value(v, locked); });
     if (!listed)
       return make_error(context + ": " + name + " = " + quoted_excerpt(value.to_string()) +
                         " is not one of the values " + listed_values(*p) + " listed at " +
