@@ -1484,3 +1484,174 @@ extern "C" __global__ void gemm_sm90_fp8_naive(const __nv_fp8_e4m3* __restrict__
   gemm_sm90_detail::gemm_naive_fp8(A, B, C, *scale_a, *scale_b, M, N, K);
 }
 #endif
+
+// ---------------------------------------------------------------------------------------------
+// Launchers for a program (host code, compiled by nvcc, not by NVRTC): each kernel launched as
+// its spec launches it, with this build's parameter values: the tensor maps encoded for the
+// caller's buffers as kernelevo's runner encodes them (through the runtime's driver entry
+// point, so the program needs no -lcuda), a persistent grid of one CTA per SM of the current
+// device, and split-K's clusters when the tiles are fewer than the SMs. They return the launch's
+// error, or cudaErrorNotSupported where the driver has no cuTensorMapEncodeTiled. A copy made
+// by `kernelevo init --template gemm_sm90 --dispatch M` lists them in its `dispatch.entries`,
+// so each compiled variant has its own (`gemm_sm90_f16_launch_kev<K>`), which a program picks
+// with `kernelevo::dispatch::gemm_sm90_f16(M)` (docs/build-integration.md).
+#if !defined(__CUDACC_RTC__)
+#include <cudaTypedefs.h>
+
+#include <cstdint>
+#include <utility>
+
+namespace gemm_sm90_host {
+
+inline PFN_cuTensorMapEncodeTiled_v12000 tensor_map_encoder() {
+  static const PFN_cuTensorMapEncodeTiled_v12000 encode = [] {
+    void* fn = nullptr;
+    cudaDriverEntryPointQueryResult found{};
+    if (cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &fn, 12000, cudaEnableDefault,
+                                         &found) != cudaSuccess ||
+        found != cudaDriverEntryPointSuccess)
+      fn = nullptr;
+    return reinterpret_cast<PFN_cuTensorMapEncodeTiled_v12000>(fn);
+  }();
+  return encode;
+}
+
+// The map of a dense row-major [outer, inner] tensor of `bytes`-byte elements at `base`, boxes
+// of box_inner x box_outer in the 128-byte swizzle, zeros out of bounds; all zeros where the
+// driver cannot describe the tensor (an empty or too large dimension, rows not a multiple of
+// 16 bytes, an unaligned base), which the kernels recognise by the same rule.
+inline cudaError_t encode_2d(TensorMap& map, CUtensorMapDataType type, const void* base,
+                             unsigned bytes, long long inner, long long outer, unsigned box_inner,
+                             unsigned box_outer) {
+  map = TensorMap{};
+  const unsigned long long row_bytes = static_cast<unsigned long long>(inner) * bytes;
+  if (inner < 1 || outer < 1 || inner > (1ll << 32) || outer > (1ll << 32) || row_bytes % 16 != 0 ||
+      row_bytes >= (1ull << 40) || reinterpret_cast<std::uintptr_t>(base) % 16 != 0)
+    return cudaSuccess;
+  const auto encode = tensor_map_encoder();
+  if (!encode) return cudaErrorNotSupported;
+  const cuuint64_t dims[2] = {static_cast<cuuint64_t>(inner), static_cast<cuuint64_t>(outer)};
+  const cuuint64_t strides[1] = {row_bytes};
+  const cuuint32_t box[2] = {box_inner, box_outer};
+  const cuuint32_t element_strides[2] = {1, 1};
+  const CUresult r =
+      encode(reinterpret_cast<CUtensorMap*>(&map), type, 2, const_cast<void*>(base), dims, strides,
+             box, element_strides, CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
+             CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+  return r == CUDA_SUCCESS ? cudaSuccess : cudaErrorInvalidValue;
+}
+
+// A, B and C's maps for an [M, K] x B -> [M, N] product: B as [K, N], or as [N, K] when
+// kBKMajor (fp8). The boxes are the spec's.
+template <class Cfg, bool kBKMajor>
+inline cudaError_t encode_maps(TensorMap (&maps)[3], CUtensorMapDataType in_type, unsigned in_bytes,
+                               CUtensorMapDataType out_type, const void* A, const void* B,
+                               const void* C, int M, int N, int K) {
+  const unsigned k_box = 128 / in_bytes;  // one 128-byte swizzled row of K
+  cudaError_t e = encode_2d(maps[0], in_type, A, in_bytes, K, M, k_box, 64 * Cfg::MW);
+  if (e == cudaSuccess)
+    e = kBKMajor ? encode_2d(maps[1], in_type, B, in_bytes, K, N, k_box, 64)
+                 : encode_2d(maps[1], in_type, B, in_bytes, N, K, 64, 64);
+  if (e == cudaSuccess) e = encode_2d(maps[2], out_type, C, 2, N, M, 64, 64 * Cfg::MW);
+  return e;
+}
+
+// `kernel` over an M x N output with Cfg's geometry on `stream`: tiles of BM x BN, a CTA for
+// each (SPLIT of them in a cluster while the tiles are fewer than the SMs), or with PERSISTENT
+// one for each SM, at most one a tile.
+template <class Cfg, class... Params, class... Args>
+inline cudaError_t launch(void (*kernel)(Params...), int M, int N, cudaStream_t stream,
+                          Args&&... args) {
+  if (M <= 0 || N <= 0) return cudaSuccess;
+  const long long tiles =
+      static_cast<long long>((M + Cfg::BM - 1) / Cfg::BM) * ((N + Cfg::BN - 1) / Cfg::BN);
+  int device = 0, sms = 0;
+  cudaError_t e = cudaGetDevice(&device);
+  if (e == cudaSuccess) e = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device);
+  if (e != cudaSuccess) return e;
+  const int split = !Cfg::PERSISTENT && tiles < sms ? Cfg::SPLIT : 1;
+  const long long ctas = Cfg::PERSISTENT ? (tiles < sms ? tiles : sms) : tiles * split;
+  if (ctas > 0x7fffffffll) return cudaErrorInvalidConfiguration;
+  const unsigned shared =
+      Cfg::STAGES * Cfg::kStageBytes + Cfg::kStagingBytes + 16 * Cfg::STAGES + 1024;
+  e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                           static_cast<int>(shared));
+  if (e != cudaSuccess) return e;
+  cudaLaunchConfig_t config{};
+  config.gridDim = dim3(static_cast<unsigned>(ctas));
+  config.blockDim = dim3(Cfg::kThreads);
+  config.dynamicSmemBytes = shared;
+  config.stream = stream;
+  cudaLaunchAttribute cluster[1];
+  if (split > 1) {
+    cluster[0].id = cudaLaunchAttributeClusterDimension;
+    cluster[0].val.clusterDim.x = static_cast<unsigned>(split);
+    cluster[0].val.clusterDim.y = 1;
+    cluster[0].val.clusterDim.z = 1;
+    config.attrs = cluster;
+    config.numAttrs = 1;
+  }
+  return cudaLaunchKernelEx(&config, kernel, std::forward<Args>(args)...);
+}
+
+}  // namespace gemm_sm90_host
+
+#if G90_HAS(1)
+// C[M, N] = A[M, K] @ B[K, N], fp16, row-major.
+extern "C" cudaError_t gemm_sm90_f16_launch(const __half* A, const __half* B, __half* C, int M,
+                                            int N, int K, cudaStream_t stream) {
+  TensorMap maps[3];
+  const cudaError_t e = gemm_sm90_host::encode_maps<G90F16Config, false>(
+      maps, CU_TENSOR_MAP_DATA_TYPE_FLOAT16, 2, CU_TENSOR_MAP_DATA_TYPE_FLOAT16, A, B, C, M, N, K);
+  if (e != cudaSuccess) return e;
+  return gemm_sm90_host::launch<G90F16Config>(gemm_sm90_f16, M, N, stream, A, B, C, M, N, K,
+                                              maps[0], maps[1], maps[2]);
+}
+#endif
+
+#if G90_HAS(2)
+// C[M, N] = A[M, K] @ B[K, N], bf16, row-major.
+extern "C" cudaError_t gemm_sm90_bf16_launch(const __nv_bfloat16* A, const __nv_bfloat16* B,
+                                             __nv_bfloat16* C, int M, int N, int K,
+                                             cudaStream_t stream) {
+  TensorMap maps[3];
+  const cudaError_t e = gemm_sm90_host::encode_maps<G90Bf16Config, false>(
+      maps, CU_TENSOR_MAP_DATA_TYPE_BFLOAT16, 2, CU_TENSOR_MAP_DATA_TYPE_BFLOAT16, A, B, C, M, N,
+      K);
+  if (e != cudaSuccess) return e;
+  return gemm_sm90_host::launch<G90Bf16Config>(gemm_sm90_bf16, M, N, stream, A, B, C, M, N, K,
+                                               maps[0], maps[1], maps[2]);
+}
+#endif
+
+#if G90_HAS(4)
+// C[M, N] = GELU_tanh(A[M, K] @ B[K, N] + bias[N]), bf16, row-major.
+extern "C" cudaError_t gemm_sm90_bf16_gelu_launch(const __nv_bfloat16* A, const __nv_bfloat16* B,
+                                                  const __nv_bfloat16* bias, __nv_bfloat16* C,
+                                                  int M, int N, int K, cudaStream_t stream) {
+  TensorMap maps[3];
+  const cudaError_t e = gemm_sm90_host::encode_maps<G90BgConfig, false>(
+      maps, CU_TENSOR_MAP_DATA_TYPE_BFLOAT16, 2, CU_TENSOR_MAP_DATA_TYPE_BFLOAT16, A, B, C, M, N,
+      K);
+  if (e != cudaSuccess) return e;
+  return gemm_sm90_host::launch<G90BgConfig>(gemm_sm90_bf16_gelu, M, N, stream, A, B, bias, C, M, N,
+                                             K, maps[0], maps[1], maps[2]);
+}
+#endif
+
+#if G90_HAS(3)
+// C[M, N] = scale_a * scale_b * A[M, K] @ B[N, K]^T, e4m3 in, bf16 out; the scales are device
+// pointers to one float each.
+extern "C" cudaError_t gemm_sm90_fp8_launch(const __nv_fp8_e4m3* A, const __nv_fp8_e4m3* B,
+                                            __nv_bfloat16* C, const float* scale_a,
+                                            const float* scale_b, int M, int N, int K,
+                                            cudaStream_t stream) {
+  TensorMap maps[3];
+  const cudaError_t e = gemm_sm90_host::encode_maps<G90Fp8Config, true>(
+      maps, CU_TENSOR_MAP_DATA_TYPE_UINT8, 1, CU_TENSOR_MAP_DATA_TYPE_BFLOAT16, A, B, C, M, N, K);
+  if (e != cudaSuccess) return e;
+  return gemm_sm90_host::launch<G90Fp8Config>(gemm_sm90_fp8, M, N, stream, A, B, C, scale_a,
+                                              scale_b, M, N, K, maps[0], maps[1], maps[2]);
+}
+#endif
+#endif  // !__CUDACC_RTC__

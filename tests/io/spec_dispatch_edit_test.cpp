@@ -149,17 +149,38 @@ TEST(AddDispatch, ShippedTemplatesDispatchByTheirSize) {
     ASSERT_NE(at, std::string::npos) << name;
     EXPECT_EQ(got->substr(0, at) + got->substr(at + line.size()), *text) << name;
   }
-  // gemm_sm90.cu marks four kernels: a winner per M for each.
+  // gemm_sm90.cu marks four kernels: a winner per M for each, and each kernel's launcher
+  // (NAME_launch) renamed per variant, so a dispatching build defines each once per variant.
   const auto gemm = read_regular_file(dir / "gemm_sm90.cu", kMaxSourceBytes);
   ASSERT_TRUE(gemm);
   const auto got = add_dispatch(*gemm, "gemm_sm90.cu", "M");
   ASSERT_TRUE(got) << got.error().to_string();
-  const std::string line = "dispatch: {by: [M], buckets: per_problem}\n";
-  EXPECT_EQ(got->size(), gemm->size() + 4 * line.size());
+  std::size_t added = 0;
   for (const KernelSpec& s : specs_of(*got)) {
     ASSERT_TRUE(s.dispatch) << s.id;
     EXPECT_EQ(s.dispatch->buckets.size(), 3u) << s.id;  // M = 16, 4096, 8192
+    EXPECT_EQ(s.dispatch->entries, std::vector<std::string>{s.kernel + "_launch"}) << s.id;
+    added +=
+        ("dispatch: {by: [M], buckets: per_problem, entries: [" + s.kernel + "_launch]}\n").size();
   }
+  EXPECT_EQ(got->size(), gemm->size() + added);
+}
+
+// A kernel whose source defines a function named after it with `_launch` (a template's
+// launcher) gets it in `entries`; a name that merely starts the same way does not count.
+TEST(AddDispatch, ListsTheKernelsLauncherInItsEntries) {
+  const std::string with = kSource +
+                           "extern \"C\" int scale_launch(float* y, int n) { return 0; }\n"
+                           "extern \"C\" int scale_launcher(float* y) { return 0; }\n";
+  const auto got = add_dispatch(with, "a.cu", "cols");
+  ASSERT_TRUE(got) << got.error().to_string();
+  EXPECT_NE(got->find("dispatch: {by: [cols], buckets: per_problem, entries: [scale_launch]}\n"),
+            std::string::npos)
+      << *got;
+  const std::string without = kSource + "extern \"C\" int scale_launcher(float* y) { return 0; }\n";
+  const auto plain = add_dispatch(without, "a.cu", "cols");
+  ASSERT_TRUE(plain) << plain.error().to_string();
+  EXPECT_NE(plain->find("dispatch: {by: [cols], buckets: per_problem}\n"), std::string::npos);
 }
 
 }  // namespace

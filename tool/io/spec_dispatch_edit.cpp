@@ -46,6 +46,33 @@ bool is_dimension_name(std::string_view s) {
   return true;
 }
 
+bool is_identifier_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
+
+// Whether `source` holds `name` as a whole identifier followed by "(": a function of that name
+// (declared, defined or called; the templates define their launchers so).
+bool names_function(std::string_view source, const std::string& name) {
+  for (std::size_t at = source.find(name); at != std::string_view::npos;
+       at = source.find(name, at + 1)) {
+    if (at > 0 && is_identifier_char(source[at - 1])) continue;
+    std::size_t next = at + name.size();
+    if (next < source.size() && is_identifier_char(source[next])) continue;
+    while (next < source.size() && (source[next] == ' ' || source[next] == '\t')) ++next;
+    if (next < source.size() && source[next] == '(') return true;
+  }
+  return false;
+}
+
+// The launchers among the block's kernels' functions: NAME_launch for each macro-parameterised
+// kernel NAME whose launcher the source defines. Each is renamed per compiled variant, as a
+// function of external linkage in a dispatching source must be.
+std::vector<std::string> launchers(const SpecParse& p, std::string_view source) {
+  std::vector<std::string> out;
+  for (const KernelSpec& s : p.specs)
+    if (!is_template_kernel(s) && names_function(source, s.kernel + "_launch"))
+      out.push_back(s.kernel + "_launch");
+  return out;
+}
+
 bool has_dispatch(const SpecParse& p) {
   for (const auto* list : {&p.specs, &p.partial})
     for (const KernelSpec& s : *list)
@@ -66,16 +93,21 @@ Result<std::string> add_dispatch(std::string_view source, const std::string& fil
   // itself when YAML shares its line), from the last so earlier offsets stay valid.
   std::string out(source);
   for (auto b = blocks.rbegin(); b != blocks.rend(); ++b) {
-    if (has_dispatch(parse_marked_block(*b, file)))
+    const SpecParse parsed = parse_marked_block(*b, file);
+    if (has_dispatch(parsed))
       return make_error(
           "kernel '" + b->kernel_name + "' already has a dispatch; " + file + " is left as it is",
           b->mark);
+    std::string entries;
+    for (const std::string& name : launchers(parsed, source))
+      entries += (entries.empty() ? ", entries: [" : ", ") + name;
+    if (!entries.empty()) entries += "]";
     const std::size_t close = out.find("*/", line_offset(out, b->mark.line));
     if (close == std::string::npos) return make_error("unterminated @kernelevo block", b->mark);
     const std::size_t line_start = out.rfind('\n', close) + 1;  // npos + 1 == 0
     const bool alone = out.find_first_not_of(" \t", line_start) == close;
-    const std::string line =
-        indentation(b->yaml) + "dispatch: {by: [" + dim + "], buckets: per_problem}\n";
+    const std::string line = indentation(b->yaml) + "dispatch: {by: [" + dim +
+                             "], buckets: per_problem" + entries + "}\n";
     out.insert(alone ? line_start : close, alone ? line : "\n" + line);
   }
   // The result must be a valid spec: the tool's own checks say what is wrong (the file

@@ -2,7 +2,9 @@
 // A marked source opted into per-shape winners: `dispatch: {by: [DIM], buckets: per_problem}`
 // added to its `@kernelevo` block, nothing else changed (`kernelevo init --template
 // NAME --dispatch DIM`). The template itself stays as it is, so a user who does not opt in
-// builds and calls it exactly as before.
+// builds and calls it exactly as before. A macro-parameterised kernel NAME whose source
+// defines a launcher NAME_launch gets `entries: [NAME_launch]` in the line too, so each
+// compiled variant has its own launcher (NAME_launch_kev<K>).
 #include <string>
 #include <string_view>
 
