@@ -1635,3 +1635,209 @@ extern "C" __global__ void attention_fwd_sm90_f16_naive(
                                     causal);
 }
 #endif
+
+// ---------------------------------------------------------------------------------------------
+// Launchers for a program (host code, compiled by nvcc, not by NVRTC): each kernel launched as
+// its spec launches it, with this build's parameter values, on [batch, seq, heads, head_dim]
+// buffers (16-byte aligned; head_dim 64 or 128, else cudaErrorInvalidValue). The Hopper
+// kernels' tensor maps are encoded as kernelevo's runner encodes them, through the runtime's
+// driver entry point (no -lcuda). The decode kernel's scratch is the caller's: `o_part`
+// 64 * batch * seq_q * heads * head_dim floats, `lse_part` 64 * batch * seq_q * heads floats,
+// `counter` batch * seq_q * heads unsigned ints, zeroed before the first call (the kernel
+// leaves them zero). A copy made by `kernelevo init --dispatch` lists them in `entries`.
+#if !defined(__CUDACC_RTC__)
+#include <cudaTypedefs.h>
+
+#include <cstdint>
+
+namespace attention_host {
+
+inline bool shape_ok(int batch, int seq_q, int seq_k, int heads, int kv_heads, int head_dim) {
+  return batch >= 0 && seq_q >= 0 && seq_k >= 0 && heads > 0 && kv_heads > 0 &&
+         heads % kv_heads == 0 && (head_dim == 64 || head_dim == 128);
+}
+
+inline cudaError_t set_shared(const void* kernel, long long bytes) {
+  return cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                              static_cast<int>(bytes));
+}
+
+template <class Cfg>
+inline cudaError_t launch_prefill(const __nv_bfloat16* q, const __nv_bfloat16* k,
+                                  const __nv_bfloat16* v, __nv_bfloat16* o, float* lse, int batch,
+                                  int seq_q, int seq_k, int heads, int kv_heads, int head_dim,
+                                  int causal, cudaStream_t stream,
+                                  void (*kernel)(const __nv_bfloat16*, const __nv_bfloat16*,
+                                                 const __nv_bfloat16*, __nv_bfloat16*, float*, int,
+                                                 int, int, int, int, int, int)) {
+  if (!shape_ok(batch, seq_q, seq_k, heads, kv_heads, head_dim)) return cudaErrorInvalidValue;
+  if (batch == 0 || seq_q == 0) return cudaSuccess;
+  const int group = heads / kv_heads;
+  const long long rows = Cfg::GROUP_ROWS ? static_cast<long long>(seq_q) * group : seq_q;
+  const long long units = static_cast<long long>(batch) * (Cfg::GROUP_ROWS ? kv_heads : heads);
+  const long long tile = (Cfg::BM + Cfg::STAGES * 2LL * Cfg::BN * Cfg::WN) * head_dim * 2;
+  const long long merge = Cfg::WN > 1 ? (Cfg::WN * Cfg::BM * (head_dim + 2LL) + Cfg::BM) * 4 : 0;
+  const long long shared = tile > merge ? tile : merge;
+  const long long blocks = (rows + Cfg::BM - 1) / Cfg::BM;
+  if (blocks > 0x7fffffff || units > 65535) return cudaErrorInvalidConfiguration;
+  const cudaError_t e = set_shared(reinterpret_cast<const void*>(kernel), shared);
+  if (e != cudaSuccess) return e;
+  kernel<<<dim3(static_cast<unsigned>(blocks), static_cast<unsigned>(units)), Cfg::kThreads,
+           static_cast<size_t>(shared), stream>>>(q, k, v, o, lse, batch, seq_q, seq_k, heads,
+                                                  kv_heads, head_dim, causal);
+  return cudaGetLastError();
+}
+
+#if !defined(__CUDA_ARCH__) || defined(__CUDA_ARCH_FEAT_SM90_ALL)
+inline PFN_cuTensorMapEncodeTiled_v12000 tensor_map_encoder() {
+  static const PFN_cuTensorMapEncodeTiled_v12000 encode = [] {
+    void* fn = nullptr;
+    cudaDriverEntryPointQueryResult found{};
+    if (cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &fn, 12000, cudaEnableDefault,
+                                         &found) != cudaSuccess ||
+        found != cudaDriverEntryPointSuccess)
+      fn = nullptr;
+    return reinterpret_cast<PFN_cuTensorMapEncodeTiled_v12000>(fn);
+  }();
+  return encode;
+}
+
+// The map of a dense [batch, seq, heads, head_dim] tensor of 16-bit values, boxes of 64 values
+// of one head over `rows` positions in the 128-byte swizzle, zeros out of bounds; all zeros
+// where the driver cannot describe it (an empty dimension, an unaligned base), which the
+// kernels never read then.
+inline cudaError_t encode_bshd(TensorMap& map, CUtensorMapDataType type, const void* base,
+                               int batch, int seq, int heads, int head_dim, unsigned rows) {
+  map = TensorMap{};
+  if (batch < 1 || seq < 1 || heads < 1 || reinterpret_cast<std::uintptr_t>(base) % 16 != 0)
+    return cudaSuccess;
+  const auto encode = tensor_map_encoder();
+  if (!encode) return cudaErrorNotSupported;
+  const cuuint64_t dims[4] = {static_cast<cuuint64_t>(head_dim), static_cast<cuuint64_t>(heads),
+                              static_cast<cuuint64_t>(seq), static_cast<cuuint64_t>(batch)};
+  const cuuint64_t strides[3] = {dims[0] * 2, dims[0] * dims[1] * 2,
+                                 dims[0] * dims[1] * dims[2] * 2};
+  if (strides[2] >= (1ull << 40)) return cudaErrorInvalidValue;
+  const cuuint32_t box[4] = {64, 1, rows, 1};
+  const cuuint32_t element_strides[4] = {1, 1, 1, 1};
+  const CUresult r =
+      encode(reinterpret_cast<CUtensorMap*>(&map), type, 4, const_cast<void*>(base), dims, strides,
+             box, element_strides, CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
+             CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+  return r == CUDA_SUCCESS ? cudaSuccess : cudaErrorInvalidValue;
+}
+
+template <class Cfg, class T>
+inline cudaError_t launch_sm90(const T* q, const T* k, const T* v, T* o, float* lse, int batch,
+                               int seq_q, int seq_k, int heads, int kv_heads, int head_dim,
+                               int causal, cudaStream_t stream, CUtensorMapDataType type,
+                               void (*kernel)(const T*, const T*, const T*, T*, float*, int, int,
+                                              int, int, int, int, int, TensorMap, TensorMap,
+                                              TensorMap, TensorMap)) {
+  if (!shape_ok(batch, seq_q, seq_k, heads, kv_heads, head_dim)) return cudaErrorInvalidValue;
+  if (batch == 0 || seq_q == 0) return cudaSuccess;
+  TensorMap maps[4];
+  cudaError_t e = encode_bshd(maps[0], type, q, batch, seq_q, heads, head_dim, Cfg::BM);
+  if (e == cudaSuccess)
+    e = encode_bshd(maps[1], type, k, batch, seq_k, kv_heads, head_dim, Cfg::BN);
+  if (e == cudaSuccess)
+    e = encode_bshd(maps[2], type, v, batch, seq_k, kv_heads, head_dim, Cfg::BN);
+  if (e == cudaSuccess) e = encode_bshd(maps[3], type, o, batch, seq_q, heads, head_dim, 64);
+  if (e != cudaSuccess) return e;
+  const long long shared =
+      (Cfg::BM + 2LL * Cfg::STAGES * Cfg::BN) * head_dim * 2 + 8 * (1 + 4 * Cfg::STAGES) + 1024;
+  const long long blocks = (seq_q + Cfg::BM - 1) / Cfg::BM;
+  if (heads > 65535 || batch > 65535) return cudaErrorInvalidConfiguration;
+  e = set_shared(reinterpret_cast<const void*>(kernel), shared);
+  if (e != cudaSuccess) return e;
+  kernel<<<dim3(static_cast<unsigned>(blocks), static_cast<unsigned>(heads),
+                static_cast<unsigned>(batch)),
+           Cfg::kThreads, static_cast<size_t>(shared), stream>>>(
+      q, k, v, o, lse, batch, seq_q, seq_k, heads, kv_heads, head_dim, causal, maps[0], maps[1],
+      maps[2], maps[3]);
+  return cudaGetLastError();
+}
+#endif
+
+}  // namespace attention_host
+
+#if ATT_HAS(1)
+// The portable prefill kernel on o[batch, seq_q, heads, head_dim] and lse[batch, heads, seq_q].
+extern "C" cudaError_t attention_fwd_bf16_launch(const __nv_bfloat16* q, const __nv_bfloat16* k,
+                                                 const __nv_bfloat16* v, __nv_bfloat16* o,
+                                                 float* lse, int batch, int seq_q, int seq_k,
+                                                 int heads, int kv_heads, int head_dim, int causal,
+                                                 cudaStream_t stream) {
+  return attention_host::launch_prefill<AttFwdConfig<128>>(q, k, v, o, lse, batch, seq_q, seq_k,
+                                                           heads, kv_heads, head_dim, causal,
+                                                           stream, attention_fwd_bf16);
+}
+
+// The split-KV decode kernel; its scratch as the section's comment says.
+extern "C" cudaError_t attention_decode_bf16_launch(const __nv_bfloat16* q, const __nv_bfloat16* k,
+                                                    const __nv_bfloat16* v, __nv_bfloat16* o,
+                                                    float* lse, float* o_part, float* lse_part,
+                                                    unsigned* counter, int batch, int seq_q,
+                                                    int seq_k, int heads, int kv_heads,
+                                                    int head_dim, int causal, cudaStream_t stream) {
+  using Cfg = AttDecConfig<128>;
+  if (!attention_host::shape_ok(batch, seq_q, seq_k, heads, kv_heads, head_dim))
+    return cudaErrorInvalidValue;
+  if (batch == 0 || seq_q == 0) return cudaSuccess;
+  const long long m_blocks = (static_cast<long long>(seq_q) * (heads / kv_heads) + 15) / 16;
+  const long long units = static_cast<long long>(batch) * kv_heads;
+  long long by_blocks = ATT_DEC_BLOCKS / (units * m_blocks);
+  const long long keys = static_cast<long long>(ATT_DEC_MIN_TILES) * Cfg::BN * Cfg::WN;
+  const long long by_keys = (seq_k + keys - 1) / keys;
+  long long splits = by_blocks < by_keys ? by_blocks : by_keys;
+  splits = splits > 64 ? 64 : (splits < 1 ? 1 : splits);
+  const long long tile = (16 + Cfg::STAGES * 2LL * Cfg::BN * Cfg::WN) * head_dim * 2;
+  const long long merge = (Cfg::WN * 16LL * (head_dim + 2) + 16 + 16 * 64) * 4;
+  const long long shared = tile > merge ? tile : merge;
+  if (m_blocks > 0x7fffffff || units > 65535) return cudaErrorInvalidConfiguration;
+  const cudaError_t e =
+      attention_host::set_shared(reinterpret_cast<const void*>(attention_decode_bf16), shared);
+  if (e != cudaSuccess) return e;
+  attention_decode_bf16<<<dim3(static_cast<unsigned>(m_blocks), static_cast<unsigned>(units),
+                               static_cast<unsigned>(splits)),
+                          Cfg::kThreads, static_cast<size_t>(shared), stream>>>(
+      q, k, v, o, lse, o_part, lse_part, counter, batch, seq_q, seq_k, heads, kv_heads, head_dim,
+      causal);
+  return cudaGetLastError();
+}
+#endif
+
+#if ATT_HAS(2)
+// The Hopper prefill kernel (sm_90a), bf16.
+extern "C" cudaError_t attention_fwd_sm90_launch(const __nv_bfloat16* q, const __nv_bfloat16* k,
+                                                 const __nv_bfloat16* v, __nv_bfloat16* o,
+                                                 float* lse, int batch, int seq_q, int seq_k,
+                                                 int heads, int kv_heads, int head_dim, int causal,
+                                                 cudaStream_t stream) {
+#if !defined(__CUDA_ARCH__) || defined(__CUDA_ARCH_FEAT_SM90_ALL)  // (host code: the host pass)
+  return attention_host::launch_sm90<Att90Config<128>>(
+      q, k, v, o, lse, batch, seq_q, seq_k, heads, kv_heads, head_dim, causal, stream,
+      CU_TENSOR_MAP_DATA_TYPE_BFLOAT16, attention_fwd_sm90);
+#else
+  return cudaErrorNotSupported;  // (the device passes parse host code too; it never runs there)
+#endif
+}
+#endif
+
+#if ATT_HAS(3)
+// The Hopper prefill kernel (sm_90a), fp16.
+extern "C" cudaError_t attention_fwd_sm90_f16_launch(const __half* q, const __half* k,
+                                                     const __half* v, __half* o, float* lse,
+                                                     int batch, int seq_q, int seq_k, int heads,
+                                                     int kv_heads, int head_dim, int causal,
+                                                     cudaStream_t stream) {
+#if !defined(__CUDA_ARCH__) || defined(__CUDA_ARCH_FEAT_SM90_ALL)  // (host code: the host pass)
+  return attention_host::launch_sm90<Att90HConfig<128>>(
+      q, k, v, o, lse, batch, seq_q, seq_k, heads, kv_heads, head_dim, causal, stream,
+      CU_TENSOR_MAP_DATA_TYPE_FLOAT16, attention_fwd_sm90_f16);
+#else
+  return cudaErrorNotSupported;  // (the device passes parse host code too; it never runs there)
+#endif
+}
+#endif
+#endif  // !__CUDACC_RTC__
