@@ -32,6 +32,10 @@
 // With PERSISTENT = 1 (a producer warpgroup, no split) a CTA per SM walks the tiles: the
 // producer loads the next tile's k-steps while the consumers finish one, and the epilogue goes
 // through a staging of its own and TMA stores of C (map_c) that drain meanwhile.
+// With MCAST = 2 (a producer warpgroup, TMA, no split, one tile a CTA) the CTAs come in
+// clusters of two on the two tiles of a pair of tile rows: each loads its own A and half of
+// their common B, which TMA multicasts into both CTAs' rings, and a stage is refilled once the
+// consumers of both have released it (they arrive on both CTAs' empty barriers).
 // With cp.async alone the loads bound it (bench/results/2026-12-03-gemm-sm90-h200).
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
@@ -78,6 +82,9 @@
 #ifndef G90_F16_PERSISTENT
 #define G90_F16_PERSISTENT 0
 #endif
+#ifndef G90_F16_MCAST
+#define G90_F16_MCAST 1
+#endif
 #ifndef G90_BF16_BN
 #define G90_BF16_BN 256
 #endif
@@ -104,6 +111,9 @@
 #endif
 #ifndef G90_BF16_PERSISTENT
 #define G90_BF16_PERSISTENT 0
+#endif
+#ifndef G90_BF16_MCAST
+#define G90_BF16_MCAST 1
 #endif
 #ifndef G90_BG_BN
 #define G90_BG_BN 256
@@ -132,6 +142,9 @@
 #ifndef G90_BG_PERSISTENT
 #define G90_BG_PERSISTENT 0
 #endif
+#ifndef G90_BG_MCAST
+#define G90_BG_MCAST 1
+#endif
 #ifndef G90_FP8_BN
 #define G90_FP8_BN 256
 #endif
@@ -159,6 +172,9 @@
 #ifndef G90_FP8_PERSISTENT
 #define G90_FP8_PERSISTENT 0
 #endif
+#ifndef G90_FP8_MCAST
+#define G90_FP8_MCAST 1
+#endif
 
 extern __shared__ __align__(1024) unsigned char gemm_sm90_smem[];
 
@@ -183,10 +199,10 @@ struct Input {
 };
 
 template <int BN_, int CONSUMERS_, int MW_, int STAGES_, int GROUP_M_, int PRODUCERS_, int TMA_,
-          int SPLIT_, int PERSISTENT_>
+          int SPLIT_, int PERSISTENT_, int MCAST_>
 struct Config {
   static constexpr int BN = BN_, CONSUMERS = CONSUMERS_, MW = MW_, STAGES = STAGES_;
-  static constexpr int GROUP_M = GROUP_M_, PRODUCERS = PRODUCERS_, SPLIT = SPLIT_;
+  static constexpr int GROUP_M = GROUP_M_, PRODUCERS = PRODUCERS_, SPLIT = SPLIT_, MCAST = MCAST_;
   static constexpr bool TMA = TMA_ != 0;
   static constexpr bool PERSISTENT = PERSISTENT_ != 0;
   static constexpr int kProducerThreads = 128 * PRODUCERS;
@@ -223,6 +239,10 @@ struct Config {
   static_assert(SPLIT == 1 || PRODUCERS == 0, "every thread reaches the cluster barriers");
   static_assert(!PERSISTENT || (PRODUCERS == 1 && SPLIT == 1),
                 "a persistent CTA has a producer warpgroup and no split");
+  static_assert(MCAST == 1 || (MCAST == 2 && PRODUCERS == 1 && TMA_ == 1 && SPLIT == 1 &&
+                               !PERSISTENT && BN % 128 == 0),
+                "multicast: pairs of CTAs with a producer warpgroup, TMA, no split, one tile "
+                "each, and an even number of 64-column blocks of B");
   static_assert(SPLIT == 1 || BM * kAccRowBytes <= STAGES * kStageBytes,
                 "the partials reuse the ring");
 };
@@ -244,6 +264,18 @@ __device__ __forceinline__ void tma_load_2d(unsigned dst, const TensorMap& map, 
       "cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes"
       " [%0], [%1, {%2, %3}], [%4];\n" ::"r"(dst),
       "l"(reinterpret_cast<unsigned long long>(&map)), "r"(x), "r"(y), "r"(bar)
+      : "memory");
+}
+
+// tma_load_2d into the same offset of the shared memory of every CTA of the cluster in
+// `cta_mask`, each CTA's mbarrier at `bar`'s offset counting the bytes that land in it.
+__device__ __forceinline__ void tma_load_2d_multicast(unsigned dst, const TensorMap& map, int x,
+                                                      int y, unsigned bar,
+                                                      unsigned short cta_mask) {
+  asm volatile(
+      "cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes"
+      ".multicast::cluster [%0], [%1, {%2, %3}], [%4], %5;\n" ::"r"(dst),
+      "l"(reinterpret_cast<unsigned long long>(&map)), "r"(x), "r"(y), "r"(bar), "h"(cta_mask)
       : "memory");
 }
 
@@ -284,11 +316,30 @@ __device__ __forceinline__ void mbar_arrive_expect_bytes(unsigned bar, unsigned 
 __device__ __forceinline__ void mbar_arrive_on_copies(unsigned bar) {
   asm volatile("cp.async.mbarrier.arrive.noinc.shared::cta.b64 [%0];\n" ::"r"(bar) : "memory");
 }
+// Arrives on the mbarrier at `bar`'s offset in the shared memory of the cluster's CTA `rank`.
+__device__ __forceinline__ void mbar_arrive_remote(unsigned bar, unsigned rank) {
+  asm volatile(
+      "{\n.reg .b32 remote;\n"
+      "mapa.shared::cluster.u32 remote, %0, %1;\n"
+      "mbarrier.arrive.release.cluster.shared::cluster.b64 _, [remote];\n}\n" ::"r"(bar),
+      "r"(rank)
+      : "memory");
+}
 __device__ __forceinline__ void mbar_wait(unsigned bar, unsigned parity) {
   asm volatile(
       "{\n.reg .pred done;\n"
       "WAIT_%=:\n"
       "mbarrier.try_wait.parity.shared::cta.b64 done, [%0], %1;\n"
+      "@!done bra WAIT_%=;\n}\n" ::"r"(bar),
+      "r"(parity)
+      : "memory");
+}
+// mbar_wait for a barrier the cluster's other CTAs arrive on too (acquiring at cluster scope).
+__device__ __forceinline__ void mbar_wait_cluster(unsigned bar, unsigned parity) {
+  asm volatile(
+      "{\n.reg .pred done;\n"
+      "WAIT_%=:\n"
+      "mbarrier.try_wait.parity.acquire.cluster.shared::cta.b64 done, [%0], %1;\n"
       "@!done bra WAIT_%=;\n}\n" ::"r"(bar),
       "r"(parity)
       : "memory");
@@ -842,6 +893,13 @@ __device__ __forceinline__ void gemm_sm90(const unsigned char* __restrict__ A,
   // The tensor maps are usable exactly when the rows are whole 16-byte chunks and the buffers
   // aligned: one thread then moves each stage with TMA copies.
   const bool use_tma = Cfg::TMA && aligned;
+  // Multicast (MCAST = 2, launched in clusters of two): the two CTAs of a cluster take the two
+  // tiles of a pair of tile rows in one tile column; each loads its own A and half of the
+  // 64-column blocks of their common B into both CTAs' rings, and a stage is refilled only
+  // once the consumers of both are done with it. Without a cluster (or TMA) each CTA loads its
+  // whole tile alone.
+  const bool mcast = Cfg::MCAST > 1 && use_tma && cluster_ctas() == 2;
+  const unsigned rank = Cfg::MCAST > 1 ? blockIdx.x % 2 : 0;  // in the pair
   if (threadIdx.x == 0) {
     if (use_tma) {
       asm volatile("prefetch.tensormap [%0];\n" ::"l"(reinterpret_cast<unsigned long long>(&map_a))
@@ -856,23 +914,34 @@ __device__ __forceinline__ void gemm_sm90(const unsigned char* __restrict__ A,
     for (int s = 0; s < Cfg::STAGES; ++s) {
       // the issuing thread's arrival and its copies' bytes, or each loading thread's copies
       mbar_init(full(s), use_tma ? 1 : Cfg::kLoaderThreads);
-      mbar_init(empty(s), 4 * Cfg::CONSUMERS);  // each consumer warp
+      mbar_init(empty(s), 4 * Cfg::CONSUMERS * (mcast ? 2 : 1));  // each consumer warp (of both)
     }
     asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
   }
-  __syncthreads();
+  if (mcast) {
+    cluster_sync();  // the pair's barriers are initialised before either copies into them
+  } else {
+    __syncthreads();
+  }
 
   // Grouped raster order: GROUP_M tile rows are walked column by column.
   const int tiles_m = (M + Cfg::BM - 1) / Cfg::BM;
   const int tiles_n = (N + Cfg::BN - 1) / Cfg::BN;
   const int tiles = tiles_m * tiles_n;
-  const auto tile_origin = [&](int id, int& m0, int& n0) {
+  // Tile `id` of a grid of `rows` x tiles_n in that order (its row and column).
+  const auto raster = [&](int id, int rows, int& row, int& col) {
     const int group = id / (Cfg::GROUP_M * tiles_n);
     const int first_m = group * Cfg::GROUP_M;
-    const int rows_in_group = min(tiles_m - first_m, Cfg::GROUP_M);
+    const int rows_in_group = min(rows - first_m, Cfg::GROUP_M);
     const int in_group = id - group * Cfg::GROUP_M * tiles_n;
-    m0 = (first_m + in_group % rows_in_group) * Cfg::BM;
-    n0 = (in_group / rows_in_group) * Cfg::BN;
+    row = first_m + in_group % rows_in_group;
+    col = in_group / rows_in_group;
+  };
+  const auto tile_origin = [&](int id, int& m0, int& n0) {
+    int row = 0, col = 0;
+    raster(id, tiles_m, row, col);
+    m0 = row * Cfg::BM;
+    n0 = col * Cfg::BN;
   };
   const int all_steps = (K + kBK - 1) / kBK;
   const int warpgroup = threadIdx.x / 128;
@@ -896,10 +965,12 @@ __device__ __forceinline__ void gemm_sm90(const unsigned char* __restrict__ A,
                     full(stage));
 #pragma unroll
       for (int j = 0; j < Cfg::BN / 64; ++j) {
-        if constexpr (I::kBKMajor)
-          tma_load_2d(b + j * 8192, map_b, k * kBK, n0 + 64 * j, full(stage));
-        else
-          tma_load_2d(b + j * 8192, map_b, n0 + 64 * j, k * kBK, full(stage));
+        const int x = I::kBKMajor ? k * kBK : n0 + 64 * j;
+        const int y = I::kBKMajor ? n0 + 64 * j : k * kBK;
+        if (!mcast)
+          tma_load_2d(b + j * 8192, map_b, x, y, full(stage));
+        else if (j % 2 == static_cast<int>(rank))  // its half of B, into both rings
+          tma_load_2d_multicast(b + j * 8192, map_b, x, y, full(stage), 0x3);
       }
       return;
     }
@@ -990,9 +1061,23 @@ __device__ __forceinline__ void gemm_sm90(const unsigned char* __restrict__ A,
   // of its k-steps.
   const int splits = Cfg::SPLIT > 1 ? static_cast<int>(cluster_ctas()) : 1;
   const bool split_k = splits > 1;
-  const int id = static_cast<int>(blockIdx.x) / splits;
-  if (id >= tiles) return;  // a grid larger than the tiles
-  tile_origin(id, m0, n0);
+  if constexpr (Cfg::MCAST > 1) {
+    // Pairs of tile rows walked in the grouped order; a CTA of a multicasting pair whose row
+    // is past M still loads its half of B and releases stages for its partner (its A reads as
+    // zeros and its stores are skipped).
+    const int pair = static_cast<int>(blockIdx.x) / 2;
+    const int pair_rows = (tiles_m + 1) / 2;
+    if (pair >= pair_rows * tiles_n) return;  // a grid larger than the pairs (both CTAs)
+    int row = 0, col = 0;
+    raster(pair, pair_rows, row, col);
+    m0 = (2 * row + static_cast<int>(rank)) * Cfg::BM;
+    n0 = col * Cfg::BN;
+    if (!mcast && m0 >= M) return;
+  } else {
+    const int id = static_cast<int>(blockIdx.x) / splits;
+    if (id >= tiles) return;  // a grid larger than the tiles
+    tile_origin(id, m0, n0);
+  }
   const int split = split_k ? static_cast<int>(cluster_rank()) : 0;
   const int first_step = split * all_steps / splits;
   const int steps = (split + 1) * all_steps / splits - first_step;
@@ -1003,11 +1088,19 @@ __device__ __forceinline__ void gemm_sm90(const unsigned char* __restrict__ A,
   }
   if (warpgroup < Cfg::PRODUCERS) {
     asm volatile("setmaxnreg.dec.sync.aligned.u32 40;\n");
-    if (!loads) return;
-    for (int s = 0; s < steps; ++s) {
-      if (s >= Cfg::STAGES) mbar_wait(empty(s % Cfg::STAGES), ((s / Cfg::STAGES) & 1) ^ 1);
-      load(s % Cfg::STAGES, first_step + s, threadIdx.x);
+    if (loads) {
+      for (int s = 0; s < steps; ++s) {
+        if (s >= Cfg::STAGES) {
+          const unsigned free_parity = ((s / Cfg::STAGES) & 1) ^ 1;
+          if (mcast)
+            mbar_wait_cluster(empty(s % Cfg::STAGES), free_parity);
+          else
+            mbar_wait(empty(s % Cfg::STAGES), free_parity);
+        }
+        load(s % Cfg::STAGES, first_step + s, threadIdx.x);
+      }
     }
+    if (mcast) cluster_sync();  // the partner may arrive on this CTA's barriers until then
     return;
   }
 
@@ -1024,7 +1117,10 @@ __device__ __forceinline__ void gemm_sm90(const unsigned char* __restrict__ A,
     mbar_wait(full(stage), (s / Cfg::STAGES) & 1);
     multiply(acc, stage);
     wgmma_wait<1>();  // step s - 1's wgmma are done: its stage may be refilled
-    if (s > 0 && lane == 0) mbar_arrive(empty((s - 1) % Cfg::STAGES));
+    if (s > 0 && lane == 0) {
+      mbar_arrive(empty((s - 1) % Cfg::STAGES));
+      if (mcast) mbar_arrive_remote(empty((s - 1) % Cfg::STAGES), rank ^ 1u);
+    }
     if (Cfg::PRODUCERS == 0) {
       // Without producers the consumers refill the stage step s - 1 used, once every
       // consumer warp is done with it; step s's wgmma runs meanwhile.
@@ -1047,6 +1143,7 @@ __device__ __forceinline__ void gemm_sm90(const unsigned char* __restrict__ A,
     store_tile<Cfg, I::kBf16Out, kEpi>(ring, acc, C, M, N, m0, n0, epi, aligned, consumer, warp,
                                        lane);
   }
+  if (mcast) cluster_sync();  // neither CTA leaves while the other may still arrive on it
 }
 
 // f(e) for every e below n, spread over any launch geometry.
@@ -1115,18 +1212,19 @@ __device__ __forceinline__ void gemm_naive_fp8(const __nv_fp8_e4m3* __restrict__
 
 using G90F16Config =
     gemm_sm90_detail::Config<G90_F16_BN, G90_F16_CONSUMERS, G90_F16_MW, G90_F16_STAGES,
-                             G90_F16_GROUP_M, G90_F16_PRODUCERS, G90_F16_TMA,
-                             G90_F16_SPLIT, G90_F16_PERSISTENT>;
+                             G90_F16_GROUP_M, G90_F16_PRODUCERS, G90_F16_TMA, G90_F16_SPLIT,
+                             G90_F16_PERSISTENT, G90_F16_MCAST>;
 using G90Bf16Config =
     gemm_sm90_detail::Config<G90_BF16_BN, G90_BF16_CONSUMERS, G90_BF16_MW, G90_BF16_STAGES,
-                             G90_BF16_GROUP_M, G90_BF16_PRODUCERS, G90_BF16_TMA,
-                             G90_BF16_SPLIT, G90_BF16_PERSISTENT>;
-using G90BgConfig =
-    gemm_sm90_detail::Config<G90_BG_BN, G90_BG_CONSUMERS, G90_BG_MW, G90_BG_STAGES,
-                             G90_BG_GROUP_M, G90_BG_PRODUCERS, G90_BG_TMA, G90_BG_SPLIT, G90_BG_PERSISTENT>;
+                             G90_BF16_GROUP_M, G90_BF16_PRODUCERS, G90_BF16_TMA, G90_BF16_SPLIT,
+                             G90_BF16_PERSISTENT, G90_BF16_MCAST>;
+using G90BgConfig = gemm_sm90_detail::Config<G90_BG_BN, G90_BG_CONSUMERS, G90_BG_MW, G90_BG_STAGES,
+                                             G90_BG_GROUP_M, G90_BG_PRODUCERS, G90_BG_TMA,
+                                             G90_BG_SPLIT, G90_BG_PERSISTENT, G90_BG_MCAST>;
 using G90Fp8Config =
     gemm_sm90_detail::Config<G90_FP8_BN, G90_FP8_CONSUMERS, G90_FP8_MW, G90_FP8_STAGES,
-                             G90_FP8_GROUP_M, G90_FP8_PRODUCERS, G90_FP8_TMA, G90_FP8_SPLIT, G90_FP8_PERSISTENT>;
+                             G90_FP8_GROUP_M, G90_FP8_PRODUCERS, G90_FP8_TMA, G90_FP8_SPLIT,
+                             G90_FP8_PERSISTENT, G90_FP8_MCAST>;
 
 // clang-format off
 /* @kernelevo
@@ -1143,6 +1241,7 @@ params:
   G90_F16_TMA: [0, 1]
   G90_F16_SPLIT: [1, 2, 4, 8]
   G90_F16_PERSISTENT: [0, 1]
+  G90_F16_MCAST: [1, 2]
 let:
   BM: "64 * G90_F16_CONSUMERS * G90_F16_MW"
   STAGE_BYTES: "64 * G90_F16_CONSUMERS * G90_F16_MW * 128 + 128 * G90_F16_BN"
@@ -1151,7 +1250,9 @@ let:
   SPLIT_CTAS: "(TILES < 132) * (G90_F16_SPLIT - 1) + 1"
   # A persistent launch: a CTA for each of the H100/H200's 132 SMs (or each tile, if fewer).
   STAGING: "G90_F16_PERSISTENT * BM * G90_F16_BN * 2"
-  CTAS: "G90_F16_PERSISTENT * min(TILES, 132) + (1 - G90_F16_PERSISTENT) * TILES * SPLIT_CTAS"
+  # With multicast, pairs of tile rows (an odd last row gets a partner past M).
+  PAIRED_TILES: "G90_F16_MCAST * ceil_div(ceil_div(M, BM), G90_F16_MCAST) * ceil_div(N, G90_F16_BN)"
+  CTAS: "G90_F16_PERSISTENT * min(TILES, 132) + (1 - G90_F16_PERSISTENT) * PAIRED_TILES * SPLIT_CTAS"
 constraints:
   - "G90_F16_MW * G90_F16_BN <= 256"
   - "G90_F16_STAGES * STAGE_BYTES + STAGING + 16 * G90_F16_STAGES + 1024 <= 227 * 1024"
@@ -1159,6 +1260,7 @@ constraints:
   - "(G90_F16_MW * G90_F16_BN / 2 + 40) * THREADS <= 65536"
   - "G90_F16_SPLIT == 1 || G90_F16_PRODUCERS == 0"
   - "G90_F16_PERSISTENT == 0 || (G90_F16_PRODUCERS == 1 && G90_F16_SPLIT == 1)"
+  - "G90_F16_MCAST == 1 || (G90_F16_PRODUCERS == 1 && G90_F16_TMA == 1 && G90_F16_SPLIT == 1 && G90_F16_PERSISTENT == 0 && G90_F16_BN % 128 == 0)"
   - "G90_F16_SPLIT == 1 || BM * (4 * G90_F16_BN + 16) <= G90_F16_STAGES * STAGE_BYTES"
 problems:
   - {M: 4096, N: 4096, K: 4096}
@@ -1184,7 +1286,7 @@ launch:
   grid: ["CTAS"]
   block: ["THREADS"]
   shared_bytes: "G90_F16_STAGES * STAGE_BYTES + STAGING + 16 * G90_F16_STAGES + 1024"
-  cluster: "SPLIT_CTAS"
+  cluster: "SPLIT_CTAS * G90_F16_MCAST"
 reference: gemm_sm90_f16_naive
 defines: ["G90_ONLY=1"]
 tolerance: {rtol: 2e-3, atol: 2e-3}
@@ -1218,6 +1320,7 @@ params:
   G90_BF16_TMA: [0, 1]
   G90_BF16_SPLIT: [1, 2, 4, 8]
   G90_BF16_PERSISTENT: [0, 1]
+  G90_BF16_MCAST: [1, 2]
 let:
   BM: "64 * G90_BF16_CONSUMERS * G90_BF16_MW"
   STAGE_BYTES: "64 * G90_BF16_CONSUMERS * G90_BF16_MW * 128 + 128 * G90_BF16_BN"
@@ -1226,7 +1329,9 @@ let:
   SPLIT_CTAS: "(TILES < 132) * (G90_BF16_SPLIT - 1) + 1"
   # A persistent launch: a CTA for each of the H100/H200's 132 SMs (or each tile, if fewer).
   STAGING: "G90_BF16_PERSISTENT * BM * G90_BF16_BN * 2"
-  CTAS: "G90_BF16_PERSISTENT * min(TILES, 132) + (1 - G90_BF16_PERSISTENT) * TILES * SPLIT_CTAS"
+  # With multicast, pairs of tile rows (an odd last row gets a partner past M).
+  PAIRED_TILES: "G90_BF16_MCAST * ceil_div(ceil_div(M, BM), G90_BF16_MCAST) * ceil_div(N, G90_BF16_BN)"
+  CTAS: "G90_BF16_PERSISTENT * min(TILES, 132) + (1 - G90_BF16_PERSISTENT) * PAIRED_TILES * SPLIT_CTAS"
 constraints:
   - "G90_BF16_MW * G90_BF16_BN <= 256"
   - "G90_BF16_STAGES * STAGE_BYTES + STAGING + 16 * G90_BF16_STAGES + 1024 <= 227 * 1024"
@@ -1234,6 +1339,7 @@ constraints:
   - "(G90_BF16_MW * G90_BF16_BN / 2 + 40) * THREADS <= 65536"
   - "G90_BF16_SPLIT == 1 || G90_BF16_PRODUCERS == 0"
   - "G90_BF16_PERSISTENT == 0 || (G90_BF16_PRODUCERS == 1 && G90_BF16_SPLIT == 1)"
+  - "G90_BF16_MCAST == 1 || (G90_BF16_PRODUCERS == 1 && G90_BF16_TMA == 1 && G90_BF16_SPLIT == 1 && G90_BF16_PERSISTENT == 0 && G90_BF16_BN % 128 == 0)"
   - "G90_BF16_SPLIT == 1 || BM * (4 * G90_BF16_BN + 16) <= G90_BF16_STAGES * STAGE_BYTES"
 problems:
   - {M: 4096, N: 4096, K: 4096}
@@ -1259,7 +1365,7 @@ launch:
   grid: ["CTAS"]
   block: ["THREADS"]
   shared_bytes: "G90_BF16_STAGES * STAGE_BYTES + STAGING + 16 * G90_BF16_STAGES + 1024"
-  cluster: "SPLIT_CTAS"
+  cluster: "SPLIT_CTAS * G90_BF16_MCAST"
 reference: gemm_sm90_bf16_naive
 defines: ["G90_ONLY=2"]
 tolerance: {rtol: 1e-2, atol: 1e-2}
@@ -1296,6 +1402,7 @@ params:
   G90_BG_TMA: [0, 1]
   G90_BG_SPLIT: [1, 2, 4, 8]
   G90_BG_PERSISTENT: [0, 1]
+  G90_BG_MCAST: [1, 2]
 let:
   BM: "64 * G90_BG_CONSUMERS * G90_BG_MW"
   STAGE_BYTES: "64 * G90_BG_CONSUMERS * G90_BG_MW * 128 + 128 * G90_BG_BN"
@@ -1304,7 +1411,9 @@ let:
   SPLIT_CTAS: "(TILES < 132) * (G90_BG_SPLIT - 1) + 1"
   # A persistent launch: a CTA for each of the H100/H200's 132 SMs (or each tile, if fewer).
   STAGING: "G90_BG_PERSISTENT * BM * G90_BG_BN * 2"
-  CTAS: "G90_BG_PERSISTENT * min(TILES, 132) + (1 - G90_BG_PERSISTENT) * TILES * SPLIT_CTAS"
+  # With multicast, pairs of tile rows (an odd last row gets a partner past M).
+  PAIRED_TILES: "G90_BG_MCAST * ceil_div(ceil_div(M, BM), G90_BG_MCAST) * ceil_div(N, G90_BG_BN)"
+  CTAS: "G90_BG_PERSISTENT * min(TILES, 132) + (1 - G90_BG_PERSISTENT) * PAIRED_TILES * SPLIT_CTAS"
 constraints:
   - "G90_BG_MW * G90_BG_BN <= 256"
   - "G90_BG_STAGES * STAGE_BYTES + STAGING + 16 * G90_BG_STAGES + 1024 <= 227 * 1024"
@@ -1312,6 +1421,7 @@ constraints:
   - "(G90_BG_MW * G90_BG_BN / 2 + 40) * THREADS <= 65536"
   - "G90_BG_SPLIT == 1 || G90_BG_PRODUCERS == 0"
   - "G90_BG_PERSISTENT == 0 || (G90_BG_PRODUCERS == 1 && G90_BG_SPLIT == 1)"
+  - "G90_BG_MCAST == 1 || (G90_BG_PRODUCERS == 1 && G90_BG_TMA == 1 && G90_BG_SPLIT == 1 && G90_BG_PERSISTENT == 0 && G90_BG_BN % 128 == 0)"
   - "G90_BG_SPLIT == 1 || BM * (4 * G90_BG_BN + 16) <= G90_BG_STAGES * STAGE_BYTES"
 problems:
   - {M: 4096, N: 4096, K: 4096}
@@ -1338,7 +1448,7 @@ launch:
   grid: ["CTAS"]
   block: ["THREADS"]
   shared_bytes: "G90_BG_STAGES * STAGE_BYTES + STAGING + 16 * G90_BG_STAGES + 1024"
-  cluster: "SPLIT_CTAS"
+  cluster: "SPLIT_CTAS * G90_BG_MCAST"
 reference: gemm_sm90_bf16_gelu_naive
 defines: ["G90_ONLY=4"]
 tolerance: {rtol: 1e-2, atol: 1e-2}
@@ -1375,6 +1485,7 @@ params:
   G90_FP8_TMA: [0, 1]
   G90_FP8_SPLIT: [1, 2, 4, 8]
   G90_FP8_PERSISTENT: [0, 1]
+  G90_FP8_MCAST: [1, 2]
 let:
   BM: "64 * G90_FP8_CONSUMERS * G90_FP8_MW"
   STAGE_BYTES: "64 * G90_FP8_CONSUMERS * G90_FP8_MW * 128 + 128 * G90_FP8_BN"
@@ -1383,7 +1494,9 @@ let:
   SPLIT_CTAS: "(TILES < 132) * (G90_FP8_SPLIT - 1) + 1"
   # A persistent launch: a CTA for each of the H100/H200's 132 SMs (or each tile, if fewer).
   STAGING: "G90_FP8_PERSISTENT * BM * G90_FP8_BN * 2"
-  CTAS: "G90_FP8_PERSISTENT * min(TILES, 132) + (1 - G90_FP8_PERSISTENT) * TILES * SPLIT_CTAS"
+  # With multicast, pairs of tile rows (an odd last row gets a partner past M).
+  PAIRED_TILES: "G90_FP8_MCAST * ceil_div(ceil_div(M, BM), G90_FP8_MCAST) * ceil_div(N, G90_FP8_BN)"
+  CTAS: "G90_FP8_PERSISTENT * min(TILES, 132) + (1 - G90_FP8_PERSISTENT) * PAIRED_TILES * SPLIT_CTAS"
 constraints:
   - "G90_FP8_MW * G90_FP8_BN <= 256"
   - "G90_FP8_STAGES * STAGE_BYTES + STAGING + 16 * G90_FP8_STAGES + 1024 <= 227 * 1024"
@@ -1391,6 +1504,7 @@ constraints:
   - "(G90_FP8_MW * G90_FP8_BN / 2 + 40) * THREADS <= 65536"
   - "G90_FP8_SPLIT == 1 || G90_FP8_PRODUCERS == 0"
   - "G90_FP8_PERSISTENT == 0 || (G90_FP8_PRODUCERS == 1 && G90_FP8_SPLIT == 1)"
+  - "G90_FP8_MCAST == 1 || (G90_FP8_PRODUCERS == 1 && G90_FP8_TMA == 1 && G90_FP8_SPLIT == 1 && G90_FP8_PERSISTENT == 0 && G90_FP8_BN % 128 == 0)"
   - "G90_FP8_SPLIT == 1 || BM * (4 * G90_FP8_BN + 16) <= G90_FP8_STAGES * STAGE_BYTES"
 problems:
   - {M: 4096, N: 4096, K: 4096}
@@ -1419,7 +1533,7 @@ launch:
   grid: ["CTAS"]
   block: ["THREADS"]
   shared_bytes: "G90_FP8_STAGES * STAGE_BYTES + STAGING + 16 * G90_FP8_STAGES + 1024"
-  cluster: "SPLIT_CTAS"
+  cluster: "SPLIT_CTAS * G90_FP8_MCAST"
 reference: gemm_sm90_fp8_naive
 defines: ["G90_ONLY=3"]
 tolerance: {rtol: 1e-2, atol: 1e-2}
@@ -1557,20 +1671,25 @@ inline cudaError_t encode_maps(TensorMap (&maps)[3], CUtensorMapDataType in_type
 }
 
 // `kernel` over an M x N output with Cfg's geometry on `stream`: tiles of BM x BN, a CTA for
-// each (SPLIT of them in a cluster while the tiles are fewer than the SMs), or with PERSISTENT
-// one for each SM, at most one a tile.
+// each (SPLIT of them in a cluster while the tiles are fewer than the SMs; with MCAST the
+// tiles of a pair of rows in a cluster of two), or with PERSISTENT one for each SM, at most one
+// a tile.
 template <class Cfg, class... Params, class... Args>
 inline cudaError_t launch(void (*kernel)(Params...), int M, int N, cudaStream_t stream,
                           Args&&... args) {
   if (M <= 0 || N <= 0) return cudaSuccess;
-  const long long tiles =
-      static_cast<long long>((M + Cfg::BM - 1) / Cfg::BM) * ((N + Cfg::BN - 1) / Cfg::BN);
+  const long long tiles_m = (M + Cfg::BM - 1) / Cfg::BM;
+  const long long tiles_n = (N + Cfg::BN - 1) / Cfg::BN;
+  const long long tiles = tiles_m * tiles_n;
   int device = 0, sms = 0;
   cudaError_t e = cudaGetDevice(&device);
   if (e == cudaSuccess) e = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device);
   if (e != cudaSuccess) return e;
   const int split = !Cfg::PERSISTENT && tiles < sms ? Cfg::SPLIT : 1;
-  const long long ctas = Cfg::PERSISTENT ? (tiles < sms ? tiles : sms) : tiles * split;
+  // With multicast, pairs of tile rows in clusters of two (an odd last row gets a partner).
+  const long long paired = (tiles_m + Cfg::MCAST - 1) / Cfg::MCAST * Cfg::MCAST * tiles_n;
+  const long long ctas = Cfg::PERSISTENT ? (tiles < sms ? tiles : sms) : paired * split;
+  const int cluster_ctas = split * Cfg::MCAST;
   if (ctas > 0x7fffffffll) return cudaErrorInvalidConfiguration;
   const unsigned shared =
       Cfg::STAGES * Cfg::kStageBytes + Cfg::kStagingBytes + 16 * Cfg::STAGES + 1024;
@@ -1583,9 +1702,9 @@ inline cudaError_t launch(void (*kernel)(Params...), int M, int N, cudaStream_t 
   config.dynamicSmemBytes = shared;
   config.stream = stream;
   cudaLaunchAttribute cluster[1];
-  if (split > 1) {
+  if (cluster_ctas > 1) {
     cluster[0].id = cudaLaunchAttributeClusterDimension;
-    cluster[0].val.clusterDim.x = static_cast<unsigned>(split);
+    cluster[0].val.clusterDim.x = static_cast<unsigned>(cluster_ctas);
     cluster[0].val.clusterDim.y = 1;
     cluster[0].val.clusterDim.z = 1;
     config.attrs = cluster;

@@ -120,6 +120,7 @@ int main() {
   bool ok = run_bf16(16, 512, 1024);   // the decode bucket
   ok = run_bf16(520, 776, 264) && ok;  // the other bucket, with partial tiles
   ok = run_bf16(64, 1001, 256) && ok;  // N not a multiple of 8: no tensor maps, copies instead
-  ok = run_fp8(256, 512, 384) && ok;
+  ok = run_fp8(256, 512, 384) && ok;  // one pair of CTAs multicasting B per tile column
+  ok = run_fp8(384, 512, 384) && ok;  // an odd row of tiles: its partner is past M
   return ok ? 0 : 1;
 }
