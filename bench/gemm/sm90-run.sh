@@ -21,23 +21,10 @@ cd "$root" || exit 1
 r=$out/r
 mkdir -p "$r"
 build=${BUILD_DIR:-/tmp/kernelevo-fp8-build}
-export PATH=/usr/local/cuda/bin:$PATH
-t0=$(date +%s)
-step() { echo "== $* ($(($(date +%s) - t0)) s)"; }
-{
-  date -u +%Y-%m-%dT%H:%M:%SZ
-  git rev-parse --short HEAD 2>/dev/null
-  nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm --format=csv,noheader
-} > "$r/environment.txt" 2>&1
-step build
-if ! { cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DKERNELEVO_BUILD_BENCH=OFF &&
-       ninja -C "$build" -j16 kernelevo $([[ ${SKIP_TESTS:-0} == 1 ]] || echo kernelevo_gpu_tests); } \
-       > "$r/build.log" 2>&1; then
-  tail -30 "$r/build.log"
-  exit 1
-fi
-kev=$build/tool/kernelevo
-export KERNELEVO_CACHE_DIR=$build/compile-cache
+# shellcheck source=bench/gpu-run-common.sh
+source bench/gpu-run-common.sh
+# shellcheck disable=SC2046
+build_kernelevo kernelevo $([[ ${SKIP_TESTS:-0} == 1 ]] || echo kernelevo_gpu_tests)
 if [[ ${SKIP_TESTS:-0} != 1 ]]; then
   step "GPU tests"
   (cd "$build" && ctest -L gpu --timeout 120) > "$r/ctest_gpu.log" 2>&1
@@ -94,5 +81,5 @@ if [[ ${BUILD_CHECK:-0} == 1 && -n ${DISPATCH_BUCKETS:-} ]]; then
     "$build" "$kev" > "$r/build_check.txt" 2>&1
   tail -12 "$r/build_check.txt"
 fi
-step done
+step finished
 (cd "$out" && tar czf results.tgz r && rm -rf r)

@@ -18,22 +18,9 @@ cd "$root" || exit 1
 r=$out/r
 mkdir -p "$r"
 build=${BUILD_DIR:-/tmp/kernelevo-attention-build}
-export PATH=/usr/local/cuda/bin:$PATH
-t0=$(date +%s)
-step() { echo "== $* ($(($(date +%s) - t0)) s)"; }
-{
-  date -u +%Y-%m-%dT%H:%M:%SZ
-  git rev-parse --short HEAD 2>/dev/null
-  nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm --format=csv,noheader
-} > "$r/environment.txt" 2>&1
-step build
-if ! { cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DKERNELEVO_BUILD_BENCH=OFF &&
-       ninja -C "$build" -j16 kernelevo; } > "$r/build.log" 2>&1; then
-  tail -30 "$r/build.log"
-  exit 1
-fi
-kev=$build/tool/kernelevo
-export KERNELEVO_CACHE_DIR=$build/compile-cache
+# shellcheck source=bench/gpu-run-common.sh
+source bench/gpu-run-common.sh
+build_kernelevo kernelevo
 "$kev" devices --format json > "$r/devices.json" 2>&1
 lock=$r/kernelevo.lock.json
 [[ -n ${LOCKFILE:-} ]] && cp "$LOCKFILE" "$lock"

@@ -129,3 +129,16 @@ function(available_generators out)
   endif()
   set(${out} "${g}" PARENT_SCOPE)
 endfunction()
+
+# Runs `program`, a test project's program that checks itself on an sm_90 GPU: exit 0 passes,
+# 2 means no such GPU here (said, and the build is what the run proves), anything else fails.
+function(run_on_sm90 program)
+  get_filename_component(name "${program}" NAME)
+  execute_process(COMMAND "${program}" RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE out)
+  message(STATUS "${out}")
+  if(rc EQUAL 2)
+    message(STATUS "${name} not run on a GPU (none with sm_90 here); its build is what this run proves")
+  elseif(NOT rc EQUAL 0)
+    message(FATAL_ERROR "${name} failed (${rc}):\n${out}")
+  endif()
+endfunction()

@@ -8,7 +8,6 @@
 #include <algorithm>
 #include <filesystem>
 #include <future>
-#include <random>
 
 #include "compile_test_support.h"
 #include "core/spec_space.h"
@@ -19,6 +18,7 @@
 #include "cuda/nvcc_compiler.h"
 #include "cuda/nvrtc_compiler.h"
 #include "io/spec_loader.h"
+#include "support/space_points.h"
 
 namespace kev::cuda {
 namespace {
@@ -30,24 +30,6 @@ std::vector<std::string> shipped_templates() {
     if (entry.path().extension() == ".cu") names.push_back(entry.path().stem().string());
   std::sort(names.begin(), names.end());
   return names;
-}
-
-// The first and last valid points in enumeration order and a seeded uniform sample.
-std::vector<Point> spread_points(const SearchSpace& space, std::size_t sampled) {
-  std::vector<Point> points;
-  std::optional<Point> last;
-  space.for_each([&](const Point& p) {
-    if (points.empty()) points.push_back(p);
-    last = p;
-    return true;
-  });
-  if (last && (points.empty() || *last != points.front())) points.push_back(*last);
-  Rng rng(20261130);
-  for (std::size_t i = 0; i < sampled; ++i)
-    if (auto p = space.sample(rng);
-        p && std::find(points.begin(), points.end(), *p) == points.end())
-      points.push_back(*p);
-  return points;
 }
 
 std::string describe(const CompileRequest& r) {
@@ -90,7 +72,7 @@ TEST_P(TemplatesCompile, AtTheDefaultsAndSpreadPointsWithNvrtcAndNvcc) {
     const bool one_arch = !spec.arch.empty();
     add(nvrtc_pool, spec, {}, "sm_90");
     add(nvcc_pool, spec, {}, "sm_80");
-    const auto points = spread_points(space, 6);
+    const auto points = test_support::spread_points(space, 6, 20261130);
     for (std::size_t i = 0; i < points.size(); ++i) {
       const ParamSet params = space.to_params(points[i]);
       add(nvrtc_pool, spec, params, "sm_90");

@@ -5,34 +5,18 @@
 // times, and a map of zeros would send the kernel down its slow path or nowhere.
 #include <gtest/gtest.h>
 
-#include <algorithm>
 #include <filesystem>
 
 #include "core/arg_layout.h"
 #include "core/spec_space.h"
 #include "io/spec_loader.h"
+#include "support/space_points.h"
 
 namespace kev {
 namespace {
 
 constexpr unsigned kMaxSharedBytes = 227 * 1024;  // an sm_90 block's opt-in limit
 constexpr unsigned kMaxThreads = 1024;
-
-std::vector<Point> spread_points(const SpecSpace& space, std::size_t sampled) {
-  std::vector<Point> points;
-  std::optional<Point> last;
-  space.for_each([&](const Point& p) {
-    if (points.empty()) points.push_back(p);
-    last = p;
-    return true;
-  });
-  if (last && (points.empty() || *last != points.front())) points.push_back(*last);
-  Rng rng(20261205);
-  for (std::size_t i = 0; i < sampled; ++i)
-    if (auto p = space.sample(rng); p && std::find(points.begin(), points.end(), *p) == points.end())
-      points.push_back(*p);
-  return points;
-}
 
 TEST(ShippedTemplates, ResolveAtTheirShapesAndSpreadPoints) {
   const std::string dir = std::string(KERNELEVO_SOURCE_DIR) + "/templates";
@@ -43,14 +27,14 @@ TEST(ShippedTemplates, ResolveAtTheirShapesAndSpreadPoints) {
   for (const auto& spec : load.specs) {
     if (spec.problems.empty()) continue;
     SpecSpace space(spec, spec.problems);
-    std::vector<Point> points = spread_points(space, 40);
+    const std::vector<Point> points = test_support::spread_points(space, 40, 20261205);
     ASSERT_FALSE(points.empty()) << spec.id << ": no valid point";
     for (const auto& point : points) {
       const ParamSet params = space.to_params(point);
       const auto check = [&](const Problem& problem, bool tuned) {
         const auto r = resolve_problem(spec, params, problem);
         ASSERT_TRUE(r.ok()) << spec.id << " at " << problem.to_string() << ": "
-                                   << r.error().to_string();
+                            << r.error().to_string();
         EXPECT_LE(r->launch.shared_bytes, kMaxSharedBytes) << spec.id << " " << problem.to_string();
         EXPECT_LE(r->launch.block[0] * r->launch.block[1] * r->launch.block[2], kMaxThreads)
             << spec.id;

@@ -1,0 +1,23 @@
+# shellcheck shell=bash disable=SC2154,SC2034
+# Sourced by the one-call GPU runs (bench/gemm/sm90-run.sh, bench/templates/attention-run.sh):
+# the device, date and commit into $r/environment.txt, then kernelevo built (Release) into
+# $build with the named targets, its log in $r/build.log; sets step(), kev and the compile
+# cache. Expects r (the results folder) and build; ends the run when the build fails.
+export PATH=/usr/local/cuda/bin:$PATH
+t0=$(date +%s)
+step() { echo "== $* ($(($(date +%s) - t0)) s)"; }
+{
+  date -u +%Y-%m-%dT%H:%M:%SZ
+  git rev-parse --short HEAD 2>/dev/null
+  nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm --format=csv,noheader
+} > "$r/environment.txt" 2>&1
+build_kernelevo() {
+  step build
+  if ! { cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DKERNELEVO_BUILD_BENCH=OFF &&
+         ninja -C "$build" -j16 "$@"; } > "$r/build.log" 2>&1; then
+    tail -30 "$r/build.log"
+    exit 1
+  fi
+  kev=$build/tool/kernelevo
+  export KERNELEVO_CACHE_DIR=$build/compile-cache
+}
