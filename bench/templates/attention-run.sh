@@ -7,6 +7,7 @@
 #   bench/templates/attention-run.sh OUT_DIR
 # Environment: KERNELS (spec ids to tune, default attention_fwd_sm90; empty: no tune),
 # STRATEGY (default exhaustive), BUDGET (default 60), TUNE_TIME (default 170s, each kernel),
+# MEMCHECK (default 1: the winner run once more under compute-sanitizer before it is locked),
 # SHAPES (attention_sdpa.py's --shapes, default prefill), COMPARE (its --kernels, default
 # attention_fwd_bf16,attention_fwd_sm90), PARAMS (its --params, e.g.
 # 'attention_fwd_sm90={"ATT90_OVERLAP": 0}'), LOCKFILE (an earlier lockfile to start from),
@@ -35,9 +36,10 @@ cat "$r/validate/attention.md" 2>/dev/null || tail -20 "$r/validate.log"
 
 for k in ${KERNELS-attention_fwd_sm90}; do
   step "tune $k"
+  # shellcheck disable=SC2046
   timeout 600 "$kev" tune templates/attention_fwd.cu --kernel "$k" --strategy "${STRATEGY:-exhaustive}" \
     --budget "${BUDGET:-60}" --time "${TUNE_TIME:-170s}" --trace "$r/trace_$k.jsonl" --lockfile "$lock" \
-    --format json > "$r/tune_$k.json" 2> "$r/tune_$k.log"
+    $([[ ${MEMCHECK:-1} == 1 ]] && echo --memcheck) --format json > "$r/tune_$k.json" 2> "$r/tune_$k.log"
   echo "exit $?"
   tail -6 "$r/tune_$k.log"
   gzip -f "$r/trace_$k.jsonl" 2>/dev/null
