@@ -4,6 +4,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <nlohmann/json.hpp>
 
 #include "core/recorded_space.h"
 #include "io/replay_reader.h"
@@ -206,6 +207,37 @@ TEST_F(TraceTest, RejectsOtherVersionsAndFormats) {
   std::ofstream(path("other.jsonl")) << R"({"hello":1})"
                                      << "\n";
   EXPECT_FALSE(io::read_trace(path("other.jsonl")).ok());
+}
+
+// Found by fuzz.replay: a field of the wrong JSON type ended the process (an uncaught
+// type_error), and a huge number read as an integer was undefined behaviour. Each is now an
+// error naming the file and line.
+TEST_F(TraceTest, FieldsOfTheWrongTypeAreErrorsWithTheirLine) {
+  using nlohmann::json;
+  const json header = json::parse(io::trace_header_line(header_));
+  const json good = json::parse(io::trace_record_line(record(128, 1, "fast", 1.0)));
+  const auto with = [](json j, const char* key, json value) {
+    j[key] = std::move(value);
+    return j.dump();
+  };
+  const std::vector<std::pair<std::string, int>> cases = {
+      {with(header, "kernel", 5), 1},
+      {with(header, "device", json::array({1})), 1},
+      {with(header, "seed", 3.5e84), 1},
+      {with(header, "seed", -1), 1},
+      {with(header, "version", 1e300), 1},
+      {with(header, "dims", json::array({json::object({{"name", json::array({1})}})})), 1},
+      {with(header, "dims", json::array({7})), 1},
+      {header.dump() + "\n" + with(good, "disposition", 5), 2},
+      {header.dump() + "\n" + with(good, "detail", json::object()), 2},
+      {header.dump() + "\n" + with(good, "elapsed_s", "x"), 2},
+  };
+  for (const auto& [text, line] : cases) {
+    const auto trace = io::parse_trace(text + "\n", "t.jsonl");
+    ASSERT_FALSE(trace.ok()) << text;
+    EXPECT_EQ(trace.error().where.file, "t.jsonl") << text;
+    EXPECT_EQ(trace.error().where.line, line) << text;
+  }
 }
 
 TEST_F(TraceTest, EvaluationsMapOntoTheSpaceOrFailClearly) {

@@ -43,7 +43,10 @@ Result<Recording> recording_from_kernel_tuner(const nlohmann::ordered_json& doc,
     }
     rec.dims.push_back(std::move(dim));
   }
-  for (const auto& [config, entry] : doc.at("cache").items()) {
+  for (const auto& item : doc.at("cache").items()) {
+    // (named, not a structured binding: clang before 16 cannot capture those, as `us` does)
+    const std::string& config = item.key();
+    const json& entry = item.value();
     Point p(rec.dims.size());
     for (std::size_t d = 0; d < rec.dims.size(); ++d) {
       const auto it = entry.find(rec.dims[d].name);

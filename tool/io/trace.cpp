@@ -27,27 +27,51 @@ json params_to_json(const ParamSet& params) {
   return j;
 }
 
+// The string at `key` of object `j` (absent or null: empty); another type is an error at `at`.
+Result<std::string> string_field(const json& j, const char* key, const SourceLocation& at) {
+  const auto it = j.find(key);
+  if (it == j.end() || it->is_null()) return std::string{};
+  if (!it->is_string())
+    return make_error(
+        std::string("trace field '") + key + "' must be a string, not " + it->type_name(), at);
+  return it->get<std::string>();
+}
+
 Result<TraceHeader> header_from_json(const json& j, const std::string& path) {
-  if (!j.is_object() || j.value("format", std::string{}) != kFormat)
-    return make_error("not a kernelevo trace (first line lacks format: \"kernelevo-trace\")",
-                      {path, 1, 1});
-  if (j.value("version", 0) != kVersion)
-    return make_error("unsupported trace version " + j.value("version", json(nullptr)).dump() +
+  const SourceLocation at{path, 1, 1};
+  const auto format = j.is_object() ? string_field(j, "format", at) : Result<std::string>("");
+  if (!format || *format != kFormat)
+    return make_error("not a kernelevo trace (first line lacks format: \"kernelevo-trace\")", at);
+  const auto version = j.find("version");
+  if (version == j.end() || !version->is_number_integer() ||
+      version->get<std::int64_t>() != kVersion)
+    return make_error("unsupported trace version " +
+                          (version == j.end() ? std::string("null") : version->dump()) +
                           " (this kernelevo reads version 1)",
-                      {path, 1, 1});
+                      at);
   TraceHeader h;
-  h.kernel = j.value("kernel", std::string{});
-  h.strategy = j.value("strategy", std::string{});
-  h.seed = j.value("seed", std::uint64_t{0});
-  h.device = j.value("device", std::string{});
-  h.created = j.value("created", std::string{});
-  h.tool = j.value("tool", std::string{});
+  for (const auto& [key, field] : {std::pair{"kernel", &h.kernel},
+                                   {"strategy", &h.strategy},
+                                   {"device", &h.device},
+                                   {"created", &h.created},
+                                   {"tool", &h.tool}}) {
+    auto value = string_field(j, key, at);
+    if (!value) return value.error();
+    *field = std::move(*value);
+  }
+  if (const auto seed = j.find("seed"); seed != j.end()) {
+    if (!seed->is_number_unsigned())
+      return make_error(
+          "trace field 'seed' must be an integer from 0 to 2^64 - 1, not " + seed->dump(), at);
+    h.seed = seed->get<std::uint64_t>();
+  }
   if (!j.contains("dims") || !j.at("dims").is_array())
     return make_error("trace header lacks its dims", {path, 1, 1});
   for (const auto& d : j.at("dims")) {
-    Dimension dim{d.value("name", std::string{}), {}};
-    if (dim.name.empty() || !d.contains("values") || !d.at("values").is_array())
-      return make_error("trace header: a dimension lacks its name or values", {path, 1, 1});
+    const auto name = d.is_object() ? string_field(d, "name", at) : Result<std::string>("");
+    if (!name || name->empty() || !d.contains("values") || !d.at("values").is_array())
+      return make_error("trace header: a dimension lacks its name or values", at);
+    Dimension dim{*name, {}};
     for (const auto& v : d.at("values")) dim.values.push_back(value_from_json(v));
     h.dims.push_back(std::move(dim));
   }
@@ -103,8 +127,11 @@ Result<TraceRecord> record_from_json(const json& j, const std::string& path, int
     return make_error("trace record lacks its params object", {path, line, 1});
   TraceRecord r;
   for (const auto& [name, v] : j.at("params").items()) r.params[name] = value_from_json(v);
-  const auto d = parse_disposition(j.value("disposition", std::string{}));
-  if (!d) return make_error("trace record has an unknown disposition", {path, line, 1});
+  const SourceLocation at{path, line, 1};
+  const auto disposition = string_field(j, "disposition", at);
+  if (!disposition) return disposition.error();
+  const auto d = parse_disposition(*disposition);
+  if (!d) return make_error("trace record has an unknown disposition", at);
   r.outcome.disposition = *d;
   if (j.contains("time_us") && j.at("time_us").is_number())
     r.outcome.time_us = j.at("time_us").get<double>();
@@ -116,7 +143,9 @@ Result<TraceRecord> record_from_json(const json& j, const std::string& path, int
   if (j.contains("samples_us") && j.at("samples_us").is_array())
     for (const auto& s : j.at("samples_us"))
       if (s.is_number()) r.outcome.samples_us.push_back(s.get<double>());
-  r.outcome.detail = j.value("detail", std::string{});
+  auto detail = string_field(j, "detail", at);
+  if (!detail) return detail.error();
+  r.outcome.detail = std::move(*detail);
   if (j.contains("resources")) {
     r.outcome.resources = resources_from_json(j.at("resources"));
     if (!r.outcome.resources)
@@ -125,7 +154,12 @@ Result<TraceRecord> record_from_json(const json& j, const std::string& path, int
           "\"local_bytes\"}, each a count a GPU can have",
           {path, line, 1});
   }
-  r.elapsed_s = j.value("elapsed_s", 0.0);
+  if (const auto elapsed = j.find("elapsed_s"); elapsed != j.end()) {
+    if (!elapsed->is_number())
+      return make_error(
+          "trace field 'elapsed_s' must be a number, not " + std::string(elapsed->type_name()), at);
+    r.elapsed_s = elapsed->get<double>();
+  }
   if (j.contains("bucket")) {
     if (!j.at("bucket").is_number_unsigned())
       return make_error("trace record's bucket must be a bucket index", {path, line, 1});
@@ -170,16 +204,22 @@ Result<Trace> parse_trace(const std::string& text, const std::string& path) {
       return parsed.error();
     }
     const json& j = *parsed;
-    if (!have_header) {
-      auto h = header_from_json(j, path);
-      if (!h) return h.error();
-      trace.header = std::move(*h);
-      have_header = true;
-      continue;
+    // The readers check each field's type; a structure they did not foresee is an error of
+    // this line, never an exception out of the reader.
+    try {
+      if (!have_header) {
+        auto h = header_from_json(j, path);
+        if (!h) return h.error();
+        trace.header = std::move(*h);
+        have_header = true;
+        continue;
+      }
+      auto r = record_from_json(j, path, line);
+      if (!r) return r.error();
+      trace.records.push_back(std::move(*r));
+    } catch (const json::exception& e) {
+      return make_error("unexpected structure: " + std::string(e.what()), {path, line, 1});
     }
-    auto r = record_from_json(j, path, line);
-    if (!r) return r.error();
-    trace.records.push_back(std::move(*r));
   }
   if (!have_header) return make_error("empty trace (no header line)", {path});
   return trace;

@@ -1,0 +1,15 @@
+// libFuzzer entry point for the readers of recorded spaces (`tune --replay`, `--resume`): a
+// Kernel Tuner cachefile, a T4 results file or a kernelevo trace, the format detected from the
+// content. Nothing crashes, hangs or leaks, whatever the text.
+#include <cstdint>
+#include <string>
+
+#include "io/replay_reader.h"
+#include "io/trace.h"
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  const std::string text(reinterpret_cast<const char*>(data), size);
+  (void)kev::io::parse_recording(text, "fuzz.json");
+  (void)kev::io::parse_trace(text, "fuzz.jsonl");
+  return 0;
+}
