@@ -261,6 +261,34 @@ TEST(ReportJson, ErrorsNameTheFileAndPosition) {
   EXPECT_FALSE(parse_report_json(R"({"schema_version": 1})", "r.json"));
 }
 
+// The reader type-checks every field: a field of another JSON type (which ended the process
+// with an uncaught exception) or a number too large for its integer (undefined behaviour) is
+// an error naming the file, as the trace reader's are.
+TEST(ReportJson, FieldsOfTheWrongTypeAreErrors) {
+  const std::string head = R"({"schema": "kernelevo-report", "version": 1, "kind": "check", )";
+  const std::vector<std::string> cases = {
+      R"({"schema": 5, "version": 1, "kind": "check", "kernels": []})",
+      head + R"("tool": [], "kernels": []})",
+      head + R"("device": {}, "kernels": []})",
+      head + R"("rounds": 1e300, "kernels": []})",
+      R"({"schema": "kernelevo-report", "version": 1e300, "kind": "check", "kernels": []})",
+      R"({"schema": "kernelevo-report", "version": 99999999999, "kind": "check", "kernels": []})",
+      R"({"schema": "kernelevo-report", "version": 0, "kind": "check", "kernels": []})",
+      R"({"schema": "kernelevo-report", "version": -1, "kind": "check", "kernels": []})",
+      head + R"("kernels": [{"id": "k", "verdict": 3}]})",
+      head + R"("kernels": [{"id": "k", "verdict": "SAME", "source": 1}]})",
+      head + R"("kernels": [{"id": "k", "verdict": "SAME", "line": 3.5e84}]})",
+      head + R"("kernels": [{"id": "k", "verdict": "SAME", "line": "12"}]})",
+      head + R"("kernels": [{"id": "k", "verdict": "SAME", "samples": -1}]})",
+      head + R"("kernels": [{"id": "k", "verdict": "SAME", "evaluations": 1e300}]})",
+  };
+  for (const auto& text : cases) {
+    const auto report = parse_report_json(text, "r.json");
+    ASSERT_FALSE(report) << text;
+    EXPECT_EQ(report.error().where.file, "r.json") << text;
+  }
+}
+
 TEST(Annotations, CapsAtTenPerKindWithASummary) {
   Report r;
   for (int i = 0; i < 12; ++i) {

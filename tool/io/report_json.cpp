@@ -1,6 +1,7 @@
 #include "io/report_json.h"
 
 #include <cmath>
+#include <limits>
 #include <nlohmann/json.hpp>
 
 #include "io/json_parse.h"
@@ -59,6 +60,31 @@ std::optional<double> number(const json& j, const char* key) {
   return std::nullopt;
 }
 
+// The string at `key` of `j` (absent: empty); another type is an error naming `where`.
+Result<std::string> string_field(const json& j, const char* key, const std::string& where,
+                                 const std::string& path) {
+  const auto it = j.find(key);
+  if (it == j.end()) return std::string{};
+  if (!it->is_string())
+    return make_error(where + key + " must be a string, not " + it->type_name(), at(path));
+  return it->get<std::string>();
+}
+
+// The whole number from 0 to INT_MAX at `key` of `j` (absent: `absent`); anything else is an
+// error naming `where` (a float too large for an int would be undefined behaviour to convert).
+Result<int> count_field(const json& j, const char* key, int absent, const std::string& where,
+                        const std::string& path) {
+  const auto it = j.find(key);
+  if (it == j.end()) return absent;
+  if (!it->is_number_integer() || it->get<std::int64_t>() < 0 ||
+      it->get<std::int64_t>() > std::numeric_limits<int>::max() ||
+      (it->is_number_unsigned() && it->get<std::uint64_t>() > std::numeric_limits<int>::max()))
+    return make_error(where + key + " must be a whole number from 0 to " +
+                          std::to_string(std::numeric_limits<int>::max()) + ", not " + it->dump(),
+                      at(path));
+  return static_cast<int>(it->get<std::int64_t>());
+}
+
 Result<KernelReport> kernel_from_json(const json& j, const std::string& path, std::size_t index) {
   const std::string where = "kernels[" + std::to_string(index) + "]";
   if (!j.is_object()) return make_error(where + " is not an object", at(path));
@@ -68,13 +94,26 @@ Result<KernelReport> kernel_from_json(const json& j, const std::string& path, st
   k.id = j.at("id").get<std::string>();
   if (j.contains("bucket") && j.at("bucket").is_string())
     k.bucket = j.at("bucket").get<std::string>();
-  const auto verdict = parse_kernel_verdict(j.value("verdict", std::string{}));
+  const std::string field = where + " (" + k.id + "): ";
+  auto verdict_text = string_field(j, "verdict", field, path);
+  if (!verdict_text) return verdict_text.error();
+  const auto verdict = parse_kernel_verdict(*verdict_text);
   if (!verdict) return make_error(where + " (" + k.id + ") has an unknown verdict", at(path));
   k.verdict = *verdict;
-  k.source = j.value("source", std::string{});
-  k.line = j.value("line", 0);
-  k.arch = j.value("arch", std::string{});
-  k.device = j.value("device", std::string{});
+  for (const auto& [key, into] : {std::pair{"source", &k.source},
+                                  {"arch", &k.arch},
+                                  {"device", &k.device},
+                                  {"strategy", &k.strategy},
+                                  {"evidence", &k.evidence}}) {
+    auto value = string_field(j, key, field, path);
+    if (!value) return value.error();
+    *into = std::move(*value);
+  }
+  for (const auto& [key, into] : {std::pair{"line", &k.line}, {"samples", &k.samples}}) {
+    auto value = count_field(j, key, 0, field, path);
+    if (!value) return value.error();
+    *into = *value;
+  }
   for (const char* key : {"params", "base_params"}) {
     if (!j.contains(key)) continue;
     if (!j.at(key).is_object())
@@ -91,13 +130,13 @@ Result<KernelReport> kernel_from_json(const json& j, const std::string& path, st
     k.ratio_ci_high = j.at("ratio_ci")[1].get<double>();
   }
   k.p_value = number(j, "p_value");
-  k.samples = j.value("samples", 0);
   k.speedup = number(j, "speedup");
   k.roofline_fraction = number(j, "roofline_fraction");
-  k.strategy = j.value("strategy", std::string{});
-  if (j.contains("evaluations") && j.at("evaluations").is_number_integer())
-    k.evaluations = j.at("evaluations").get<int>();
-  k.evidence = j.value("evidence", std::string{});
+  if (j.contains("evaluations")) {
+    auto evaluations = count_field(j, "evaluations", 0, field, path);
+    if (!evaluations) return evaluations.error();
+    k.evaluations = *evaluations;
+  }
   return k;
 }
 
@@ -138,30 +177,46 @@ Result<Report> parse_report_json(const std::string& text, const std::string& pat
   auto parsed = parse_untrusted_json<json>(text, {path});
   if (!parsed) return parsed.error();
   const json& j = *parsed;
-  if (!j.is_object() || j.value("schema", std::string{}) != kReportSchema)
+  const auto schema = j.is_object() ? string_field(j, "schema", "", path) : Result<std::string>("");
+  if (!schema || *schema != kReportSchema)
     return make_error("not a kernelevo report (lacks \"schema\": \"kernelevo-report\")", at(path));
   if (!j.contains("version") || !j.at("version").is_number_integer())
     return make_error("report lacks its version", at(path));
-  const int version = j.at("version").get<int>();
-  if (version > Report::kVersion || version < 1)
-    return make_error("report version " + std::to_string(version) +
+  const json& version = j.at("version");
+  const auto kVersion = static_cast<std::int64_t>(Report::kVersion);
+  const bool supported =
+      version.is_number_unsigned()
+          ? version.get<std::uint64_t>() >= 1 &&
+                version.get<std::uint64_t>() <= static_cast<std::uint64_t>(kVersion)
+          : version.get<std::int64_t>() >= 1 && version.get<std::int64_t>() <= kVersion;
+  if (!supported)
+    return make_error("report version " + version.dump() +
                           " is not supported (this kernelevo reads version " +
                           std::to_string(Report::kVersion) + ")",
                       at(path));
   Report r;
-  const auto kind = parse_report_kind(j.value("kind", std::string{}));
+  auto kind_text = string_field(j, "kind", "report field ", path);
+  if (!kind_text) return kind_text.error();
+  const auto kind = parse_report_kind(*kind_text);
   if (!kind) return make_error("report has an unknown kind (tune, check or compare)", at(path));
   r.kind = *kind;
-  r.tool = j.value("tool", std::string{});
-  r.created = j.value("created", std::string{});
-  r.arch = j.value("arch", std::string{});
-  r.device = j.value("device", std::string{});
-  r.mode = j.value("mode", std::string{});
-  r.base_ref = j.value("base_ref", std::string{});
+  for (const auto& [key, into] : {std::pair{"tool", &r.tool},
+                                  {"created", &r.created},
+                                  {"arch", &r.arch},
+                                  {"device", &r.device},
+                                  {"mode", &r.mode},
+                                  {"base_ref", &r.base_ref}}) {
+    auto value = string_field(j, key, "report field ", path);
+    if (!value) return value.error();
+    *into = std::move(*value);
+  }
   r.threshold = number(j, "threshold");
   r.min_abs_us = number(j, "min_abs_us");
-  if (j.contains("rounds") && j.at("rounds").is_number_integer())
-    r.rounds = j.at("rounds").get<int>();
+  if (j.contains("rounds")) {
+    auto rounds = count_field(j, "rounds", 0, "report field ", path);
+    if (!rounds) return rounds.error();
+    r.rounds = *rounds;
+  }
   if (!j.contains("kernels") || !j.at("kernels").is_array())
     return make_error("report lacks its kernels array", at(path));
   std::size_t index = 0;
