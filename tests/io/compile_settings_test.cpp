@@ -40,5 +40,15 @@ TEST(CompileSettings, EmptyListsAndUnknownKeys) {
   EXPECT_FALSE(parse_compile_settings_json("[", "s.json").ok());
 }
 
+// A schema_version too large for an int was undefined behaviour to compare (found by the
+// same review as the trace and report readers' crashes); it is refused like any other.
+TEST(CompileSettings, ASchemaVersionOfAnotherKindIsRefused) {
+  for (const char* version : {"1e300", "1.0", "\"1\"", "4294967297", "-1"}) {
+    const std::string text =
+        std::string("{\"schema_version\": ") + version + ", \"source\": \"a\"}";
+    EXPECT_FALSE(parse_compile_settings_json(text, "s.json").ok()) << text;
+  }
+}
+
 }  // namespace
 }  // namespace kev

@@ -68,7 +68,9 @@ Result<CompileSettings> parse_compile_settings_json(std::string_view text,
   if (!parsed) return parsed.error();
   try {
     const auto& j = *parsed;
-    if (!j.is_object() || j.value("schema_version", 0) != 1)
+    if (!j.is_object() || !j.contains("schema_version") ||
+        !j.at("schema_version").is_number_integer() ||
+        j.at("schema_version").get<std::int64_t>() != 1)
       return make_error(file_name + ": not a compile settings file of schema_version 1");
     CompileSettings s;
     s.source = j.at("source").get<std::string>();
