@@ -172,6 +172,22 @@ TEST_F(FakePython, AnswersOutOfRangeOrNeedingScratchAreRefused) {
   }
 }
 
+// The answer comes from a process that imported the kernel's module, model-written code in
+// evolve: a launch flag that is not a boolean (which ended the tuner with an uncaught
+// type_error) is a refused compile, and a true one is refused as before.
+TEST_F(FakePython, LaunchFlagsThatAreNotBooleansAreRefused) {
+  for (const char* flag : {"launch_cooperative_grid", "launch_pdl"}) {
+    for (const char* value : {"\"yes\"", "1", "[]", "true"}) {
+      const CompileOutput out =
+          compile(python(answer(", \"" + std::string(flag) + "\": " + value)));
+      EXPECT_FALSE(out.ok) << flag << " " << value;
+      EXPECT_NE(out.log.find("cooperative or programmatic-dependent launch"), std::string::npos)
+          << flag << " " << value << ": " << out.log;
+    }
+    EXPECT_TRUE(compile(python(answer(", \"" + std::string(flag) + "\": false"))).ok) << flag;
+  }
+}
+
 TEST_F(FakePython, NumCtasBecomesAClusterOfThatManyCtas) {
   (void)answer();
   const std::string file = "'" + (dir_ / "answer.json").string() + "'";

@@ -319,7 +319,10 @@ CompileOutput TritonCompiler::compile(const CompileRequest& request) {
     return finish(prefix + "this configuration needs Triton's global or profile scratch memory (" +
                   std::to_string(*global_scratch) + " and " + std::to_string(*profile_scratch) +
                   " bytes per program), which kernelevo does not allocate");
-  if (a.value("launch_cooperative_grid", false) || a.value("launch_pdl", false))
+  // Absent or false, nothing else: the answer comes from a process that imported the kernel's
+  // module, so a flag of another type is refused, not read.
+  const auto launch_flag = [&](const char* key) { return a.contains(key) && a[key] != false; };
+  if (launch_flag("launch_cooperative_grid") || launch_flag("launch_pdl"))
     return finish(prefix +
                   "this configuration needs a cooperative or programmatic-dependent "
                   "launch, which kernelevo does not make");
