@@ -187,8 +187,8 @@ void TritonCompiler::probe() const {
     std::string version;
     if (run.started && !run.timed_out && run.exit_code == 0) {
       auto j = io::parse_untrusted_json<nlohmann::json>(run.out, {"triton --version", 1, 1});
-      if (j && j->is_object() && j->value("ok", false) && j->contains("triton_version") &&
-          (*j)["triton_version"].is_string())
+      if (j && j->is_object() && j->contains("ok") && (*j)["ok"] == true &&
+          j->contains("triton_version") && (*j)["triton_version"].is_string())
         version = (*j)["triton_version"].get<std::string>();
       if (version.size() > 64) version.clear();
     }
