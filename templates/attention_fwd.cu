@@ -1649,6 +1649,9 @@ extern "C" __global__ void attention_fwd_sm90_f16_naive(
 #include <cudaTypedefs.h>
 
 #include <cstdint>
+#include <map>
+#include <mutex>
+#include <utility>
 
 namespace attention_host {
 
@@ -1657,9 +1660,22 @@ inline bool shape_ok(int batch, int seq_q, int seq_k, int heads, int kv_heads, i
          heads % kv_heads == 0 && (head_dim == 64 || head_dim == 128);
 }
 
-inline cudaError_t set_shared(const void* kernel, long long bytes) {
-  return cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                              static_cast<int>(bytes));
+// Raises `kernel`'s dynamic shared-memory limit on the current device to at least `bytes`,
+// asking the driver only when a launch needs more than this process already set there (the
+// attribute stays set), so repeated launches do not pay for it.
+inline cudaError_t allow_shared(const void* kernel, long long bytes) {
+  int device = 0;
+  const cudaError_t e = cudaGetDevice(&device);
+  if (e != cudaSuccess) return e;
+  static std::mutex mutex;
+  static std::map<std::pair<const void*, int>, long long> set;
+  const std::lock_guard<std::mutex> lock(mutex);
+  long long& have = set[{kernel, device}];
+  if (bytes <= have) return cudaSuccess;
+  const cudaError_t r = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                             static_cast<int>(bytes));
+  if (r == cudaSuccess) have = bytes;
+  return r;
 }
 
 template <class Cfg>
@@ -1680,7 +1696,7 @@ inline cudaError_t launch_prefill(const __nv_bfloat16* q, const __nv_bfloat16* k
   const long long shared = tile > merge ? tile : merge;
   const long long blocks = (rows + Cfg::BM - 1) / Cfg::BM;
   if (blocks > 0x7fffffff || units > 65535) return cudaErrorInvalidConfiguration;
-  const cudaError_t e = set_shared(reinterpret_cast<const void*>(kernel), shared);
+  const cudaError_t e = allow_shared(reinterpret_cast<const void*>(kernel), shared);
   if (e != cudaSuccess) return e;
   kernel<<<dim3(static_cast<unsigned>(blocks), static_cast<unsigned>(units)), Cfg::kThreads,
            static_cast<size_t>(shared), stream>>>(q, k, v, o, lse, batch, seq_q, seq_k, heads,
@@ -1748,7 +1764,7 @@ inline cudaError_t launch_sm90(const T* q, const T* k, const T* v, T* o, float* 
       (Cfg::BM + 2LL * Cfg::STAGES * Cfg::BN) * head_dim * 2 + 8 * (1 + 4 * Cfg::STAGES) + 1024;
   const long long blocks = (seq_q + Cfg::BM - 1) / Cfg::BM;
   if (heads > 65535 || batch > 65535) return cudaErrorInvalidConfiguration;
-  e = set_shared(reinterpret_cast<const void*>(kernel), shared);
+  e = allow_shared(reinterpret_cast<const void*>(kernel), shared);
   if (e != cudaSuccess) return e;
   kernel<<<dim3(static_cast<unsigned>(blocks), static_cast<unsigned>(heads),
                 static_cast<unsigned>(batch)),
@@ -1796,7 +1812,7 @@ extern "C" cudaError_t attention_decode_bf16_launch(const __nv_bfloat16* q, cons
   const long long shared = tile > merge ? tile : merge;
   if (m_blocks > 0x7fffffff || units > 65535) return cudaErrorInvalidConfiguration;
   const cudaError_t e =
-      attention_host::set_shared(reinterpret_cast<const void*>(attention_decode_bf16), shared);
+      attention_host::allow_shared(reinterpret_cast<const void*>(attention_decode_bf16), shared);
   if (e != cudaSuccess) return e;
   attention_decode_bf16<<<dim3(static_cast<unsigned>(m_blocks), static_cast<unsigned>(units),
                                static_cast<unsigned>(splits)),

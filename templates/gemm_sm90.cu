@@ -1613,9 +1613,29 @@ extern "C" __global__ void gemm_sm90_fp8_naive(const __nv_fp8_e4m3* __restrict__
 #include <cudaTypedefs.h>
 
 #include <cstdint>
+#include <map>
+#include <mutex>
 #include <utility>
 
 namespace gemm_sm90_host {
+
+// Raises `kernel`'s dynamic shared-memory limit on the current device to at least `bytes`,
+// asking the driver only when a launch needs more than this process already set there (the
+// attribute stays set), so repeated launches do not pay for it.
+inline cudaError_t allow_shared(const void* kernel, long long bytes) {
+  int device = 0;
+  const cudaError_t e = cudaGetDevice(&device);
+  if (e != cudaSuccess) return e;
+  static std::mutex mutex;
+  static std::map<std::pair<const void*, int>, long long> set;
+  const std::lock_guard<std::mutex> lock(mutex);
+  long long& have = set[{kernel, device}];
+  if (bytes <= have) return cudaSuccess;
+  const cudaError_t r = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                             static_cast<int>(bytes));
+  if (r == cudaSuccess) have = bytes;
+  return r;
+}
 
 inline PFN_cuTensorMapEncodeTiled_v12000 tensor_map_encoder() {
   static const PFN_cuTensorMapEncodeTiled_v12000 encode = [] {
@@ -1693,8 +1713,7 @@ inline cudaError_t launch(void (*kernel)(Params...), int M, int N, cudaStream_t 
   if (ctas > 0x7fffffffll) return cudaErrorInvalidConfiguration;
   const unsigned shared =
       Cfg::STAGES * Cfg::kStageBytes + Cfg::kStagingBytes + 16 * Cfg::STAGES + 1024;
-  e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                           static_cast<int>(shared));
+  e = allow_shared(reinterpret_cast<const void*>(kernel), shared);
   if (e != cudaSuccess) return e;
   cudaLaunchConfig_t config{};
   config.gridDim = dim3(static_cast<unsigned>(ctas));
