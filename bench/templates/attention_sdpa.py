@@ -226,6 +226,9 @@ def run(args):
                 and torch.allclose(lse, rl, rtol=1e-3, atol=1e-3)
             row.update({"max_error_o": err_o, "max_error_lse": err_l, "verified": bool(ok),
                         "grid": grid, "block": block, "shared_bytes": shared})
+            if not ok:
+                row["mismatch_o"] = mismatch(torch, o, ro, 2e-2, 2e-2)
+                row["mismatch_lse"] = mismatch(torch, lse, rl, 1e-3, 1e-3)
             del ro, rl
             if args.shapes != "validate":
                 row["ours_us"] = clean(launch)
@@ -258,6 +261,28 @@ def run(args):
             "host": platform.node(),
             "kernels": {k: {"params": v["params"], "from": v["from"]} for k, v in kernels.items()}}
     return meta, rows
+
+
+def mismatch(torch, got, ref, rtol, atol):
+    """Where `got` ([batch, seq, heads, head_dim], or [batch, heads, seq]) is off `ref`: how
+    many elements, the first one's index, and the bad query rows by their offset in a 64-row
+    block and the bad columns (which pattern a wrong tile, mask or swizzle leaves)."""
+    got = got.float()
+    bad = ~torch.isclose(got, ref, rtol=rtol, atol=atol)
+    n = int(bad.sum().item())
+    if n == 0:
+        return None
+    seq_dim = 1 if got.dim() == 4 else 2
+    first = [int(i) for i in bad.nonzero()[0].tolist()]
+    other = [i for i in range(got.dim()) if i != seq_dim]
+    rows = bad.any(dim=other[-1]).any(dim=other[0]) if got.dim() == 3 else bad.flatten(2).any(dim=2).any(dim=0)
+    rows = rows.nonzero().flatten().tolist()
+    summary = {"bad": n, "of": got.numel(), "nan": int(torch.isnan(got).sum().item()), "first": first,
+               "bad_rows": len(rows), "rows_mod_64": sorted({r % 64 for r in rows})[:16],
+               "first_rows": rows[:8]}
+    if got.dim() == 4:
+        summary["bad_columns"] = bad.flatten(0, 2).any(dim=0).nonzero().flatten().tolist()[:16]
+    return summary
 
 
 def table(meta, rows):

@@ -134,7 +134,8 @@ endfunction()
 # 2 means no such GPU here (said, and the build is what the run proves), anything else fails.
 function(run_on_sm90 program)
   get_filename_component(name "${program}" NAME)
-  execute_process(COMMAND "${program}" RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE out)
+  execute_process(COMMAND "${program}" RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE out
+                  TIMEOUT 300)
   message(STATUS "${out}")
   if(rc EQUAL 2)
     message(STATUS "${name} not run on a GPU (none with sm_90 here); its build is what this run proves")
