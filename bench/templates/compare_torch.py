@@ -331,9 +331,11 @@ def check(torch, launch, outputs, inouts, expected, rtol, atol):
     return compare(torch, [(arg["name"], got, want) for (arg, got), want in zip(outputs, expected)], rtol, atol)
 
 
-def events_timer(torch, rep_ms, before):
+def events_timer(torch, rep_ms, before, charge_after=False):
     """fn -> median microseconds over ~rep_ms of runs, CUDA events around fn alone, `before()`
-    enqueued before each run."""
+    enqueued before each run. With `charge_after`, `before()` runs once more after each run
+    and what it takes beyond its median from a clean state (`before()` twice) is added: the
+    write-back of the dirty lines fn left in the L2 (kernelevo's charge_writeback)."""
 
     def bench(fn):
         fn()
@@ -345,24 +347,38 @@ def events_timer(torch, rep_ms, before):
         torch.cuda.synchronize()
         estimate = max((time.perf_counter() - t0) / 5, 1e-6)
         n = max(10, int(rep_ms * 1e-3 / estimate))
-        starts = [torch.cuda.Event(enable_timing=True) for _ in range(n)]
-        ends = [torch.cuda.Event(enable_timing=True) for _ in range(n)]
-        for s, e in zip(starts, ends):
+        ev = [[torch.cuda.Event(enable_timing=True) for _ in range(3)] for _ in range(n)]
+        clean = [[torch.cuda.Event(enable_timing=True) for _ in range(2)] for _ in range(n if charge_after else 0)]
+        for i, (s, e, d) in enumerate(ev):
             before()
+            if charge_after:
+                clean[i][0].record()
+                before()
+                clean[i][1].record()
             s.record()
             fn()
             e.record()
+            if charge_after:
+                before()
+                d.record()
         torch.cuda.synchronize()
-        times = sorted(s.elapsed_time(e) for s, e in zip(starts, ends))
+        times = [s.elapsed_time(e) for s, e, _ in ev]
+        if charge_after:
+            flushes = sorted(c0.elapsed_time(c1) for c0, c1 in clean)
+            clean_ms = flushes[len(flushes) // 2]
+            times = [t + e.elapsed_time(d) - clean_ms for t, (_, e, d) in zip(times, ev)]
+        times.sort()
         return times[len(times) // 2] * 1e3
 
     return bench
 
 
-def make_clean_timer(torch, rep_ms):
+def make_clean_timer(torch, rep_ms, charge_writeback=True):
     """(description, fn -> median microseconds): kernelevo's method. Before each run a 256 MiB
     buffer is written and read back, so every run starts from a cold L2 whose dirty lines were
-    written back outside the timed region."""
+    written back outside the timed region; the write-back of the lines the run itself leaves
+    dirty is charged to it (the flush after it, beyond a clean flush), unless
+    `charge_writeback` is off (the method of results before 2026-12-06)."""
     flush = torch.empty(64 * 1024 * 1024, dtype=torch.float32, device="cuda")
     sink = torch.empty(1, dtype=torch.float32, device="cuda")
 
@@ -372,7 +388,9 @@ def make_clean_timer(torch, rep_ms):
 
     describe = (f"CUDA events around each run alone, median of ~{rep_ms} ms; before each run a 256 MiB buffer "
                 "is written and read back (cold, clean L2, as kernelevo times)")
-    return describe, events_timer(torch, rep_ms, before)
+    if charge_writeback:
+        describe += "; the write-back the run leaves in the L2 charged (the flush after it, beyond a clean flush)"
+    return describe, events_timer(torch, rep_ms, before, charge_writeback)
 
 
 def make_timer(torch, warmup_ms, rep_ms):

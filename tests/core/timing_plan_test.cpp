@@ -113,5 +113,14 @@ TEST(TimingPlan, SamplingStopsEarlyWhenClearlySlower) {
   EXPECT_EQ(next_sampling_step(t, slow, 0.0, 8), SamplingStep::more);
 }
 
+TEST(TimingPlan, DeferredWriteBackIsChargedBeyondACleanFlush) {
+  // The flush after a launch took 60 us where a clean L2's takes 50 (median of three).
+  EXPECT_DOUBLE_EQ(writeback_charged_us(30.0, 60.0, {49.0, 50.0, 51.0}), 40.0);
+  // Nothing left dirty: the flush's own noise, either way, not clamped.
+  EXPECT_DOUBLE_EQ(writeback_charged_us(30.0, 49.5, {49.0, 50.0, 51.0}), 29.5);
+  // No clean flush measured (no flush, or charging off): the launch alone.
+  EXPECT_DOUBLE_EQ(writeback_charged_us(30.0, 60.0, {}), 30.0);
+}
+
 }  // namespace
 }  // namespace kev

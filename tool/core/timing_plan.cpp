@@ -45,6 +45,12 @@ std::size_t batch_copies(std::size_t set_bytes, std::int64_t l2_bytes) {
   return std::max<std::size_t>(2, std::min({copies, kMaxCopies, kMaxBytes / set_bytes}));
 }
 
+double writeback_charged_us(double kernel_us, double drain_us,
+                            const std::vector<double>& clean_drain_us) {
+  if (clean_drain_us.empty()) return kernel_us;
+  return kernel_us + (drain_us - stats::median(clean_drain_us));
+}
+
 SamplingStep next_sampling_step(const TimingOptions& t, const std::vector<double>& samples,
                                 double elapsed_s, int samples_per_call) {
   const auto n = static_cast<int>(samples.size());

@@ -57,6 +57,13 @@ class TimedLaunchPlan {
 [[nodiscard]] std::size_t batch_stride(std::size_t bytes);
 [[nodiscard]] std::size_t batch_copies(std::size_t set_bytes, std::int64_t l2_bytes);
 
+// A launch's time with its deferred write-back charged (TimingOptions::charge_writeback):
+// `kernel_us` between its events, plus what the flush after it (`drain_us`) took beyond
+// the median of flushes of a clean L2 (`clean_drain_us`). Not clamped at zero: a launch
+// that leaves nothing dirty is charged the flush's noise, which averages out.
+[[nodiscard]] double writeback_charged_us(double kernel_us, double drain_us,
+                                          const std::vector<double>& clean_drain_us);
+
 // After each sample: go on, stop (TimingOptions' counts and durations reached), or stop early
 // (clearly slower than the incumbent once `samples_per_call` samples are in).
 enum class SamplingStep { more, done, stopped_early };

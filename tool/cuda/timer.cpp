@@ -133,7 +133,9 @@ Failure ShapeRun::time(ProblemResult& out) {
   if (Failure f = wait("warm-up")) return f;
 
   constexpr int kBatch = static_cast<int>(TimedLaunchPlan::kGroup);
-  while (r_.events_.size() < std::size_t{2} * kBatch) {
+  // Three events a launch (start, end, its write-back drained), two for a clean flush.
+  constexpr std::size_t kEvents = std::size_t{3} * kBatch + 2;
+  while (r_.events_.size() < kEvents) {
     CUevent ev = nullptr;
     if (CUresult e = cuEventCreate(&ev, CU_EVENT_DEFAULT); e != CUDA_SUCCESS)
       return after_launch(e, "event creation");
@@ -150,18 +152,47 @@ Failure ShapeRun::time(ProblemResult& out) {
     // One set's const inputs a group, each set in turn.
     return group_end ? check_const_copies(groups % sets, when) : Failure{};
   };
+  // With the deferred write-back charged, each group also times one flush of a clean L2
+  // (a flush right after the reset's), the measure of a flush that writes nothing back.
+  const bool charge = t.flush_l2 && t.charge_writeback && r_.flush_.get();
+  std::vector<double> clean_flush_us;
+  const auto elapsed_us = [&](std::size_t from, std::size_t to, double& us) -> CUresult {
+    float ms = 0.0f;
+    const CUresult e = cuEventElapsedTime(&ms, r_.events_[from], r_.events_[to]);
+    us = static_cast<double>(ms) * 1000.0;
+    return e;
+  };
   // Each launch timed alone, eight to a synchronisation, unless one is verified.
   auto alone = [&](std::vector<double>& samples) -> Failure {
     plan.next_group();
+    const std::size_t clean = kEvents - 2;
+    if (charge) {
+      if (CUresult e = flush_l2(); e != CUDA_SUCCESS) return after_launch(e, "timing");
+      cuEventRecord(r_.events_[clean], r_.stream_);
+      if (CUresult e = flush_l2(); e != CUDA_SUCCESS) return after_launch(e, "timing");
+      cuEventRecord(r_.events_[clean + 1], r_.stream_);
+    }
+    bool clean_read = !charge;
     std::size_t pending = 0;  // launches recorded since the last read of the events
     const auto read_events = [&]() -> Failure {
       if (Failure f = wait("timed run")) return f;
-      for (std::size_t b = 0; b < pending; ++b) {
-        float ms = 0.0f;
-        if (CUresult e = cuEventElapsedTime(&ms, r_.events_[2 * b], r_.events_[2 * b + 1]);
-            e != CUDA_SUCCESS)
+      double us = 0.0;
+      if (!clean_read) {
+        if (CUresult e = elapsed_us(clean, clean + 1, us); e != CUDA_SUCCESS)
           return after_launch(e, "event timing");
-        samples.push_back(static_cast<double>(ms) * 1000.0);
+        clean_flush_us.push_back(us);
+        clean_read = true;
+      }
+      for (std::size_t b = 0; b < pending; ++b) {
+        if (CUresult e = elapsed_us(3 * b, 3 * b + 1, us); e != CUDA_SUCCESS)
+          return after_launch(e, "event timing");
+        double drain = 0.0;
+        if (charge) {
+          if (CUresult e = elapsed_us(3 * b + 1, 3 * b + 2, drain); e != CUDA_SUCCESS)
+            return after_launch(e, "event timing");
+          us = writeback_charged_us(us, drain, clean_flush_us);
+        }
+        samples.push_back(us);
       }
       pending = 0;
       return {};
@@ -169,9 +200,13 @@ Failure ShapeRun::time(ProblemResult& out) {
     for (std::size_t b = 0; b < TimedLaunchPlan::kGroup; ++b) {
       const std::size_t set = plan.set_of(launches);
       if (CUresult e = reset(set); e != CUDA_SUCCESS) return after_launch(e, "timing");
-      cuEventRecord(r_.events_[2 * pending], r_.stream_);
+      cuEventRecord(r_.events_[3 * pending], r_.stream_);
       if (Failure f = launch(candidate_, layout_, &pointers[set])) return f;
-      cuEventRecord(r_.events_[2 * pending + 1], r_.stream_);
+      cuEventRecord(r_.events_[3 * pending + 1], r_.stream_);
+      if (charge) {
+        if (CUresult e = flush_l2(); e != CUDA_SUCCESS) return after_launch(e, "timing");
+        cuEventRecord(r_.events_[3 * pending + 2], r_.stream_);
+      }
       ++pending;
       ++launches;
       if (plan.verified(b)) {

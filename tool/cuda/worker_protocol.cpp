@@ -205,6 +205,7 @@ json timing_json(const TimingOptions& t) {
               {"max_seconds", t.max_seconds},
               {"verify_rounds", t.verify_rounds},
               {"flush_l2", t.flush_l2},
+              {"charge_writeback", t.charge_writeback},
               {"batch_below_us", t.batch_below_us},
               {"timing_sets", t.timing_sets},
               {"timing_set_budget_bytes", t.timing_set_budget_bytes},
@@ -224,6 +225,7 @@ TimingOptions timing_from(const json& j) {
   t.max_seconds = j.at("max_seconds").get<double>();
   t.verify_rounds = j.at("verify_rounds").get<int>();
   t.flush_l2 = j.at("flush_l2").get<bool>();
+  t.charge_writeback = j.value("charge_writeback", t.charge_writeback);
   t.batch_below_us = j.at("batch_below_us").get<double>();
   t.timing_sets = j.value("timing_sets", t.timing_sets);
   t.timing_set_budget_bytes = j.value("timing_set_budget_bytes", t.timing_set_budget_bytes);
