@@ -11,7 +11,8 @@
 # SHAPES (attention_sdpa.py's --shapes, default prefill), COMPARE (its --kernels, default
 # attention_fwd_bf16,attention_fwd_sm90), PARAMS (its --params, e.g.
 # 'attention_fwd_sm90={"ATT90_OVERLAP": 0}'), LOCKFILE (an earlier lockfile to start from),
-# REP_MS (default 100), LAUNCHERS (default "attention_launch gemm_sm90_launch": the CMake
+# REP_MS (default 100), GPU_TESTS (a gtest filter: kernelevo_gpu_tests built too and those
+# tests run after the validate step, e.g. 'WriteBack*:TimingCheats*'), LAUNCHERS (default "attention_launch gemm_sm90_launch": the CMake
 # launcher programs, built and run beside the validate step; empty: none), KEV and KEEP_KEV
 # (bench/gpu-run-common.sh). Each step has a time limit, so a hung kernel ends its step, not
 # the run.
@@ -24,7 +25,8 @@ mkdir -p "$r"
 build=${BUILD_DIR:-/tmp/kernelevo-attention-build}
 # shellcheck source=bench/gpu-run-common.sh
 source bench/gpu-run-common.sh
-build_kernelevo kernelevo
+# shellcheck disable=SC2046
+build_kernelevo kernelevo $([[ -n ${GPU_TESTS:-} ]] && echo kernelevo_gpu_tests)
 "$kev" devices --format json > "$r/devices.json" 2>&1
 lock=$r/kernelevo.lock.json
 [[ -n ${LOCKFILE:-} ]] && cp "$LOCKFILE" "$lock"
@@ -42,6 +44,12 @@ cat "$r/validate/attention.md" 2>/dev/null || tail -20 "$r/validate.log"
 grep -o '"mismatch_o".*' "$r/validate.log" | cut -c1-600 | head -8
 wait "$launchers"
 cat "$r/launchers.txt"
+if [[ -n ${GPU_TESTS:-} ]]; then
+  step "GPU tests $GPU_TESTS"
+  timeout 240 "$build/tests/kernelevo_gpu_tests" --gtest_filter="$GPU_TESTS" > "$r/gpu_tests.log" 2>&1
+  echo "exit $?"
+  grep -E '^\[(write-back|timing-cheat|red-team)\]|FAILED|PASSED' "$r/gpu_tests.log" | head -40
+fi
 
 for k in ${KERNELS-attention_fwd_sm90}; do
   step "tune $k"
