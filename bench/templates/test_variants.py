@@ -69,6 +69,32 @@ def test_markdown():
     ]
 
 
+def test_markdown_with_more_timers():
+    grid = [("H", [0, 2])]
+    rows = [
+        {"shape": {"rows": 4}, "params": {"H": 0}, "compile_us": 10.0, "us": 8.0, "ratio_compile": 1.25,
+         "more_timers": {"do_bench": {"us": 9.0, "compile_us": 9.9}}},
+        {"shape": {"rows": 4}, "params": {"H": 2}, "compile_us": 10.0, "us": None, "agree": False,
+         "more_timers": {}},
+    ]
+    assert variants.markdown(rows, grid, ["clean", "do_bench"]).splitlines() == [
+        "| shape | H | us | torch.compile us | compile/ours | do_bench us | do_bench torch.compile us | "
+        "do_bench compile/ours |",
+        "|---|---|---|---|---|---|---|---|",
+        "| 4 | 0 | 8.0 | 10.0 | 1.250 | 9.0 | 9.9 | 1.100 |",
+        "| 4 | 2 | disagrees | 10.0 | - | - | - | - |",
+    ]
+
+
+def test_measure_variant_with_more_timers():
+    row = variants.measure_variant({"compile_us": 10.0}, lambda: "L", lambda launch: (0.0, True),
+                                   lambda launch: 8.0, {"do_bench": (lambda launch: 9.0, 9.9)})
+    assert row["more_timers"] == {"do_bench": {"us": 9.0, "compile_us": 9.9}}
+    row = variants.measure_variant({"compile_us": 10.0}, lambda: "L", lambda launch: (1.0, False),
+                                   lambda launch: 1 / 0, {"do_bench": (lambda launch: 1 / 0, 9.9)})
+    assert row["more_timers"] == {}
+
+
 def test_measure_variant():
     def refused():
         raise cuda_launch.DriverError("cuFuncSetAttribute(MAX_DYNAMIC_SHARED_SIZE_BYTES): invalid argument (1)")
@@ -84,7 +110,8 @@ def test_measure_variant():
 
 
 def main():
-    for t in [test_parse_grid, test_variants_of, test_with_grid, test_markdown, test_measure_variant]:
+    for t in [test_parse_grid, test_variants_of, test_with_grid, test_markdown, test_measure_variant,
+              test_markdown_with_more_timers, test_measure_variant_with_more_timers]:
         t()
         print(f"ok {t.__name__}")
     return 0

@@ -48,17 +48,26 @@ def variants_of(base, grid):
     return [{**base, **dict(zip(names, vs))} for vs in itertools.product(*[v for _, v in grid])]
 
 
-def markdown(rows, grid):
+def markdown(rows, grid, timers=("clean",)):
     """The table of variants_TEMPLATE.md: a row per shape and variant, the grid's values,
-    our time (or why there is none), torch.compile's and the ratio."""
+    our time (or why there is none), torch.compile's and the ratio, by the first timer; then
+    the same three by each further timer."""
     names = [n for n, _ in grid]
-    lines = [f"| shape | {' | '.join(names)} | us | torch.compile us | compile/ours |",
-             "|---|" + "---|" * (len(names) + 3)]
+    more = list(timers[1:])
+    head = "".join(f" {t} us | {t} torch.compile us | {t} compile/ours |" for t in more)
+    lines = [f"| shape | {' | '.join(names)} | us | torch.compile us | compile/ours |{head}",
+             "|---|" + "---|" * (len(names) + 3 + 3 * len(more))]
     for r in rows:
         cells = [str(r["params"].get(n)) for n in names]
         us = f"{r['us']:.1f}" if r.get("us") else r.get("error", "disagrees")[:40]
         ratio = f"{r['ratio_compile']:.3f}" if r.get("ratio_compile") else "-"
-        lines.append(f"| {shape_name(r['shape'])} | {' | '.join(cells)} | {us} | {r['compile_us']:.1f} | {ratio} |")
+        tail = ""
+        for t in more:
+            m = r.get("more_timers", {}).get(t)
+            tail += (f" {m['us']:.1f} | {m['compile_us']:.1f} | {m['compile_us'] / m['us']:.3f} |" if m
+                     else " - | - | - |")
+        lines.append(f"| {shape_name(r['shape'])} | {' | '.join(cells)} | {us} | {r['compile_us']:.1f} | {ratio} |"
+                     + tail)
     return "\n".join(lines) + "\n"
 
 
@@ -131,6 +140,9 @@ def main(argv):
     p.add_argument("--lockfile")
     p.add_argument("--rep-ms", type=int, default=200)
     p.add_argument("--grid", action="append", default=[])
+    p.add_argument("--timers", default="clean",
+                   help="comma-separated, the first ranks: clean (compare_torch's cold, clean L2, write-back "
+                        "charged), uncharged (the same without the charge), do_bench (triton's)")
     p.add_argument("template")
     a = p.parse_args(argv)
     if not a.kernelevo and not a.scan_json:
@@ -144,7 +156,8 @@ def main(argv):
     torch.zeros(1, device="cuda")
 
     driver = cuda_launch.Driver(torch.cuda.current_device())
-    _, bench = ct.make_clean_timer(torch, a.rep_ms)
+    timers = make_timers(torch, a.timers.split(","), a.rep_ms)
+    bench = timers[0][1]
     major, minor = torch.cuda.get_device_capability()
     device_arch = f"sm_{major}{minor}"
     lock = ct.load_json(a.lockfile) if a.lockfile else None
@@ -179,6 +192,7 @@ def main(argv):
             _, compile_agree = ct.compare(torch, [(str(i), g, w) for i, (g, w) in enumerate(zip(got, expected))],
                                           rtol, atol)
             compile_us = bench(lambda: compiled(values, dims))
+            more = {name: (t, t(lambda: compiled(values, dims))) for name, t, _ in timers[1:]}
             print(f"{entry.template} {dims}: torch.compile {compile_us:.1f} us (agrees: {compile_agree})", flush=True)
             for i, (params, image) in enumerate(zip(variants, images)):
                 row = {"template": entry.template, "shape": dims, "params": params, "compile_us": compile_us,
@@ -195,7 +209,7 @@ def main(argv):
 
                 rows.append(measure_variant(
                     row, launch_of, lambda launch: ct.check(torch, launch, outputs, inouts, expected, rtol, atol),
-                    bench))
+                    bench, more if more else None))
                 changed = {k: v for k, v in params.items() if k in dict(grid)}
                 print(f"  {changed or 'base'}: {row.get('us') or float('nan'):.1f} us, agrees {row.get('agree')}"
                       f"{', ' + row['error'] if 'error' in row else ''}", flush=True)
@@ -203,17 +217,18 @@ def main(argv):
             torch.cuda.empty_cache()
     with open(os.path.join(a.out, f"variants_{a.template}.json"), "w") as f:
         json.dump({"device": torch.cuda.get_device_name(), "torch": torch.__version__, "grid": a.grid,
-                   "rows": rows}, f, indent=1)
+                   "timers": {name: desc for name, _, desc in timers}, "rows": rows}, f, indent=1)
     with open(os.path.join(a.out, f"variants_{a.template}.md"), "w") as f:
-        f.write(markdown(rows, grid))
+        f.write(markdown(rows, grid, [name for name, _, _ in timers]))
     return 0
 
 
-def measure_variant(row, launch_of, check, bench):
+def measure_variant(row, launch_of, check, bench, more_timers=None):
     """Fills `row` with one variant's agreement and time: launch_of() gives its launch, check(launch)
-    (max error, agree), bench(launch) its time. A launch the driver refuses (more shared memory
-    than the GPU gives a block, say: a point outside the spec's constraints) becomes the row's
-    error instead of ending the run."""
+    (max error, agree), bench(launch) its time; `more_timers` {name: (bench, torch.compile's
+    time by it)} adds row["more_timers"][name] = {us, compile_us}. A launch the driver refuses
+    (more shared memory than the GPU gives a block, say: a point outside the spec's
+    constraints) becomes the row's error instead of ending the run."""
     try:
         launch = launch_of()
         row["max_error"], row["agree"] = check(launch)
@@ -223,7 +238,28 @@ def measure_variant(row, launch_of, check, bench):
     row["us"] = bench(launch) if row["agree"] else None
     if row["us"]:
         row["ratio_compile"] = row["compile_us"] / row["us"]
+    if more_timers is not None:
+        row["more_timers"] = {}
+        if row["agree"]:
+            for name, (timer, compile_us) in more_timers.items():
+                row["more_timers"][name] = {"us": timer(launch), "compile_us": compile_us}
     return row
+
+
+def make_timers(torch, names, rep_ms):
+    """[(name, fn -> median us, description)] for --timers."""
+    out = []
+    for name in names:
+        if name == "clean":
+            desc, t = ct.make_clean_timer(torch, rep_ms)
+        elif name == "uncharged":
+            desc, t = ct.make_clean_timer(torch, rep_ms, charge_writeback=False)
+        elif name == "do_bench":
+            desc, t = ct.make_timer(torch, 25, rep_ms)
+        else:
+            raise SystemExit(f"variants: unknown timer '{name}' (clean, uncharged, do_bench)")
+        out.append((name, t, desc))
+    return out
 
 
 def _try_compile(cmd):
