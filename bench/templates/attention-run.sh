@@ -11,7 +11,7 @@
 # SHAPES (attention_sdpa.py's --shapes, default prefill), COMPARE (its --kernels, default
 # attention_fwd_bf16,attention_fwd_sm90), PARAMS (its --params, e.g.
 # 'attention_fwd_sm90={"ATT90_OVERLAP": 0}'), LOCKFILE (an earlier lockfile to start from),
-# REP_MS (default 100), GPU_TESTS (a gtest filter: kernelevo_gpu_tests built too and those
+# REP_MS (default 100), VALIDATE=0 to leave the validate step out, GPU_TESTS (a gtest filter: kernelevo_gpu_tests built too and those
 # tests run after the validate step, e.g. 'WriteBack*:TimingCheats*'), LAUNCHERS (default "attention_launch gemm_sm90_launch": the CMake
 # launcher programs, built and run beside the validate step; empty: none), KEV and KEEP_KEV
 # (bench/gpu-run-common.sh). Each step has a time limit, so a hung kernel ends its step, not
@@ -37,11 +37,13 @@ step "attention_fwd_sm90 and its fp16 form at their source defaults on the valid
 # shellcheck disable=SC2086
 (run_launcher_programs ${LAUNCHERS-attention_launch gemm_sm90_launch}) > "$r/launchers.txt" 2>&1 &
 launchers=$!
-timeout 300 python3 bench/templates/attention_sdpa.py --out "$r/validate" --kernelevo "$kev" \
-  --shapes validate --kernels attention_fwd_sm90,attention_fwd_sm90_f16 "${params[@]}" > "$r/validate.log" 2>&1
-echo "exit $?"
-cat "$r/validate/attention.md" 2>/dev/null || tail -20 "$r/validate.log"
-grep -o '"mismatch_o".*' "$r/validate.log" | cut -c1-600 | head -8
+if [[ ${VALIDATE:-1} != 0 ]]; then
+  timeout 300 python3 bench/templates/attention_sdpa.py --out "$r/validate" --kernelevo "$kev" \
+    --shapes validate --kernels attention_fwd_sm90,attention_fwd_sm90_f16 "${params[@]}" > "$r/validate.log" 2>&1
+  echo "exit $?"
+  cat "$r/validate/attention.md" 2>/dev/null || tail -20 "$r/validate.log"
+  grep -o '"mismatch_o".*' "$r/validate.log" | cut -c1-600 | head -8
+fi
 wait "$launchers"
 cat "$r/launchers.txt"
 if [[ -n ${GPU_TESTS:-} ]]; then
