@@ -155,7 +155,14 @@ int main() {
   const Shape prefill[] = {{2, 130, 130, 8, 2, 128, 1},
                            {1, 77, 200, 4, 1, 64, 0},
                            {1, 300, 100, 4, 2, 128, 1},
-                           {2, 33, 150, 6, 2, 128, 1}};
+                           {2, 33, 150, 6, 2, 128, 1},
+                           // Causal with more keys than queries and fewer (rows with every
+                           // key masked), a head_dim of 64 at 1000 keys, and empty sequences.
+                           {1, 600, 1000, 2, 2, 128, 1},
+                           {1, 1000, 600, 2, 2, 128, 1},
+                           {1, 1000, 1000, 2, 1, 64, 1},
+                           {1, 0, 5, 2, 2, 64, 0},
+                           {1, 64, 0, 2, 2, 128, 0}};
   bool ok = true;
   for (const Shape& s : prefill) {
     const auto args = [&](auto fn) {
