@@ -678,5 +678,42 @@ TEST(TuneHugeSpace, EveryStrategyReachesItsBudgetWithoutWalkingTheSpace) {
   }
 }
 
+
+// A trace records how its times were taken; one timed another way (here: by a kernelevo
+// before the write-back charge, whose header says nothing) is not resumed, since its times
+// would not compare with new ones, and the trace is left as it was.
+TEST(TuneTraces, ATraceTimedAnotherWayIsNotResumed) {
+  TempDir dir;
+  std::filesystem::copy_file(testing::source_dir_file("templates/softmax.cu"),
+                             dir.file("softmax.cu"));
+  const std::string env = "KERNELEVO_WORKER_WRAPPER='" + std::string(KERNELEVO_FAKE_WORKER) +
+                          "' KERNELEVO_FAKE_RUN_MS=1 KERNELEVO_CACHE_DIR='" + dir.file("cache") +
+                          "'";
+  const std::string common = "tune softmax.cu --strategy random --format json --lockfile lock.json ";
+  const CliRun first = kernelevo(dir, env, common + "--budget 2 --trace t.jsonl");
+  ASSERT_EQ(first.exit_code, 0) << first.err;
+  std::string text;
+  {
+    std::ifstream in(dir.file("t.jsonl"));
+    text.assign(std::istreambuf_iterator<char>(in), {});
+  }
+  const auto header_end = text.find('\n');
+  auto header = nlohmann::json::parse(text.substr(0, header_end));
+  EXPECT_EQ(header["timing"], "cold-l2+write-back");
+  header.erase("timing");
+  const std::string old = header.dump() + text.substr(header_end);
+  {
+    std::ofstream out(dir.file("t.jsonl"), std::ios::trunc);
+    out << old;
+  }
+  const CliRun second = kernelevo(dir, env, common + "--budget 4 --resume t.jsonl");
+  EXPECT_NE(second.exit_code, 0);
+  EXPECT_NE(second.err.find("t.jsonl"), std::string::npos) << second.err;
+  EXPECT_NE(second.err.find("timed as cold-l2 "), std::string::npos) << second.err;
+  EXPECT_NE(second.err.find("cold-l2+write-back"), std::string::npos) << second.err;
+  std::ifstream in(dir.file("t.jsonl"));
+  EXPECT_EQ(std::string(std::istreambuf_iterator<char>(in), {}), old);
+}
+
 }  // namespace
 }  // namespace kev::cuda

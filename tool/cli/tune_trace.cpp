@@ -11,6 +11,17 @@ bool same_file(const std::string& a, const std::string& b) {
   return a == b || std::filesystem::equivalent(a, b, ec);
 }
 
+// Times taken one way do not compare with times taken another: a trace timed otherwise than
+// this run times (`header.timing`, when known) is not resumed.
+Status same_timing(const io::Trace& trace, const io::TraceHeader& header,
+                   const std::string& path) {
+  if (header.timing.empty() || trace.header.timing == header.timing) return ok_status();
+  return make_error("the trace was timed as " + trace.header.timing + " and this kernelevo times as " +
+                        header.timing + ": its times would not compare with new ones; tune afresh " +
+                        "with --trace",
+                    {path});
+}
+
 }  // namespace
 
 void TraceSetup::record(const Evaluation& e, const SearchSpace& space,
@@ -55,6 +66,7 @@ Result<TraceSetup> setup_bucket_trace(const TuneOptions& options, const io::Trac
   if (!options.resume.empty()) {
     auto trace = io::read_trace(options.resume);
     if (!trace) return trace.error();
+    if (auto st = same_timing(*trace, header, options.resume); !st) return st.error();
     if (trace->header.buckets != header.buckets || trace->header.dispatch_by != header.dispatch_by)
       return make_error(
           "the trace's buckets are not the spec's (the spec changed); tune afresh "
@@ -75,6 +87,7 @@ Result<TraceSetup> setup_trace(const TuneOptions& options, const io::TraceHeader
   if (!options.resume.empty()) {
     auto trace = io::read_trace(options.resume);
     if (!trace) return trace.error();
+    if (auto st = same_timing(*trace, header, options.resume); !st) return st.error();
     auto prior = io::trace_evaluations(*trace, space, options.resume);
     if (!prior) return prior.error();
     setup.prior = std::move(*prior);

@@ -94,6 +94,7 @@ class FileStore final : public TuneStore {
     header.strategy = options_.strategy;
     header.seed = options_.seed;
     header.problems = spec.problems;
+    header.timing = timing_method(TimingOptions{});  // the GPU backend's timing
     if (spec.dispatch) {
       header.dispatch_by = spec.dispatch->by;
       header.buckets = spec.dispatch->buckets;

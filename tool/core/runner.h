@@ -58,6 +58,13 @@ struct TimingOptions {
   double timeout_seconds = 20.0;  // one evaluation, all problems (watchdog)
 };
 
+// How a run's times were taken, as traces record it ("cold-l2+write-back", "cold-l2",
+// "warm-l2"): times taken one way do not compare with times taken another.
+[[nodiscard]] inline const char* timing_method(const TimingOptions& t) {
+  if (!t.flush_l2) return "warm-l2";
+  return t.charge_writeback ? "cold-l2+write-back" : "cold-l2";
+}
+
 struct RunRequest {
   KernelSpec spec;  // args, launch, tolerance, metrics, problems, validate
   ParamSet params;  // the candidate's parameter values (empty for the baseline)

@@ -54,11 +54,13 @@ Result<TraceHeader> header_from_json(const json& j, const std::string& path) {
                                    {"strategy", &h.strategy},
                                    {"device", &h.device},
                                    {"created", &h.created},
-                                   {"tool", &h.tool}}) {
+                                   {"tool", &h.tool},
+                                   {"timing", &h.timing}}) {
     auto value = string_field(j, key, at);
     if (!value) return value.error();
     *field = std::move(*value);
   }
+  if (h.timing.empty()) h.timing = kLegacyTiming;
   if (const auto seed = j.find("seed"); seed != j.end()) {
     if (!seed->is_number_unsigned())
       return make_error(
@@ -307,6 +309,7 @@ std::string trace_header_line(const TraceHeader& header) {
   j["device"] = header.device;
   j["strategy"] = header.strategy;
   j["seed"] = header.seed;
+  if (!header.timing.empty()) j["timing"] = header.timing;
   json dims = json::array();
   for (const auto& d : header.dims) {
     json values = json::array();

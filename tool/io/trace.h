@@ -17,6 +17,9 @@
 
 namespace kev::io {
 
+// The timing of traces whose header does not name one: cold L2, no write-back charged.
+inline constexpr const char* kLegacyTiming = "cold-l2";
+
 struct TraceHeader {
   std::string kernel;
   std::vector<Dimension> dims;
@@ -26,6 +29,9 @@ struct TraceHeader {
   std::vector<Problem> problems;
   std::string created;  // UTC, ISO 8601
   std::string tool;     // "kernelevo 0.1.0"
+  // How its times were taken (core/runner.h's timing_method); a trace of a kernelevo that
+  // did not say was timed as kLegacyTiming. Empty: not known (a replay's), not written.
+  std::string timing;
   // A spec with `dispatch`: one search per bucket of dimension `dispatch_by`, whose
   // records name their bucket.
   std::string dispatch_by;
