@@ -373,12 +373,12 @@ def events_timer(torch, rep_ms, before, charge_after=False):
     return bench
 
 
-def make_clean_timer(torch, rep_ms, charge_writeback=True):
+def make_clean_timer(torch, rep_ms, charge_writeback=False):
     """(description, fn -> median microseconds): kernelevo's method. Before each run a 256 MiB
     buffer is written and read back, so every run starts from a cold L2 whose dirty lines were
     written back outside the timed region; the write-back of the lines the run itself leaves
-    dirty is charged to it (the flush after it, beyond a clean flush), unless
-    `charge_writeback` is off (the method of results before 2026-12-06)."""
+    dirty is charged to it (the flush after it, beyond a clean flush) with `charge_writeback`
+    (kernelevo's TimingOptions::charge_writeback, off by default like it)."""
     flush = torch.empty(64 * 1024 * 1024, dtype=torch.float32, device="cuda")
     sink = torch.empty(1, dtype=torch.float32, device="cuda")
 
