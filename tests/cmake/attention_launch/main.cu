@@ -156,6 +156,11 @@ int main() {
                            {1, 77, 200, 4, 1, 64, 0},
                            {1, 300, 100, 4, 2, 128, 1},
                            {2, 33, 150, 6, 2, 128, 1},
+                           // The spec's validate shapes: odd lengths, head_dim 64, one query.
+                           {1, 77, 77, 4, 1, 64, 1},
+                           {2, 200, 200, 8, 8, 64, 0},
+                           {1, 130, 61, 2, 2, 128, 0},
+                           {3, 1, 1000, 8, 1, 128, 0},
                            // Causal with more keys than queries and fewer (rows with every
                            // key masked), a head_dim of 64 at 1000 keys, and empty sequences.
                            {1, 600, 1000, 2, 2, 128, 1},

@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# On an sm_90 GPU: the Hopper attention kernels' code paths, each checked against attention
+# in double. tests/cmake/attention_launch's program (every launcher, grouped-query and causal
+# shapes, empty sequences) is built with templates/attention_fwd.cu once per configuration
+# below, the same values for the bf16 (ATT90_*) and fp16 (ATT90H_*) kernels, and run; the
+# tuner verifies the points it times, this covers the schedules before a tune reaches them.
+#   bench/templates/attention-configs.sh OUT_DIR
+# Writes OUT_DIR/NAME.out per configuration and OUT_DIR/summary.txt. Exit 1 if any differs.
+set -uo pipefail
+out=${1:?usage: bench/templates/attention-configs.sh OUT_DIR}
+root=$(cd "$(dirname "$0")/../.." && pwd)
+mkdir -p "$out"
+: > "$out/summary.txt"
+export PATH=/usr/local/cuda/bin:$PATH
+configs=(
+  "defaults="
+  "pingpong=PINGPONG=1"
+  "no_overlap=OVERLAP=0"
+  "c1_bn64_s1=CONSUMERS=1 BN=64 STAGES=1"
+  "c3_bn64_s3=CONSUMERS=3 BN=64 STAGES=3"
+  "c1_bn192_s2=CONSUMERS=1 BN=192 STAGES=2"
+  "pingpong_bn192_s1=BN=192 STAGES=1 PINGPONG=1"
+  "c3_bn128_s1_no_overlap=CONSUMERS=3 BN=128 STAGES=1 OVERLAP=0"
+)
+build() {  # name, then NAME=VALUE settings
+  local name=$1 defines=() kv
+  shift
+  for kv in "$@"; do defines+=("-DATT90_$kv" "-DATT90H_$kv"); done
+  nvcc -arch=sm_90a -O2 "${defines[@]}" -o "$out/$name" "$root/tests/cmake/attention_launch/main.cu" \
+    "$root/templates/attention_fwd.cu" > "$out/$name.build.log" 2>&1 || echo "$name: build failed"
+}
+for c in "${configs[@]}"; do
+  # shellcheck disable=SC2086
+  build "${c%%=*}" ${c#*=} &
+done
+wait
+status=0
+for c in "${configs[@]}"; do
+  name=${c%%=*}
+  [[ -x $out/$name ]] || { echo "$name (${c#*=}): not built" | tee -a "$out/summary.txt"; status=1; continue; }
+  timeout 120 "$out/$name" > "$out/$name.out" 2>&1
+  rc=$?
+  differs=$(grep -c "DIFFERS\|launch failed" "$out/$name.out")
+  agrees=$(grep -c "agrees" "$out/$name.out")
+  echo "$name (${c#*=}): exit $rc, $agrees agree, $differs differ or fail" | tee -a "$out/summary.txt"
+  [[ $rc == 0 && $differs == 0 ]] || status=1
+  rm -f "$out/$name"
+done
+exit $status
