@@ -719,6 +719,14 @@ TEST(TuneTraces, ATraceTimedAnotherWayIsNotResumed) {
     std::ifstream in(dir.file("t.jsonl"));
     EXPECT_EQ(std::string(std::istreambuf_iterator<char>(in), {}), charged);
   }
+  // The header's text is the trace's, not ours: it cannot start a line of its own.
+  header["timing"] = std::string("cold-l2\n::error::forged ") + std::string(400, 'x');
+  rewrite(header);
+  const CliRun hostile = kernelevo(dir, env, common + "--budget 4 --resume t.jsonl");
+  EXPECT_NE(hostile.exit_code, 0);
+  EXPECT_EQ(hostile.err.find("\n::error"), std::string::npos) << hostile.err;
+  EXPECT_NE(hostile.err.find("timed as cold-l2\\n::error::forged xxx"), std::string::npos) << hostile.err;
+  EXPECT_LT(hostile.err.size(), 600u) << hostile.err;
   header.erase("timing");
   rewrite(header);
   const CliRun resumed = kernelevo(dir, env, common + "--budget 4 --resume t.jsonl");

@@ -2,6 +2,8 @@
 
 #include <filesystem>
 
+#include "io/log_text.h"
+
 namespace kev::cli {
 
 namespace {
@@ -16,7 +18,11 @@ bool same_file(const std::string& a, const std::string& b) {
 Status same_timing(const io::Trace& trace, const io::TraceHeader& header,
                    const std::string& path) {
   if (header.timing.empty() || trace.header.timing == header.timing) return ok_status();
-  return make_error("the trace was timed as " + trace.header.timing + " and this kernelevo times as " +
+  constexpr std::size_t kShown = 64;  // the trace's text, on one line and short
+  const std::string& theirs = trace.header.timing;
+  const std::string shown =
+      io::one_line(theirs.substr(0, kShown)) + (theirs.size() > kShown ? "..." : "");
+  return make_error("the trace was timed as " + shown + " and this kernelevo times as " +
                         header.timing + ": its times would not compare with new ones; tune afresh " +
                         "with --trace",
                     {path});
