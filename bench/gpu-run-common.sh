@@ -3,7 +3,7 @@
 # the device, date and commit into $r/environment.txt, then kernelevo built (Release) into
 # $build with the named targets, its log in $r/build.log; sets step(), kev and the compile
 # cache. Expects r (the results folder) and build; ends the run when the build fails.
-# KEV=PATH uses that kernelevo (one an earlier call built and kept with keep_kernelevo) and
+# KEV=PATH uses that kernelevo (one an earlier call built and kept with KEEP_KEV) and
 # builds nothing; KEEP_KEV=1 keeps a stripped copy of the binary as $out/kernelevo.
 export PATH=/usr/local/cuda/bin:$PATH
 t0=$(date +%s)

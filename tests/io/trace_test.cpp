@@ -61,6 +61,7 @@ TEST_F(TraceTest, WritesAndReadsBack) {
   ASSERT_TRUE(trace.ok()) << trace.error().to_string();
   EXPECT_EQ(trace->header.kernel, "softmax");
   EXPECT_EQ(trace->header.seed, 3u);
+  EXPECT_EQ(trace->header.timing, "cold-l2");  // not written: a header that says nothing
   EXPECT_EQ(trace->header.dims.size(), 3u);
   EXPECT_EQ(trace->header.dims[2].values[1], Value(std::string("safe")));
   ASSERT_EQ(trace->header.problems.size(), 1u);
@@ -223,6 +224,7 @@ TEST_F(TraceTest, FieldsOfTheWrongTypeAreErrorsWithTheirLine) {
   const std::vector<std::pair<std::string, int>> cases = {
       {with(header, "kernel", 5), 1},
       {with(header, "device", json::array({1})), 1},
+      {with(header, "timing", json::object()), 1},
       {with(header, "seed", 3.5e84), 1},
       {with(header, "seed", -1), 1},
       {with(header, "version", 1e300), 1},

@@ -7,6 +7,7 @@
 
 #include "core/params_text.h"
 #include "core/report.h"
+#include "core/runner.h"
 #include "io/compressed_file.h"
 #include "io/file_read.h"
 #include "io/json_parse.h"
@@ -60,7 +61,11 @@ Result<TraceHeader> header_from_json(const json& j, const std::string& path) {
     if (!value) return value.error();
     *field = std::move(*value);
   }
-  if (h.timing.empty()) h.timing = kLegacyTiming;
+  if (h.timing.empty()) {
+    TimingOptions before_traces_said;
+    before_traces_said.charge_writeback = false;
+    h.timing = timing_method(before_traces_said);
+  }
   if (const auto seed = j.find("seed"); seed != j.end()) {
     if (!seed->is_number_unsigned())
       return make_error(

@@ -17,9 +17,6 @@
 
 namespace kev::io {
 
-// The timing of traces whose header does not name one: cold L2, no write-back charged.
-inline constexpr const char* kLegacyTiming = "cold-l2";
-
 struct TraceHeader {
   std::string kernel;
   std::vector<Dimension> dims;
@@ -29,8 +26,9 @@ struct TraceHeader {
   std::vector<Problem> problems;
   std::string created;  // UTC, ISO 8601
   std::string tool;     // "kernelevo 0.1.0"
-  // How its times were taken (core/runner.h's timing_method); a trace of a kernelevo that
-  // did not say was timed as kLegacyTiming. Empty: not known (a replay's), not written.
+  // How its times were taken (core/runner.h's timing_method); a header that does not say
+  // reads as the timing kernelevo used before traces said (cold L2, no write-back charged).
+  // Empty: not known (a replay's), not written.
   std::string timing;
   // A spec with `dispatch`: one search per bucket of dimension `dispatch_by`, whose
   // records name their bucket.
