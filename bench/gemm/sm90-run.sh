@@ -36,9 +36,14 @@ if [[ -n ${DISPATCH_BUCKETS:-} ]]; then
   source_root=.bench-dispatch  # inside the project: the lockfile names a tuned source by its path
   rm -rf "$source_root"
   "$kev" init --template gemm_sm90 --dispatch M "$source_root/templates/" > /dev/null &&
-    sed -i "s/buckets: per_problem}/buckets: $DISPATCH_BUCKETS}/" "$source_root/templates/gemm_sm90.cu" ||
+    sed -i "s/buckets: per_problem\([,}]\)/buckets: $DISPATCH_BUCKETS\1/" "$source_root/templates/gemm_sm90.cu" ||
     exit 1
   grep -n "dispatch:" "$source_root/templates/gemm_sm90.cu"
+  # A template whose dispatch line changed shape would otherwise be tuned per problem, silently.
+  if grep -q "buckets: per_problem" "$source_root/templates/gemm_sm90.cu"; then
+    echo "sm90-run.sh: DISPATCH_BUCKETS not applied: a dispatch line still says per_problem" >&2
+    exit 1
+  fi
   mkdir -p "$r/dispatch" && cp "$source_root/templates/gemm_sm90.cu" "$r/dispatch/"
 fi
 for k in ${KERNELS-gemm_sm90_fp8}; do
