@@ -1,16 +1,22 @@
 """Which bucket of a per-shape entry serves a size, as the build's dispatcher picks it
-(core/buckets.h): the bucket [lo, hi) holding it (hi None: no upper bound), else the nearest,
-the lower on a tie. One module for the benchmark (compare_torch.py) and every package of
+(core/buckets.h): the bucket [lo, hi) holding it (hi None: no upper bound), else the nearest by
+ratio, the lower on a tie. One module for the benchmark (compare_torch.py) and every package of
 `kernelevo export --torch`, which carries it as _buckets.py."""
 
 
 def bucket_distance(bucket_range, value):
-    """How far `value` lies from a bucket [lo, hi) (hi None: no upper bound); 0 inside."""
+    """How far `value` lies from a bucket [lo, hi) (hi None: no upper bound) as a ratio: 0
+    inside, else lo / value below it and value / (hi - 1) above it, sizes below 1 taken as 1;
+    each size a float first, as the C++ dispatchers divide doubles."""
     lo, hi = bucket_range
+
+    def size(x):
+        return float(max(x, 1))
+
     if value < lo:
-        return lo - value
+        return size(lo) / size(value)
     if hi is not None and value >= hi:
-        return value - hi + 1
+        return size(value) / size(hi - 1)
     return 0
 
 

@@ -48,14 +48,18 @@ def raises_skip(fn, *args):
 def test_bucket_index():
     ranges = [[0, 2048], [2048, 8192], [8192, None]]
     assert [buckets.bucket_index(ranges, v) for v in (0, 2047, 2048, 8191, 8192, 10**12)] == [0, 0, 1, 1, 2, 2]
-    # Outside every bucket: the nearest; the distance to [lo, hi) above it is v - hi + 1.
+    # Outside every bucket: the nearest by ratio (sizes scale), as core/buckets.h; the distance
+    # to [lo, hi) above it is v / (hi - 1), below it lo / v.
     gaps = [[1024, 1025], [8192, 8193], [16384, 16385]]
-    assert buckets.bucket_index(gaps, 1) == 0 and buckets.bucket_index(gaps, 4000) == 0
-    assert buckets.bucket_index(gaps, 6000) == 1 and buckets.bucket_index(gaps, 12288) == 1
-    assert buckets.bucket_index(gaps, 12289) == 2 and buckets.bucket_index(gaps, 1 << 40) == 2
-    # A tie takes the lower bucket: 4608 is 3584 from [1024, 1025) and 3584 from [8192, 8193).
-    assert buckets.bucket_distance([1024, 1025], 4608) == buckets.bucket_distance([8192, 8193], 4608) == 3584
-    assert buckets.bucket_index(gaps, 4608) == 0 and buckets.bucket_index(gaps, 4609) == 1
+    assert buckets.bucket_index(gaps, 1) == 0 and buckets.bucket_index(gaps, 2896) == 0
+    assert buckets.bucket_index(gaps, 2897) == 1 and buckets.bucket_index(gaps, 11585) == 1
+    assert buckets.bucket_index(gaps, 11586) == 2 and buckets.bucket_index(gaps, 1 << 40) == 2
+    assert buckets.bucket_index([[16, 17], [4096, 4097]], 2048) == 1
+    # A tie takes the lower bucket: 2048 is twice 1024 and half 4096.
+    assert buckets.bucket_distance([1024, 1025], 2048) == buckets.bucket_distance([4096, 4097], 2048) == 2.0
+    assert buckets.bucket_index([[1024, 1025], [4096, 4097]], 2048) == 0
+    assert buckets.bucket_index([[1024, 1025], [4096, 4097]], 2049) == 1
+    assert buckets.bucket_distance([1024, 1025], 1024) == 0 and buckets.bucket_index([[16, 17], [64, 65]], -3) == 0
     assert buckets.bucket_index([[5, 6]], -(2**63)) == 0
     assert ct.range_text([1024, 1025]) == "[1024, 1025)" and ct.range_text([8192, None]) == "[8192, inf)"
 

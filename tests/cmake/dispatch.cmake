@@ -3,8 +3,8 @@
 # entry) with its kernel and launcher renamed, and no duplicate symbols, each slot also
 # holding a variant of its second kernel, cols_scale, split by rows; the template
 # tmpl.cu is compiled once (in its first slot) with one instantiation per distinct winner; the generated
-# dispatchers pick the variant from the problem's dimension (the nearest bucket outside
-# every bucket), per architecture, as a host-only program prints.
+# dispatchers pick the variant from the problem's dimension (the nearest bucket by ratio outside
+# every bucket, the lower on a tie), per architecture, as a host-only program prints.
 include(${CMAKE_CURRENT_LIST_DIR}/helpers.cmake)
 file(COPY "${CMAKE_CURRENT_LIST_DIR}/dispatch/" DESTINATION "${WORK_DIR}/app")
 set(app "${WORK_DIR}/app")
@@ -107,25 +107,34 @@ rows 750 2047 -> 2
 rows 750 2048 -> 2
 rows 750 5000 -> 2
 cols 900 8 -> 0
-cols 900 200 -> 0
+cols 900 64 -> 0
+cols 900 65 -> 1
+cols 900 200 -> 1
 cols 900 512 -> 1
 cols 800 8 -> 2
+cols 800 64 -> 2
+cols 800 65 -> 2
 cols 800 200 -> 2
 cols 800 512 -> 2
 cols 750 8 -> 2
+cols 750 64 -> 2
+cols 750 65 -> 2
 cols 750 200 -> 2
 cols 750 512 -> 2
 tmpl 900 1024 -> 0 (block 64)
-tmpl 900 30000 -> 0 (block 64)
-tmpl 900 40000 -> 1 (block 256)
+tmpl 900 8192 -> 0 (block 64)
+tmpl 900 8193 -> 1 (block 256)
+tmpl 900 30000 -> 1 (block 256)
 tmpl 900 65536 -> 1 (block 256)
 tmpl 800 1024 -> 2 (block 128)
+tmpl 800 8192 -> 2 (block 128)
+tmpl 800 8193 -> 2 (block 128)
 tmpl 800 30000 -> 2 (block 128)
-tmpl 800 40000 -> 2 (block 128)
 tmpl 800 65536 -> 2 (block 128)
 tmpl 750 1024 -> 2 (block 128)
+tmpl 750 8192 -> 2 (block 128)
+tmpl 750 8193 -> 2 (block 128)
 tmpl 750 30000 -> 2 (block 128)
-tmpl 750 40000 -> 2 (block 128)
 tmpl 750 65536 -> 2 (block 128)
 ")
 if(NOT out STREQUAL expected)

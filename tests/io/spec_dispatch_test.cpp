@@ -149,17 +149,24 @@ TEST(SpecDispatch, ChecksAgainstTheProblems) {
 }
 
 TEST(Buckets, NearestBucketServesValuesOutsideEvery) {
+  // Nearest by ratio: sizes scale, so 2048 between winners tuned at 16 and 4096 takes 4096's.
   const std::vector<BucketRange> r{{100, 200}, {300, 400}, {1000, std::nullopt}};
   EXPECT_EQ(nearest_bucket(r, 150), 0u);
   EXPECT_EQ(nearest_bucket(r, 0), 0u);
-  EXPECT_EQ(nearest_bucket(r, 249), 0u);  // 50 above 199, 51 below 300
-  EXPECT_EQ(nearest_bucket(r, 250), 1u);
+  EXPECT_EQ(nearest_bucket(r, 244), 0u);  // 244/199 = 1.226 above, 300/244 = 1.230 below
+  EXPECT_EQ(nearest_bucket(r, 245), 1u);
   EXPECT_EQ(nearest_bucket(r, 399), 1u);
-  EXPECT_EQ(nearest_bucket(r, 699), 1u);
-  EXPECT_EQ(nearest_bucket(r, 700), 2u);
-  EXPECT_EQ(nearest_bucket({{0, 10}, {21, 30}}, 15), 0u);  // 6 from each: the lower
+  EXPECT_EQ(nearest_bucket(r, 631), 1u);  // 631/399 = 1.5815, 1000/631 = 1.5848
+  EXPECT_EQ(nearest_bucket(r, 632), 2u);
+  const std::vector<BucketRange> tuned{{16, 17}, {4096, 4097}};
+  EXPECT_EQ(nearest_bucket(tuned, 2048), 1u);  // 2048 from 4096, 128 from 16
+  EXPECT_EQ(nearest_bucket(tuned, 256), 0u);   // 16 either way: the lower
+  EXPECT_EQ(nearest_bucket(tuned, 257), 1u);
+  EXPECT_EQ(nearest_bucket({{0, 9}, {32, 40}}, 16), 0u);  // twice 8, half 32: the lower
+  EXPECT_EQ(nearest_bucket({{0, 9}, {32, 40}}, 17), 1u);
   EXPECT_EQ(nearest_bucket(r, std::numeric_limits<std::int64_t>::max()), 2u);
   EXPECT_EQ(nearest_bucket(r, std::numeric_limits<std::int64_t>::min()), 0u);
+  EXPECT_EQ(nearest_bucket(tuned, -5), 0u);  // sizes below 1 count as 1
   EXPECT_EQ(bucket_label("cols", r[2]), "cols [1000, inf)");
 }
 

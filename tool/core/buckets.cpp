@@ -1,10 +1,13 @@
 #include "core/buckets.h"
 
+#include <algorithm>
+
 namespace kev {
 
-std::uint64_t BucketRange::distance(std::int64_t v) const {
-  if (v < lo) return static_cast<std::uint64_t>(lo) - static_cast<std::uint64_t>(v);
-  if (hi && v >= *hi) return static_cast<std::uint64_t>(v) - static_cast<std::uint64_t>(*hi) + 1;
+double BucketRange::distance(std::int64_t v) const {
+  const auto size = [](std::int64_t x) { return static_cast<double>(std::max<std::int64_t>(x, 1)); };
+  if (v < lo) return size(lo) / size(v);
+  if (hi && v >= *hi) return size(v) / size(*hi - 1);
   return 0;
 }
 
