@@ -33,8 +33,9 @@ struct TimingOptions {
   // A launch ends with its last writes in the L2, and the dirty lines it leaves there are
   // written back after its end event. With the L2 flushed, the flush after each timed launch
   // is timed too, and what it takes beyond a flush of a clean L2 is charged to the launch:
-  // its deferred write-back, which back-to-back launches pay in the next one. Off until it
-  // has been seen on a GPU (tests/gpu/writeback_charge_test.cpp sets it either way).
+  // its deferred write-back, which back-to-back launches pay in the next one. Off: on an
+  // H100 and an H200 it charged within 2% of nothing (bench/results/
+  // 2026-12-06-writeback-charge; tests/gpu/writeback_charge_test.cpp sets it either way).
   bool charge_writeback = false;
   // Launches shorter than this (median of the first samples) are timed in batches, back to
   // back over rotating argument sets together larger than 4x the L2; 0 turns batching off.
