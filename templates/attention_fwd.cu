@@ -857,6 +857,10 @@ extern "C" __global__ void attention_decode_bf16_naive(
 #ifndef ATT90_PINGPONG
 #define ATT90_PINGPONG 0
 #endif
+// 1: a row's maximum is kept until a tile's exceeds it by 2^8 (lazy rescaling of O).
+#ifndef ATT90_LAZY
+#define ATT90_LAZY 1
+#endif
 // The fp16 kernel's own parameters (attention_fwd_sm90_f16), the same meanings.
 #ifndef ATT90H_BN
 #define ATT90H_BN 128
@@ -872,6 +876,9 @@ extern "C" __global__ void attention_decode_bf16_naive(
 #endif
 #ifndef ATT90H_PINGPONG
 #define ATT90H_PINGPONG 0
+#endif
+#ifndef ATT90H_LAZY
+#define ATT90H_LAZY 1
 #endif
 
 // A TMA tensor map (CUtensorMap: 128 opaque bytes), encoded by the host for the kernel's
@@ -986,10 +993,10 @@ using attention_detail::kLog2e;
 using attention_detail::pack_bf16;
 using attention_detail::shared_address;
 
-template <int D_, int BN_, int CONSUMERS_, int STAGES_, bool OVERLAP_, bool PINGPONG_>
+template <int D_, int BN_, int CONSUMERS_, int STAGES_, bool OVERLAP_, bool PINGPONG_, bool LAZY_>
 struct Config {
   static constexpr int D = D_, BN = BN_, CONSUMERS = CONSUMERS_, STAGES = STAGES_;
-  static constexpr bool OVERLAP = OVERLAP_, PINGPONG = PINGPONG_;
+  static constexpr bool OVERLAP = OVERLAP_, PINGPONG = PINGPONG_, LAZY = LAZY_;
   static constexpr int BM = 64 * CONSUMERS;
   static constexpr int kThreads = 128 * (CONSUMERS + 1);
   // A tile is D / 64 column blocks ("halves" for D = 128) of rows of 64 values (128 bytes,
@@ -1127,10 +1134,16 @@ struct RowState {
   float sum[2];  // this thread's columns only; the quad's are added at the end
 };
 
+// Lazy rescaling keeps a row's maximum until a tile's exceeds it by more than this (log2
+// units): P then stays at most 2^8, and O and the sums are rescaled only when a row's
+// maximum moves further (the log-sum-exp uses the kept maximum, so it stays exact).
+constexpr float kLazyRescaleLog2 = 8.f;
+
 // The scores of key tile `n0` in place to exp2(s * scale_log2 - max) (an FFMA and the
-// hardware's exp2 each), keys at or past each row's `limit` masked out; returns each row's
-// factor for the earlier sums and O.
-template <int BN>
+// hardware's exp2 each), with kMask keys at or past each row's `limit` masked out (a tile
+// that passes neither the end nor the diagonal is softmaxed without the compares); returns
+// each row's factor for the earlier sums and O (exactly 1 where kLazy kept the maximum).
+template <int BN, bool kMask, bool kLazy>
 __device__ __forceinline__ void online_softmax(float (&s)[BN / 2], RowState& st, float (&alpha)[2],
                                                int n0, const int (&limit)[2], int lane,
                                                float scale_log2) {
@@ -1141,16 +1154,22 @@ __device__ __forceinline__ void online_softmax(float (&s)[BN / 2], RowState& st,
     for (int j = 0; j < BN / 8; ++j) {
 #pragma unroll
       for (int e = 0; e < 2; ++e) {
-        if (n0 + j * 8 + 2 * (lane % 4) + e >= limit[h]) s[4 * j + 2 * h + e] = ATT_NEG_INF;
+        if constexpr (kMask)
+          if (n0 + j * 8 + 2 * (lane % 4) + e >= limit[h]) s[4 * j + 2 * h + e] = ATT_NEG_INF;
         mx = fmaxf(mx, s[4 * j + 2 * h + e]);
       }
     }
     mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 1));
     mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 2));
-    // The maximum in log2 units of the scaled scores (a positive scale keeps the order).
-    const float m_new = fmaxf(st.max[h], mx * scale_log2);
+    // The maximum in log2 units of the scaled scores (a positive scale keeps the order). The
+    // quad agrees on it, so a kept maximum is kept by the row's four threads alike; from
+    // -inf any finite maximum moves (and -inf - -inf is NaN, not kept).
+    float m_new = fmaxf(st.max[h], mx * scale_log2);
+    bool keep = false;
+    if constexpr (kLazy) keep = m_new - st.max[h] <= kLazyRescaleLog2;
+    if (keep) m_new = st.max[h];
     const float m_use = m_new == ATT_NEG_INF ? 0.f : m_new;
-    alpha[h] = fast_exp2(st.max[h] - m_use);
+    alpha[h] = keep ? 1.f : fast_exp2(st.max[h] - m_use);
     st.max[h] = m_new;
     float sum = 0.f;
 #pragma unroll
@@ -1179,8 +1198,12 @@ __device__ __forceinline__ void pack_p(unsigned (&p)[BN / 4], const float (&s)[B
   }
 }
 
-template <int D>
+// O's rows times their factors; with kLazy only when a row of the warp's moved (the branch
+// is the warp's, so it does not diverge).
+template <int D, bool kLazy>
 __device__ __forceinline__ void rescale(float (&o)[D / 2], const float (&alpha)[2]) {
+  if constexpr (kLazy)
+    if (!__any_sync(0xffffffffu, alpha[0] != 1.f || alpha[1] != 1.f)) return;
 #pragma unroll
   for (int j = 0; j < D / 8; ++j) {
     o[4 * j + 0] *= alpha[0];
@@ -1311,12 +1334,19 @@ __device__ void attention_block(float* __restrict__ lse, const attention_detail:
     if (lane == 0) mbar_arrive(bar);
   };
   // The softmax of tile t's scores, masked only where the tile passes the end or the
-  // diagonal. (A masked and an unmasked copy of the softmax made ptxas spill at 192 keys.)
+  // diagonal, decided at run time (the first tile, and every tile without OVERLAP).
   const auto softmax = [&](int t) {
     const bool mask = needs_mask(t);
     const int lim[2] = {mask ? limit[0] : 0x7fffffff, mask ? limit[1] : 0x7fffffff};
-    online_softmax<BN>(s, st, alpha, t * BN, lim, lane, scale_log2);
+    online_softmax<BN, true, C::LAZY>(s, st, alpha, t * BN, lim, lane, scale_log2);
   };
+  // The first tile needs_mask holds for (it holds for every later one): the tiles before it
+  // are softmaxed without the mask's compares.
+  int first_masked = g.seq_k / BN;
+  if (g.causal) {
+    const int visible = c0 + shift + 1;  // keys [0, visible) are visible to row c0
+    first_masked = min(first_masked, visible > 0 ? visible / BN : 0);
+  }
   // Ping-pong turns: consumer c waits on barrier 4 + c for the other's arrival there, issues
   // its wgmma, then lets the other go; consumer 1 lets consumer 0 take the first turn, and
   // leaves out the arrival after its last turn, which nobody would wait for.
@@ -1340,7 +1370,7 @@ __device__ void attention_block(float* __restrict__ lse, const attention_detail:
       fence_registers(s);
       release(k_empty(stage));
       softmax(t);
-      rescale<D>(acc, alpha);
+      rescale<D, C::LAZY>(acc, alpha);
       pack_p<BN, kHalf>(p, s);
       mbar_wait(v_full(stage), parity);
       pv(stage);
@@ -1363,7 +1393,10 @@ __device__ void attention_block(float* __restrict__ lse, const attention_detail:
     release(k_empty(0));
     softmax(0);
     pack_p<BN, kHalf>(p, s);
-    for (int t = 1; t < n_tiles; ++t) {
+    // One turn per tile in both loops, so the consumers' turns still alternate.
+    // `masked` is a constant at each call, so the inlined softmax is the masked or the
+    // unmasked one (a generic lambda would be host code to NVRTC).
+    const auto step = [&](int t, bool masked) {
       const int stage = t % STAGES;
       const int prev = (t - 1) % STAGES;
       mbar_wait(k_full(stage), (t / STAGES) & 1);
@@ -1375,14 +1408,20 @@ __device__ void attention_block(float* __restrict__ lse, const attention_detail:
       wgmma_wait<1>();  // Q K^T of tile t is done (groups complete in order)
       fence_registers(s);
       release(k_empty(stage));
-      softmax(t);
+      if (masked)
+        online_softmax<BN, true, C::LAZY>(s, st, alpha, t * BN, limit, lane, scale_log2);
+      else
+        online_softmax<BN, false, C::LAZY>(s, st, alpha, t * BN, limit, lane, scale_log2);
       wgmma_wait<0>();  // P V of tile t - 1 is done
       fence_registers(acc);
       fence_registers(p);
       release(v_empty(prev));
-      rescale<D>(acc, alpha);
+      rescale<D, C::LAZY>(acc, alpha);
       pack_p<BN, kHalf>(p, s);
-    }
+    };
+    int t = 1;
+    for (; t < min(first_masked, n_tiles); ++t) step(t, false);
+    for (; t < n_tiles; ++t) step(t, true);
     const int last = (n_tiles - 1) % STAGES;
     mbar_wait(v_full(last), ((n_tiles - 1) / STAGES) & 1);
     turn_begin();
@@ -1432,8 +1471,10 @@ __device__ void attention_block(float* __restrict__ lse, const attention_detail:
       lse[(static_cast<long long>(b) * g.heads + head) * g.seq_q + row] =
           st.sum[h] > 0.f ? (st.max[h] + log2f(st.sum[h])) * kLn2 : ATT_NEG_INF;
   }
+  // Before shared memory goes, the stores need only have read it (their writes complete on
+  // their own).
   if (threadIdx.x % 128 == 0 && c0 < g.seq_q)
-    asm volatile("cp.async.bulk.wait_group 0;\n" ::: "memory");  // before shared memory goes
+    asm volatile("cp.async.bulk.wait_group.read 0;\n" ::: "memory");
 }
 
 // A kernel's body: the block of its configuration for head_dim 128 or 64 (another writes
@@ -1456,10 +1497,12 @@ __device__ __forceinline__ void attention_kernel(float* __restrict__ lse, int ba
 
 template <int D>
 using Att90Config = attention_sm90_detail::Config<D, ATT90_BN, ATT90_CONSUMERS, ATT90_STAGES,
-                                                  ATT90_OVERLAP != 0, ATT90_PINGPONG != 0>;
+                                                  ATT90_OVERLAP != 0, ATT90_PINGPONG != 0,
+                                                  ATT90_LAZY != 0>;
 template <int D>
 using Att90HConfig = attention_sm90_detail::Config<D, ATT90H_BN, ATT90H_CONSUMERS, ATT90H_STAGES,
-                                                   ATT90H_OVERLAP != 0, ATT90H_PINGPONG != 0>;
+                                                   ATT90H_OVERLAP != 0, ATT90H_PINGPONG != 0,
+                                                   ATT90H_LAZY != 0>;
 #endif
 
 #if ATT_HAS(2)
@@ -1474,6 +1517,7 @@ params:
   ATT90_STAGES: [1, 2, 3]
   ATT90_OVERLAP: [0, 1]
   ATT90_PINGPONG: [0, 1]
+  ATT90_LAZY: [0, 1]
 let:
   BM: "64 * ATT90_CONSUMERS"
   BARRIERS: "8 * (1 + 4 * ATT90_STAGES)"
@@ -1560,6 +1604,7 @@ params:
   ATT90H_STAGES: [1, 2, 3]
   ATT90H_OVERLAP: [0, 1]
   ATT90H_PINGPONG: [0, 1]
+  ATT90H_LAZY: [0, 1]
 let:
   BM: "64 * ATT90H_CONSUMERS"
   BARRIERS: "8 * (1 + 4 * ATT90H_STAGES)"

@@ -21,6 +21,8 @@ configs=(
   "c1_bn192_s2=CONSUMERS=1 BN=192 STAGES=2"
   "pingpong_bn192_s1=BN=192 STAGES=1 PINGPONG=1"
   "c3_bn128_s1_no_overlap=CONSUMERS=3 BN=128 STAGES=1 OVERLAP=0"
+  "pingpong_s3_eager=STAGES=3 PINGPONG=1 LAZY=0"
+  "no_overlap_eager=OVERLAP=0 LAZY=0"
 )
 build() {  # name, then NAME=VALUE settings
   local name=$1 defines=() kv
