@@ -373,24 +373,42 @@ def events_timer(torch, rep_ms, before, charge_after=False):
     return bench
 
 
+def l2_flush(torch, clean=True):
+    """before() for the events timers: a 256 MiB buffer written, evicting everything, and with
+    `clean` read back, so the dirty lines that write left are written back now rather than
+    during the timed run; without it the run starts with the L2 full of dirty lines, as
+    do_bench's clearing (a 256 MiB write) leaves it."""
+    flush = torch.empty(64 * 1024 * 1024, dtype=torch.float32, device="cuda")
+    sink = torch.empty(1, dtype=torch.float32, device="cuda")
+
+    def before():
+        flush.fill_(1.0)
+        if clean:
+            torch.sum(flush.view(1, -1), dim=1, out=sink)
+
+    return before
+
+
 def make_clean_timer(torch, rep_ms, charge_writeback=False):
     """(description, fn -> median microseconds): kernelevo's method. Before each run a 256 MiB
     buffer is written and read back, so every run starts from a cold L2 whose dirty lines were
     written back outside the timed region; the write-back of the lines the run itself leaves
     dirty is charged to it (the flush after it, beyond a clean flush) with `charge_writeback`
     (kernelevo's TimingOptions::charge_writeback, off by default like it)."""
-    flush = torch.empty(64 * 1024 * 1024, dtype=torch.float32, device="cuda")
-    sink = torch.empty(1, dtype=torch.float32, device="cuda")
-
-    def before():
-        flush.fill_(1.0)
-        torch.sum(flush.view(1, -1), dim=1, out=sink)
-
     describe = (f"CUDA events around each run alone, median of ~{rep_ms} ms; before each run a 256 MiB buffer "
                 "is written and read back (cold, clean L2, as kernelevo times)")
     if charge_writeback:
         describe += "; the write-back the run leaves in the L2 charged (the flush after it, beyond a clean flush)"
-    return describe, events_timer(torch, rep_ms, before, charge_writeback)
+    return describe, events_timer(torch, rep_ms, l2_flush(torch), charge_writeback)
+
+
+def make_dirty_timer(torch, rep_ms):
+    """(description, fn -> median microseconds): the clean timer's events, but the 256 MiB
+    buffer is only written, not read back, so each run starts from a cold L2 full of dirty
+    lines that it writes back as it evicts them: do_bench's starting state, by our timer."""
+    describe = (f"CUDA events around each run alone, median of ~{rep_ms} ms; before each run a 256 MiB buffer "
+                "is written and not read back (cold L2 full of dirty lines, as do_bench leaves it)")
+    return describe, events_timer(torch, rep_ms, l2_flush(torch, clean=False))
 
 
 def make_timer(torch, warmup_ms, rep_ms):

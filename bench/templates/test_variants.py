@@ -10,6 +10,7 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
+import compare_torch as ct  # noqa: E402
 import cuda_launch  # noqa: E402
 import variants  # noqa: E402
 
@@ -95,6 +96,44 @@ def test_measure_variant_with_more_timers():
     assert row["more_timers"] == {}
 
 
+class FakeTorch:
+    """Records what an L2 flush does to its buffer: written (fill_) and read (sum)."""
+    float32 = "float32"
+
+    def __init__(self):
+        self.ops = []
+        fake = self
+
+        class Buffer:
+            def fill_(self, v):
+                fake.ops.append("write")
+
+            def view(self, *shape):
+                return self
+
+        self.Buffer = Buffer
+
+    def empty(self, n, dtype=None, device=None):
+        return self.Buffer()
+
+    def sum(self, t, dim=None, out=None):
+        self.ops.append("read")
+
+
+def test_dirty_timer_leaves_the_flush_written_not_read_back():
+    torch = FakeTorch()
+    ct.l2_flush(torch)()
+    assert torch.ops == ["write", "read"]  # clean: the dirty lines written back before the run
+    torch = FakeTorch()
+    ct.l2_flush(torch, clean=False)()
+    assert torch.ops == ["write"]  # dirty, as do_bench leaves the L2
+    names = [name for name, _, _ in variants.make_timers(FakeTorch(), ["clean", "dirty"], 10)]
+    assert names == ["clean", "dirty"]
+    desc = variants.make_timers(FakeTorch(), ["dirty"], 10)[0][2]
+    assert "not read back" in desc and "dirty" in desc
+    assert "dirty" in exits(variants.make_timers, FakeTorch(), ["warm"], 10)
+
+
 def test_measure_variant():
     def refused():
         raise cuda_launch.DriverError("cuFuncSetAttribute(MAX_DYNAMIC_SHARED_SIZE_BYTES): invalid argument (1)")
@@ -111,7 +150,8 @@ def test_measure_variant():
 
 def main():
     for t in [test_parse_grid, test_variants_of, test_with_grid, test_markdown, test_measure_variant,
-              test_markdown_with_more_timers, test_measure_variant_with_more_timers]:
+              test_markdown_with_more_timers, test_measure_variant_with_more_timers,
+              test_dirty_timer_leaves_the_flush_written_not_read_back]:
         t()
         print(f"ok {t.__name__}")
     return 0

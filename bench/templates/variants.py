@@ -143,6 +143,7 @@ def main(argv):
     p.add_argument("--timers", default="clean",
                    help="comma-separated, the first ranks: clean (compare_torch's cold, clean L2, as kernelevo "
                         "times by default), charged (the same with the write-back the run leaves charged), "
+                        "dirty (the same events, the L2 left full of dirty lines as do_bench leaves it), "
                         "do_bench (triton's)")
     p.add_argument("template")
     a = p.parse_args(argv)
@@ -255,10 +256,12 @@ def make_timers(torch, names, rep_ms):
             desc, t = ct.make_clean_timer(torch, rep_ms)
         elif name == "charged":
             desc, t = ct.make_clean_timer(torch, rep_ms, charge_writeback=True)
+        elif name == "dirty":
+            desc, t = ct.make_dirty_timer(torch, rep_ms)
         elif name == "do_bench":
             desc, t = ct.make_timer(torch, 25, rep_ms)
         else:
-            raise SystemExit(f"variants: unknown timer '{name}' (clean, charged, do_bench)")
+            raise SystemExit(f"variants: unknown timer '{name}' (clean, charged, dirty, do_bench)")
         out.append((name, t, desc))
     return out
 
