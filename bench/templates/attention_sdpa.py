@@ -106,7 +106,10 @@ def reference(torch, q, k, v, d):
                     s.masked_fill_(j > i + (sk - sq), float("-inf"))
                 m = torch.logsumexp(s, dim=-1)
                 lse[b, hs, i0:i1] = m
-                o[b, i0:i1, hs] = torch.matmul(torch.exp(s - m.unsqueeze(-1)), vf).transpose(0, 1)
+                # A row that sees no key (causal, seq_q > seq_k) has log-sum-exp -inf and, as the
+                # kernel writes it, zeros: exp(-inf - 0), not exp(-inf - -inf) = NaN.
+                m_finite = torch.where(torch.isfinite(m), m, torch.zeros_like(m))
+                o[b, i0:i1, hs] = torch.matmul(torch.exp(s - m_finite.unsqueeze(-1)), vf).transpose(0, 1)
     return o, lse
 
 
