@@ -16,7 +16,8 @@
 # `kernelevo init --template T --dispatch DIM` (DIM: entries.py's dispatch_by; a template
 # without one is copied plain), tuned from OUT_DIR (one search per bucket: BUDGET and TUNE_TIME
 # apply to each) and compared with each shape's bucket winner; COMPARE_ONLY=1 PER_SHAPE=1 times
-# those copies again.
+# those copies again. L2=dirty tunes with `kernelevo tune --l2 dirty` (every run timed from a
+# cold L2 full of dirty lines, as do_bench times; docs/evaluator.md).
 # A second run into the same OUT_DIR resumes each tune from its trace.
 set -uo pipefail
 
@@ -26,6 +27,7 @@ if [[ $# -lt 1 ]]; then
 fi
 command="bench/templates/run.sh $*"
 [[ "${PER_SHAPE:-0}" == 1 ]] && command="PER_SHAPE=1 $command"
+[[ "${L2:-clean}" != clean ]] && command="L2=$L2 $command"
 out=$1
 shift
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -87,7 +89,7 @@ for t in "${templates[@]}"; do
   if [[ -s "$trace" ]] || compgen -G "$out/trace_$t.*.jsonl" > /dev/null; then resume=(--resume "$trace"); fi
   step "tune $t (budget $budget, at most $tune_time${resume:+, resuming})"
   tune() {
-    (cd "$project" && "$kev" tune "$src" --strategy auto --budget "$budget" --time "$tune_time" --trace "$trace" "$@" \
+    (cd "$project" && "$kev" tune "$src" --strategy auto --budget "$budget" --time "$tune_time" --l2 "${L2:-clean}" --trace "$trace" "$@" \
       --lockfile "$out/kernelevo.lock.json" --format json > "$out/tune_$t.json" 2> "$out/tune_$t.log")
   }
   if ! tune "${resume[@]}"; then
@@ -109,7 +111,7 @@ compile_flag=()
 [[ "${TORCH_COMPILE:-1}" == 0 ]] && compile_flag=(--no-compile)
 per_what="per template"
 [[ "$per_shape" == 1 ]] && per_what="per bucket of each template's per-shape form (PER_SHAPE=1)"
-BUDGET_NOTE="kernelevo tune --strategy auto --budget $budget --time $tune_time $per_what" \
+BUDGET_NOTE="kernelevo tune --strategy auto --budget $budget --time $tune_time --l2 ${L2:-clean} $per_what" \
   "${PYTHON:-python3}" "$here/compare_torch.py" --out "$out" --kernelevo "$kev" --rep-ms "${REP_MS:-200}" \
   --source-root "$project" --command "$command" "${compile_flag[@]}" "${templates[@]}"
 status=$?

@@ -9,6 +9,19 @@
 namespace kev {
 namespace {
 
+// Traces and workers name the timing method; a dirty start wins over the write-back charge,
+// which measures against a clean flush and so is not taken from a dirty one.
+TEST(TimingPlan, TheTimingMethodNamesTheL2StateTheRunStartsFrom) {
+  TimingOptions t;
+  EXPECT_STREQ(timing_method(t), "cold-l2");
+  t.charge_writeback = true;
+  EXPECT_STREQ(timing_method(t), "cold-l2+write-back");
+  t.dirty_l2 = true;
+  EXPECT_STREQ(timing_method(t), "cold-dirty-l2");
+  t.flush_l2 = false;
+  EXPECT_STREQ(timing_method(t), "warm-l2");
+}
+
 TEST(TimingPlan, SetsFitTheBudgetFromTwoToFour) {
   TimingOptions t;
   t.timing_set_budget_bytes = 1 << 30;

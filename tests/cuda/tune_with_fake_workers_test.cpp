@@ -733,5 +733,46 @@ TEST(TuneTraces, ATraceTimedAnotherWayIsNotResumed) {
   EXPECT_EQ(resumed.exit_code, 0) << resumed.err;
 }
 
+// `tune --l2 dirty` times every run from an L2 full of dirty lines (the state a kernel that
+// follows another one's writes starts from, and do_bench's): the workers are asked for it,
+// the trace says so (and a run timed the default way does not resume it), and the lockfile's
+// provenance names it. Any other --l2 is refused before anything runs.
+TEST(TuneTiming, TuneFromADirtyL2IsAskedForRecordedAndNotMixed) {
+  TempDir dir;
+  std::filesystem::copy_file(testing::source_dir_file("templates/softmax.cu"),
+                             dir.file("softmax.cu"));
+  const std::string env = "KERNELEVO_WORKER_WRAPPER='" + std::string(KERNELEVO_FAKE_WORKER) +
+                          "' KERNELEVO_FAKE_RUN_MS=1 KERNELEVO_CACHE_DIR='" + dir.file("cache") +
+                          "' KERNELEVO_FAKE_TIMING_LOG='" + dir.file("timing.log") + "'";
+  const std::string common = "tune softmax.cu --strategy random --format json --lockfile lock.json ";
+  const CliRun dirty = kernelevo(dir, env, common + "--budget 2 --l2 dirty --trace t.jsonl");
+  ASSERT_EQ(dirty.exit_code, 0) << dirty.err;
+  std::ifstream log(dir.file("timing.log"));
+  int runs = 0;
+  for (std::string line; std::getline(log, line); ++runs) EXPECT_EQ(line, "cold-dirty-l2");
+  EXPECT_GE(runs, 2);
+  std::ifstream trace(dir.file("t.jsonl"));
+  std::string header_line;
+  std::getline(trace, header_line);
+  EXPECT_EQ(nlohmann::json::parse(header_line)["timing"], "cold-dirty-l2");
+  std::ifstream lock_in(dir.file("lock.json"));
+  const auto lock = nlohmann::json::parse(lock_in);
+  const std::string tuned_with =
+      lock["kernels"]["softmax_rows"]["targets"]["sm_90"]["Fake H200"]["tuned_with"];
+  EXPECT_NE(tuned_with.find(", dirty L2"), std::string::npos) << tuned_with;
+
+  const CliRun clean = kernelevo(dir, env, common + "--budget 4 --resume t.jsonl");
+  EXPECT_NE(clean.exit_code, 0);
+  EXPECT_NE(clean.err.find("timed as cold-dirty-l2 and this kernelevo times as cold-l2:"),
+            std::string::npos)
+      << clean.err;
+  const CliRun again = kernelevo(dir, env, common + "--budget 4 --l2 dirty --resume t.jsonl");
+  EXPECT_EQ(again.exit_code, 0) << again.err;
+
+  const CliRun warm = kernelevo(dir, env, common + "--budget 2 --l2 warm");
+  EXPECT_NE(warm.exit_code, 0);
+  EXPECT_NE(warm.err.find("--l2"), std::string::npos) << warm.err;
+}
+
 }  // namespace
 }  // namespace kev::cuda

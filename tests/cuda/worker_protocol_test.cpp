@@ -75,6 +75,7 @@ TEST(WorkerProtocol, RunRequestRoundTrips) {
   r.timing.timing_set_budget_bytes = std::int64_t{5} << 30;
   r.timing.verify_every_launch_below_ratio = 0.25;
   r.timing.charge_writeback = true;  // not the default
+  r.timing.dirty_l2 = true;          // nor this
   w.copy_gbps = 4300.0;
 
   auto back = decode_request(encode_request(w));
@@ -115,6 +116,7 @@ TEST(WorkerProtocol, RunRequestRoundTrips) {
   EXPECT_EQ(b.timing.timing_set_budget_bytes, std::int64_t{5} << 30);
   EXPECT_DOUBLE_EQ(b.timing.verify_every_launch_below_ratio, 0.25);
   EXPECT_TRUE(b.timing.charge_writeback);
+  EXPECT_TRUE(b.timing.dirty_l2);
   EXPECT_DOUBLE_EQ(back->copy_gbps, 4300.0);
 }
 

@@ -68,6 +68,10 @@ void log_launch(const kev::RunRequest& request) {
             part(request.candidate) + " " + part(request.reference) + "\n");
 }
 
+void log_timing(const kev::RunRequest& request) {
+  append_to("KERNELEVO_FAKE_TIMING_LOG", std::string(kev::timing_method(request.timing)) + "\n");
+}
+
 void log_problems(const kev::RunRequest& request) {
   std::string line = request.spec.id;
   for (const auto& p : request.spec.problems) line += " " + p.to_string();
@@ -131,6 +135,7 @@ int main(int argc, char** argv) {
       log_marker(request->run.candidate.image);
       log_problems(request->run);
       log_launch(request->run);
+      log_timing(request->run);
       const long long start = now_ns();
       std::this_thread::sleep_for(std::chrono::milliseconds(sleep_ms));
       response.report = fake_run(request->run);

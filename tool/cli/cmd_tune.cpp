@@ -80,6 +80,12 @@ const CommandRegistrar registrar{
                       "otherwise the GPUs share each kernel's search)");
       sub->add_flag("--memcheck", options.memcheck,
                     "Run each winner once more under compute-sanitizer memcheck before locking it");
+      sub->add_option("--l2", options.l2,
+                      "The L2 every timed run starts from, cold either way: clean (the flush's "
+                      "dirty lines written back first) or dirty (left for the run to write back, "
+                      "as after another kernel's writes and as triton's do_bench)")
+          ->check(CLI::IsMember({"clean", "dirty"}))
+          ->capture_default_str();
       sub->add_flag("--noise", options.noise,
                     "With --replay: sample recorded repeats, not their mean");
       sub->add_option("--format", options.format, "Output format")

@@ -76,6 +76,7 @@ int tune_specs(const TuneOptions& options, std::vector<RunChange>* changes) {
   run.seed = options.seed;
   run.budget = *budget;
   run.memcheck = options.memcheck;
+  run.dirty_l2 = options.l2 == "dirty";
   run.gpus_named = !options.gpus.empty();
   const auto store = make_tune_store(options, selected.size());
   auto rows = tune_kernels(selected, *gpus, *backend, *store, *console, run);

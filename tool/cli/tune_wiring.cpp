@@ -94,7 +94,9 @@ class FileStore final : public TuneStore {
     header.strategy = options_.strategy;
     header.seed = options_.seed;
     header.problems = spec.problems;
-    header.timing = timing_method(TimingOptions{});  // the GPU backend's timing
+    TimingOptions timing;  // the GPU backend's, but for --l2
+    timing.dirty_l2 = options_.l2 == "dirty";
+    header.timing = timing_method(timing);
     if (spec.dispatch) {
       header.dispatch_by = spec.dispatch->by;
       header.buckets = spec.dispatch->buckets;

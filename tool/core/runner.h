@@ -37,6 +37,12 @@ struct TimingOptions {
   // H100 and an H200 it charged within 2% of nothing (bench/results/
   // 2026-12-06-writeback-charge; tests/gpu/writeback_charge_test.cpp sets it either way).
   bool charge_writeback = false;
+  // With the L2 flushed: leave the flush's own lines dirty (written, not read back), so the
+  // launch starts from an L2 full of dirty lines and writes them back as it evicts them: the
+  // state a kernel starts from after another one's writes, and triton's do_bench's. A cache
+  // hint that wins from a clean L2 need not win from this one
+  // (bench/results/2026-12-06-writeback-charge). The write-back charge is not taken then.
+  bool dirty_l2 = false;
   // Launches shorter than this (median of the first samples) are timed in batches, back to
   // back over rotating argument sets together larger than 4x the L2; 0 turns batching off.
   double batch_below_us = 20.0;
@@ -60,10 +66,12 @@ struct TimingOptions {
   double timeout_seconds = 20.0;  // one evaluation, all problems (watchdog)
 };
 
-// How a run's times were taken, as traces record it ("cold-l2+write-back", "cold-l2",
-// "warm-l2"): times taken one way do not compare with times taken another.
+// How a run's times were taken, as traces record it ("cold-l2", "cold-dirty-l2",
+// "cold-l2+write-back", "warm-l2"): times taken one way do not compare with times taken
+// another.
 [[nodiscard]] inline const char* timing_method(const TimingOptions& t) {
   if (!t.flush_l2) return "warm-l2";
+  if (t.dirty_l2) return "cold-dirty-l2";
   return t.charge_writeback ? "cold-l2+write-back" : "cold-l2";
 }
 

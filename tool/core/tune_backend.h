@@ -40,6 +40,7 @@ struct KernelEvaluatorOptions {
   std::string arch;  // the device's
   std::uint64_t seed = 1;
   std::optional<std::string> source_text;  // compiled instead of the spec's source file
+  bool dirty_l2 = false;                   // TimingOptions::dirty_l2
 };
 
 struct MemcheckVerdict {

@@ -98,7 +98,8 @@ Status decide_lock(const KernelSpec& spec, const std::string& lock_source, const
       std::string("kernelevo ") + KERNELEVO_VERSION + ", CUDA " + dev.cuda_version +
       (dev.driver_version.empty() ? "" : ", driver " + dev.driver_version) + ", strategy " +
       run.options.strategy + ", " + std::to_string(result.evaluations) + " evaluations" +
-      (bucket ? " per bucket" : "") + (run.options.memcheck ? ", memcheck clean" : "") +
+      (bucket ? " per bucket" : "") + (run.options.dirty_l2 ? ", dirty L2" : "") +
+      (run.options.memcheck ? ", memcheck clean" : "") +
       (row.objectives.empty() ? "" : ", " + row.objectives);
   return run.store.update_lockfile([&](Lockfile& lock) -> Status {
     if (bucket) {
@@ -342,6 +343,7 @@ Result<std::vector<KernelRow>> tune_kernel(const KernelSpec& spec,
   context.lock_source = *lock_source;
   context.options.arch = gpus.front()->info.arch;
   context.options.seed = run.options.seed;
+  context.options.dirty_l2 = run.options.dirty_l2;
   // A current evolved variant is what the build compiles, so it is what is tuned.
   if (auto lock = run.store.read_lockfile(); lock) {
     if (auto variant = run.store.compiled_variant(spec, *lock)) {

@@ -49,6 +49,7 @@ class GpuTuneBackend final : public TuneBackend {
     GpuEvaluatorOptions eo;
     eo.arch = options.arch;
     eo.timing.seed = options.seed;
+    eo.timing.dirty_l2 = options.dirty_l2;
     eo.source_text = options.source_text;
     return std::make_unique<GpuEvaluator>(spec, space, *automatic_, *workers_.at(device), eo);
   }

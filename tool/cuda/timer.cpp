@@ -12,11 +12,12 @@ namespace kev::cuda {
 
 // Writing a buffer twice the L2's size evicts everything, and reading it back evicts the
 // dirty lines that write left (written back now, outside the timed region), so the kernel
-// starts from a cold, clean L2 and is not charged for the harness's own write-backs.
+// starts from a cold, clean L2 and is not charged for the harness's own write-backs. With
+// dirty_l2 the read is left out: the kernel starts among those dirty lines.
 CUresult ShapeRun::flush_l2() {
   if (!req_.timing.flush_l2 || !r_.flush_.get()) return CUDA_SUCCESS;
   CUresult e = cuMemsetD32Async(r_.flush_.get(), 0x13572468u, r_.flush_.bytes() / 4, r_.stream_);
-  if (e != CUDA_SUCCESS) return e;
+  if (e != CUDA_SUCCESS || req_.timing.dirty_l2) return e;
   CUdeviceptr src = r_.flush_.get();
   CUdeviceptr sink = r_.counters_.get();
   std::uint64_t n4 = r_.flush_.bytes() / 16;
@@ -154,7 +155,7 @@ Failure ShapeRun::time(ProblemResult& out) {
   };
   // With the deferred write-back charged, each group also times one flush of a clean L2
   // (a flush right after the reset's), the measure of a flush that writes nothing back.
-  const bool charge = t.flush_l2 && t.charge_writeback && r_.flush_.get();
+  const bool charge = t.flush_l2 && t.charge_writeback && !t.dirty_l2 && r_.flush_.get();
   std::vector<double> clean_flush_us;
   const auto elapsed_us = [&](std::size_t from, std::size_t to, double& us) -> CUresult {
     float ms = 0.0f;

@@ -206,6 +206,7 @@ json timing_json(const TimingOptions& t) {
               {"verify_rounds", t.verify_rounds},
               {"flush_l2", t.flush_l2},
               {"charge_writeback", t.charge_writeback},
+              {"dirty_l2", t.dirty_l2},
               {"batch_below_us", t.batch_below_us},
               {"timing_sets", t.timing_sets},
               {"timing_set_budget_bytes", t.timing_set_budget_bytes},
@@ -226,6 +227,7 @@ TimingOptions timing_from(const json& j) {
   t.verify_rounds = j.at("verify_rounds").get<int>();
   t.flush_l2 = j.at("flush_l2").get<bool>();
   t.charge_writeback = j.value("charge_writeback", t.charge_writeback);
+  t.dirty_l2 = j.value("dirty_l2", t.dirty_l2);
   t.batch_below_us = j.at("batch_below_us").get<double>();
   t.timing_sets = j.value("timing_sets", t.timing_sets);
   t.timing_set_budget_bytes = j.value("timing_set_budget_bytes", t.timing_set_budget_bytes);
