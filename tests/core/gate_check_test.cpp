@@ -52,6 +52,21 @@ struct CheckFixture : ::testing::Test {
   }
 };
 
+// A winner tuned from a dirty L2 is checked from a dirty L2: its recorded time was taken
+// so, and a clean start would make it look faster than it is.
+TEST_F(CheckFixture, AnEntryTunedFromADirtyL2IsMeasuredSo) {
+  specs = {spec_for("softmax"), spec_for("layernorm")};
+  lock_kernel("softmax", 256, 70.0);
+  lock_kernel("layernorm", 256, 70.0);
+  lock.kernels.at("layernorm").targets.at("sm_90").at("NVIDIA H200").timing = "cold-dirty-l2";
+  measurer.set("head", "softmax", 70.0, 0.01);
+  measurer.set("head", "layernorm", 70.0, 0.01);
+  check();
+  ASSERT_EQ(measurer.calls.size(), measurer.dirty_seen.size());
+  for (std::size_t i = 0; i < measurer.calls.size(); ++i)
+    EXPECT_EQ(measurer.dirty_seen[i], measurer.calls[i] == "head:layernorm") << measurer.calls[i];
+}
+
 TEST_F(CheckFixture, UnchangedKernelPassesWithItsNumbers) {
   specs = {spec_for("softmax")};
   lock_kernel("softmax", 256, 70.0);

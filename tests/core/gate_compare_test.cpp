@@ -61,6 +61,19 @@ TEST_F(CompareFixture, MeasuresInterleavedWithEachSidesLockedParameters) {
   EXPECT_EQ(measurer.params_seen[1].at("BLOCK"), Value(256));
 }
 
+// Both sides are timed one way: from a dirty L2 when the head's winner was tuned so, and
+// from a clean one otherwise.
+TEST_F(CompareFixture, BothSidesAreTimedAsTheHeadsWinnerWasTuned) {
+  measurer.set("base", "softmax", 70.0, 0.01);
+  measurer.set("head", "softmax", 70.0, 0.01);
+  (void)compare(2);
+  EXPECT_EQ(measurer.dirty_seen, std::vector<bool>(4, false));
+  head_lock.kernels.at("softmax").targets.at("sm_90").at("NVIDIA H200").timing = "cold-dirty-l2";
+  measurer.dirty_seen.clear();
+  (void)compare(2);
+  EXPECT_EQ(measurer.dirty_seen, std::vector<bool>(4, true));
+}
+
 TEST_F(CompareFixture, UnchangedIsSame) {
   measurer.set("base", "softmax", 70.0, 0.01);
   measurer.set("head", "softmax", 70.0, 0.01);

@@ -38,6 +38,7 @@ class FakeMeasurer : public Measurer {
   Measurement measure(const MeasureTarget& t) override {
     calls.push_back(t.side + ":" + t.kernel_id);
     params_seen.push_back(t.params);
+    dirty_seen.push_back(t.dirty_l2);
     problems_seen.push_back(t.spec != nullptr ? t.spec->problems : std::vector<Problem>{});
     Measurement m;
     const auto it = kernels_.find({t.side, t.kernel_id});
@@ -55,6 +56,7 @@ class FakeMeasurer : public Measurer {
   }
   std::vector<std::string> calls;
   std::vector<ParamSet> params_seen;
+  std::vector<bool> dirty_seen;  // each call's MeasureTarget::dirty_l2
   std::vector<std::vector<Problem>> problems_seen;  // the spec's problems of each call
 
  private:

@@ -142,6 +142,32 @@ TEST(LockReport, OldToNewAgainstTheBaseLockfile) {
   EXPECT_EQ(same.kernels.front().verdict, KernelVerdict::same);
 }
 
+// An old entry timed from another L2 state (a clean L2 against a new entry tuned from a
+// dirty one) has a time that does not compare: the new entry's own baseline, measured the
+// same way in its run, is the row's baseline, and the evidence says why.
+TEST(LockReport, AnOldEntryTimedAnotherWayIsNotTheBaseline) {
+  Lockfile base;
+  LockEntry old;
+  old.params = {{"BLOCK", Value(256)}};
+  old.time_us = 60.0;  // clean L2: lower than any dirty-L2 time
+  set_entry(base, "softmax", "src/softmax.cu", "sha256:x", "sm_90", "NVIDIA H200", old);
+  Lockfile lock = base;
+  LockEntry now;
+  now.params = {{"BLOCK", Value(512)}};
+  now.time_us = 66.0;
+  now.baseline_us = 72.0;
+  now.timing = "cold-dirty-l2";
+  set_entry(lock, "softmax", "src/softmax.cu", "sha256:x", "sm_90", "NVIDIA H200", now);
+  const Report r = report_from_lockfile(lock, {}, &base);
+  ASSERT_EQ(r.kernels.size(), 1u);
+  const KernelReport& k = r.kernels[0];
+  EXPECT_DOUBLE_EQ(*k.baseline_us, 72.0);
+  EXPECT_EQ(k.verdict, KernelVerdict::faster);  // 72 -> 66 us; against 60 it looked slower
+  EXPECT_NE(k.evidence.find("the old entry was timed from a clean L2, this one from a dirty one"),
+            std::string::npos)
+      << k.evidence;
+}
+
 // The run that locked an entry measured both sides: its row is judged on those two
 // measurements, with the speedup's interval; other rows keep the recorded times, no interval.
 TEST(LockReport, ARowTheRunLockedUsesTheRunsMeasurementsAndInterval) {

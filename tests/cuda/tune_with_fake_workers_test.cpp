@@ -760,6 +760,17 @@ TEST(TuneTiming, TuneFromADirtyL2IsAskedForRecordedAndNotMixed) {
   const std::string tuned_with =
       lock["kernels"]["softmax_rows"]["targets"]["sm_90"]["Fake H200"]["tuned_with"];
   EXPECT_NE(tuned_with.find(", dirty L2"), std::string::npos) << tuned_with;
+  EXPECT_EQ(lock["kernels"]["softmax_rows"]["targets"]["sm_90"]["Fake H200"]["timing"],
+            "cold-dirty-l2");
+  // check measures the winner as it was tuned.
+  std::filesystem::remove(dir.file("timing.log"));
+  const CliRun check = kernelevo(dir, env, "check softmax.cu --lockfile lock.json --rounds 2");
+  ASSERT_NE(check.exit_code, 2) << check.err;
+  std::ifstream check_log(dir.file("timing.log"));
+  int checked = 0;
+  for (std::string line; std::getline(check_log, line); ++checked)
+    EXPECT_EQ(line, "cold-dirty-l2");
+  EXPECT_GE(checked, 2);
 
   const CliRun clean = kernelevo(dir, env, common + "--budget 4 --resume t.jsonl");
   EXPECT_NE(clean.exit_code, 0);

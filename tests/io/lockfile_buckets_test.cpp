@@ -99,6 +99,19 @@ TEST(LockfileBuckets, SetBucketReplacesOverlapsAndKeepsOrder) {
   EXPECT_TRUE(a.params.empty());
   EXPECT_FALSE(a.time_us.has_value());
   EXPECT_EQ(a.buckets.size(), 1u);
+  // A bucket timed another way starts the entry over: the others' times would not compare.
+  set_bucket(lock, "k", "src/k.cu", kHash, "sm_80", "A100", "cols",
+             {{0, 8}, {{"B", Value(32)}}, 1.0, 2.0}, "t");
+  ASSERT_EQ(lock.kernels.at("k").targets.at("sm_80").at("A100").buckets.size(), 1u);  // overlap
+  set_bucket(lock, "k", "src/k.cu", kHash, "sm_80", "A100", "cols",
+             {{8, 16}, {{"B", Value(64)}}, 1.0, 2.0}, "t");
+  EXPECT_EQ(lock.kernels.at("k").targets.at("sm_80").at("A100").buckets.size(), 2u);
+  set_bucket(lock, "k", "src/k.cu", kHash, "sm_80", "A100", "cols",
+             {{16, 32}, {{"B", Value(64)}}, 3.0, 4.0}, "t", "cold-dirty-l2");
+  const LockEntry& d = lock.kernels.at("k").targets.at("sm_80").at("A100");
+  ASSERT_EQ(d.buckets.size(), 1u);
+  EXPECT_EQ(d.buckets[0].range, (BucketRange{16, 32}));
+  EXPECT_EQ(d.timing, "cold-dirty-l2");
 }
 
 TEST(LockfileBuckets, OlderFilesAreReadAndWrittenAtTheLowestVersion) {

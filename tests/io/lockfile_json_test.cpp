@@ -139,6 +139,19 @@ TEST(LockfileJson, FormatsCanonicallyAndReadsBackTheSameModel) {
   EXPECT_EQ(format_lockfile(Lockfile{}), "{\n  \"kernels\": {},\n  \"schema_version\": 1\n}\n");
 }
 
+// An entry tuned from a dirty L2 says so, so `check` times it the same way; the default
+// (cold, clean L2) is not written, so lockfiles tuned the default way do not change.
+TEST(LockfileJson, AnEntrysTimingIsReadAndWrittenOnlyWhenNotTheDefault) {
+  auto dirty = parse_lockfile(with_entry(R"({"params": {}, "timing": "cold-dirty-l2"})"), "l.json");
+  ASSERT_TRUE(dirty.ok()) << dirty.error().to_string();
+  const LockEntry& e = dirty->kernels.at("k").targets.at("sm_90").at("NVIDIA H200");
+  EXPECT_EQ(e.timing, "cold-dirty-l2");
+  EXPECT_NE(format_lockfile(*dirty).find("\"timing\": \"cold-dirty-l2\""), std::string::npos);
+  auto clean = parse_lockfile(with_entry(R"({"params": {}, "timing": "cold-l2"})"), "l.json");
+  ASSERT_TRUE(clean.ok()) << clean.error().to_string();
+  EXPECT_EQ(format_lockfile(*clean).find("timing"), std::string::npos);
+}
+
 TEST(LockfileJson, TimeFormatIsStable) {
   EXPECT_EQ(format_lockfile_us(143.0), "143.0");
   EXPECT_EQ(format_lockfile_us(70.149), "70.1");
@@ -226,7 +239,12 @@ TEST(LockfileJson, RefusesBadFilesWithExactMessages) {
        "lock.json:1:175: error: k sm_90 NVIDIA H200: missing \"params\""},
       {"unknown entry key", with_entry(R"({"params": {}, "flags": "-O0"})"),
        "lock.json:1:205: error: k sm_90 NVIDIA H200: unknown key 'flags' (expected baseline_us, "
-       "buckets, by, default, params, time_us, tuned_with)"},
+       "buckets, by, default, params, time_us, timing, tuned_with)"},
+      {"unknown timing", with_entry(R"({"params": {}, "timing": "warm-l2"})"),
+       "lock.json:1:205: error: k sm_90 NVIDIA H200: timing: expected cold-l2 or cold-dirty-l2, "
+       "not 'warm-l2'"},
+      {"timing not a string", with_entry(R"({"params": {}, "timing": 1})"),
+       "lock.json:1:205: error: k sm_90 NVIDIA H200: timing: expected a string, found an integer"},
       {"negative time", with_entry(R"({"params": {}, "time_us": -1})"),
        "lock.json:1:205: error: k sm_90 NVIDIA H200: time_us: expected a positive number of "
        "microseconds"},

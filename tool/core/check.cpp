@@ -61,6 +61,7 @@ void check_entry(const CheckInput& in, const std::string& id, const LockedKernel
   const bool stale = current_hash && is_stale(locked, *current_hash);
 
   MeasureTarget target{id, spec, in.root, "head", entry.params, nullptr};
+  target.dirty_l2 = timed_dirty(entry);
   if (spec != nullptr)
     if (auto it = in.compiled.find(spec->source); it != in.compiled.end())
       target.compiled = &it->second;

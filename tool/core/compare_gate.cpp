@@ -89,10 +89,12 @@ void compare_kernel(const CompareInput& in, const std::string& id, const SideKer
     auto it = side.compiled.find(spec->source);
     return it == side.compiled.end() ? nullptr : &it->second;
   };
-  const MeasureTarget base_target{id,     base.spec,   in.base.root,
-                                  "base", base.params, compiled(in.base, base.spec)};
-  const MeasureTarget head_target{id,     head.spec,   in.head.root,
-                                  "head", head.params, compiled(in.head, head.spec)};
+  // Both sides timed one way: from a dirty L2 when the head's winner was tuned so.
+  const bool dirty = head.entry != nullptr && timed_dirty(*head.entry);
+  const MeasureTarget base_target{
+      id, base.spec, in.base.root, "base", base.params, compiled(in.base, base.spec), dirty};
+  const MeasureTarget head_target{
+      id, head.spec, in.head.root, "head", head.params, compiled(in.head, head.spec), dirty};
   RoundSamples a;
   RoundSamples b;
   for (int r = 0; r < in.options.rounds && !a.failure && !b.failure; ++r) {

@@ -74,6 +74,15 @@ void judge_times(KernelReport& k, const std::string& before) {
 }
 
 void judge(KernelReport& k, const LockEntry& entry, const LockEntry* old) {
+  // An old entry timed from another L2 state does not compare: the new entry's own
+  // baseline, measured the same way in its run, stands in.
+  std::string timed_otherwise;
+  if (old != nullptr && timed_dirty(*old) != timed_dirty(entry)) {
+    timed_otherwise = std::string("; the old entry was timed from a ") +
+                      (timed_dirty(*old) ? "dirty" : "clean") + " L2, this one from a " +
+                      (timed_dirty(entry) ? "dirty" : "clean") + " one";
+    old = nullptr;
+  }
   const std::string before = old != nullptr ? "the old entry" : "the source defaults";
   k.baseline_us = old != nullptr ? old->time_us : entry.baseline_us;
   k.time_us = entry.time_us;
@@ -84,8 +93,9 @@ void judge(KernelReport& k, const LockEntry& entry, const LockEntry* old) {
     return;
   }
   judge_times(k, before + (old != nullptr ? ", recorded" : ""));
-  if (k.verdict == KernelVerdict::unsure)
+  if (k.verdict == KernelVerdict::unsure && old != nullptr)
     k.evidence += ": slower than the old entry's recorded time, which another run measured";
+  k.evidence += timed_otherwise;
 }
 
 // The row as the run that locked it measured both sides.

@@ -31,6 +31,9 @@ struct LockEntry {
   std::optional<double> time_us;      // the winner's time (geometric mean over problems)
   std::optional<double> baseline_us;  // the source defaults' time, measured the same way
   std::string tuned_with;             // provenance: tool, CUDA, driver, strategy, evaluations
+  // How time_us was taken (core/runner.h's timing_method): "cold-dirty-l2" from `tune --l2
+  // dirty`; empty or "cold-l2" for the default. `check` times the winner the same way.
+  std::string timing;
   bool is_default = false;            // the architecture's default device
   // With buckets, one winner per bucket of problem dimension `by` (ordered, disjoint)
   // instead of `params`.
@@ -163,10 +166,15 @@ void set_entry(Lockfile& lock, const std::string& kernel_id, const std::string& 
 // Sets one bucket's winner of a device's entry: the entry becomes one with buckets of `by`
 // (an entry without buckets, or with buckets of another dimension, loses them), buckets
 // overlapping `bucket.range` are replaced, and the buckets stay ordered. `tuned_with`
-// replaces the entry's. Default marks as set_entry.
+// replaces the entry's; a `timing` other than the entry's starts it over (the other
+// buckets' times were taken another way). Default marks as set_entry.
 void set_bucket(Lockfile& lock, const std::string& kernel_id, const std::string& source,
                 const std::string& source_hash, const std::string& arch, const std::string& device,
-                const std::string& by, LockBucket bucket, const std::string& tuned_with);
+                const std::string& by, LockBucket bucket, const std::string& tuned_with,
+                const std::string& timing = "");
+
+// Whether an entry's times were taken from a dirty L2 (LockEntry::timing).
+[[nodiscard]] inline bool timed_dirty(const LockEntry& e) { return e.timing == "cold-dirty-l2"; }
 
 // A measured configuration: median and confidence interval in microseconds.
 struct Measured {

@@ -36,6 +36,7 @@ struct MeasureTarget {
   std::string side;                  // "head" (check, and the head of a compare) or "base"
   ParamSet params;                   // empty: the source defaults
   const CompiledSource* compiled = nullptr;  // set: compile this text, not the source file
+  bool dirty_l2 = false;  // time from a dirty L2 (the entry was tuned so: LockEntry::timing)
 };
 
 struct Measurement {

@@ -101,10 +101,12 @@ Status decide_lock(const KernelSpec& spec, const std::string& lock_source, const
       (bucket ? " per bucket" : "") + (run.options.dirty_l2 ? ", dirty L2" : "") +
       (run.options.memcheck ? ", memcheck clean" : "") +
       (row.objectives.empty() ? "" : ", " + row.objectives);
+  const std::string timing = run.options.dirty_l2 ? "cold-dirty-l2" : "";
   return run.store.update_lockfile([&](Lockfile& lock) -> Status {
     if (bucket) {
       set_bucket(lock, spec.id, lock_source, hash, arch, dev.name, bucket->by,
-                 {bucket->range, winner, row.winner_us, row.baseline_us}, tuned_with);
+                 {bucket->range, winner, row.winner_us, row.baseline_us}, tuned_with,
+                 timing);
       return ok_status();
     }
     LockEntry entry;
@@ -112,6 +114,7 @@ Status decide_lock(const KernelSpec& spec, const std::string& lock_source, const
     entry.time_us = row.winner_us;
     entry.baseline_us = row.baseline_us;
     entry.tuned_with = tuned_with;
+    entry.timing = timing;
     set_entry(lock, spec.id, lock_source, hash, arch, dev.name, entry);
     return ok_status();
   });

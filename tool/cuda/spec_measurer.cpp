@@ -44,7 +44,7 @@ std::string SpecMeasurer::source_path(const MeasureTarget& target) {
 SpecMeasurer::Kernel* SpecMeasurer::kernel_for(const MeasureTarget& target, std::string& error) {
   // The problems belong to the key: each bucket of a kernel with `dispatch` is measured on
   // its own problems, by an evaluator (and baseline) of its own.
-  std::string key = target.side + '\n' + target.kernel_id;
+  std::string key = target.side + '\n' + target.kernel_id + (target.dirty_l2 ? "\ndirty" : "");
   for (const Problem& p : target.spec->problems) key += '\n' + p.to_string();
   if (auto it = kernels_.find(key); it != kernels_.end()) return it->second.get();
   if (arch_.empty()) {
@@ -61,6 +61,7 @@ SpecMeasurer::Kernel* SpecMeasurer::kernel_for(const MeasureTarget& target, std:
   GpuEvaluatorOptions options;
   options.arch = arch_;
   options.timing.seed = seed_;
+  options.timing.dirty_l2 = target.dirty_l2;
   options.compile_threads = 1;  // one target is compiled at a time
   if (target.compiled != nullptr) options.source_text = target.compiled->text;
   k->evaluator =

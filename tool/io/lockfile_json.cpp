@@ -242,7 +242,9 @@ void read_buckets(const Json& j, const Where& where, int version, LockEntry& e) 
 
 LockEntry read_entry(const Json& j, const Where& where, int version) {
   require_object(j, where);
-  allow_keys(j, {"baseline_us", "buckets", "by", "default", "params", "time_us", "tuned_with"},
+  allow_keys(j,
+             {"baseline_us", "buckets", "by", "default", "params", "time_us", "timing",
+              "tuned_with"},
              where);
   LockEntry e;
   if (j.contains("buckets")) {
@@ -259,6 +261,11 @@ LockEntry read_entry(const Json& j, const Where& where, int version) {
     if (e.tuned_with.size() > kMaxTunedWith || !is_printable_line(e.tuned_with))
       fail(where.field("tuned_with"), "expected one line of at most " +
                                           std::to_string(kMaxTunedWith) + " printable characters");
+  }
+  if (j.contains("timing")) {
+    e.timing = require_string(j["timing"], where.field("timing"));
+    if (e.timing != "cold-l2" && e.timing != "cold-dirty-l2")
+      fail(where.field("timing"), "expected cold-l2 or cold-dirty-l2, not " + excerpt(e.timing));
   }
   if (j.contains("default")) {
     if (!j["default"].is_boolean()) fail(where.field("default"), "expected true or false");
@@ -474,6 +481,7 @@ void write_entry(std::string& out, const LockEntry& e, const std::string& indent
   if (e.is_default) fields.push_back("\"default\": true");
   if (!e.has_buckets()) fields.push_back(params_field(e.params));
   if (e.time_us) fields.push_back("\"time_us\": " + format_lockfile_us(*e.time_us));
+  if (timed_dirty(e)) fields.push_back("\"timing\": " + quote(e.timing));
   if (!e.tuned_with.empty()) fields.push_back("\"tuned_with\": " + quote(e.tuned_with));
   for (std::size_t i = 0; i < fields.size(); ++i)
     out += indent + fields[i] + (i + 1 < fields.size() ? ",\n" : "\n");
