@@ -56,7 +56,7 @@ class FakeMeasurer : public Measurer {
   }
   std::vector<std::string> calls;
   std::vector<ParamSet> params_seen;
-  std::vector<bool> dirty_seen;  // each call's MeasureTarget::dirty_l2
+  std::vector<bool> dirty_seen;                     // each call's MeasureTarget::dirty_l2
   std::vector<std::vector<Problem>> problems_seen;  // the spec's problems of each call
 
  private:

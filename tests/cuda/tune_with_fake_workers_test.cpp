@@ -678,7 +678,6 @@ TEST(TuneHugeSpace, EveryStrategyReachesItsBudgetWithoutWalkingTheSpace) {
   }
 }
 
-
 // A trace records how its times were taken; one timed another way (here: with the write-back
 // charged, where this run does not charge it) is not resumed, since its times would not
 // compare with new ones, and the trace is left as it was. A header that says nothing was
@@ -725,7 +724,8 @@ TEST(TuneTraces, ATraceTimedAnotherWayIsNotResumed) {
   const CliRun hostile = kernelevo(dir, env, common + "--budget 4 --resume t.jsonl");
   EXPECT_NE(hostile.exit_code, 0);
   EXPECT_EQ(hostile.err.find("\n::error"), std::string::npos) << hostile.err;
-  EXPECT_NE(hostile.err.find("timed as cold-l2\\n::error::forged xxx"), std::string::npos) << hostile.err;
+  EXPECT_NE(hostile.err.find("timed as cold-l2\\n::error::forged xxx"), std::string::npos)
+      << hostile.err;
   EXPECT_LT(hostile.err.size(), 600u) << hostile.err;
   header.erase("timing");
   rewrite(header);
@@ -744,7 +744,8 @@ TEST(TuneTiming, TuneFromADirtyL2IsAskedForRecordedAndNotMixed) {
   const std::string env = "KERNELEVO_WORKER_WRAPPER='" + std::string(KERNELEVO_FAKE_WORKER) +
                           "' KERNELEVO_FAKE_RUN_MS=1 KERNELEVO_CACHE_DIR='" + dir.file("cache") +
                           "' KERNELEVO_FAKE_TIMING_LOG='" + dir.file("timing.log") + "'";
-  const std::string common = "tune softmax.cu --strategy random --format json --lockfile lock.json ";
+  const std::string common =
+      "tune softmax.cu --strategy random --format json --lockfile lock.json ";
   const CliRun dirty = kernelevo(dir, env, common + "--budget 2 --l2 dirty --trace t.jsonl");
   ASSERT_EQ(dirty.exit_code, 0) << dirty.err;
   std::ifstream log(dir.file("timing.log"));
@@ -768,8 +769,7 @@ TEST(TuneTiming, TuneFromADirtyL2IsAskedForRecordedAndNotMixed) {
   ASSERT_NE(check.exit_code, 2) << check.err;
   std::ifstream check_log(dir.file("timing.log"));
   int checked = 0;
-  for (std::string line; std::getline(check_log, line); ++checked)
-    EXPECT_EQ(line, "cold-dirty-l2");
+  for (std::string line; std::getline(check_log, line); ++checked) EXPECT_EQ(line, "cold-dirty-l2");
   EXPECT_GE(checked, 2);
 
   const CliRun clean = kernelevo(dir, env, common + "--budget 4 --resume t.jsonl");

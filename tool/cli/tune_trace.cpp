@@ -23,8 +23,8 @@ Status same_timing(const io::Trace& trace, const io::TraceHeader& header,
   const std::string shown =
       io::one_line(theirs.substr(0, kShown)) + (theirs.size() > kShown ? "..." : "");
   return make_error("the trace was timed as " + shown + " and this kernelevo times as " +
-                        header.timing + ": its times would not compare with new ones; tune afresh " +
-                        "with --trace",
+                        header.timing +
+                        ": its times would not compare with new ones; tune afresh with --trace",
                     {path});
 }
 

@@ -5,7 +5,9 @@
 namespace kev {
 
 double BucketRange::distance(std::int64_t v) const {
-  const auto size = [](std::int64_t x) { return static_cast<double>(std::max<std::int64_t>(x, 1)); };
+  const auto size = [](std::int64_t x) {
+    return static_cast<double>(std::max<std::int64_t>(x, 1));
+  };
   if (v < lo) return size(lo) / size(v);
   if (hi && v >= *hi) return size(v) / size(*hi - 1);
   return 0;

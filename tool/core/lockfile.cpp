@@ -251,7 +251,7 @@ void set_bucket(Lockfile& lock, const std::string& kernel_id, const std::string&
       k != lock.kernels.end() && k->second.source_hash == source_hash)
     if (auto a = k->second.targets.find(arch); a != k->second.targets.end())
       if (auto d = a->second.find(device); d != a->second.end() && d->second.by == by &&
-                                            timed_dirty(d->second) == (timing == "cold-dirty-l2"))
+                                           timed_dirty(d->second) == timed_dirty(timing))
         entry = d->second;
   entry.params.clear();
   entry.time_us.reset();

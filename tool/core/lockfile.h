@@ -13,6 +13,7 @@
 #include "core/evaluation.h"
 #include "core/result.h"
 #include "core/spec.h"
+#include "core/timing_names.h"
 
 namespace kev {
 
@@ -34,7 +35,7 @@ struct LockEntry {
   // How time_us was taken (core/runner.h's timing_method): "cold-dirty-l2" from `tune --l2
   // dirty`; empty or "cold-l2" for the default. `check` times the winner the same way.
   std::string timing;
-  bool is_default = false;            // the architecture's default device
+  bool is_default = false;  // the architecture's default device
   // With buckets, one winner per bucket of problem dimension `by` (ordered, disjoint)
   // instead of `params`.
   std::string by;
@@ -174,7 +175,10 @@ void set_bucket(Lockfile& lock, const std::string& kernel_id, const std::string&
                 const std::string& timing = "");
 
 // Whether an entry's times were taken from a dirty L2 (LockEntry::timing).
-[[nodiscard]] inline bool timed_dirty(const LockEntry& e) { return e.timing == "cold-dirty-l2"; }
+[[nodiscard]] inline bool timed_dirty(const std::string& timing) {
+  return timing == kTimingColdDirtyL2;
+}
+[[nodiscard]] inline bool timed_dirty(const LockEntry& e) { return timed_dirty(e.timing); }
 
 // A measured configuration: median and confidence interval in microseconds.
 struct Measured {

@@ -12,6 +12,7 @@
 #include "core/evaluation.h"
 #include "core/result.h"
 #include "core/spec.h"
+#include "core/timing_names.h"
 
 namespace kev {
 
@@ -70,9 +71,9 @@ struct TimingOptions {
 // "cold-l2+write-back", "warm-l2"): times taken one way do not compare with times taken
 // another.
 [[nodiscard]] inline const char* timing_method(const TimingOptions& t) {
-  if (!t.flush_l2) return "warm-l2";
-  if (t.dirty_l2) return "cold-dirty-l2";
-  return t.charge_writeback ? "cold-l2+write-back" : "cold-l2";
+  if (!t.flush_l2) return kTimingWarmL2;
+  if (t.dirty_l2) return kTimingColdDirtyL2;
+  return t.charge_writeback ? kTimingWriteBack : kTimingColdL2;
 }
 
 struct RunRequest {

@@ -101,12 +101,11 @@ Status decide_lock(const KernelSpec& spec, const std::string& lock_source, const
       (bucket ? " per bucket" : "") + (run.options.dirty_l2 ? ", dirty L2" : "") +
       (run.options.memcheck ? ", memcheck clean" : "") +
       (row.objectives.empty() ? "" : ", " + row.objectives);
-  const std::string timing = run.options.dirty_l2 ? "cold-dirty-l2" : "";
+  const std::string timing = run.options.dirty_l2 ? kTimingColdDirtyL2 : "";
   return run.store.update_lockfile([&](Lockfile& lock) -> Status {
     if (bucket) {
       set_bucket(lock, spec.id, lock_source, hash, arch, dev.name, bucket->by,
-                 {bucket->range, winner, row.winner_us, row.baseline_us}, tuned_with,
-                 timing);
+                 {bucket->range, winner, row.winner_us, row.baseline_us}, tuned_with, timing);
       return ok_status();
     }
     LockEntry entry;

@@ -242,10 +242,9 @@ void read_buckets(const Json& j, const Where& where, int version, LockEntry& e) 
 
 LockEntry read_entry(const Json& j, const Where& where, int version) {
   require_object(j, where);
-  allow_keys(j,
-             {"baseline_us", "buckets", "by", "default", "params", "time_us", "timing",
-              "tuned_with"},
-             where);
+  allow_keys(
+      j, {"baseline_us", "buckets", "by", "default", "params", "time_us", "timing", "tuned_with"},
+      where);
   LockEntry e;
   if (j.contains("buckets")) {
     read_buckets(j, where, version, e);
@@ -264,8 +263,9 @@ LockEntry read_entry(const Json& j, const Where& where, int version) {
   }
   if (j.contains("timing")) {
     e.timing = require_string(j["timing"], where.field("timing"));
-    if (e.timing != "cold-l2" && e.timing != "cold-dirty-l2")
-      fail(where.field("timing"), "expected cold-l2 or cold-dirty-l2, not " + excerpt(e.timing));
+    if (e.timing != kTimingColdL2 && !timed_dirty(e.timing))
+      fail(where.field("timing"), std::string("expected ") + kTimingColdL2 + " or " +
+                                      kTimingColdDirtyL2 + ", not " + excerpt(e.timing));
   }
   if (j.contains("default")) {
     if (!j["default"].is_boolean()) fail(where.field("default"), "expected true or false");
