@@ -20,6 +20,8 @@ configs=(
   "c3_bn64_s3=CONSUMERS=3 BN=64 STAGES=3"
   "c1_bn192_s2=CONSUMERS=1 BN=192 STAGES=2"
   "pingpong_bn192_s1=BN=192 STAGES=1 PINGPONG=1"
+  "pingpong_bn176_s2=BN=176 STAGES=2 PINGPONG=1"
+  "c1_bn176_s3_no_overlap=CONSUMERS=1 BN=176 STAGES=3 OVERLAP=0"
   "c3_bn128_s1_no_overlap=CONSUMERS=3 BN=128 STAGES=1 OVERLAP=0"
   "pingpong_s3_eager=STAGES=3 PINGPONG=1 LAZY=0"
   "no_overlap_eager=OVERLAP=0 LAZY=0"
