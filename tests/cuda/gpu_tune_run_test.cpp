@@ -37,7 +37,8 @@ class GpuTuneRunTest : public ::testing::Test {
     spec.params = {x};
     return spec;
   }
-  Result<std::vector<KernelRow>> tune(const KernelSpec& spec, const std::vector<int>& gpus) {
+  Result<std::vector<KernelRow>> tune(const KernelSpec& spec, const std::vector<int>& gpus,
+                                      DeviceCodeCompiler device_code = DeviceCodeCompiler::nvcc) {
     auto backend = make_tune_backend(nvrtc_, nvcc_, [this](int gpu) -> std::unique_ptr<Runner> {
       auto runner = std::make_unique<FakeRunner>(gpu);
       runner->time_of = [](const ParamSet& p) {
@@ -51,6 +52,7 @@ class GpuTuneRunTest : public ::testing::Test {
     EXPECT_TRUE(devices.ok());
     TuneRunOptions options;
     options.strategy = "exhaustive";
+    options.device_code = device_code;
     return tune_kernels({&spec}, *devices, *backend, store_, console_, options);
   }
 
@@ -62,7 +64,9 @@ class GpuTuneRunTest : public ::testing::Test {
   FakeTuneConsole console_;
 };
 
-TEST_F(GpuTuneRunTest, ADeviceOnlySourceIsTunedThroughNvrtcOnTwoGpusAndLocked) {
+// A CMake build compiles the winner with nvcc, and NVRTC may allocate registers otherwise
+// (measured: one spilled where the other did not, 8% apart), so nvcc's code is what is timed.
+TEST_F(GpuTuneRunTest, ADeviceOnlySourceIsTunedThroughNvccAsTheBuildCompilesItOnTwoGpusAndLocked) {
   const KernelSpec spec = spec_for("#define X 1\n__global__ void k(float* y) { y[0] = X; }\n");
   auto rows = tune(spec, {0, 1});
   ASSERT_TRUE(rows.ok()) << rows.error().message;
@@ -77,9 +81,33 @@ TEST_F(GpuTuneRunTest, ADeviceOnlySourceIsTunedThroughNvrtcOnTwoGpusAndLocked) {
   ASSERT_EQ(runners_.size(), 2u);
   EXPECT_GT(runners_[0]->runs.load(), 0);
   EXPECT_GT(runners_[1]->runs.load(), 0);
+  EXPECT_GT(nvcc_.calls.load(), 0);
+  EXPECT_EQ(nvrtc_.calls.load(), 0);
+  EXPECT_EQ(store_.writes, 1);
+  ASSERT_EQ(store_.lock.kernels.size(), 1u);
+  const auto& entry = store_.lock.kernels.begin()->second.targets.begin()->second.begin()->second;
+  EXPECT_EQ(entry.tuned_with.find("NVRTC"), std::string::npos) << entry.tuned_with;
+}
+
+TEST_F(GpuTuneRunTest, CompilerNvrtcTunesADeviceOnlySourceThroughNvrtcAndSaysSoInTheEntry) {
+  const KernelSpec spec = spec_for("#define X 1\n__global__ void k(float* y) { y[0] = X; }\n");
+  auto rows = tune(spec, {0}, DeviceCodeCompiler::nvrtc);
+  ASSERT_TRUE(rows.ok()) << rows.error().message;
+  EXPECT_EQ(rows->front().exit_code, 0) << rows->front().failure;
   EXPECT_GT(nvrtc_.calls.load(), 0);
   EXPECT_EQ(nvcc_.calls.load(), 0);
-  EXPECT_EQ(store_.writes, 1);
+  ASSERT_EQ(store_.lock.kernels.size(), 1u);
+  const auto& entry = store_.lock.kernels.begin()->second.targets.begin()->second.begin()->second;
+  EXPECT_NE(entry.tuned_with.find("NVRTC"), std::string::npos) << entry.tuned_with;
+}
+
+TEST_F(GpuTuneRunTest, CompilerNvrtcStillSendsASourceWithHostCodeToNvcc) {
+  const KernelSpec spec =
+      spec_for("#include <vector>\n#define X 1\n__global__ void k(float* y) { y[0] = X; }\n");
+  auto rows = tune(spec, {0}, DeviceCodeCompiler::nvrtc);
+  ASSERT_TRUE(rows.ok()) << rows.error().message;
+  EXPECT_GT(nvcc_.calls.load(), 0);
+  EXPECT_EQ(nvrtc_.calls.load(), 0);
 }
 
 TEST_F(GpuTuneRunTest, ASourceWithHostCodeIsCompiledByNvcc) {
@@ -93,7 +121,7 @@ TEST_F(GpuTuneRunTest, ASourceWithHostCodeIsCompiledByNvcc) {
 }
 
 TEST_F(GpuTuneRunTest, ASourceThatDoesNotCompileIsARowWithTheError) {
-  nvrtc_.fail = true;
+  nvcc_.fail = true;
   const KernelSpec spec = spec_for("#define X 1\n__global__ void k(float* y) { y[0] = X; }\n");
   auto rows = tune(spec, {0});
   ASSERT_TRUE(rows.ok());

@@ -86,7 +86,8 @@ TEST(SpikeCompile, TheRightCompilerIsChosenForEachFile) {
 
   NvrtcCompiler nvrtc;
   NvccCompiler nvcc;
-  AutoCompiler automatic(nvrtc, nvcc);
+  // NVRTC where asked for device-only code (the default is nvcc, the build's compiler).
+  AutoCompiler automatic(nvrtc, nvcc, nullptr, DeviceCodeCompiler::nvrtc);
   EXPECT_EQ(&automatic.route(request("mixed/softmax_lib.cu", "256", "4")), &nvcc);
   EXPECT_EQ(&automatic.route(request("mixed/softmax_lib_guarded.cu", "256", "4")), &nvrtc);
   auto forced = request("mixed/softmax_lib_guarded.cu", "256", "4");

@@ -785,5 +785,70 @@ TEST(TuneTiming, TuneFromADirtyL2IsAskedForRecordedAndNotMixed) {
   EXPECT_NE(warm.err.find("--l2"), std::string::npos) << warm.err;
 }
 
+// The trace says which compiler made the timed code (nvcc by default, as the build compiles
+// it; NVRTC with --compiler nvrtc) and a run with the other does not resume it: register
+// allocation, and so the times, may differ between the two. A header that does not say was
+// compiled as kernelevo compiled it before traces said (NVRTC for this device-only source).
+TEST(TuneTraces, ATraceOfAnotherCompilersCodeIsNotResumed) {
+  TempDir dir;
+  std::filesystem::copy_file(testing::source_dir_file("templates/softmax.cu"),
+                             dir.file("softmax.cu"));
+  const std::string env = "KERNELEVO_WORKER_WRAPPER='" + std::string(KERNELEVO_FAKE_WORKER) +
+                          "' KERNELEVO_FAKE_RUN_MS=1 KERNELEVO_CACHE_DIR='" + dir.file("cache") +
+                          "'";
+  const std::string base = "tune softmax.cu --strategy random --format json ";
+  const std::string common = base + "--lockfile lock.json ";
+  const CliRun first = kernelevo(dir, env, common + "--budget 2 --trace t.jsonl");
+  ASSERT_EQ(first.exit_code, 0) << first.err;
+  const auto header_of = [&] {
+    std::ifstream in(dir.file("t.jsonl"));
+    std::string line;
+    std::getline(in, line);
+    return nlohmann::json::parse(line);
+  };
+  EXPECT_EQ(header_of()["compiler"], "nvcc");
+  const CliRun nvrtc = kernelevo(dir, env, common + "--budget 4 --compiler nvrtc --resume t.jsonl");
+  EXPECT_NE(nvrtc.exit_code, 0);
+  EXPECT_NE(nvrtc.err.find("compiled by nvcc and this run compiles with nvrtc"), std::string::npos)
+      << nvrtc.err;
+  const CliRun same = kernelevo(dir, env, common + "--budget 3 --resume t.jsonl");
+  EXPECT_EQ(same.exit_code, 0) << same.err;
+
+  const CliRun fresh =
+      kernelevo(dir, env, base + "--budget 2 --compiler nvrtc --trace n.jsonl --lockfile n.json");
+  ASSERT_EQ(fresh.exit_code, 0) << fresh.err;
+  std::string text;
+  {
+    std::ifstream in(dir.file("n.jsonl"));
+    text.assign(std::istreambuf_iterator<char>(in), {});
+  }
+  const auto header_end = text.find('\n');
+  auto header = nlohmann::json::parse(text.substr(0, header_end));
+  EXPECT_EQ(header["compiler"], "nvrtc");
+  std::ifstream lock_in(dir.file("n.json"));
+  const auto lock = nlohmann::json::parse(lock_in);
+  const std::string tuned_with =
+      lock["kernels"]["softmax_rows"]["targets"]["sm_90"]["Fake H200"]["tuned_with"];
+  EXPECT_NE(tuned_with.find(", NVRTC"), std::string::npos) << tuned_with;
+  header.erase("compiler");  // as an older kernelevo wrote it
+  {
+    std::ofstream out(dir.file("n.jsonl"), std::ios::trunc);
+    out << header.dump() + text.substr(header_end);
+  }
+  const CliRun old_default =
+      kernelevo(dir, env, base + "--budget 4 --resume n.jsonl --lockfile n.json");
+  EXPECT_NE(old_default.exit_code, 0);
+  EXPECT_NE(old_default.err.find("compiled by nvrtc and this run compiles with nvcc"),
+            std::string::npos)
+      << old_default.err;
+  const CliRun old_nvrtc =
+      kernelevo(dir, env, base + "--budget 4 --compiler nvrtc --resume n.jsonl --lockfile n.json");
+  EXPECT_EQ(old_nvrtc.exit_code, 0) << old_nvrtc.err;
+
+  const CliRun other = kernelevo(dir, env, common + "--budget 2 --compiler clang");
+  EXPECT_NE(other.exit_code, 0);
+  EXPECT_NE(other.err.find("--compiler"), std::string::npos) << other.err;
+}
+
 }  // namespace
 }  // namespace kev::cuda

@@ -225,6 +225,8 @@ TEST_F(TraceTest, FieldsOfTheWrongTypeAreErrorsWithTheirLine) {
       {with(header, "kernel", 5), 1},
       {with(header, "device", json::array({1})), 1},
       {with(header, "timing", json::object()), 1},
+      {with(header, "compiler", 7), 1},
+      {with(header, "compiler", "clang\n::error::x"), 1},
       {with(header, "seed", 3.5e84), 1},
       {with(header, "seed", -1), 1},
       {with(header, "version", 1e300), 1},
@@ -240,6 +242,20 @@ TEST_F(TraceTest, FieldsOfTheWrongTypeAreErrorsWithTheirLine) {
     EXPECT_EQ(trace.error().where.file, "t.jsonl") << text;
     EXPECT_EQ(trace.error().where.line, line) << text;
   }
+}
+
+// Which compiler made the timed code: written when known, read back, empty when the header
+// does not say.
+TEST_F(TraceTest, TheHeaderSaysWhichCompilerMadeTheTimedCode) {
+  io::TraceHeader h = header_;
+  h.compiler = "nvrtc";
+  auto trace = io::parse_trace(io::trace_header_line(h) + "\n", "t.jsonl");
+  ASSERT_TRUE(trace.ok()) << trace.error().to_string();
+  EXPECT_EQ(trace->header.compiler, "nvrtc");
+  trace = io::parse_trace(io::trace_header_line(header_) + "\n", "t.jsonl");
+  ASSERT_TRUE(trace.ok()) << trace.error().to_string();
+  EXPECT_EQ(trace->header.compiler, "");
+  EXPECT_EQ(io::trace_header_line(header_).find("compiler"), std::string::npos);
 }
 
 TEST_F(TraceTest, EvaluationsMapOntoTheSpaceOrFailClearly) {

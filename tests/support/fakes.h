@@ -193,7 +193,13 @@ class FakeTuneBackend final : public TuneBackend {
     ++memchecks;
     return memcheck_verdict;
   }
-  [[nodiscard]] bool compiles_with_nvcc(const std::string&) const override { return false; }
+  [[nodiscard]] bool compiles_with_nvcc(const std::string&, DeviceCodeCompiler) const override {
+    return false;
+  }
+  [[nodiscard]] TraceCompilers trace_compilers(const KernelSpec&, const std::optional<std::string>&,
+                                               DeviceCodeCompiler) const override {
+    return {};
+  }
 };
 
 // The lockfile in memory (as a real one under its lock); no traces, no variants.
@@ -239,7 +245,8 @@ class FakeTuneStore final : public TuneStore {
     FakeTuneStore& store_;
   };
   Result<std::unique_ptr<KernelTrace>> open_trace(const KernelSpec&, const SearchSpace&,
-                                                  const std::string&) override {
+                                                  const std::string&,
+                                                  const TraceCompilers&) override {
     return std::unique_ptr<KernelTrace>(std::make_unique<Trace>(*this));
   }
 };

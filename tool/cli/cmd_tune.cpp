@@ -86,6 +86,12 @@ const CommandRegistrar registrar{
                       "as after another kernel's writes and as triton's do_bench)")
           ->check(CLI::IsMember({"clean", "dirty"}))
           ->capture_default_str();
+      sub->add_option("--compiler", options.compiler,
+                      "What compiles CUDA C++ without host code: nvcc (as a CMake build "
+                      "compiles the winners, so the code timed is the code shipped) or nvrtc "
+                      "(for kernels a program compiles at run time with NVRTC)")
+          ->check(CLI::IsMember({"nvcc", "nvrtc"}))
+          ->capture_default_str();
       sub->add_flag("--noise", options.noise,
                     "With --replay: sample recorded repeats, not their mean");
       sub->add_option("--format", options.format, "Output format")

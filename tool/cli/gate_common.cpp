@@ -130,7 +130,7 @@ CompiledSources compiled_sources(const std::vector<const KernelSpec*>& specs, co
 
 Status apply_gate_settings(const std::string& option, std::vector<KernelSpec>& specs) {
   const auto backend = cuda::make_tune_backend();  // which compiler a source needs
-  auto applied = apply_build_settings(option, *backend, specs, {});
+  auto applied = apply_build_settings(option, *backend, specs, {}, DeviceCodeCompiler::nvcc);
   if (!applied) return applied.error();
   return ok_status();
 }

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "core/compiler.h"
 #include "core/result.h"
 #include "core/tuner.h"
 
@@ -29,8 +30,14 @@ struct TuneOptions {
   std::string gpus;              // --gpus all|0,1: the GPUs to tune on
   bool memcheck = false;         // --memcheck: run each winner under compute-sanitizer
   std::string l2 = "clean";      // --l2 clean|dirty: the L2 state every timed run starts from
+  std::string compiler = "nvcc";  // --compiler nvcc|nvrtc: what compiles device-only sources
   std::string report;            // --report DIR: write the run's reports there
 };
+
+// --compiler as the tuner's choice for CUDA C++ without host code.
+[[nodiscard]] inline DeviceCodeCompiler device_code_of(const TuneOptions& options) {
+  return options.compiler == "nvrtc" ? DeviceCodeCompiler::nvrtc : DeviceCodeCompiler::nvcc;
+}
 
 // Evaluations used when neither --budget nor --time is given (exhaustive: no limit).
 inline constexpr std::uint64_t kDefaultBudget = 200;

@@ -173,8 +173,9 @@ int tune_replay(const TuneOptions& options, std::optional<Report>* report_out) {
   header.seed = options.seed;
   header.dispatch_by = recs->by;
   header.buckets = recs->buckets;
-  auto trace = recs->buckets.empty() ? setup_trace(options, header, spaces.front())
-                                     : setup_bucket_trace(options, header);
+  // A replay compiles nothing: its header names no compiler, and none is checked.
+  auto trace = recs->buckets.empty() ? setup_trace(options, header, spaces.front(), "")
+                                     : setup_bucket_trace(options, header, "");
   if (!trace) return report(trace.error());
 
   Report r;

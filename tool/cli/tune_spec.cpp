@@ -61,8 +61,8 @@ int tune_specs(const TuneOptions& options, std::vector<RunChange>* changes) {
       return report(make_error(*why, {}, ExitCode::environment));
   }
   const auto backend = cuda::make_tune_backend();
-  if (auto applied =
-          apply_build_settings(options.compile_settings, *backend, kernels.load.specs, selected);
+  if (auto applied = apply_build_settings(options.compile_settings, *backend, kernels.load.specs,
+                                          selected, device_code_of(options));
       !applied)
     return report(applied.error());
   const auto console = make_tune_console();
@@ -77,6 +77,7 @@ int tune_specs(const TuneOptions& options, std::vector<RunChange>* changes) {
   run.budget = *budget;
   run.memcheck = options.memcheck;
   run.dirty_l2 = options.l2 == "dirty";
+  run.device_code = device_code_of(options);
   run.gpus_named = !options.gpus.empty();
   const auto store = make_tune_store(options, selected.size());
   auto rows = tune_kernels(selected, *gpus, *backend, *store, *console, run);

@@ -28,6 +28,28 @@ Status same_timing(const io::Trace& trace, const io::TraceHeader& header,
                     {path});
 }
 
+// Code from one compiler does not time like another's (registers, spills): a trace whose
+// code another compiler made is not resumed.
+Status same_compiler(const io::Trace& trace, const io::TraceHeader& header,
+                     const std::string& unsaid_compiler, const std::string& path) {
+  const std::string& theirs =
+      trace.header.compiler.empty() ? unsaid_compiler : trace.header.compiler;
+  if (header.compiler.empty() || theirs.empty() || theirs == header.compiler) return ok_status();
+  return make_error("the trace's code was compiled by " + theirs + " and this run compiles with " +
+                        header.compiler +
+                        ": its times would not compare with new ones; tune afresh with --trace, "
+                        "or resume with --compiler " +
+                        theirs,
+                    {path});
+}
+
+// Both checks a resumed trace must pass.
+Status resumable(const io::Trace& trace, const io::TraceHeader& header,
+                 const std::string& unsaid_compiler, const std::string& path) {
+  if (auto st = same_timing(trace, header, path); !st) return st;
+  return same_compiler(trace, header, unsaid_compiler, path);
+}
+
 }  // namespace
 
 void TraceSetup::record(const Evaluation& e, const SearchSpace& space,
@@ -67,12 +89,14 @@ Status open_writer(const TuneOptions& options, const io::TraceHeader& header,
 
 }  // namespace
 
-Result<TraceSetup> setup_bucket_trace(const TuneOptions& options, const io::TraceHeader& header) {
+Result<TraceSetup> setup_bucket_trace(const TuneOptions& options, const io::TraceHeader& header,
+                                      const std::string& unsaid_compiler) {
   TraceSetup setup;
   if (!options.resume.empty()) {
     auto trace = io::read_trace(options.resume);
     if (!trace) return trace.error();
-    if (auto st = same_timing(*trace, header, options.resume); !st) return st.error();
+    if (auto st = resumable(*trace, header, unsaid_compiler, options.resume); !st)
+      return st.error();
     if (trace->header.buckets != header.buckets || trace->header.dispatch_by != header.dispatch_by)
       return make_error(
           "the trace's buckets are not the spec's (the spec changed); tune afresh "
@@ -88,12 +112,13 @@ Result<TraceSetup> setup_bucket_trace(const TuneOptions& options, const io::Trac
 }
 
 Result<TraceSetup> setup_trace(const TuneOptions& options, const io::TraceHeader& header,
-                               const SearchSpace& space) {
+                               const SearchSpace& space, const std::string& unsaid_compiler) {
   TraceSetup setup;
   if (!options.resume.empty()) {
     auto trace = io::read_trace(options.resume);
     if (!trace) return trace.error();
-    if (auto st = same_timing(*trace, header, options.resume); !st) return st.error();
+    if (auto st = resumable(*trace, header, unsaid_compiler, options.resume); !st)
+      return st.error();
     auto prior = io::trace_evaluations(*trace, space, options.resume);
     if (!prior) return prior.error();
     setup.prior = std::move(*prior);

@@ -25,12 +25,16 @@ struct TraceSetup {
 
 // --resume FILE reads FILE's evaluations of `space`; new ones are appended to FILE unless
 // --trace names another file, which then gets `header`, the prior evaluations and the new.
+// A trace timed otherwise or compiled by another compiler than `header` says is refused; one
+// that does not say its compiler is taken as compiled by `unsaid_compiler` (what kernelevo
+// chose before traces said).
 Result<TraceSetup> setup_trace(const TuneOptions& options, const io::TraceHeader& header,
-                               const SearchSpace& space);
+                               const SearchSpace& space, const std::string& unsaid_compiler);
 
 // The same for a kernel with buckets (`header` names them): --resume's records are kept as
 // read, for bucket_prior to hand each bucket's search its own.
-Result<TraceSetup> setup_bucket_trace(const TuneOptions& options, const io::TraceHeader& header);
+Result<TraceSetup> setup_bucket_trace(const TuneOptions& options, const io::TraceHeader& header,
+                                      const std::string& unsaid_compiler);
 
 // A run of several kernels keeps one trace per kernel: FILE.jsonl becomes FILE.<id>.jsonl
 // (FILE.<id> without the extension), for --trace and --resume alike. Empty stays empty.

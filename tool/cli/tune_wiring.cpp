@@ -86,7 +86,8 @@ class FileStore final : public TuneStore {
   }
 
   Result<std::unique_ptr<KernelTrace>> open_trace(const KernelSpec& spec, const SearchSpace& space,
-                                                  const std::string& device_name) override {
+                                                  const std::string& device_name,
+                                                  const TraceCompilers& compilers) override {
     io::TraceHeader header;
     header.kernel = spec.id;
     header.device = device_name;
@@ -97,6 +98,7 @@ class FileStore final : public TuneStore {
     TimingOptions timing;  // the GPU backend's, but for --l2
     timing.dirty_l2 = options_.l2 == "dirty";
     header.timing = timing_method(timing);
+    header.compiler = compilers.used;
     if (spec.dispatch) {
       header.dispatch_by = spec.dispatch->by;
       header.buckets = spec.dispatch->buckets;
@@ -115,8 +117,8 @@ class FileStore final : public TuneStore {
         trace_options.resume.clear();
       }
     }
-    auto trace = spec.dispatch ? setup_bucket_trace(trace_options, header)
-                               : setup_trace(trace_options, header, space);
+    auto trace = spec.dispatch ? setup_bucket_trace(trace_options, header, compilers.unsaid)
+                               : setup_trace(trace_options, header, space, compilers.unsaid);
     if (!trace) return trace.error();
     return std::unique_ptr<KernelTrace>(
         std::make_unique<FileTrace>(std::move(*trace), trace_options.resume));
@@ -165,7 +167,8 @@ std::unique_ptr<TuneConsole> make_tune_console() { return std::make_unique<Stder
 
 Result<bool> apply_build_settings(const std::string& option, const TuneBackend& backend,
                                   std::vector<KernelSpec>& specs,
-                                  const std::vector<const KernelSpec*>& selected) {
+                                  const std::vector<const KernelSpec*>& selected,
+                                  DeviceCodeCompiler device_code) {
   std::string where = option;
   if (where.empty()) {
     const char* env = std::getenv("KERNELEVO_COMPILE_SETTINGS");
@@ -184,8 +187,9 @@ Result<bool> apply_build_settings(const std::string& option, const TuneBackend& 
       continue;
     }
     const auto text = read_regular_file(spec.source, kMaxSourceBytes);
-    const auto compiler = text && backend.compiles_with_nvcc(*text) ? SettingsCompiler::nvcc
-                                                                    : SettingsCompiler::nvrtc;
+    const auto compiler = text && backend.compiles_with_nvcc(*text, device_code)
+                              ? SettingsCompiler::nvcc
+                              : SettingsCompiler::nvrtc;
     for (const auto& note : apply_compile_settings(spec, *settings, compiler))
       warn(spec.id + ": " + note);
   }

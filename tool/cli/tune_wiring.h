@@ -19,9 +19,11 @@ namespace kev::cli {
 
 // --compile-settings (`option`: tune, check, compare), else KERNELEVO_COMPILE_SETTINGS (set
 // by the build's kernelevo-tune target): each selected source (every one when `selected` is
-// empty) found there compiles with the build's settings. False when there are none.
+// empty) found there compiles with the build's settings, as the compiler `device_code`
+// sends it to takes them. False when there are none.
 Result<bool> apply_build_settings(const std::string& option, const TuneBackend& backend,
                                   std::vector<KernelSpec>& specs,
-                                  const std::vector<const KernelSpec*>& selected);
+                                  const std::vector<const KernelSpec*>& selected,
+                                  DeviceCodeCompiler device_code);
 
 }  // namespace kev::cli

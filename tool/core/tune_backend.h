@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "core/compiler.h"
 #include "core/device.h"
 #include "core/evaluator.h"
 #include "core/lockfile.h"
@@ -41,6 +42,15 @@ struct KernelEvaluatorOptions {
   std::uint64_t seed = 1;
   std::optional<std::string> source_text;  // compiled instead of the spec's source file
   bool dirty_l2 = false;                   // TimingOptions::dirty_l2
+  DeviceCodeCompiler device_code = DeviceCodeCompiler::nvcc;  // tune --compiler
+};
+
+// Which compiler makes a kernel's timed code, as its trace records it (io::TraceHeader's
+// compiler): `used` by this run, and `unsaid`, what kernelevo chose before traces said (for
+// an older trace that does not say). Empty: not a CUDA C++ source (Triton's); not checked.
+struct TraceCompilers {
+  std::string used;
+  std::string unsaid;
 };
 
 struct MemcheckVerdict {
@@ -64,8 +74,14 @@ class TuneBackend {
   // `params` of `evaluator`'s kernel once more under a memory checker on GPU `device`.
   virtual MemcheckVerdict memcheck(KernelEvaluator& evaluator, const ParamSet& params, int device,
                                    const DeviceInfo& info) = 0;
-  // Whether a source with this text is compiled by nvcc (it holds host code) or NVRTC.
-  [[nodiscard]] virtual bool compiles_with_nvcc(const std::string& source_text) const = 0;
+  // Whether a source with this text is compiled by nvcc (always, but for device-only code
+  // with DeviceCodeCompiler::nvrtc) or by NVRTC.
+  [[nodiscard]] virtual bool compiles_with_nvcc(const std::string& source_text,
+                                                DeviceCodeCompiler device_code) const = 0;
+  // The compilers `spec`'s trace records (`source_text`: compiled instead of its file).
+  [[nodiscard]] virtual TraceCompilers trace_compilers(
+      const KernelSpec& spec, const std::optional<std::string>& source_text,
+      DeviceCodeCompiler device_code) const = 0;
 };
 
 // One kernel's trace: the evaluations a resumed run starts from, and where new ones go.
@@ -107,7 +123,8 @@ class TuneStore {
   // points of all buckets).
   virtual Result<std::unique_ptr<KernelTrace>> open_trace(const KernelSpec& spec,
                                                           const SearchSpace& space,
-                                                          const std::string& device_name) = 0;
+                                                          const std::string& device_name,
+                                                          const TraceCompilers& compilers) = 0;
 };
 
 // One kernel's progress display.

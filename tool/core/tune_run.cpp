@@ -99,6 +99,7 @@ Status decide_lock(const KernelSpec& spec, const std::string& lock_source, const
       (dev.driver_version.empty() ? "" : ", driver " + dev.driver_version) + ", strategy " +
       run.options.strategy + ", " + std::to_string(result.evaluations) + " evaluations" +
       (bucket ? " per bucket" : "") + (run.options.dirty_l2 ? ", dirty L2" : "") +
+      (run.options.device_code == DeviceCodeCompiler::nvrtc ? ", NVRTC" : "") +
       (run.options.memcheck ? ", memcheck clean" : "") +
       (row.objectives.empty() ? "" : ", " + row.objectives);
   const std::string timing = run.options.dirty_l2 ? kTimingColdDirtyL2 : "";
@@ -226,7 +227,9 @@ Result<KernelRow> tune_search(const KernelSpec& spec, const std::optional<Bucket
     if (!p) return p.error();
     prior = std::move(*p);
   } else {
-    auto opened = run.store.open_trace(spec, space, dev.name);
+    auto opened = run.store.open_trace(
+        spec, space, dev.name,
+        run.backend.trace_compilers(spec, context.options.source_text, run.options.device_code));
     if (!opened) return opened.error();
     own_trace = std::move(*opened);
     trace = own_trace.get();
@@ -346,6 +349,7 @@ Result<std::vector<KernelRow>> tune_kernel(const KernelSpec& spec,
   context.options.arch = gpus.front()->info.arch;
   context.options.seed = run.options.seed;
   context.options.dirty_l2 = run.options.dirty_l2;
+  context.options.device_code = run.options.device_code;
   // A current evolved variant is what the build compiles, so it is what is tuned.
   if (auto lock = run.store.read_lockfile(); lock) {
     if (auto variant = run.store.compiled_variant(spec, *lock)) {
@@ -360,7 +364,9 @@ Result<std::vector<KernelRow>> tune_kernel(const KernelSpec& spec,
   }
   const DispatchSpec& d = *spec.dispatch;
   const SpecSpace all(spec, spec.problems);
-  auto trace = run.store.open_trace(spec, all, gpus.front()->info.name);
+  auto trace = run.store.open_trace(
+      spec, all, gpus.front()->info.name,
+      run.backend.trace_compilers(spec, context.options.source_text, run.options.device_code));
   if (!trace) return trace.error();
   context.trace = trace->get();
   run.console.note(spec.id + ": " + std::to_string(d.buckets.size()) + " buckets of " + d.by +

@@ -82,6 +82,7 @@ struct TuneRunOptions {
   bool memcheck = false;
   bool gpus_named = false;  // --gpus was given: notes name the GPU
   bool dirty_l2 = false;    // --l2 dirty: every run timed from an L2 full of dirty lines
+  DeviceCodeCompiler device_code = DeviceCodeCompiler::nvcc;  // --compiler
 };
 
 // Opens the GPUs `wanted` names; empty asks GPUs 0, 1, ... until one does not answer. An

@@ -27,27 +27,26 @@ class NoTriton final : public Compiler {
 
 }  // namespace
 
-AutoCompiler::AutoCompiler(Compiler& device_only, Compiler& with_host_code, Compiler* triton)
-    : device_only_(device_only), with_host_code_(with_host_code), triton_(triton) {}
+AutoCompiler::AutoCompiler(Compiler& nvrtc, Compiler& nvcc, Compiler* triton,
+                           DeviceCodeCompiler device_code)
+    : nvrtc_(nvrtc), nvcc_(nvcc), triton_(triton), device_code_(device_code) {}
 
 Compiler& AutoCompiler::route(const CompileRequest& request) const {
   if (is_python(request)) {
     static NoTriton none;
     return triton_ != nullptr ? *triton_ : none;
   }
-  if (request.host_code) return with_host_code_;
+  if (request.host_code || device_code_ == DeviceCodeCompiler::nvcc) return nvcc_;
   const std::string text = request.source_text.empty()
                                ? read_whole_file(request.source_path).value_or("")
                                : request.source_text;
-  return holds_host_code(text) ? with_host_code_ : device_only_;
+  return holds_host_code(text) ? nvcc_ : nvrtc_;
 }
 
 CompileOutput AutoCompiler::compile(const CompileRequest& request) {
   return route(request).compile(request);
 }
 
-std::string AutoCompiler::identity() const {
-  return device_only_.identity() + " + " + with_host_code_.identity();
-}
+std::string AutoCompiler::identity() const { return nvrtc_.identity() + " + " + nvcc_.identity(); }
 
 }  // namespace kev::cuda

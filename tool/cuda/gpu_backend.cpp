@@ -1,10 +1,12 @@
 #include "cuda/gpu_backend.h"
 
+#include <filesystem>
 #include <map>
 #include <mutex>
 
 #include "cuda/compile_request.h"
 #include "cuda/compilers.h"
+#include "cuda/files.h"
 #include "cuda/gpu_evaluator.h"
 #include "cuda/memcheck.h"
 #include "cuda/source_kind.h"
@@ -44,14 +46,18 @@ class GpuTuneBackend final : public TuneBackend {
         nvcc_ = &own_->cached_nvcc;
         triton_ = &own_->cached_triton;
       }
-      automatic_ = std::make_unique<AutoCompiler>(*nvrtc_, *nvcc_, triton_);
+      with_nvcc_ = std::make_unique<AutoCompiler>(*nvrtc_, *nvcc_, triton_);
+      with_nvrtc_ =
+          std::make_unique<AutoCompiler>(*nvrtc_, *nvcc_, triton_, DeviceCodeCompiler::nvrtc);
     });
     GpuEvaluatorOptions eo;
     eo.arch = options.arch;
     eo.timing.seed = options.seed;
     eo.timing.dirty_l2 = options.dirty_l2;
     eo.source_text = options.source_text;
-    return std::make_unique<GpuEvaluator>(spec, space, *automatic_, *workers_.at(device), eo);
+    AutoCompiler& compiler =
+        options.device_code == DeviceCodeCompiler::nvrtc ? *with_nvrtc_ : *with_nvcc_;
+    return std::make_unique<GpuEvaluator>(spec, space, compiler, *workers_.at(device), eo);
   }
 
   std::unique_ptr<KernelEvaluator> sibling(KernelEvaluator& first, int device) override {
@@ -64,8 +70,20 @@ class GpuTuneBackend final : public TuneBackend {
     return {check.ran, check.clean, check.summary};
   }
 
-  [[nodiscard]] bool compiles_with_nvcc(const std::string& source_text) const override {
-    return choose_compiler(source_text) == CompilerKind::nvcc;
+  [[nodiscard]] bool compiles_with_nvcc(const std::string& source_text,
+                                        DeviceCodeCompiler device_code) const override {
+    return device_code == DeviceCodeCompiler::nvcc ||
+           choose_compiler(source_text) == CompilerKind::nvcc;
+  }
+
+  [[nodiscard]] TraceCompilers trace_compilers(const KernelSpec& spec,
+                                               const std::optional<std::string>& source_text,
+                                               DeviceCodeCompiler device_code) const override {
+    if (std::filesystem::path(spec.source).extension() == ".py") return {};
+    const std::string text = source_text ? *source_text : read_whole_file(spec.source).value_or("");
+    const bool host = holds_host_code(text);
+    return {host || device_code == DeviceCodeCompiler::nvcc ? "nvcc" : "nvrtc",
+            host ? "nvcc" : "nvrtc"};
   }
 
  private:
@@ -74,7 +92,8 @@ class GpuTuneBackend final : public TuneBackend {
   Compiler* nvrtc_ = nullptr;
   Compiler* nvcc_ = nullptr;
   Compiler* triton_ = nullptr;
-  std::unique_ptr<AutoCompiler> automatic_;
+  std::unique_ptr<AutoCompiler> with_nvcc_;   // DeviceCodeCompiler::nvcc
+  std::unique_ptr<AutoCompiler> with_nvrtc_;  // DeviceCodeCompiler::nvrtc
   std::function<std::unique_ptr<Runner>(int)> start_worker_;
   std::map<int, std::unique_ptr<Runner>> workers_;  // by GPU index
 };

@@ -21,7 +21,13 @@ class NoGpuBackend final : public TuneBackend {
   MemcheckVerdict memcheck(KernelEvaluator&, const ParamSet&, int, const DeviceInfo&) override {
     return {};
   }
-  [[nodiscard]] bool compiles_with_nvcc(const std::string&) const override { return false; }
+  [[nodiscard]] bool compiles_with_nvcc(const std::string&, DeviceCodeCompiler) const override {
+    return false;
+  }
+  [[nodiscard]] TraceCompilers trace_compilers(const KernelSpec&, const std::optional<std::string>&,
+                                               DeviceCodeCompiler) const override {
+    return {};
+  }
 };
 
 }  // namespace

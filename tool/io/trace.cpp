@@ -56,11 +56,14 @@ Result<TraceHeader> header_from_json(const json& j, const std::string& path) {
                                    {"device", &h.device},
                                    {"created", &h.created},
                                    {"tool", &h.tool},
-                                   {"timing", &h.timing}}) {
+                                   {"timing", &h.timing},
+                                   {"compiler", &h.compiler}}) {
     auto value = string_field(j, key, at);
     if (!value) return value.error();
     *field = std::move(*value);
   }
+  if (!h.compiler.empty() && h.compiler != "nvcc" && h.compiler != "nvrtc")
+    return make_error("trace field 'compiler' must be \"nvcc\" or \"nvrtc\"", at);
   if (h.timing.empty()) {
     TimingOptions before_traces_said;
     before_traces_said.charge_writeback = false;
@@ -315,6 +318,7 @@ std::string trace_header_line(const TraceHeader& header) {
   j["strategy"] = header.strategy;
   j["seed"] = header.seed;
   if (!header.timing.empty()) j["timing"] = header.timing;
+  if (!header.compiler.empty()) j["compiler"] = header.compiler;
   json dims = json::array();
   for (const auto& d : header.dims) {
     json values = json::array();

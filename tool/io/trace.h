@@ -30,6 +30,9 @@ struct TraceHeader {
   // reads as the timing kernelevo used before traces said (cold L2, no write-back charged).
   // Empty: not known (a replay's), not written.
   std::string timing;
+  // What compiled the timed code: "nvcc" or "nvrtc" (core/compiler.h's DeviceCodeCompiler);
+  // empty: the trace does not say (older traces: NVRTC for a source without host code).
+  std::string compiler;
   // A spec with `dispatch`: one search per bucket of dimension `dispatch_by`, whose
   // records name their bucket.
   std::string dispatch_by;
