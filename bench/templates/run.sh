@@ -111,7 +111,10 @@ compile_flag=()
 [[ "${TORCH_COMPILE:-1}" == 0 ]] && compile_flag=(--no-compile)
 per_what="per template"
 [[ "$per_shape" == 1 ]] && per_what="per bucket of each template's per-shape form (PER_SHAPE=1)"
-BUDGET_NOTE="kernelevo tune --strategy auto --budget $budget --time $tune_time --l2 ${L2:-clean} $per_what" \
+budget_note="kernelevo tune --strategy auto --budget $budget --time $tune_time --l2 ${L2:-clean} $per_what"
+# A COMPARE_ONLY=1 run tuned nothing: the lockfile's tuned_with says how its winners were tuned.
+[[ "${COMPARE_ONLY:-0}" == 1 ]] && budget_note="the lockfile's winners as an earlier run tuned them (their tuned_with), $per_what"
+BUDGET_NOTE="$budget_note" \
   "${PYTHON:-python3}" "$here/compare_torch.py" --out "$out" --kernelevo "$kev" --rep-ms "${REP_MS:-200}" \
   --source-root "$project" --command "$command" "${compile_flag[@]}" "${templates[@]}"
 status=$?
