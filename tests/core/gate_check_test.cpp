@@ -67,6 +67,23 @@ TEST_F(CheckFixture, AnEntryTunedFromADirtyL2IsMeasuredSo) {
     EXPECT_EQ(measurer.dirty_seen[i], measurer.calls[i] == "head:layernorm") << measurer.calls[i];
 }
 
+// A winner whose code NVRTC compiled (tune --compiler nvrtc) is checked compiled so; the
+// others with nvcc, the build's compiler.
+TEST_F(CheckFixture, AnEntryCompiledByNvrtcIsMeasuredSo) {
+  specs = {spec_for("softmax"), spec_for("layernorm")};
+  lock_kernel("softmax", 256, 70.0);
+  lock_kernel("layernorm", 256, 70.0);
+  lock.kernels.at("layernorm").targets.at("sm_90").at("NVIDIA H200").compiler = "nvrtc";
+  measurer.set("head", "softmax", 70.0, 0.01);
+  measurer.set("head", "layernorm", 70.0, 0.01);
+  check();
+  ASSERT_EQ(measurer.calls.size(), measurer.compiler_seen.size());
+  for (std::size_t i = 0; i < measurer.calls.size(); ++i)
+    EXPECT_EQ(measurer.compiler_seen[i] == DeviceCodeCompiler::nvrtc,
+              measurer.calls[i] == "head:layernorm")
+        << measurer.calls[i];
+}
+
 TEST_F(CheckFixture, UnchangedKernelPassesWithItsNumbers) {
   specs = {spec_for("softmax")};
   lock_kernel("softmax", 256, 70.0);

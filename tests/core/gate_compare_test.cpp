@@ -74,6 +74,18 @@ TEST_F(CompareFixture, BothSidesAreTimedAsTheHeadsWinnerWasTuned) {
   EXPECT_EQ(measurer.dirty_seen, std::vector<bool>(4, true));
 }
 
+// Both sides' code comes from the compiler the head's winner was tuned with.
+TEST_F(CompareFixture, BothSidesAreCompiledAsTheHeadsWinnerWas) {
+  measurer.set("base", "softmax", 70.0, 0.01);
+  measurer.set("head", "softmax", 70.0, 0.01);
+  (void)compare(2);
+  EXPECT_EQ(measurer.compiler_seen, std::vector<DeviceCodeCompiler>(4, DeviceCodeCompiler::nvcc));
+  head_lock.kernels.at("softmax").targets.at("sm_90").at("NVIDIA H200").compiler = "nvrtc";
+  measurer.compiler_seen.clear();
+  (void)compare(2);
+  EXPECT_EQ(measurer.compiler_seen, std::vector<DeviceCodeCompiler>(4, DeviceCodeCompiler::nvrtc));
+}
+
 TEST_F(CompareFixture, UnchangedIsSame) {
   measurer.set("base", "softmax", 70.0, 0.01);
   measurer.set("head", "softmax", 70.0, 0.01);

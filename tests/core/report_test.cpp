@@ -168,6 +168,30 @@ TEST(LockReport, AnOldEntryTimedAnotherWayIsNotTheBaseline) {
       << k.evidence;
 }
 
+// Nor does an old entry whose code another compiler made.
+TEST(LockReport, AnOldEntryCompiledOtherwiseIsNotTheBaseline) {
+  Lockfile base;
+  LockEntry old;
+  old.params = {{"BLOCK", Value(256)}};
+  old.time_us = 60.0;
+  old.compiler = "nvrtc";
+  set_entry(base, "softmax", "src/softmax.cu", "sha256:x", "sm_90", "NVIDIA H200", old);
+  Lockfile lock = base;
+  LockEntry now;
+  now.params = {{"BLOCK", Value(512)}};
+  now.time_us = 66.0;
+  now.baseline_us = 72.0;
+  set_entry(lock, "softmax", "src/softmax.cu", "sha256:x", "sm_90", "NVIDIA H200", now);
+  const Report r = report_from_lockfile(lock, {}, &base);
+  ASSERT_EQ(r.kernels.size(), 1u);
+  const KernelReport& k = r.kernels[0];
+  EXPECT_DOUBLE_EQ(*k.baseline_us, 72.0);
+  EXPECT_EQ(k.verdict, KernelVerdict::faster);
+  EXPECT_NE(k.evidence.find("the old entry's code was compiled by nvrtc, this one's by nvcc"),
+            std::string::npos)
+      << k.evidence;
+}
+
 // The run that locked an entry measured both sides: its row is judged on those two
 // measurements, with the speedup's interval; other rows keep the recorded times, no interval.
 TEST(LockReport, ARowTheRunLockedUsesTheRunsMeasurementsAndInterval) {

@@ -830,6 +830,13 @@ TEST(TuneTraces, ATraceOfAnotherCompilersCodeIsNotResumed) {
   const std::string tuned_with =
       lock["kernels"]["softmax_rows"]["targets"]["sm_90"]["Fake H200"]["tuned_with"];
   EXPECT_NE(tuned_with.find(", NVRTC"), std::string::npos) << tuned_with;
+  // The entry says so too, so check and compare compile the winner with NVRTC; nvcc's
+  // entries (the default) do not say.
+  EXPECT_EQ(lock["kernels"]["softmax_rows"]["targets"]["sm_90"]["Fake H200"]["compiler"], "nvrtc");
+  std::ifstream default_in(dir.file("lock.json"));
+  const auto default_lock = nlohmann::json::parse(default_in);
+  EXPECT_FALSE(default_lock["kernels"]["softmax_rows"]["targets"]["sm_90"]["Fake H200"].contains(
+      "compiler"));
   header.erase("compiler");  // as an older kernelevo wrote it
   {
     std::ofstream out(dir.file("n.jsonl"), std::ios::trunc);

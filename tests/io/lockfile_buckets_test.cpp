@@ -112,6 +112,13 @@ TEST(LockfileBuckets, SetBucketReplacesOverlapsAndKeepsOrder) {
   ASSERT_EQ(d.buckets.size(), 1u);
   EXPECT_EQ(d.buckets[0].range, (BucketRange{16, 32}));
   EXPECT_EQ(d.timing, "cold-dirty-l2");
+  // So does a bucket whose code another compiler made.
+  set_bucket(lock, "k", "src/k.cu", kHash, "sm_80", "A100", "cols",
+             {{32, 64}, {{"B", Value(64)}}, 3.0, 4.0}, "t", "cold-dirty-l2", "nvrtc");
+  const LockEntry& n = lock.kernels.at("k").targets.at("sm_80").at("A100");
+  ASSERT_EQ(n.buckets.size(), 1u);
+  EXPECT_EQ(n.buckets[0].range, (BucketRange{32, 64}));
+  EXPECT_EQ(n.compiler, "nvrtc");
 }
 
 TEST(LockfileBuckets, OlderFilesAreReadAndWrittenAtTheLowestVersion) {

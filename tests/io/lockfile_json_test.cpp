@@ -152,6 +152,21 @@ TEST(LockfileJson, AnEntrysTimingIsReadAndWrittenOnlyWhenNotTheDefault) {
   EXPECT_EQ(format_lockfile(*clean).find("timing"), std::string::npos);
 }
 
+// An entry whose code NVRTC compiled (tune --compiler nvrtc) says so, so `check` and
+// `compare` compile it the same way; nvcc's (the default) is not written.
+TEST(LockfileJson, AnEntrysCompilerIsReadAndWrittenOnlyWhenNotTheDefault) {
+  auto nvrtc = parse_lockfile(with_entry(R"({"compiler": "nvrtc", "params": {}})"), "l.json");
+  ASSERT_TRUE(nvrtc.ok()) << nvrtc.error().to_string();
+  const LockEntry& e = nvrtc->kernels.at("k").targets.at("sm_90").at("NVIDIA H200");
+  EXPECT_EQ(device_code_of(e), DeviceCodeCompiler::nvrtc);
+  EXPECT_NE(format_lockfile(*nvrtc).find("\"compiler\": \"nvrtc\""), std::string::npos);
+  auto nvcc = parse_lockfile(with_entry(R"({"compiler": "nvcc", "params": {}})"), "l.json");
+  ASSERT_TRUE(nvcc.ok()) << nvcc.error().to_string();
+  EXPECT_EQ(device_code_of(nvcc->kernels.at("k").targets.at("sm_90").at("NVIDIA H200")),
+            DeviceCodeCompiler::nvcc);
+  EXPECT_EQ(format_lockfile(*nvcc).find("compiler"), std::string::npos);
+}
+
 TEST(LockfileJson, TimeFormatIsStable) {
   EXPECT_EQ(format_lockfile_us(143.0), "143.0");
   EXPECT_EQ(format_lockfile_us(70.149), "70.1");
@@ -239,7 +254,13 @@ TEST(LockfileJson, RefusesBadFilesWithExactMessages) {
        "lock.json:1:175: error: k sm_90 NVIDIA H200: missing \"params\""},
       {"unknown entry key", with_entry(R"({"params": {}, "flags": "-O0"})"),
        "lock.json:1:205: error: k sm_90 NVIDIA H200: unknown key 'flags' (expected baseline_us, "
-       "buckets, by, default, params, time_us, timing, tuned_with)"},
+       "buckets, by, compiler, default, params, time_us, timing, tuned_with)"},
+      {"unknown compiler", with_entry(R"({"params": {}, "compiler": "clang"})"),
+       "lock.json:1:205: error: k sm_90 NVIDIA H200: compiler: expected nvcc or nvrtc, not "
+       "'clang'"},
+      {"compiler not a string", with_entry(R"({"params": {}, "compiler": ["nvcc"]})"),
+       "lock.json:1:205: error: k sm_90 NVIDIA H200: compiler: expected a string, found an "
+       "array"},
       {"unknown timing", with_entry(R"({"params": {}, "timing": "warm-l2"})"),
        "lock.json:1:205: error: k sm_90 NVIDIA H200: timing: expected cold-l2 or cold-dirty-l2, "
        "not 'warm-l2'"},

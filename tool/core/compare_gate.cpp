@@ -89,12 +89,14 @@ void compare_kernel(const CompareInput& in, const std::string& id, const SideKer
     auto it = side.compiled.find(spec->source);
     return it == side.compiled.end() ? nullptr : &it->second;
   };
-  // Both sides timed one way: from a dirty L2 when the head's winner was tuned so.
+  // Both sides timed one way and compiled by one compiler: as the head's winner was tuned.
   const bool dirty = head.entry != nullptr && timed_dirty(*head.entry);
+  const DeviceCodeCompiler code =
+      head.entry != nullptr ? device_code_of(*head.entry) : DeviceCodeCompiler::nvcc;
   const MeasureTarget base_target{
-      id, base.spec, in.base.root, "base", base.params, compiled(in.base, base.spec), dirty};
+      id, base.spec, in.base.root, "base", base.params, compiled(in.base, base.spec), dirty, code};
   const MeasureTarget head_target{
-      id, head.spec, in.head.root, "head", head.params, compiled(in.head, head.spec), dirty};
+      id, head.spec, in.head.root, "head", head.params, compiled(in.head, head.spec), dirty, code};
   RoundSamples a;
   RoundSamples b;
   for (int r = 0; r < in.options.rounds && !a.failure && !b.failure; ++r) {

@@ -83,6 +83,13 @@ void judge(KernelReport& k, const LockEntry& entry, const LockEntry* old) {
                       (timed_dirty(entry) ? "dirty" : "clean") + " one";
     old = nullptr;
   }
+  // Nor does one whose code another compiler made.
+  if (old != nullptr && device_code_of(*old) != device_code_of(entry)) {
+    timed_otherwise = std::string("; the old entry's code was compiled by ") +
+                      compiler_name(device_code_of(*old)) + ", this one's by " +
+                      compiler_name(device_code_of(entry));
+    old = nullptr;
+  }
   const std::string before = old != nullptr ? "the old entry" : "the source defaults";
   k.baseline_us = old != nullptr ? old->time_us : entry.baseline_us;
   k.time_us = entry.time_us;

@@ -245,13 +245,14 @@ void set_entry(Lockfile& lock, const std::string& kernel_id, const std::string& 
 void set_bucket(Lockfile& lock, const std::string& kernel_id, const std::string& source,
                 const std::string& source_hash, const std::string& arch, const std::string& device,
                 const std::string& by, LockBucket bucket, const std::string& tuned_with,
-                const std::string& timing) {
+                const std::string& timing, const std::string& compiler) {
   LockEntry entry;
   if (auto k = lock.kernels.find(kernel_id);
       k != lock.kernels.end() && k->second.source_hash == source_hash)
     if (auto a = k->second.targets.find(arch); a != k->second.targets.end())
       if (auto d = a->second.find(device); d != a->second.end() && d->second.by == by &&
-                                           timed_dirty(d->second) == timed_dirty(timing))
+                                           timed_dirty(d->second) == timed_dirty(timing) &&
+                                           device_code_of(d->second) == device_code_of(compiler))
         entry = d->second;
   entry.params.clear();
   entry.time_us.reset();
@@ -259,6 +260,7 @@ void set_bucket(Lockfile& lock, const std::string& kernel_id, const std::string&
   entry.by = by;
   entry.tuned_with = tuned_with;
   entry.timing = timing;
+  entry.compiler = compiler;
   const BucketRange& r = bucket.range;
   std::erase_if(entry.buckets, [&](const LockBucket& b) {
     const bool below = b.range.hi && *b.range.hi <= r.lo;

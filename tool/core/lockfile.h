@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "core/buckets.h"
+#include "core/compiler.h"
 #include "core/evaluation.h"
 #include "core/result.h"
 #include "core/spec.h"
@@ -35,6 +36,9 @@ struct LockEntry {
   // How time_us was taken (core/runner.h's timing_method): "cold-dirty-l2" from `tune --l2
   // dirty`; empty or "cold-l2" for the default. `check` times the winner the same way.
   std::string timing;
+  // What compiled the timed code, when not nvcc (the build's compiler, the default): "nvrtc"
+  // from `tune --compiler nvrtc`. `check` and `compare` compile the winner the same way.
+  std::string compiler;
   bool is_default = false;  // the architecture's default device
   // With buckets, one winner per bucket of problem dimension `by` (ordered, disjoint)
   // instead of `params`.
@@ -167,18 +171,29 @@ void set_entry(Lockfile& lock, const std::string& kernel_id, const std::string& 
 // Sets one bucket's winner of a device's entry: the entry becomes one with buckets of `by`
 // (an entry without buckets, or with buckets of another dimension, loses them), buckets
 // overlapping `bucket.range` are replaced, and the buckets stay ordered. `tuned_with`
-// replaces the entry's; a `timing` other than the entry's starts it over (the other
-// buckets' times were taken another way). Default marks as set_entry.
+// replaces the entry's; a `timing` or `compiler` other than the entry's starts it over (the
+// other buckets' times were taken another way, or of other code). Default marks as set_entry.
 void set_bucket(Lockfile& lock, const std::string& kernel_id, const std::string& source,
                 const std::string& source_hash, const std::string& arch, const std::string& device,
                 const std::string& by, LockBucket bucket, const std::string& tuned_with,
-                const std::string& timing = "");
+                const std::string& timing = "", const std::string& compiler = "");
 
 // Whether an entry's times were taken from a dirty L2 (LockEntry::timing).
 [[nodiscard]] inline bool timed_dirty(const std::string& timing) {
   return timing == kTimingColdDirtyL2;
 }
 [[nodiscard]] inline bool timed_dirty(const LockEntry& e) { return timed_dirty(e.timing); }
+
+// What compiled an entry's code (LockEntry::compiler; empty or "nvcc": nvcc).
+[[nodiscard]] inline DeviceCodeCompiler device_code_of(const std::string& compiler) {
+  return compiler == "nvrtc" ? DeviceCodeCompiler::nvrtc : DeviceCodeCompiler::nvcc;
+}
+[[nodiscard]] inline DeviceCodeCompiler device_code_of(const LockEntry& e) {
+  return device_code_of(e.compiler);
+}
+[[nodiscard]] inline const char* compiler_name(DeviceCodeCompiler c) {
+  return c == DeviceCodeCompiler::nvrtc ? "nvrtc" : "nvcc";
+}
 
 // A measured configuration: median and confidence interval in microseconds.
 struct Measured {

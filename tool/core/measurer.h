@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "core/compiler.h"
 #include "core/evaluation.h"
 #include "core/result.h"
 #include "core/spec.h"
@@ -37,6 +38,8 @@ struct MeasureTarget {
   ParamSet params;                   // empty: the source defaults
   const CompiledSource* compiled = nullptr;  // set: compile this text, not the source file
   bool dirty_l2 = false;  // time from a dirty L2 (the entry was tuned so: LockEntry::timing)
+  // The compiler of device-only code (the entry's: LockEntry::compiler).
+  DeviceCodeCompiler device_code = DeviceCodeCompiler::nvcc;
 };
 
 struct Measurement {

@@ -103,10 +103,12 @@ Status decide_lock(const KernelSpec& spec, const std::string& lock_source, const
       (run.options.memcheck ? ", memcheck clean" : "") +
       (row.objectives.empty() ? "" : ", " + row.objectives);
   const std::string timing = run.options.dirty_l2 ? kTimingColdDirtyL2 : "";
+  const std::string compiler = run.options.device_code == DeviceCodeCompiler::nvrtc ? "nvrtc" : "";
   return run.store.update_lockfile([&](Lockfile& lock) -> Status {
     if (bucket) {
       set_bucket(lock, spec.id, lock_source, hash, arch, dev.name, bucket->by,
-                 {bucket->range, winner, row.winner_us, row.baseline_us}, tuned_with, timing);
+                 {bucket->range, winner, row.winner_us, row.baseline_us}, tuned_with, timing,
+                 compiler);
       return ok_status();
     }
     LockEntry entry;
@@ -115,6 +117,7 @@ Status decide_lock(const KernelSpec& spec, const std::string& lock_source, const
     entry.baseline_us = row.baseline_us;
     entry.tuned_with = tuned_with;
     entry.timing = timing;
+    entry.compiler = compiler;
     set_entry(lock, spec.id, lock_source, hash, arch, dev.name, entry);
     return ok_status();
   });

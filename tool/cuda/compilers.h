@@ -21,7 +21,10 @@ struct CachedCompilers {
   CachingCompiler cached_nvcc{nvcc, CompileCache()};
   TritonCompiler triton;  // starts Python at its first compile only
   CachingCompiler cached_triton{triton, CompileCache()};
-  AutoCompiler automatic{cached_nvrtc, cached_nvcc, &cached_triton};
+  AutoCompiler automatic{cached_nvrtc, cached_nvcc, &cached_triton};  // nvcc for CUDA C++
+  // NVRTC for device-only sources (an entry tuned with --compiler nvrtc).
+  AutoCompiler automatic_nvrtc{cached_nvrtc, cached_nvcc, &cached_triton,
+                               DeviceCodeCompiler::nvrtc};
 };
 
 }  // namespace kev::cuda

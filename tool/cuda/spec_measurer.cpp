@@ -44,7 +44,8 @@ std::string SpecMeasurer::source_path(const MeasureTarget& target) {
 SpecMeasurer::Kernel* SpecMeasurer::kernel_for(const MeasureTarget& target, std::string& error) {
   // The problems belong to the key: each bucket of a kernel with `dispatch` is measured on
   // its own problems, by an evaluator (and baseline) of its own.
-  std::string key = target.side + '\n' + target.kernel_id + (target.dirty_l2 ? "\ndirty" : "");
+  std::string key = target.side + '\n' + target.kernel_id + (target.dirty_l2 ? "\ndirty" : "") +
+                    (target.device_code == DeviceCodeCompiler::nvrtc ? "\nnvrtc" : "");
   for (const Problem& p : target.spec->problems) key += '\n' + p.to_string();
   if (auto it = kernels_.find(key); it != kernels_.end()) return it->second.get();
   if (arch_.empty()) {
@@ -64,8 +65,10 @@ SpecMeasurer::Kernel* SpecMeasurer::kernel_for(const MeasureTarget& target, std:
   options.timing.dirty_l2 = target.dirty_l2;
   options.compile_threads = 1;  // one target is compiled at a time
   if (target.compiled != nullptr) options.source_text = target.compiled->text;
-  k->evaluator =
-      std::make_unique<GpuEvaluator>(k->spec, *k->space, compilers_.automatic, worker_, options);
+  AutoCompiler& compiler = target.device_code == DeviceCodeCompiler::nvrtc
+                               ? compilers_.automatic_nvrtc
+                               : compilers_.automatic;
+  k->evaluator = std::make_unique<GpuEvaluator>(k->spec, *k->space, compiler, worker_, options);
   // Reads the source, compiles the reference (the source's defaults) and runs it once. A
   // baseline that does not verify is no verdict on the target: its own run decides.
   auto baseline = k->evaluator->measure_baseline();

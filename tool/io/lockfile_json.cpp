@@ -242,9 +242,10 @@ void read_buckets(const Json& j, const Where& where, int version, LockEntry& e) 
 
 LockEntry read_entry(const Json& j, const Where& where, int version) {
   require_object(j, where);
-  allow_keys(
-      j, {"baseline_us", "buckets", "by", "default", "params", "time_us", "timing", "tuned_with"},
-      where);
+  allow_keys(j,
+             {"baseline_us", "buckets", "by", "compiler", "default", "params", "time_us", "timing",
+              "tuned_with"},
+             where);
   LockEntry e;
   if (j.contains("buckets")) {
     read_buckets(j, where, version, e);
@@ -266,6 +267,11 @@ LockEntry read_entry(const Json& j, const Where& where, int version) {
     if (e.timing != kTimingColdL2 && !timed_dirty(e.timing))
       fail(where.field("timing"), std::string("expected ") + kTimingColdL2 + " or " +
                                       kTimingColdDirtyL2 + ", not " + excerpt(e.timing));
+  }
+  if (j.contains("compiler")) {
+    e.compiler = require_string(j["compiler"], where.field("compiler"));
+    if (e.compiler != "nvcc" && e.compiler != "nvrtc")
+      fail(where.field("compiler"), "expected nvcc or nvrtc, not " + excerpt(e.compiler));
   }
   if (j.contains("default")) {
     if (!j["default"].is_boolean()) fail(where.field("default"), "expected true or false");
@@ -478,6 +484,8 @@ void write_entry(std::string& out, const LockEntry& e, const std::string& indent
     fields.push_back(buckets + indent + "]");
     fields.push_back("\"by\": " + quote(e.by));
   }
+  if (device_code_of(e) == DeviceCodeCompiler::nvrtc)
+    fields.push_back("\"compiler\": " + quote(e.compiler));
   if (e.is_default) fields.push_back("\"default\": true");
   if (!e.has_buckets()) fields.push_back(params_field(e.params));
   if (e.time_us) fields.push_back("\"time_us\": " + format_lockfile_us(*e.time_us));
