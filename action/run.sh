@@ -255,6 +255,7 @@ case $mode in
     [[ -n ${KEV_SHARD:-} ]] && args+=(--shard "$KEV_SHARD")
     [[ -n ${KEV_GPUS:-} ]] && args+=(--gpus "$KEV_GPUS")
     [[ -n ${KEV_L2:-} ]] && args+=(--l2 "$KEV_L2")
+    [[ -n ${KEV_COMPILER:-} ]] && args+=(--compiler "$KEV_COMPILER")
     [[ -n $settings ]] && args+=(--compile-settings "$settings")
     if [[ ${KEV_BUDGET:-} == 0 ]]; then
       log "budget 0: no tuning; reporting the lockfile as it is (e.g. after kernelevo merge)"

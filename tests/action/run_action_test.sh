@@ -207,13 +207,14 @@ start_sha=$(git -C "$tmp/repo" rev-parse HEAD)
 new_step tune
 : >"$tmp/spy.log"
 touch "$tmp/repo/proj/CMakeLists.txt"  # untracked: the project's configure runs
-(cd "$tmp/repo" && KEV_KERNELEVO=$tmp/kernelevo-stub KEV_MODE=tune KEV_TOKEN=$token KEV_L2=dirty \
+(cd "$tmp/repo" && KEV_KERNELEVO=$tmp/kernelevo-stub KEV_MODE=tune KEV_TOKEN=$token KEV_L2=dirty KEV_COMPILER=nvrtc \
   KEV_CMAKE_ARGS="-DCMAKE_CUDA_ARCHITECTURES=90 -DCMAKE_BUILD_TYPE=Release" spied "$run_sh") >"$tmp/stdout" 2>"$tmp/stderr"
 rc=$?
 rm "$tmp/repo/proj/CMakeLists.txt"
 expect "tune: succeeds" '[[ $rc -eq 0 ]]' || cat "$tmp/stderr"
 expect "tune: tune writes the reports (--report)" 'grep -q -- "--report $RUNNER_TEMP/kernelevo-reports" "$tmp/tune-args"'
 expect "tune: the l2 input reaches tune as its own argument" 'grep -q -- "--l2 dirty" "$tmp/tune-args"'
+expect "tune: the compiler input reaches tune as its own argument" 'grep -q -- "--compiler nvrtc" "$tmp/tune-args"'
 expect "tune: lockfile-changed=true" '[[ $(output_of lockfile-changed) == true ]]'
 expect "tune: improvements=1 (the entry this run changed)" '[[ $(output_of improvements) == 1 ]]'
 expect "tune: gpu-missing=false" '[[ $(output_of gpu-missing) == false ]]'
