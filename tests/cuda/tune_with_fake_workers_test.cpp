@@ -678,6 +678,25 @@ TEST(TuneHugeSpace, EveryStrategyReachesItsBudgetWithoutWalkingTheSpace) {
   }
 }
 
+// A trace file as its header, parsed, and the records after it as written: for tests that
+// rewrite the header as another kernelevo would have written it.
+struct TraceText {
+  nlohmann::json header;
+  std::string rest;  // from the newline that ends the header
+  static TraceText read(const std::string& path) {
+    std::ifstream in(path);
+    const std::string text(std::istreambuf_iterator<char>(in), {});
+    const auto end = text.find('\n');
+    return {nlohmann::json::parse(text.substr(0, end)), text.substr(end)};
+  }
+  // The text written.
+  std::string write(const std::string& path) const {
+    const std::string text = header.dump() + rest;
+    std::ofstream(path, std::ios::trunc) << text;
+    return text;
+  }
+};
+
 // A trace records how its times were taken; one timed another way (here: with the write-back
 // charged, where this run does not charge it) is not resumed, since its times would not
 // compare with new ones, and the trace is left as it was. A header that says nothing was
@@ -692,22 +711,11 @@ TEST(TuneTraces, ATraceTimedAnotherWayIsNotResumed) {
   const std::string common = "tune softmax.cu --strategy random --format json --lockfile lock.json ";
   const CliRun first = kernelevo(dir, env, common + "--budget 2 --trace t.jsonl");
   ASSERT_EQ(first.exit_code, 0) << first.err;
-  std::string text;
-  {
-    std::ifstream in(dir.file("t.jsonl"));
-    text.assign(std::istreambuf_iterator<char>(in), {});
-  }
-  const auto header_end = text.find('\n');
-  auto header = nlohmann::json::parse(text.substr(0, header_end));
+  TraceText trace = TraceText::read(dir.file("t.jsonl"));
+  nlohmann::json& header = trace.header;
   EXPECT_EQ(header["timing"], "cold-l2");
-  const auto rewrite = [&](const nlohmann::json& h) {
-    const std::string written = h.dump() + text.substr(header_end);
-    std::ofstream out(dir.file("t.jsonl"), std::ios::trunc);
-    out << written;
-    return written;
-  };
   header["timing"] = "cold-l2+write-back";
-  const std::string charged = rewrite(header);
+  const std::string charged = trace.write(dir.file("t.jsonl"));
   const CliRun refused = kernelevo(dir, env, common + "--budget 4 --resume t.jsonl");
   EXPECT_NE(refused.exit_code, 0);
   EXPECT_NE(refused.err.find("t.jsonl"), std::string::npos) << refused.err;
@@ -720,7 +728,7 @@ TEST(TuneTraces, ATraceTimedAnotherWayIsNotResumed) {
   }
   // The header's text is the trace's, not ours: it cannot start a line of its own.
   header["timing"] = std::string("cold-l2\n::error::forged ") + std::string(400, 'x');
-  rewrite(header);
+  trace.write(dir.file("t.jsonl"));
   const CliRun hostile = kernelevo(dir, env, common + "--budget 4 --resume t.jsonl");
   EXPECT_NE(hostile.exit_code, 0);
   EXPECT_EQ(hostile.err.find("\n::error"), std::string::npos) << hostile.err;
@@ -728,7 +736,7 @@ TEST(TuneTraces, ATraceTimedAnotherWayIsNotResumed) {
       << hostile.err;
   EXPECT_LT(hostile.err.size(), 600u) << hostile.err;
   header.erase("timing");
-  rewrite(header);
+  trace.write(dir.file("t.jsonl"));
   const CliRun resumed = kernelevo(dir, env, common + "--budget 4 --resume t.jsonl");
   EXPECT_EQ(resumed.exit_code, 0) << resumed.err;
 }
@@ -800,13 +808,7 @@ TEST(TuneTraces, ATraceOfAnotherCompilersCodeIsNotResumed) {
   const std::string common = base + "--lockfile lock.json ";
   const CliRun first = kernelevo(dir, env, common + "--budget 2 --trace t.jsonl");
   ASSERT_EQ(first.exit_code, 0) << first.err;
-  const auto header_of = [&] {
-    std::ifstream in(dir.file("t.jsonl"));
-    std::string line;
-    std::getline(in, line);
-    return nlohmann::json::parse(line);
-  };
-  EXPECT_EQ(header_of()["compiler"], "nvcc");
+  EXPECT_EQ(TraceText::read(dir.file("t.jsonl")).header["compiler"], "nvcc");
   const CliRun nvrtc = kernelevo(dir, env, common + "--budget 4 --compiler nvrtc --resume t.jsonl");
   EXPECT_NE(nvrtc.exit_code, 0);
   EXPECT_NE(nvrtc.err.find("compiled by nvcc and this run compiles with nvrtc"), std::string::npos)
@@ -817,14 +819,8 @@ TEST(TuneTraces, ATraceOfAnotherCompilersCodeIsNotResumed) {
   const CliRun fresh =
       kernelevo(dir, env, base + "--budget 2 --compiler nvrtc --trace n.jsonl --lockfile n.json");
   ASSERT_EQ(fresh.exit_code, 0) << fresh.err;
-  std::string text;
-  {
-    std::ifstream in(dir.file("n.jsonl"));
-    text.assign(std::istreambuf_iterator<char>(in), {});
-  }
-  const auto header_end = text.find('\n');
-  auto header = nlohmann::json::parse(text.substr(0, header_end));
-  EXPECT_EQ(header["compiler"], "nvrtc");
+  TraceText trace = TraceText::read(dir.file("n.jsonl"));
+  EXPECT_EQ(trace.header["compiler"], "nvrtc");
   std::ifstream lock_in(dir.file("n.json"));
   const auto lock = nlohmann::json::parse(lock_in);
   const std::string tuned_with =
@@ -837,11 +833,8 @@ TEST(TuneTraces, ATraceOfAnotherCompilersCodeIsNotResumed) {
   const auto default_lock = nlohmann::json::parse(default_in);
   EXPECT_FALSE(default_lock["kernels"]["softmax_rows"]["targets"]["sm_90"]["Fake H200"].contains(
       "compiler"));
-  header.erase("compiler");  // as an older kernelevo wrote it
-  {
-    std::ofstream out(dir.file("n.jsonl"), std::ios::trunc);
-    out << header.dump() + text.substr(header_end);
-  }
+  trace.header.erase("compiler");  // as an older kernelevo wrote it
+  trace.write(dir.file("n.jsonl"));
   const CliRun old_default =
       kernelevo(dir, env, base + "--budget 4 --resume n.jsonl --lockfile n.json");
   EXPECT_NE(old_default.exit_code, 0);
