@@ -261,6 +261,36 @@ TEST(Merge, SameSlotDifferentParamsFasterWinsAndIsReported) {
   EXPECT_EQ(merge(a, c).merged, a);
 }
 
+// Times taken from another L2 state, or of another compiler's code, do not compare: the
+// later file's entry is kept whatever the times, and the conflict says why.
+TEST(Merge, EntriesMeasuredOtherwiseKeepTheLaterFile) {
+  Lockfile a = lock_with("sm_90", "NVIDIA H200", entry(512, 60));
+  LockEntry nvrtc = entry(256, 65);
+  nvrtc.compiler = "nvrtc";
+  Lockfile b = lock_with("sm_90", "NVIDIA H200", nvrtc);
+  MergeResult m = merge(a, b);
+  ASSERT_EQ(m.conflicts.size(), 1u);
+  EXPECT_EQ(m.conflicts[0].resolution,
+            "kept incoming {BLOCK=256} (65.0 us) over {BLOCK=512} (60.0 us): its code was "
+            "compiled by nvrtc, the other's by nvcc, so the times do not compare; the later file "
+            "wins");
+  const LockEntry& kept = m.merged.kernels["k"].targets["sm_90"]["NVIDIA H200"];
+  EXPECT_EQ(kept.params.at("BLOCK"), Value(256));
+  EXPECT_EQ(kept.compiler, "nvrtc");
+  EXPECT_TRUE(kept.is_default);
+
+  LockEntry dirty = entry(128, 70);
+  dirty.timing = "cold-dirty-l2";
+  Lockfile c = lock_with("sm_90", "NVIDIA H200", dirty);
+  MergeResult d = merge(c, a);
+  ASSERT_EQ(d.conflicts.size(), 1u);
+  EXPECT_EQ(d.conflicts[0].resolution,
+            "kept incoming {BLOCK=512} (60.0 us) over {BLOCK=128} (70.0 us): it was timed from a "
+            "clean L2, the other from a dirty one, so the times do not compare; the later file "
+            "wins");
+  EXPECT_EQ(d.merged.kernels["k"].targets["sm_90"]["NVIDIA H200"].timing, "");
+}
+
 TEST(Merge, TwoDefaultsForOneArchKeepBasesMark) {
   Lockfile a = lock_with("sm_90", "A", entry(512, 70));
   Lockfile b = lock_with("sm_90", "B", entry(256, 65));

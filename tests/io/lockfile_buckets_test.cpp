@@ -281,6 +281,18 @@ TEST(LockfileBuckets, MergeIsPerBucket) {
   EXPECT_EQ(q.conflicts[0].resolution,
             "kept incoming (one winner for every problem) over base (buckets of cols): "
             "different layouts, the later file wins");
+  // Buckets of another compiler's code do not merge one by one: the later file's entry wins.
+  Lockfile nvrtc;
+  set_bucket(nvrtc, "k", "src/k.cu", kHash, "sm_90", "NVIDIA H200", "cols",
+             {{0, 2048}, {{"B", Value(128)}}, 20.0, 30.0}, "other", "", "nvrtc");
+  const MergeResult n = merge(base, nvrtc);
+  const LockEntry& ne = n.merged.kernels.at("k").targets.at("sm_90").at("NVIDIA H200");
+  ASSERT_EQ(ne.buckets.size(), 1u);
+  EXPECT_EQ(ne.compiler, "nvrtc");
+  ASSERT_EQ(n.conflicts.size(), 1u);
+  EXPECT_EQ(n.conflicts[0].resolution,
+            "kept incoming over base: its code was compiled by nvrtc, the other's by nvcc, so the "
+            "times do not compare; the later file wins");
 }
 
 }  // namespace

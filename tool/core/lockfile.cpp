@@ -313,6 +313,20 @@ bool incoming_is_faster(const Slot& base, const Slot& incoming) {
   return *incoming.time_us < *base.time_us;
 }
 
+// Why the times of two entries for one slot do not compare (`incoming` timed from another L2
+// state, or of another compiler's code, than `base`), as a conflict says it; empty when
+// they do.
+std::string measured_otherwise(const LockEntry& base, const LockEntry& incoming) {
+  const auto l2 = [](const LockEntry& e) { return timed_dirty(e) ? "dirty" : "clean"; };
+  if (timed_dirty(base) != timed_dirty(incoming))
+    return std::string("it was timed from a ") + l2(incoming) + " L2, the other from a " +
+           l2(base) + " one";
+  if (device_code_of(base) != device_code_of(incoming))
+    return std::string("its code was compiled by ") + compiler_name(device_code_of(incoming)) +
+           ", the other's by " + compiler_name(device_code_of(base));
+  return "";
+}
+
 std::string bucket_time(const LockBucket& b) {
   return b.time_us ? format_time_us(*b.time_us) : std::string("no time");
 }
@@ -324,6 +338,15 @@ std::string bucket_time(const LockBucket& b) {
 void merge_bucket_entries(LockEntry& into, const LockEntry& incoming, const std::string& id,
                           const std::string& arch, const std::string& device,
                           std::vector<MergeConflict>& conflicts) {
+  if (const std::string why = measured_otherwise(into, incoming); !why.empty()) {
+    conflicts.push_back(
+        {id, arch, device,
+         "kept incoming over base: " + why + ", so the times do not compare; the later file wins"});
+    const bool was_default = into.is_default;
+    into = incoming;
+    into.is_default = was_default;
+    return;
+  }
   if (into.by != incoming.by) {
     if (into == incoming) return;
     const auto layout = [](const LockEntry& e) {
@@ -388,14 +411,18 @@ void merge_same_source(LockedKernel& into, const LockedKernel& incoming, const s
         continue;
       }
       if (existing->second.params == entry.params) continue;
-      const bool take = incoming_is_faster(existing->second, entry);
+      const std::string otherwise = measured_otherwise(existing->second, entry);
+      const bool take = !otherwise.empty() || incoming_is_faster(existing->second, entry);
       const LockEntry& kept = take ? entry : existing->second;
       const LockEntry& dropped = take ? existing->second : entry;
-      conflicts.push_back({id, arch, device,
-                           std::string("kept ") + (take ? "incoming " : "base ") +
-                               describe_params(kept.params) + " (" + describe_time(kept) +
-                               ") over " + describe_params(dropped.params) + " (" +
-                               describe_time(dropped) + "): faster wins"});
+      conflicts.push_back(
+          {id, arch, device,
+           std::string("kept ") + (take ? "incoming " : "base ") + describe_params(kept.params) +
+               " (" + describe_time(kept) + ") over " + describe_params(dropped.params) + " (" +
+               describe_time(dropped) + "): " +
+               (otherwise.empty()
+                    ? std::string("faster wins")
+                    : otherwise + ", so the times do not compare; the later file wins")});
       if (take) {
         const bool was_default = existing->second.is_default;
         existing->second = entry;

@@ -236,7 +236,9 @@ struct MergeResult {
 //  - A kernel on one side only is taken as is.
 //  - Same source (source_hash and variant equal): the union of the entries. Where both
 //    sides lock the same kernel / arch / device with different params, the lower time_us
-//    wins (an entry with a time beats one without; a tie keeps base's), and it is reported.
+//    wins (an entry with a time beats one without; a tie keeps base's), and it is reported;
+//    but entries timed from different L2 states or of different compilers' code do not
+//    compare, and incoming's (the later file's) is kept, reported with the reason.
 //    Equal params keep base's entry unchanged. When both sides mark different devices of
 //    one architecture as default, base's mark stays (reported).
 //  - Different sources: entries measured on different sources are not comparable and a
