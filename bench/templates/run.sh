@@ -17,7 +17,9 @@
 # without one is copied plain), tuned from OUT_DIR (one search per bucket: BUDGET and TUNE_TIME
 # apply to each) and compared with each shape's bucket winner; COMPARE_ONLY=1 PER_SHAPE=1 times
 # those copies again. L2=dirty tunes with `kernelevo tune --l2 dirty` (every run timed from a
-# cold L2 full of dirty lines, as do_bench times; docs/evaluator.md).
+# cold L2 full of dirty lines, as do_bench times; docs/evaluator.md). COMPILER=nvrtc tunes with
+# `kernelevo tune --compiler nvrtc` (default nvcc, the compiler of the comparison's cubins and of
+# a CMake build; a trace of the other compiler's code is not resumed, and starts afresh).
 # A second run into the same OUT_DIR resumes each tune from its trace.
 set -uo pipefail
 
@@ -28,6 +30,7 @@ fi
 command="bench/templates/run.sh $*"
 [[ "${PER_SHAPE:-0}" == 1 ]] && command="PER_SHAPE=1 $command"
 [[ "${L2:-clean}" != clean ]] && command="L2=$L2 $command"
+[[ "${COMPILER:-nvcc}" != nvcc ]] && command="COMPILER=$COMPILER $command"
 out=$1
 shift
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -89,7 +92,8 @@ for t in "${templates[@]}"; do
   if [[ -s "$trace" ]] || compgen -G "$out/trace_$t.*.jsonl" > /dev/null; then resume=(--resume "$trace"); fi
   step "tune $t (budget $budget, at most $tune_time${resume:+, resuming})"
   tune() {
-    (cd "$project" && "$kev" tune "$src" --strategy auto --budget "$budget" --time "$tune_time" --l2 "${L2:-clean}" --trace "$trace" "$@" \
+    (cd "$project" && "$kev" tune "$src" --strategy auto --budget "$budget" --time "$tune_time" --l2 "${L2:-clean}" \
+      --compiler "${COMPILER:-nvcc}" --trace "$trace" "$@" \
       --lockfile "$out/kernelevo.lock.json" --format json > "$out/tune_$t.json" 2> "$out/tune_$t.log")
   }
   if ! tune "${resume[@]}"; then
