@@ -80,6 +80,27 @@ TEST_F(ExportTorch, WritesThePackage) {
   EXPECT_NE(read_text(pkg / "kernel.json").find("\"equivalent\": \"eq.py\""), std::string::npos);
 }
 
+// The cubins come from the compiler whose code the entry's times are of: an entry tuned with
+// `--compiler nvrtc` exports NVRTC's cubin, the others nvcc's (the two compilers' images of
+// one source differ in their bytes).
+TEST_F(ExportTorch, AnEntryCompiledByNvrtcExportsNvrtcsCubin) {
+  with_lockfile();
+  const CommandRun nvcc = exported("--out a");
+  if (skipped_) GTEST_SKIP() << "no CUDA in this build";
+  ASSERT_EQ(nvcc.exit_code, 0) << nvcc.err;
+  std::string lock = read_text(dir_ / "kernelevo.lock.json");
+  const auto at = lock.find("\"NVIDIA H200\": {");
+  ASSERT_NE(at, std::string::npos);
+  lock.insert(at + std::string("\"NVIDIA H200\": {").size(), "\"compiler\": \"nvrtc\", ");
+  write_text(dir_ / "kernelevo.lock.json", lock);
+  const CommandRun nvrtc = exported("--out b");
+  ASSERT_EQ(nvrtc.exit_code, 0) << nvrtc.err;
+  EXPECT_NE(read_text(dir_ / "a/gated/cubins/sm_90.1.cubin"),
+            read_text(dir_ / "b/gated/cubins/sm_90.1.cubin"));
+  EXPECT_EQ(read_text(dir_ / "a/gated/cubins/sm_80.0.cubin"),
+            read_text(dir_ / "b/gated/cubins/sm_80.0.cubin"));
+}
+
 TEST_F(ExportTorch, AnArchitectureWithoutAnEntryGetsTheSourceDefaults) {
   with_lockfile();
   const CommandRun r = exported("--archs sm_75,sm_90 --package gated_op --out pkgs");

@@ -84,8 +84,8 @@ kev::ParamSet with_defaults(const kev::ParamSet& defaults, const kev::ParamSet& 
 
 kev::Result<kev::TorchImage> compile_image(const kev::KernelSpec& spec, const std::string& text,
                                            const kev::ParamSet& params, const std::string& arch,
-                                           bool reference) {
-  auto out = kev::cuda::compile_for_export(spec, text, params, arch, reference);
+                                           bool reference, kev::DeviceCodeCompiler device_code) {
+  auto out = kev::cuda::compile_for_export(spec, text, params, arch, reference, device_code);
   if (!out) return out.error();
   const std::string name =
       !reference
@@ -223,13 +223,17 @@ int run_export(const ExportArgs& args) {
         return report(s.error());
       }
     }
+    // The cubins come from the compiler whose code the entry's times are of.
+    const kev::DeviceCodeCompiler code = choice.entry != nullptr
+                                             ? kev::device_code_of(*choice.entry)
+                                             : kev::DeviceCodeCompiler::nvcc;
     for (auto& [params, v] : wanted) {
-      auto image = compile_image(spec, text, params, arch, false);
+      auto image = compile_image(spec, text, params, arch, false, code);
       if (!image) return report(image.error());
       v.image = std::move(*image);
       a.variants.push_back(std::move(v));
     }
-    auto reference = compile_image(spec, text, {}, arch, true);
+    auto reference = compile_image(spec, text, {}, arch, true, code);
     if (!reference) return report(reference.error());
     a.reference = std::move(*reference);
     summary += (summary.empty() ? "" : ", ") + arch + " (" + a.choice + ")";

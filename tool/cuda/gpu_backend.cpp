@@ -138,10 +138,12 @@ int serve_gpu_worker(int device) { return serve_worker(device); }
 
 Result<CompileOutput> compile_for_export(const KernelSpec& spec, const std::string& source_text,
                                          const ParamSet& params, const std::string& arch,
-                                         bool with_reference) {
+                                         bool with_reference, DeviceCodeCompiler device_code) {
   static CachedCompilers compilers;  // made at the first export compile (nvcc --version)
-  CompileOutput out = compilers.automatic.compile(
-      compile_request_for(spec, source_text, params, arch, with_reference));
+  AutoCompiler& compiler =
+      device_code == DeviceCodeCompiler::nvrtc ? compilers.automatic_nvrtc : compilers.automatic;
+  CompileOutput out =
+      compiler.compile(compile_request_for(spec, source_text, params, arch, with_reference));
   if (!out.ok) {
     std::string log = out.log;
     if (log.size() > 4000) log = "..." + log.substr(log.size() - 4000);

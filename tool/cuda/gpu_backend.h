@@ -46,14 +46,15 @@ namespace kev::cuda {
 [[nodiscard]] Result<std::unique_ptr<Measurer>> make_spec_measurer(int device, std::uint64_t seed);
 
 // `export --torch`'s compile of `spec` with `params` for `arch` (the spec's own `arch` wins),
-// with the reference kernel too when `with_reference`: the compiler `tune` picks for the
-// source (NVRTC or nvcc), behind the same disk cache, so the cubin is the one tune verified.
-// Needs the toolkit, not a GPU; an error (ExitCode::environment) in a build without CUDA.
+// with the reference kernel too when `with_reference`: the compiler `tune` used for the
+// source (nvcc, or NVRTC for device-only code with `device_code` nvrtc: the entry's),
+// behind the same disk cache, so the cubin is the one tune verified. Needs the toolkit,
+// not a GPU; an error (ExitCode::environment) in a build without CUDA.
 [[nodiscard]] Result<CompileOutput> compile_for_export(const KernelSpec& spec,
                                                        const std::string& source_text,
                                                        const ParamSet& params,
-                                                       const std::string& arch,
-                                                       bool with_reference);
+                                                       const std::string& arch, bool with_reference,
+                                                       DeviceCodeCompiler device_code);
 
 // GPU `index`'s facts, measured by a worker started for it.
 [[nodiscard]] Result<DeviceInfo> probe_device(int index);

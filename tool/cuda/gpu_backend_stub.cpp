@@ -62,7 +62,7 @@ Result<std::unique_ptr<Measurer>> make_spec_measurer(int, std::uint64_t) {
 Result<DeviceInfo> probe_device(int) { return no_cuda("no GPU"); }
 
 Result<CompileOutput> compile_for_export(const KernelSpec&, const std::string&, const ParamSet&,
-                                         const std::string&, bool) {
+                                         const std::string&, bool, DeviceCodeCompiler) {
   return no_cuda("export --torch compiles cubins with the CUDA toolkit");
 }
 
