@@ -36,7 +36,7 @@ struct TuneOptions {
 
 // --compiler as the tuner's choice for CUDA C++ without host code.
 [[nodiscard]] inline DeviceCodeCompiler device_code_of(const TuneOptions& options) {
-  return options.compiler == "nvrtc" ? DeviceCodeCompiler::nvrtc : DeviceCodeCompiler::nvcc;
+  return kev::device_code_of(options.compiler);
 }
 
 // Evaluations used when neither --budget nor --time is given (exhaustive: no limit).

@@ -73,6 +73,14 @@ struct CompileOutput {
 // nvrtc`): for kernels a program compiles at run time with NVRTC.
 enum class DeviceCodeCompiler { nvcc, nvrtc };
 
+// Its name in options, traces and lockfile entries, and back ("nvrtc"; anything else: nvcc).
+[[nodiscard]] inline const char* compiler_name(DeviceCodeCompiler c) {
+  return c == DeviceCodeCompiler::nvrtc ? "nvrtc" : "nvcc";
+}
+[[nodiscard]] inline DeviceCodeCompiler device_code_of(const std::string& name) {
+  return name == "nvrtc" ? DeviceCodeCompiler::nvrtc : DeviceCodeCompiler::nvcc;
+}
+
 class Compiler {
  public:
   virtual ~Compiler() = default;

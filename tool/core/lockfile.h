@@ -185,14 +185,8 @@ void set_bucket(Lockfile& lock, const std::string& kernel_id, const std::string&
 [[nodiscard]] inline bool timed_dirty(const LockEntry& e) { return timed_dirty(e.timing); }
 
 // What compiled an entry's code (LockEntry::compiler; empty or "nvcc": nvcc).
-[[nodiscard]] inline DeviceCodeCompiler device_code_of(const std::string& compiler) {
-  return compiler == "nvrtc" ? DeviceCodeCompiler::nvrtc : DeviceCodeCompiler::nvcc;
-}
 [[nodiscard]] inline DeviceCodeCompiler device_code_of(const LockEntry& e) {
   return device_code_of(e.compiler);
-}
-[[nodiscard]] inline const char* compiler_name(DeviceCodeCompiler c) {
-  return c == DeviceCodeCompiler::nvrtc ? "nvrtc" : "nvcc";
 }
 
 // A measured configuration: median and confidence interval in microseconds.

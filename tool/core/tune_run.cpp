@@ -103,7 +103,10 @@ Status decide_lock(const KernelSpec& spec, const std::string& lock_source, const
       (run.options.memcheck ? ", memcheck clean" : "") +
       (row.objectives.empty() ? "" : ", " + row.objectives);
   const std::string timing = run.options.dirty_l2 ? kTimingColdDirtyL2 : "";
-  const std::string compiler = run.options.device_code == DeviceCodeCompiler::nvrtc ? "nvrtc" : "";
+  // Only NVRTC's is written: an entry that does not say is nvcc's.
+  const std::string compiler = run.options.device_code == DeviceCodeCompiler::nvrtc
+                                   ? compiler_name(DeviceCodeCompiler::nvrtc)
+                                   : "";
   return run.store.update_lockfile([&](Lockfile& lock) -> Status {
     if (bucket) {
       set_bucket(lock, spec.id, lock_source, hash, arch, dev.name, bucket->by,

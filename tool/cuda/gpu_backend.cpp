@@ -82,8 +82,8 @@ class GpuTuneBackend final : public TuneBackend {
     if (std::filesystem::path(spec.source).extension() == ".py") return {};
     const std::string text = source_text ? *source_text : read_whole_file(spec.source).value_or("");
     const bool host = holds_host_code(text);
-    return {host || device_code == DeviceCodeCompiler::nvcc ? "nvcc" : "nvrtc",
-            host ? "nvcc" : "nvrtc"};
+    return {compiler_name(host ? DeviceCodeCompiler::nvcc : device_code),
+            compiler_name(host ? DeviceCodeCompiler::nvcc : DeviceCodeCompiler::nvrtc)};
   }
 
  private:
