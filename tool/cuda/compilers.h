@@ -25,6 +25,10 @@ struct CachedCompilers {
   // NVRTC for device-only sources (an entry tuned with --compiler nvrtc).
   AutoCompiler automatic_nvrtc{cached_nvrtc, cached_nvcc, &cached_triton,
                                DeviceCodeCompiler::nvrtc};
+  // The one of the two that sends device-only code to `device_code`.
+  AutoCompiler& automatic_for(DeviceCodeCompiler device_code) {
+    return device_code == DeviceCodeCompiler::nvrtc ? automatic_nvrtc : automatic;
+  }
 };
 
 }  // namespace kev::cuda

@@ -140,10 +140,9 @@ Result<CompileOutput> compile_for_export(const KernelSpec& spec, const std::stri
                                          const ParamSet& params, const std::string& arch,
                                          bool with_reference, DeviceCodeCompiler device_code) {
   static CachedCompilers compilers;  // made at the first export compile (nvcc --version)
-  AutoCompiler& compiler =
-      device_code == DeviceCodeCompiler::nvrtc ? compilers.automatic_nvrtc : compilers.automatic;
   CompileOutput out =
-      compiler.compile(compile_request_for(spec, source_text, params, arch, with_reference));
+      compilers.automatic_for(device_code)
+          .compile(compile_request_for(spec, source_text, params, arch, with_reference));
   if (!out.ok) {
     std::string log = out.log;
     if (log.size() > 4000) log = "..." + log.substr(log.size() - 4000);

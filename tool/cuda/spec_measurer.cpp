@@ -65,10 +65,8 @@ SpecMeasurer::Kernel* SpecMeasurer::kernel_for(const MeasureTarget& target, std:
   options.timing.dirty_l2 = target.dirty_l2;
   options.compile_threads = 1;  // one target is compiled at a time
   if (target.compiled != nullptr) options.source_text = target.compiled->text;
-  AutoCompiler& compiler = target.device_code == DeviceCodeCompiler::nvrtc
-                               ? compilers_.automatic_nvrtc
-                               : compilers_.automatic;
-  k->evaluator = std::make_unique<GpuEvaluator>(k->spec, *k->space, compiler, worker_, options);
+  k->evaluator = std::make_unique<GpuEvaluator>(
+      k->spec, *k->space, compilers_.automatic_for(target.device_code), worker_, options);
   // Reads the source, compiles the reference (the source's defaults) and runs it once. A
   // baseline that does not verify is no verdict on the target: its own run decides.
   auto baseline = k->evaluator->measure_baseline();
