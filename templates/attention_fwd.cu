@@ -102,6 +102,15 @@ __device__ __forceinline__ void cp_async_16(unsigned dst, const void* src, bool 
   asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(dst), "l"(src),
                "r"(valid ? 16 : 0));
 }
+// atomicAdd at GPU scope with acquire-release semantics; returns the old value.
+__device__ __forceinline__ unsigned atomic_add_acq_rel(unsigned* p, unsigned v) {
+  unsigned old;
+  asm volatile("atom.add.acq_rel.gpu.global.u32 %0, [%1], %2;\n"
+               : "=r"(old)
+               : "l"(p), "r"(v)
+               : "memory");
+  return old;
+}
 __device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;\n" ::); }
 template <int N>
 __device__ __forceinline__ void cp_async_wait() {
@@ -171,6 +180,9 @@ struct Config {
   static constexpr int kChunks = D / 8;  // 16-byte chunks of a row
   static constexpr int kQBytes = BM * D * 2;
   static constexpr int kTileBytes = KN * D * 2;  // K or V of one stage
+  // The warps' merge rows D + 8 floats apart: the float2 stores of a warp's eight rows (four
+  // lanes a row) then fall in distinct banks, four rows at a time.
+  static constexpr int kMergeStride = D + 8;
   static_assert(D == 64 || D == 128, "head_dim 64 or 128");
   static_assert(BN % 16 == 0 && BN >= 16, "ATT_BN: a multiple of 16");
   static_assert(STAGES >= 1, "at least one stage");
@@ -455,11 +467,12 @@ __device__ void attention_block(const __nv_bfloat16* __restrict__ q,
   }
   if constexpr (C::WN > 1 || C::SPLIT) {
     // Each warp's unnormalised state to shared memory (the tiles are no longer needed), then
-    // the block's rows merged over the warps along the keys: w_o[WN][BM][D], w_m, w_l [WN][BM],
-    // and a per-row factor and log-sum-exp (log2) of the merged row.
+    // the block's rows merged over the warps along the keys: w_o[WN][BM][kMergeStride],
+    // w_m, w_l [WN][BM], and a per-row factor and log-sum-exp (log2) of the merged row.
+    constexpr int P = C::kMergeStride;
     __syncthreads();
     float* w_o = reinterpret_cast<float*>(attention_smem);
-    float* w_m = w_o + C::WN * BM * D;
+    float* w_m = w_o + C::WN * BM * P;
     float* w_l = w_m + C::WN * BM;
     float* row_lse2 = w_l + C::WN * BM;
 #pragma unroll
@@ -467,12 +480,11 @@ __device__ void attention_block(const __nv_bfloat16* __restrict__ q,
 #pragma unroll
       for (int h = 0; h < 2; ++h) {
         const int r = wm * 16 * MT + mt * 16 + lane / 4 + 8 * h;
-        float* dst = w_o + (wn * BM + r) * D + 2 * (lane % 4);
+        float* dst = w_o + (wn * BM + r) * P + 2 * (lane % 4);
 #pragma unroll
-        for (int dn = 0; dn < D / 8; ++dn) {
-          dst[dn * 8] = acc[mt][dn][2 * h];
-          dst[dn * 8 + 1] = acc[mt][dn][2 * h + 1];
-        }
+        for (int dn = 0; dn < D / 8; ++dn)
+          *reinterpret_cast<float2*>(dst + dn * 8) =
+              make_float2(acc[mt][dn][2 * h], acc[mt][dn][2 * h + 1]);
         if (lane % 4 == 0) {
           w_m[wn * BM + r] = row_max[mt][h];
           w_l[wn * BM + r] = row_sum[mt][h];
@@ -495,15 +507,29 @@ __device__ void attention_block(const __nv_bfloat16* __restrict__ q,
     }
     __syncthreads();
 
+    // Row r's four columns 4c..4c+3, merged over the warps.
+    auto merged4 = [&](int r, int c) {
+      float4 x = make_float4(0.f, 0.f, 0.f, 0.f);
+#pragma unroll
+      for (int w = 0; w < C::WN; ++w) {
+        const float4 p = *reinterpret_cast<const float4*>(w_o + (w * BM + r) * P + 4 * c);
+        const float f = w_m[w * BM + r];
+        x.x += p.x * f;
+        x.y += p.y * f;
+        x.z += p.z * f;
+        x.w += p.w * f;
+      }
+      return x;
+    };
     if (!split) {
-      for (int i = threadIdx.x; i < BM * D; i += C::kThreads) {
-        const int r = i / D, d = i % D;
+      for (int i = threadIdx.x; i < BM * (D / 4); i += C::kThreads) {
+        const int r = i / (D / 4), c = i % (D / 4);
         const int row = row0 + r;
         if (row >= rows) continue;
-        float x = 0.f;
-        for (int w = 0; w < C::WN; ++w) x += w_o[(w * BM + r) * D + d] * w_m[w * BM + r];
-        o[o_offset(row) + d] = __float2bfloat16_rn(x);
-        if (d == 0) lse[lse_offset(row)] = row_lse2[r] * kLn2;
+        const float4 x = merged4(r, c);
+        *reinterpret_cast<uint2*>(o + o_offset(row) + 4 * c) =
+            make_uint2(pack_bf16(x.x, x.y), pack_bf16(x.z, x.w));
+        if (c == 0) lse[lse_offset(row)] = row_lse2[r] * kLn2;
       }
     } else {
       // This split's normalised rows to scratch: o_part[z][row][d], lse_part[z][row] over the
@@ -511,70 +537,82 @@ __device__ void attention_block(const __nv_bfloat16* __restrict__ q,
       const long long unit_rows = static_cast<long long>(unit) * rows;
       const long long total_rows = static_cast<long long>(g.batch) * g.heads * g.seq_q;
       const int splits = gridDim.z;
-      for (int i = threadIdx.x; i < BM * D; i += C::kThreads) {
-        const int r = i / D, d = i % D;
-        const int row = row0 + r;
-        if (row >= rows) continue;
-        float x = 0.f;
-        for (int w = 0; w < C::WN; ++w) x += w_o[(w * BM + r) * D + d] * w_m[w * BM + r];
-        const long long pr = blockIdx.z * total_rows + unit_rows + row;
-        o_part[pr * D + d] = x;
-        if (d == 0) lse_part[pr] = row_lse2[r];
-      }
-      __threadfence();
-      __syncthreads();
-      __shared__ unsigned is_last;
-      if (threadIdx.x == 0) {
-        unsigned* ticket = counter + static_cast<long long>(unit) * gridDim.x + m_block;
-        const unsigned before = atomicAdd(ticket, 1u);
-        is_last = before == static_cast<unsigned>(splits - 1);
-        if (is_last) *ticket = 0u;  // left zero for the next launch
-      }
-      __syncthreads();
-      if (!is_last) return;
-      __threadfence();
-      // The last block merges every split's rows: the splits' log-sum-exps into shared memory
-      // (one load each, all in flight), factors per split and row from them, then each thread
-      // four output columns of a row, loads of every split in flight.
-      float* f = w_o;  // [splits][BM]; the shared state above is no longer needed
-      for (int i = threadIdx.x; i < splits * BM; i += C::kThreads) {
-        const int z = i / BM, r = i % BM;
-        const int row = row0 + r;
-        f[i] = row < rows ? __ldcg(lse_part + z * total_rows + unit_rows + row) : ATT_NEG_INF;
-      }
-      __syncthreads();
-      for (int r = threadIdx.x; r < BM; r += C::kThreads) {
-        const int row = row0 + r;
-        float m = ATT_NEG_INF;
-        for (int z = 0; z < splits; ++z) m = fmaxf(m, f[z * BM + r]);
-        const float m_use = m == ATT_NEG_INF ? 0.f : m;
-        float l = 0.f;
-        for (int z = 0; z < splits; ++z) {
-          const float x = exp2f(f[z * BM + r] - m_use);
-          f[z * BM + r] = x;
-          l += x;
-        }
-        const float inv = l > 0.f ? 1.f / l : 0.f;
-        for (int z = 0; z < splits; ++z) f[z * BM + r] *= inv;
-        if (row < rows) lse[lse_offset(row)] = l > 0.f ? (m_use + log2f(l)) * kLn2 : ATT_NEG_INF;
-      }
-      __syncthreads();
       for (int i = threadIdx.x; i < BM * (D / 4); i += C::kThreads) {
         const int r = i / (D / 4), c = i % (D / 4);
         const int row = row0 + r;
         if (row >= rows) continue;
+        const long long pr = blockIdx.z * total_rows + unit_rows + row;
+        *reinterpret_cast<float4*>(o_part + pr * D + 4 * c) = merged4(r, c);
+        if (c == 0) lse_part[pr] = row_lse2[r];
+      }
+      // The ticket: one acquire-release atomic by thread 0 between two barriers orders every
+      // thread's stores above before it, and the last block's loads below after it (the
+      // barriers carry the order to and from thread 0, as CUTLASS's semaphores rely on), with
+      // no fence of every thread on the way.
+      __syncthreads();
+      __shared__ unsigned is_last;
+      if (threadIdx.x == 0) {
+        unsigned* ticket = counter + static_cast<long long>(unit) * gridDim.x + m_block;
+        is_last = atomic_add_acq_rel(ticket, 1u) == static_cast<unsigned>(splits - 1);
+        if (is_last) *ticket = 0u;  // left zero for the next launch
+      }
+      __syncthreads();
+      if (!is_last) return;
+      // The last block merges every split's rows. It runs alone after all the others, so its
+      // time is all latency: the factors f[z][r] of each row come from one warp (a lane a split,
+      // the splits' log-sum-exps loaded at once, shuffles for the maximum and the sum), and the
+      // rows are summed with sixteen splits' loads in flight a thread, in short loops (the
+      // merge's code, first run here, may come from a cold L2).
+      // (At most 64 splits, two a lane: the launcher's and the spec's cap.)
+      float* f = w_o;  // [splits][BM]; the shared state above is no longer needed
+      const int n_rows = min(BM, rows - row0);
+#pragma unroll 1
+      for (int r = warp; r < n_rows; r += C::kThreads / 32) {
+        const int row = row0 + r;
+        const float* lp = lse_part + unit_rows + row;
+        const float a = lane < splits ? __ldcg(lp + lane * total_rows) : ATT_NEG_INF;
+        const float b = lane + 32 < splits ? __ldcg(lp + (lane + 32) * total_rows) : ATT_NEG_INF;
+        float m = fmaxf(a, b);
+#pragma unroll
+        for (int o = 16; o > 0; o /= 2) m = fmaxf(m, __shfl_xor_sync(0xffffffffu, m, o));
+        const float m_use = m == ATT_NEG_INF ? 0.f : m;
+        const float ea = exp2f(a - m_use), eb = exp2f(b - m_use);
+        float l = ea + eb;
+#pragma unroll
+        for (int o = 16; o > 0; o /= 2) l += __shfl_xor_sync(0xffffffffu, l, o);
+        const float inv = l > 0.f ? 1.f / l : 0.f;
+        if (lane < splits) f[lane * BM + r] = ea * inv;
+        if (lane + 32 < splits) f[(lane + 32) * BM + r] = eb * inv;
+        if (lane == 0) lse[lse_offset(row)] = l > 0.f ? (m_use + log2f(l)) * kLn2 : ATT_NEG_INF;
+      }
+      __syncthreads();
+      constexpr int kInFlight = 16;
+      const long long split_stride = total_rows * (D / 4);  // float4s from a split to the next
+#pragma unroll 1
+      for (int i = threadIdx.x; i < n_rows * (D / 4); i += C::kThreads) {
+        const int r = i / (D / 4), c = i % (D / 4);
+        const float4* p = reinterpret_cast<const float4*>(o_part + (unit_rows + row0 + r) * D) + c;
         float4 x = make_float4(0.f, 0.f, 0.f, 0.f);
-#pragma unroll 8
-        for (int z = 0; z < splits; ++z) {
-          const float4 p = __ldcg(
-              reinterpret_cast<const float4*>(o_part + (z * total_rows + unit_rows + row) * D) + c);
-          const float w = f[z * BM + r];
-          x.x += p.x * w;
-          x.y += p.y * w;
-          x.z += p.z * w;
-          x.w += p.w * w;
+#pragma unroll 1
+        for (int z0 = 0; z0 < splits; z0 += kInFlight) {
+          float4 part[kInFlight];
+#pragma unroll
+          for (int u = 0; u < kInFlight; ++u)
+            part[u] = z0 + u < splits ? __ldcg(p + (z0 + u) * split_stride)
+                                      : make_float4(0.f, 0.f, 0.f, 0.f);
+          // Every load issued before the first use of any (the scheduler would interleave them
+          // with the sums, and each use would stall the loads behind it).
+          asm volatile("" ::: "memory");
+#pragma unroll
+          for (int u = 0; u < kInFlight; ++u) {
+            const float w = z0 + u < splits ? f[(z0 + u) * BM + r] : 0.f;
+            x.x += part[u].x * w;
+            x.y += part[u].y * w;
+            x.z += part[u].z * w;
+            x.w += part[u].w * w;
+          }
         }
-        *reinterpret_cast<uint2*>(o + o_offset(row) + 4 * c) =
+        *reinterpret_cast<uint2*>(o + o_offset(row0 + r) + 4 * c) =
             make_uint2(pack_bf16(x.x, x.y), pack_bf16(x.z, x.w));
       }
     }
@@ -692,12 +730,12 @@ let:
   ROWS: "seq_q * (1 + ATT_GROUP_ROWS * (GROUP - 1))"
   UNITS: "batch * (kv_heads + (1 - ATT_GROUP_ROWS) * (heads - kv_heads))"
   TILE_BYTES: "(BM + ATT_STAGES * 2 * ATT_BN * ATT_WARPS_N) * head_dim * 2"
-  MERGE_BYTES: "(ATT_WARPS_N > 1) * (ATT_WARPS_N * BM * (head_dim + 2) + BM) * 4"
+  MERGE_BYTES: "(ATT_WARPS_N > 1) * (ATT_WARPS_N * BM * (head_dim + 10) + BM) * 4"
 constraints:
   - "ATT_M_TILES * (ATT_BN / 2 + 64) <= 192"
   - "32 * ATT_WARPS_M * ATT_WARPS_N <= 512"
   - "(BM + ATT_STAGES * 2 * ATT_BN * ATT_WARPS_N) * 256 <= 227 * 1024"
-  - "(ATT_WARPS_N > 1) * ATT_WARPS_N * BM * 130 * 4 <= 227 * 1024"
+  - "(ATT_WARPS_N > 1) * ATT_WARPS_N * BM * 138 * 4 <= 227 * 1024"
 problems:
   - {batch: 4, seq_q: 4096, seq_k: 4096, heads: 32, kv_heads: 4, head_dim: 128, causal: 1}
   - {batch: 4, seq_q: 4096, seq_k: 4096, heads: 32, kv_heads: 4, head_dim: 128, causal: 0}
@@ -754,7 +792,7 @@ let:
   M_BLOCKS: "ceil_div(seq_q * GROUP, 16)"
   SPLITS: "max(1, min(64, min(ATT_DEC_BLOCKS / (batch * kv_heads * M_BLOCKS), ceil_div(seq_k, ATT_DEC_MIN_TILES * ATT_DEC_BN * ATT_DEC_WARPS_N))))"
   TILE_BYTES: "(16 + ATT_DEC_STAGES * 2 * ATT_DEC_BN * ATT_DEC_WARPS_N) * head_dim * 2"
-  MERGE_BYTES: "(ATT_DEC_WARPS_N * 16 * (head_dim + 2) + 16 + 16 * 64) * 4"
+  MERGE_BYTES: "(ATT_DEC_WARPS_N * 16 * (head_dim + 10) + 16 + 16 * 64) * 4"
 constraints:
   - "(16 + ATT_DEC_STAGES * 2 * ATT_DEC_BN * ATT_DEC_WARPS_N) * 256 <= 227 * 1024"
   - "ATT_DEC_BN / 2 + 64 <= 192"
@@ -1762,7 +1800,7 @@ inline cudaError_t launch_prefill(const __nv_bfloat16* q, const __nv_bfloat16* k
   const long long rows = Cfg::GROUP_ROWS ? static_cast<long long>(seq_q) * group : seq_q;
   const long long units = static_cast<long long>(batch) * (Cfg::GROUP_ROWS ? kv_heads : heads);
   const long long tile = (Cfg::BM + Cfg::STAGES * 2LL * Cfg::BN * Cfg::WN) * head_dim * 2;
-  const long long merge = Cfg::WN > 1 ? (Cfg::WN * Cfg::BM * (head_dim + 2LL) + Cfg::BM) * 4 : 0;
+  const long long merge = Cfg::WN > 1 ? (Cfg::WN * Cfg::BM * (head_dim + 10LL) + Cfg::BM) * 4 : 0;
   const long long shared = tile > merge ? tile : merge;
   const long long blocks = (rows + Cfg::BM - 1) / Cfg::BM;
   if (blocks > 0x7fffffff || units > 65535) return cudaErrorInvalidConfiguration;
@@ -1878,7 +1916,7 @@ extern "C" cudaError_t attention_decode_bf16_launch(const __nv_bfloat16* q, cons
   long long splits = by_blocks < by_keys ? by_blocks : by_keys;
   splits = splits > 64 ? 64 : (splits < 1 ? 1 : splits);
   const long long tile = (16 + Cfg::STAGES * 2LL * Cfg::BN * Cfg::WN) * head_dim * 2;
-  const long long merge = (Cfg::WN * 16LL * (head_dim + 2) + 16 + 16 * 64) * 4;
+  const long long merge = (Cfg::WN * 16LL * (head_dim + 10) + 16 + 16 * 64) * 4;
   const long long shared = tile > merge ? tile : merge;
   if (m_blocks > 0x7fffffff || units > 65535) return cudaErrorInvalidConfiguration;
   const cudaError_t e =
