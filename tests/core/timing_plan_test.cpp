@@ -22,6 +22,19 @@ TEST(TimingPlan, TheTimingMethodNamesTheL2StateTheRunStartsFrom) {
   EXPECT_STREQ(timing_method(t), "warm-l2");
 }
 
+TEST(TimingPlan, ASpecThatSaysTimingAloneTurnsBatchingOffAndNothingElse) {
+  TimingOptions t;
+  t.batch_below_us = 20.0;
+  t.dirty_l2 = true;
+  KernelSpec spec;
+  EXPECT_DOUBLE_EQ(timing_for(spec, t).batch_below_us, 20.0);
+  spec.time_alone = true;
+  const TimingOptions alone = timing_for(spec, t);
+  EXPECT_DOUBLE_EQ(alone.batch_below_us, 0.0);
+  EXPECT_TRUE(alone.dirty_l2);
+  EXPECT_STREQ(timing_method(alone), timing_method(t));
+}
+
 TEST(TimingPlan, SetsFitTheBudgetFromTwoToFour) {
   TimingOptions t;
   t.timing_set_budget_bytes = 1 << 30;

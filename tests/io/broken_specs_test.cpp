@@ -49,7 +49,7 @@ std::vector<Case> cases() {
        {"k.cu:11:1: error: unknown key 'paramz' in kernel spec; expected one of id, kernel, "
         "params, let, "
         "constraints, problems, validate, args, launch, reference, tolerance, metrics, arch, "
-        "include_dirs, defines, flags, dispatch, objectives"}},
+        "include_dirs, defines, flags, dispatch, objectives, timing"}},
       {"missing_params",
        {{"k.cu", block(replace(v, "params:\n  B: [64, 128]\n", ""))}},
        {"k.cu:2:4: error: missing required key 'params' (the tunable parameters)"}},
@@ -271,7 +271,7 @@ TEST(BrokenSpecs, EveryErrorIsCollectedNotJustTheFirst) {
           "fp8_e4m3, int8..int64, uint8..uint64 or a pointer to one (\"const float*\")",
           "a.cu:11:1: error: unknown key 'colour' in kernel spec; expected one of id, kernel, "
           "params, let, constraints, problems, validate, args, launch, reference, tolerance, "
-          "metrics, arch, include_dirs, defines, flags, dispatch, objectives",
+          "metrics, arch, include_dirs, defines, flags, dispatch, objectives, timing",
           "b.cu:2:4: error: duplicate kernel id 'k' (first defined at a.cu:2:4); ids must be "
           "unique in the project",
           "b.cu:11:19: error: unexpected end of expression in expression \"B >\"; expected a "

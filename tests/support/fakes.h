@@ -56,10 +56,12 @@ class FakeRunner final : public Runner {
     return 10.0;
   };
   std::atomic<int> runs{0};
+  std::atomic<int> runs_batching_short_launches{0};  // TimingOptions::batch_below_us > 0
 
   Result<DeviceInfo> device_info() override { return device; }
   RunReport run(const RunRequest& request) override {
     ++runs;
+    if (request.timing.batch_below_us > 0.0) ++runs_batching_short_launches;
     RunReport report;
     const auto t = time_of(request.params);
     report.outcome.disposition = t ? Disposition::passed : Disposition::incorrect;

@@ -108,6 +108,7 @@ void add_spec_json(const KernelSpec& spec, Json& out) {
   out["include_dirs"] = strings_json(spec.include_dirs);
   out["defines"] = strings_json(spec.defines);
   out["flags"] = strings_json(spec.flags);
+  if (spec.time_alone) out["timing"] = "alone";
   if (spec.objectives) {
     Json minimize = Json::array();
     for (Resource r : spec.objectives->minimize) minimize.push_back(to_string(r));

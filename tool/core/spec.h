@@ -133,6 +133,10 @@ struct KernelSpec {
   bool has_format_guard = true;      // clang-format off/on around the block
   std::optional<DispatchSpec> dispatch;
   std::optional<ObjectivesSpec> objectives;  // resources to keep low besides time
+  // `timing: alone`: every timed launch runs alone after an L2 flush however short it is, as
+  // a kernel launched between other work runs (cold code and data); by default launches
+  // under TimingOptions::batch_below_us are timed back to back in batches.
+  bool time_alone = false;
 
   [[nodiscard]] const ParamSpec* param(std::string_view name) const;
 };

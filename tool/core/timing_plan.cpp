@@ -51,6 +51,11 @@ double writeback_charged_us(double kernel_us, double drain_us,
   return kernel_us + (drain_us - stats::median(clean_drain_us));
 }
 
+TimingOptions timing_for(const KernelSpec& spec, TimingOptions timing) {
+  if (spec.time_alone) timing.batch_below_us = 0.0;
+  return timing;
+}
+
 SamplingStep next_sampling_step(const TimingOptions& t, const std::vector<double>& samples,
                                 double elapsed_s, int samples_per_call) {
   const auto n = static_cast<int>(samples.size());

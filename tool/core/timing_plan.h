@@ -48,6 +48,10 @@ class TimedLaunchPlan {
   std::size_t random_ = 0;
 };
 
+// The timing a spec's kernel gets: `timing`, with batching off when the spec says
+// `timing: alone`.
+[[nodiscard]] TimingOptions timing_for(const KernelSpec& spec, TimingOptions timing);
+
 // Batched timing verifies the last batch and one of the 2nd to 4th, chosen from `seed`.
 [[nodiscard]] int randomly_verified_batch(std::uint64_t seed);
 

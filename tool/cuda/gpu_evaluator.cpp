@@ -1,6 +1,7 @@
 #include "cuda/gpu_evaluator.h"
 
 #include "core/source_defaults.h"
+#include "core/timing_plan.h"
 #include "cuda/compile_request.h"
 #include "cuda/files.h"
 #include "cuda/triton_compiler.h"
@@ -116,7 +117,7 @@ RunRequest GpuEvaluator::run_request(const ParamSet& params, const CompileOutput
   req.candidate.function = it != compiled.lowered_names.end() ? it->second : spec_.kernel;
   req.candidate.launch = compiled.launch;
   req.reference = reference_;
-  req.timing = options_.timing;
+  req.timing = timing_for(spec_, options_.timing);
   req.timing.incumbent_us = incumbent_us_;
   return req;
 }
@@ -138,7 +139,7 @@ RunReport GpuEvaluator::run_params_on(Runner& runner, const ParamSet& params,
     return report;
   }
   RunRequest req = run_request(full, out);
-  req.timing = timing;
+  req.timing = timing_for(spec_, timing);
   req.time_it = time_it;
   return runner.run(req);
 }

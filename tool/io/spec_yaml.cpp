@@ -20,10 +20,10 @@
 namespace kev {
 namespace {
 
-constexpr std::array<std::string_view, 18> kSpecKeys{
-    "id",       "kernel",       "params",  "let",       "constraints", "problems",
-    "validate", "args",         "launch",  "reference", "tolerance",   "metrics",
-    "arch",     "include_dirs", "defines", "flags",     "dispatch",    "objectives"};
+constexpr std::array<std::string_view, 19> kSpecKeys{
+    "id",      "kernel", "params",    "let",        "constraints", "problems", "validate",
+    "args",    "launch", "reference", "tolerance",  "metrics",     "arch",     "include_dirs",
+    "defines", "flags",  "dispatch",  "objectives", "timing"};
 constexpr std::array<std::string_view, 2> kObjectivesKeys{"minimize", "within"};
 constexpr std::array<std::string_view, 3> kDispatchKeys{"by", "buckets", "entries"};
 constexpr std::array<std::string_view, 10> kArgKeys{"name",       "type",      "count", "init",
@@ -1057,6 +1057,17 @@ NodeParse parse_spec_fields(const YAML::Node& node, const Ctx& ctx, const std::v
       spec.dispatch = parse_dispatch(v, ctx);
     } else if (key == "objectives") {
       spec.objectives = parse_objectives(v, ctx);
+    } else if (key == "timing") {
+      if (auto s = string_of(v, ctx, key)) {
+        if (*s == "alone" || *s == "auto") {
+          spec.time_alone = *s == "alone";
+        } else {
+          ctx.error(ctx.text_at(v),
+                    "'timing' must be 'auto' (launches under 20 us timed back to back in "
+                    "batches) or 'alone' (every launch alone after an L2 flush), got '" +
+                        *s + "'");
+        }
+      }
     } else if (key == "include_dirs") {
       spec.include_dirs = strings_of(v, ctx, key);
     } else if (key == "defines") {

@@ -1,0 +1,58 @@
+// A spec's `timing` (KernelSpec::time_alone), parsed with errors naming file:line:column.
+#include <gtest/gtest.h>
+
+#include "io/spec_yaml.h"
+
+namespace kev {
+namespace {
+
+// A kernelevo.yaml spec of one kernel with `timing` as given (on line 6).
+SpecParse parse(const std::string& timing) {
+  return parse_project_yaml(
+      "- source: a.cu\n"
+      "  kernel: a\n"
+      "  params: {B: [64, 128]}\n"
+      "  problems: [{n: 1024}]\n"
+      "  args: [{name: y, type: float*, count: n, output: true}]\n"
+      "  timing: " +
+          timing +
+          "\n"
+          "  launch: {grid: n, block: B}\n",
+      "proj/kernelevo.yaml");
+}
+
+std::string first_error(const SpecParse& p) {
+  return p.errors.empty() ? std::string("(none)") : p.errors.front().to_string();
+}
+
+TEST(SpecTiming, AloneAndAutoAreRead) {
+  const SpecParse alone = parse("alone");
+  ASSERT_TRUE(alone.errors.empty()) << first_error(alone);
+  EXPECT_TRUE(alone.specs.at(0).time_alone);
+  const SpecParse automatic = parse("auto");
+  ASSERT_TRUE(automatic.errors.empty()) << first_error(automatic);
+  EXPECT_FALSE(automatic.specs.at(0).time_alone);
+}
+
+TEST(SpecTiming, WithoutItShortLaunchesMayBeBatched) {
+  const SpecParse p = parse_project_yaml(
+      "- source: a.cu\n  kernel: a\n  params: {B: [64]}\n  problems: [{n: 4}]\n"
+      "  args: [{name: y, type: float*, count: n, output: true}]\n"
+      "  launch: {grid: n, block: B}\n",
+      "proj/kernelevo.yaml");
+  ASSERT_TRUE(p.errors.empty()) << first_error(p);
+  EXPECT_FALSE(p.specs.at(0).time_alone);
+}
+
+TEST(SpecTiming, AnythingElseIsAnErrorNamingFileLineAndColumn) {
+  for (const std::string bad : {"batched", "ALONE", "[alone]", "{launches: alone}"}) {
+    const SpecParse p = parse(bad);
+    ASSERT_FALSE(p.errors.empty()) << bad;
+    const std::string e = first_error(p);
+    EXPECT_EQ(e.rfind("proj/kernelevo.yaml:6:", 0), 0u) << e;
+    EXPECT_NE(e.find("'timing'"), std::string::npos) << e;
+  }
+}
+
+}  // namespace
+}  // namespace kev
