@@ -826,6 +826,7 @@ launch:
   block: ["32 * ATT_DEC_WARPS_N"]
   shared_bytes: "max(TILE_BYTES, MERGE_BYTES)"
 reference: attention_decode_bf16_naive
+timing: alone
 tolerance: {rtol: 2e-2, atol: 2e-2}
 metrics: {flops: "4 * batch * heads * head_dim * seq_q * seq_k", bytes: "(2 * batch * seq_q * heads + 2 * batch * seq_k * kv_heads) * head_dim * 2 + batch * heads * seq_q * 4"}
 */
