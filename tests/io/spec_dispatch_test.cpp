@@ -6,6 +6,7 @@
 
 #include "core/spec_check.h"
 #include "io/spec_yaml.h"
+#include "support/spec_yaml_cases.h"
 
 namespace kev {
 namespace {
@@ -28,9 +29,7 @@ SpecParse parse(const std::string& dispatch) {
   return parse_project_yaml(project(dispatch), "proj/kernelevo.yaml");
 }
 
-std::string first_error(const SpecParse& p) {
-  return p.errors.empty() ? std::string("(none)") : p.errors.front().to_string();
-}
+using test_support::first_error;
 
 TEST(SpecDispatch, ParsesBucketsAndEntries) {
   const SpecParse p =

@@ -2,27 +2,15 @@
 #include <gtest/gtest.h>
 
 #include "io/spec_yaml.h"
+#include "support/spec_yaml_cases.h"
 
 namespace kev {
 namespace {
 
-// A kernelevo.yaml spec of one kernel with `timing` as given (on line 6).
-SpecParse parse(const std::string& timing) {
-  return parse_project_yaml(
-      "- source: a.cu\n"
-      "  kernel: a\n"
-      "  params: {B: [64, 128]}\n"
-      "  problems: [{n: 1024}]\n"
-      "  args: [{name: y, type: float*, count: n, output: true}]\n"
-      "  timing: " +
-          timing +
-          "\n"
-          "  launch: {grid: n, block: B}\n",
-      "proj/kernelevo.yaml");
-}
+using test_support::first_error;
 
-std::string first_error(const SpecParse& p) {
-  return p.errors.empty() ? std::string("(none)") : p.errors.front().to_string();
+SpecParse parse(const std::string& timing) {
+  return test_support::parse_spec_with("timing", timing);
 }
 
 TEST(SpecTiming, AloneAndAutoAreRead) {
