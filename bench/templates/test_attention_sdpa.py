@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """Tests of attention_sdpa.py's parts that need no GPU: the FLOP count, the launch geometry
-the shipped spec gives (read through `kernelevo scan`), the --params parser and the table.
+the shipped spec gives (read through `kernelevo scan`), the --params parser and the table;
+and that every schedule attention-configs.sh runs is one the spec allows.
 
   python3 bench/templates/test_attention_sdpa.py [KERNELEVO]
 """
@@ -16,6 +17,9 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 import attention_sdpa as att  # noqa: E402
 import compare_torch as ct  # noqa: E402
+import spec_expr  # noqa: E402
+
+CONFIGS_SCRIPT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "attention-configs.sh")
 
 
 def test_flops():
@@ -117,6 +121,43 @@ def test_hopper_arguments(specs):
     assert ct.geometry(h16, ct.names_for(d, params16)) == ct.geometry(h, ct.names_for(d, params))
 
 
+def attention_configs(text):
+    """(name, {NAME: int}) of each schedule in attention-configs.sh's `configs=( ... )` list:
+    lines "name=NAME=VALUE NAME=VALUE" (ATT90_ / ATT90H_ prefixes added by the script)."""
+    body = text[text.index("configs=(") + len("configs=("):]
+    body = body[:body.index("\n)")]
+    out = []
+    for line in body.splitlines():
+        line = line.strip()
+        if not line.startswith('"'):
+            continue
+        name, _, settings = line.strip('"').partition("=")
+        out.append((name, {k: int(v) for k, v in (kv.split("=") for kv in settings.split())}))
+    return out
+
+
+def test_configs_within_constraints(specs):
+    # A schedule the spec's constraints exclude is one the tuner never launches (last time one
+    # asked for 280 KiB of shared memory and failed every launch as "invalid argument").
+    with open(CONFIGS_SCRIPT) as f:
+        configs = attention_configs(f.read())
+    assert len(configs) >= 8 and configs[0] == ("defaults", {}), configs[:2]
+    for kernel, prefix in ((att.PREFILL90, "ATT90_"), (att.PREFILL90_F16, "ATT90H_")):
+        spec = specs[kernel]
+        assert spec["constraints"], kernel
+        for name, settings in configs:
+            params = dict(spec["defaults"], **{prefix + k: v for k, v in settings.items()})
+            for k, v in params.items():
+                assert v in spec["params"][k], (kernel, name, k, v)
+            for d in spec["problems"] + spec["validate"]:
+                for c in spec["constraints"]:
+                    assert spec_expr.evaluate(c, ct.names_for(d, params)), (kernel, name, c)
+    # The check would have caught that schedule.
+    bad = dict(specs[att.PREFILL90]["defaults"], ATT90_CONSUMERS=1, ATT90_BN=176, ATT90_STAGES=3)
+    d = specs[att.PREFILL90]["problems"][0]
+    assert not all(spec_expr.evaluate(c, ct.names_for(d, bad)) for c in specs[att.PREFILL90]["constraints"])
+
+
 def test_kernels_option():
     assert att.parse_args(["--out", "x"]).kernels == [att.PREFILL, att.PREFILL90, att.DECODE]
     assert att.parse_args(["--out", "x", "--kernels", "attention_fwd_sm90_f16"]).kernels == [att.PREFILL90_F16]
@@ -157,6 +198,7 @@ def main(argv):
     test_flops()
     specs = test_geometry(kernelevo)
     test_hopper_arguments(specs)
+    test_configs_within_constraints(specs)
     test_kernels_option()
     test_params_parser()
     test_table()

@@ -89,6 +89,7 @@ Json arg_json(const ArgSpec& a) {
 
 void add_spec_json(const KernelSpec& spec, Json& out) {
   out["defaults"] = defaults_json(spec);
+  out["constraints"] = exprs_json(spec.constraints);  // `let` names expanded
   out["problems"] = problems_json(spec.problems);
   out["validate"] = problems_json(spec.validate);
   Json args = Json::array();
