@@ -1,6 +1,7 @@
 # shellcheck shell=bash disable=SC2154,SC2034
 # Sourced by the one-call GPU runs (bench/gemm/sm90-run.sh, bench/templates/attention-run.sh):
-# the device, date and commit into $r/environment.txt, then kernelevo built (Release) into
+# the device, date and tree (scripts/tree-id: its content's git tree hash, as the commit holding
+# it names it, since on the device machine HEAD need not follow the tree) into $r/environment.txt, then kernelevo built (Release) into
 # $build with the named targets, its log in $r/build.log; sets step(), kev and the compile
 # cache. Expects r (the results folder) and build; ends the run when the build fails.
 # KEV=PATH uses that kernelevo (one an earlier call built and kept with KEEP_KEV) and
@@ -10,7 +11,7 @@ t0=$(date +%s)
 step() { echo "== $* ($(($(date +%s) - t0)) s)"; }
 {
   date -u +%Y-%m-%dT%H:%M:%SZ
-  git rev-parse --short HEAD 2>/dev/null
+  scripts/tree-id
   nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm --format=csv,noheader
 } > "$r/environment.txt" 2>&1
 build_kernelevo() {
