@@ -14,6 +14,7 @@
 #include <sstream>
 
 #include "compile_test_support.h"
+#include "fake_worker_env.h"
 #include "support/cli_run.h"
 
 namespace kev::cuda {
@@ -43,9 +44,9 @@ TEST(TritonTune, TuneCheckCompareAndReplayWorkAsForCuda) {
     std::filesystem::copy_file(testing::source_dir_file(std::string("templates/") + name),
                                dir.file(name));
   const std::string env =
-      "KERNELEVO_PYTHON='" + python + "' KERNELEVO_WORKER_WRAPPER='" +
-      std::string(KERNELEVO_FAKE_WORKER) + "' KERNELEVO_FAKE_RUN_MS=1 KERNELEVO_FAKE_LAUNCH_LOG='" +
-      dir.file("launch.log") + "' KERNELEVO_CACHE_DIR='" + dir.file("cache") + "'";
+      "KERNELEVO_PYTHON='" + python + "' " +
+      testing::fake_worker_env(1, dir.file("cache"),
+                               "KERNELEVO_FAKE_LAUNCH_LOG='" + dir.file("launch.log") + "'");
   const auto tune = test_support::run_kernelevo(
       "tune softmax_triton.py --strategy random --budget 3 --format json --lockfile lock.json "
       "--trace t.jsonl",

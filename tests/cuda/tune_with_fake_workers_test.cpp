@@ -16,6 +16,7 @@
 #include <sstream>
 
 #include "compile_test_support.h"
+#include "fake_worker_env.h"
 #include "io/hash.h"
 #include "support/cli_run.h"
 
@@ -36,10 +37,8 @@ struct Interval {
 
 TEST(TuneGpus, EachGpuHasAWorkerAndTheKernelsAreTunedAtTheSameTime) {
   TempDir dir;
-  const std::string env = "KERNELEVO_WORKER_WRAPPER='" + std::string(KERNELEVO_FAKE_WORKER) +
-                          "' KERNELEVO_FAKE_LOG='" + dir.file("runs.log") +
-                          "' KERNELEVO_FAKE_RUN_MS=150" + " KERNELEVO_CACHE_DIR='" +
-                          dir.file("cache") + "'";
+  const std::string env = testing::fake_worker_env(
+      150, dir.file("cache"), "KERNELEVO_FAKE_LOG='" + dir.file("runs.log") + "'");
   for (const char* name : {"softmax.cu", "rmsnorm.cu"})
     std::filesystem::copy_file(testing::source_dir_file(std::string("templates/") + name),
                                dir.file(name));
@@ -107,9 +106,7 @@ std::map<int, std::vector<Interval>> runs_by_device(const std::string& log_path,
 
 TEST(TuneGpus, OneKernelIsSearchedByEveryGpuAtOnce) {
   TempDir dir;
-  const std::string common = "KERNELEVO_WORKER_WRAPPER='" + std::string(KERNELEVO_FAKE_WORKER) +
-                             "' KERNELEVO_FAKE_RUN_MS=120 KERNELEVO_CACHE_DIR='" +
-                             dir.file("cache") + "'";
+  const std::string common = testing::fake_worker_env(120, dir.file("cache"));
   std::filesystem::copy_file(testing::source_dir_file("templates/softmax.cu"),
                              dir.file("softmax.cu"));
   // The same search on one GPU first fills the compile cache, so that on a loaded machine
@@ -160,9 +157,7 @@ TEST(TuneGpus, OneKernelIsSearchedByEveryGpuAtOnce) {
 // times back from the lockfile, which records medians only.
 TEST(TuneReport, TheRunsReportGivesTheSpeedupsIntervalFromItsOwnMeasurements) {
   TempDir dir;
-  const std::string env = "KERNELEVO_WORKER_WRAPPER='" + std::string(KERNELEVO_FAKE_WORKER) +
-                          "' KERNELEVO_FAKE_RUN_MS=1 KERNELEVO_CACHE_DIR='" + dir.file("cache") +
-                          "'";
+  const std::string env = testing::fake_worker_env(1, dir.file("cache"));
   std::filesystem::copy_file(testing::source_dir_file("templates/softmax.cu"),
                              dir.file("softmax.cu"));
   const CliRun run = kernelevo(dir, env,
@@ -208,10 +203,8 @@ TEST(TuneReport, TheRunsReportGivesTheSpeedupsIntervalFromItsOwnMeasurements) {
 
 TEST(TuneObjectives, TheFrontIsReportedAndTheRulesPointIsLocked) {
   TempDir dir;
-  const std::string env = "KERNELEVO_WORKER_WRAPPER='" + std::string(KERNELEVO_FAKE_WORKER) +
-                          "' KERNELEVO_FAKE_RUN_MS=1 KERNELEVO_FAKE_RESOURCES=1 "
-                          "KERNELEVO_CACHE_DIR='" +
-                          dir.file("cache") + "'";
+  const std::string env =
+      testing::fake_worker_env(1, dir.file("cache"), "KERNELEVO_FAKE_RESOURCES=1");
   std::string source = [] {
     std::ifstream in(testing::source_dir_file("templates/softmax.cu"));
     std::stringstream ss;
@@ -250,10 +243,10 @@ TEST(TuneObjectives, TheFrontIsReportedAndTheRulesPointIsLocked) {
 
 TEST(TuneGpus, AThrottledGpuIsReportedWithTheResults) {
   TempDir dir;
-  const std::string env = "KERNELEVO_WORKER_WRAPPER='" + std::string(KERNELEVO_FAKE_WORKER) +
-                          "' KERNELEVO_FAKE_RUN_MS=1 KERNELEVO_FAKE_WARNING='GPU clock throttled "
-                          "(software thermal slowdown): SM clock 1410 MHz' KERNELEVO_CACHE_DIR='" +
-                          dir.file("cache") + "'";
+  const std::string env =
+      testing::fake_worker_env(1, dir.file("cache"),
+                               "KERNELEVO_FAKE_WARNING='GPU clock throttled (software thermal "
+                               "slowdown): SM clock 1410 MHz'");
   std::filesystem::copy_file(testing::source_dir_file("templates/softmax.cu"),
                              dir.file("softmax.cu"));
   const CliRun text =
@@ -272,9 +265,7 @@ TEST(TuneGpus, AThrottledGpuIsReportedWithTheResults) {
 
 TEST(TuneGpus, AKernelWhoseSpecNamesAnArchIsLockedAndCheckedUnderIt) {
   TempDir dir;
-  const std::string env = "KERNELEVO_WORKER_WRAPPER='" + std::string(KERNELEVO_FAKE_WORKER) +
-                          "' KERNELEVO_FAKE_RUN_MS=1 KERNELEVO_CACHE_DIR='" + dir.file("cache") +
-                          "'";
+  const std::string env = testing::fake_worker_env(1, dir.file("cache"));
   std::ifstream in(testing::source_dir_file("templates/softmax.cu"));
   std::string source((std::istreambuf_iterator<char>(in)), {});
   const std::string kernel_line = "kernel: softmax_rows\n";
@@ -301,9 +292,7 @@ TEST(TuneGpus, AKernelWhoseSpecNamesAnArchIsLockedAndCheckedUnderIt) {
 
 TEST(TuneGpus, ASourceOutsideTheProjectIsRefusedBeforeTuning) {
   TempDir dir;
-  const std::string env = "KERNELEVO_WORKER_WRAPPER='" + std::string(KERNELEVO_FAKE_WORKER) +
-                          "' KERNELEVO_FAKE_RUN_MS=1 KERNELEVO_CACHE_DIR='" + dir.file("cache") +
-                          "'";
+  const std::string env = testing::fake_worker_env(1, dir.file("cache"));
   const CliRun run = kernelevo(dir, env,
                                "tune '" + testing::source_dir_file("templates/softmax.cu") +
                                    "' --strategy random --budget 1 --lockfile lock.json");
@@ -360,10 +349,8 @@ std::string fake_sanitizer(const TempDir& dir, int errors) {
 }
 
 CliRun tune_with_memcheck(const TempDir& dir, int errors) {
-  const std::string env = "KERNELEVO_WORKER_WRAPPER='" + std::string(KERNELEVO_FAKE_WORKER) +
-                          "' KERNELEVO_FAKE_RUN_MS=1 KERNELEVO_COMPUTE_SANITIZER='" +
-                          fake_sanitizer(dir, errors) + "' KERNELEVO_CACHE_DIR='" +
-                          dir.file("cache") + "'";
+  const std::string env = testing::fake_worker_env(
+      1, dir.file("cache"), "KERNELEVO_COMPUTE_SANITIZER='" + fake_sanitizer(dir, errors) + "'");
   std::filesystem::copy_file(testing::source_dir_file("templates/softmax.cu"),
                              dir.file("softmax.cu"));
   return kernelevo(
@@ -377,10 +364,8 @@ TEST(TuneDefaults, ASearchSlowerThanTheSourceDefaultsLocksTheDefaults) {
   TempDir dir;
   std::filesystem::copy_file(testing::source_dir_file("templates/softmax.cu"),
                              dir.file("softmax.cu"));
-  const std::string env = "KERNELEVO_WORKER_WRAPPER='" + std::string(KERNELEVO_FAKE_WORKER) +
-                          "' KERNELEVO_FAKE_RUN_MS=1 KERNELEVO_FAKE_BASELINE_US=1 "
-                          "KERNELEVO_CACHE_DIR='" +
-                          dir.file("cache") + "'";
+  const std::string env =
+      testing::fake_worker_env(1, dir.file("cache"), "KERNELEVO_FAKE_BASELINE_US=1");
   const CliRun run = kernelevo(
       dir, env, "tune softmax.cu --strategy random --budget 3 --format json --lockfile lock.json");
   ASSERT_EQ(run.exit_code, 0) << run.err;
@@ -425,10 +410,8 @@ TEST(TuneMemcheck, AWinnerWithMemcheckErrorsIsNotLocked) {
 
 TEST(TuneMemcheck, NoSanitizerIsAnEnvironmentError) {
   TempDir dir;
-  const std::string env =
-      "KERNELEVO_WORKER_WRAPPER='" + std::string(KERNELEVO_FAKE_WORKER) +
-      "' KERNELEVO_FAKE_RUN_MS=1 KERNELEVO_COMPUTE_SANITIZER=/nonexistent/compute-sanitizer" +
-      " KERNELEVO_CACHE_DIR='" + dir.file("cache") + "'";
+  const std::string env = testing::fake_worker_env(
+      1, dir.file("cache"), "KERNELEVO_COMPUTE_SANITIZER=/nonexistent/compute-sanitizer");
   std::filesystem::copy_file(testing::source_dir_file("templates/softmax.cu"),
                              dir.file("softmax.cu"));
   const CliRun run = kernelevo(
@@ -457,9 +440,7 @@ TEST(TuneTraces, SeveralKernelsResumeFromTheirOwnTraces) {
   for (const char* name : {"softmax.cu", "rmsnorm.cu"})
     std::filesystem::copy_file(testing::source_dir_file(std::string("templates/") + name),
                                dir.file(name));
-  const std::string env = "KERNELEVO_WORKER_WRAPPER='" + std::string(KERNELEVO_FAKE_WORKER) +
-                          "' KERNELEVO_FAKE_RUN_MS=1 KERNELEVO_CACHE_DIR='" + dir.file("cache") +
-                          "'";
+  const std::string env = testing::fake_worker_env(1, dir.file("cache"));
   const std::string common =
       "tune softmax.cu rmsnorm.cu --strategy random --format json --lockfile lock.json ";
   const CliRun first = kernelevo(dir, env, common + "--budget 2 --trace t.jsonl");
@@ -490,9 +471,7 @@ TEST(CheckBuckets, EachBucketsWinnerIsMeasuredOnItsOwnProblems) {
   TempDir dir;
   std::filesystem::copy_file(testing::source_dir_file("tests/cmake/dispatch/rows.cu"),
                              dir.file("rows.cu"));
-  const std::string env = "KERNELEVO_WORKER_WRAPPER='" + std::string(KERNELEVO_FAKE_WORKER) +
-                          "' KERNELEVO_FAKE_RUN_MS=1 KERNELEVO_CACHE_DIR='" + dir.file("cache") +
-                          "'";
+  const std::string env = testing::fake_worker_env(1, dir.file("cache"));
   const CliRun tune =
       kernelevo(dir, env, "tune rows.cu --strategy exhaustive --lockfile lock.json");
   ASSERT_EQ(tune.exit_code, 0) << tune.err;
@@ -559,10 +538,7 @@ class CheckWithVariant : public ::testing::Test {
   }
   CliRun check() {
     std::filesystem::remove(dir_.file("markers.log"));
-    const std::string env = "KERNELEVO_WORKER_WRAPPER='" + std::string(KERNELEVO_FAKE_WORKER) +
-                            "' KERNELEVO_FAKE_RUN_MS=1 KERNELEVO_FAKE_MARKER=" + kMarker +
-                            " KERNELEVO_FAKE_MARKER_LOG='" + dir_.file("markers.log") +
-                            "' KERNELEVO_CACHE_DIR='" + dir_.file("cache") + "'";
+    const std::string env = testing::fake_worker_env(1, dir_.file("cache"), marker_env());
     return kernelevo(dir_, env,
                      "check softmax.cu --lockfile lock.json --rounds 2 --report-json r.json");
   }
@@ -575,6 +551,11 @@ class CheckWithVariant : public ::testing::Test {
   std::string evidence() const {
     std::ifstream in(dir_.file("r.json"));
     return nlohmann::json::parse(in)["kernels"][0]["evidence"].get<std::string>();
+  }
+  // The fake worker logs to markers.log whether the source it ran holds kMarker.
+  std::string marker_env() const {
+    return std::string("KERNELEVO_FAKE_MARKER=") + kMarker + " KERNELEVO_FAKE_MARKER_LOG='" +
+           dir_.file("markers.log") + "'";
   }
   static constexpr const char* kMarker = "KERNELEVO_VARIANT_MEASURED";
   TempDir dir_;
@@ -592,10 +573,7 @@ TEST_F(CheckWithVariant, ACurrentVariantIsWhatCheckMeasures) {
 }
 
 TEST_F(CheckWithVariant, TuneTunesACurrentVariantAndKeepsItRecorded) {
-  const std::string env = "KERNELEVO_WORKER_WRAPPER='" + std::string(KERNELEVO_FAKE_WORKER) +
-                          "' KERNELEVO_FAKE_RUN_MS=1 KERNELEVO_FAKE_MARKER=" + kMarker +
-                          " KERNELEVO_FAKE_MARKER_LOG='" + dir_.file("markers.log") +
-                          "' KERNELEVO_CACHE_DIR='" + dir_.file("cache") + "'";
+  const std::string env = testing::fake_worker_env(1, dir_.file("cache"), marker_env());
   const CliRun run =
       kernelevo(dir_, env, "tune softmax.cu --strategy random --budget 3 --lockfile lock.json");
   ASSERT_EQ(run.exit_code, 0) << run.err;
@@ -624,10 +602,7 @@ TEST_F(CheckWithVariant, CompareMeasuresEachSidesBuild) {
                             .c_str()),
             0);
   dir_.write("lock.json", with_variant);
-  const std::string env = "KERNELEVO_WORKER_WRAPPER='" + std::string(KERNELEVO_FAKE_WORKER) +
-                          "' KERNELEVO_FAKE_RUN_MS=1 KERNELEVO_FAKE_MARKER=" + kMarker +
-                          " KERNELEVO_FAKE_MARKER_LOG='" + dir_.file("markers.log") +
-                          "' KERNELEVO_CACHE_DIR='" + dir_.file("cache") + "'";
+  const std::string env = testing::fake_worker_env(1, dir_.file("cache"), marker_env());
   const CliRun run =
       kernelevo(dir_, env, "compare softmax.cu --base HEAD --lockfile lock.json --rounds 2");
   ASSERT_NE(run.exit_code, 2) << run.err;
@@ -655,9 +630,7 @@ TEST(TuneHugeSpace, EveryStrategyReachesItsBudgetWithoutWalkingTheSpace) {
   TempDir dir;
   for (const char* name : {"kernelevo.yaml", "free.cu", "linked.cu", "coupled.cu"})
     std::filesystem::copy_file(testing::fixture(std::string("specs/huge/") + name), dir.file(name));
-  const std::string env = "KERNELEVO_WORKER_WRAPPER='" + std::string(KERNELEVO_FAKE_WORKER) +
-                          "' KERNELEVO_FAKE_RUN_MS=1 KERNELEVO_CACHE_DIR='" + dir.file("cache") +
-                          "'";
+  const std::string env = testing::fake_worker_env(1, dir.file("cache"));
   // coupled: one constraint reads every parameter, so its count is only a lower bound.
   for (const auto& [kernel, strategy] : std::vector<std::pair<std::string, std::string>>{
            {"coupled", "auto"}, {"coupled", "random"}, {"linked", "exhaustive"}}) {
@@ -705,9 +678,7 @@ TEST(TuneTraces, ATraceTimedAnotherWayIsNotResumed) {
   TempDir dir;
   std::filesystem::copy_file(testing::source_dir_file("templates/softmax.cu"),
                              dir.file("softmax.cu"));
-  const std::string env = "KERNELEVO_WORKER_WRAPPER='" + std::string(KERNELEVO_FAKE_WORKER) +
-                          "' KERNELEVO_FAKE_RUN_MS=1 KERNELEVO_CACHE_DIR='" + dir.file("cache") +
-                          "'";
+  const std::string env = testing::fake_worker_env(1, dir.file("cache"));
   const std::string common = "tune softmax.cu --strategy random --format json --lockfile lock.json ";
   const CliRun first = kernelevo(dir, env, common + "--budget 2 --trace t.jsonl");
   ASSERT_EQ(first.exit_code, 0) << first.err;
@@ -749,9 +720,8 @@ TEST(TuneTiming, TuneFromADirtyL2IsAskedForRecordedAndNotMixed) {
   TempDir dir;
   std::filesystem::copy_file(testing::source_dir_file("templates/softmax.cu"),
                              dir.file("softmax.cu"));
-  const std::string env = "KERNELEVO_WORKER_WRAPPER='" + std::string(KERNELEVO_FAKE_WORKER) +
-                          "' KERNELEVO_FAKE_RUN_MS=1 KERNELEVO_CACHE_DIR='" + dir.file("cache") +
-                          "' KERNELEVO_FAKE_TIMING_LOG='" + dir.file("timing.log") + "'";
+  const std::string env = testing::fake_worker_env(
+      1, dir.file("cache"), "KERNELEVO_FAKE_TIMING_LOG='" + dir.file("timing.log") + "'");
   const std::string common =
       "tune softmax.cu --strategy random --format json --lockfile lock.json ";
   const CliRun dirty = kernelevo(dir, env, common + "--budget 2 --l2 dirty --trace t.jsonl");
@@ -801,9 +771,7 @@ TEST(TuneTraces, ATraceOfAnotherCompilersCodeIsNotResumed) {
   TempDir dir;
   std::filesystem::copy_file(testing::source_dir_file("templates/softmax.cu"),
                              dir.file("softmax.cu"));
-  const std::string env = "KERNELEVO_WORKER_WRAPPER='" + std::string(KERNELEVO_FAKE_WORKER) +
-                          "' KERNELEVO_FAKE_RUN_MS=1 KERNELEVO_CACHE_DIR='" + dir.file("cache") +
-                          "'";
+  const std::string env = testing::fake_worker_env(1, dir.file("cache"));
   const std::string base = "tune softmax.cu --strategy random --format json ";
   const std::string common = base + "--lockfile lock.json ";
   const CliRun first = kernelevo(dir, env, common + "--budget 2 --trace t.jsonl");
