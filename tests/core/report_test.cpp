@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <functional>
+
 #include "core/lock_report.h"
 #include "core/replay_measurer.h"
 
@@ -142,25 +144,34 @@ TEST(LockReport, OldToNewAgainstTheBaseLockfile) {
   EXPECT_EQ(same.kernels.front().verdict, KernelVerdict::same);
 }
 
-// An old entry timed from another L2 state (a clean L2 against a new entry tuned from a
-// dirty one) has a time that does not compare: the new entry's own baseline, measured the
-// same way in its run, is the row's baseline, and the evidence says why.
-TEST(LockReport, AnOldEntryTimedAnotherWayIsNotTheBaseline) {
+// The row of an entry BLOCK=512 (66 us, its run's baseline 72 us) locked over an old entry
+// BLOCK=256 of 60 us, `measured` saying how each was measured (timing, compiler).
+KernelReport over_an_old_entry_of_60us(
+    const std::function<void(LockEntry& old, LockEntry& now)>& measured) {
   Lockfile base;
   LockEntry old;
   old.params = {{"BLOCK", Value(256)}};
-  old.time_us = 60.0;  // clean L2: lower than any dirty-L2 time
-  set_entry(base, "softmax", "src/softmax.cu", "sha256:x", "sm_90", "NVIDIA H200", old);
-  Lockfile lock = base;
+  old.time_us = 60.0;
   LockEntry now;
   now.params = {{"BLOCK", Value(512)}};
   now.time_us = 66.0;
   now.baseline_us = 72.0;
-  now.timing = "cold-dirty-l2";
+  measured(old, now);
+  set_entry(base, "softmax", "src/softmax.cu", "sha256:x", "sm_90", "NVIDIA H200", old);
+  Lockfile lock = base;
   set_entry(lock, "softmax", "src/softmax.cu", "sha256:x", "sm_90", "NVIDIA H200", now);
   const Report r = report_from_lockfile(lock, {}, &base);
-  ASSERT_EQ(r.kernels.size(), 1u);
-  const KernelReport& k = r.kernels[0];
+  EXPECT_EQ(r.kernels.size(), 1u);
+  return r.kernels.at(0);
+}
+
+// An old entry timed from another L2 state (a clean L2 against a new entry tuned from a
+// dirty one) has a time that does not compare: the new entry's own baseline, measured the
+// same way in its run, is the row's baseline, and the evidence says why.
+TEST(LockReport, AnOldEntryTimedAnotherWayIsNotTheBaseline) {
+  // The old one's clean-L2 60 us is lower than any dirty-L2 time.
+  const KernelReport k =
+      over_an_old_entry_of_60us([](LockEntry&, LockEntry& now) { now.timing = "cold-dirty-l2"; });
   EXPECT_DOUBLE_EQ(*k.baseline_us, 72.0);
   EXPECT_EQ(k.verdict, KernelVerdict::faster);  // 72 -> 66 us; against 60 it looked slower
   EXPECT_NE(k.evidence.find("the old entry was timed from a clean L2, this one from a dirty one"),
@@ -170,21 +181,8 @@ TEST(LockReport, AnOldEntryTimedAnotherWayIsNotTheBaseline) {
 
 // Nor does an old entry whose code another compiler made.
 TEST(LockReport, AnOldEntryCompiledOtherwiseIsNotTheBaseline) {
-  Lockfile base;
-  LockEntry old;
-  old.params = {{"BLOCK", Value(256)}};
-  old.time_us = 60.0;
-  old.compiler = "nvrtc";
-  set_entry(base, "softmax", "src/softmax.cu", "sha256:x", "sm_90", "NVIDIA H200", old);
-  Lockfile lock = base;
-  LockEntry now;
-  now.params = {{"BLOCK", Value(512)}};
-  now.time_us = 66.0;
-  now.baseline_us = 72.0;
-  set_entry(lock, "softmax", "src/softmax.cu", "sha256:x", "sm_90", "NVIDIA H200", now);
-  const Report r = report_from_lockfile(lock, {}, &base);
-  ASSERT_EQ(r.kernels.size(), 1u);
-  const KernelReport& k = r.kernels[0];
+  const KernelReport k =
+      over_an_old_entry_of_60us([](LockEntry& old, LockEntry&) { old.compiler = "nvrtc"; });
   EXPECT_DOUBLE_EQ(*k.baseline_us, 72.0);
   EXPECT_EQ(k.verdict, KernelVerdict::faster);
   EXPECT_NE(k.evidence.find("the old entry's code was compiled by nvrtc, this one's by nvcc"),

@@ -51,11 +51,7 @@ TEST(SpecDispatch, ParsesBucketsAndEntries) {
 }
 
 TEST(SpecDispatch, WithoutItNothingChanges) {
-  const SpecParse p = parse_project_yaml(
-      "- source: a.cu\n  kernel: a\n  params: {B: [64]}\n  problems: [{n: 4}]\n"
-      "  args: [{name: y, type: float*, count: n, output: true}]\n"
-      "  launch: {grid: n, block: B}\n",
-      "proj/kernelevo.yaml");
+  const SpecParse p = test_support::parse_spec_without_it();
   ASSERT_TRUE(p.errors.empty()) << first_error(p);
   EXPECT_FALSE(p.specs[0].dispatch.has_value());
 }

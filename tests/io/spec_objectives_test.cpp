@@ -29,11 +29,7 @@ TEST(SpecObjectives, ParsesWhatToMinimizeAndTheShare) {
 }
 
 TEST(SpecObjectives, WithoutItTheFastestIsLocked) {
-  const SpecParse p = parse_project_yaml(
-      "- source: a.cu\n  kernel: a\n  params: {B: [64]}\n  problems: [{n: 4}]\n"
-      "  args: [{name: y, type: float*, count: n, output: true}]\n"
-      "  launch: {grid: n, block: B}\n",
-      "proj/kernelevo.yaml");
+  const SpecParse p = test_support::parse_spec_without_it();
   ASSERT_TRUE(p.errors.empty()) << first_error(p);
   EXPECT_FALSE(p.specs.at(0).objectives.has_value());
 }
