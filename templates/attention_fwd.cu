@@ -880,7 +880,11 @@ extern "C" __global__ void attention_decode_bf16_naive(
 // softmax runs while the other's products do (FlashAttention 3's ping-pong schedule).
 // The epilogue writes O through the consumer's own Q rows of shared memory and a TMA store
 // (rows past seq_q are clipped), the log-sum-exp from registers. Causal blocks run in reverse
-// order so the longest start first. Compiled for any other target than sm_90a it traps.
+// order so the longest start first. With ATT90_CTAS = N > 0 the grid is at most N persistent
+// blocks, each taking every N-th tile (tile_at says in which order) with one K/V ring and two
+// Q buffers across its tiles, so a tile's loads overlap the last one's epilogue (FlashAttention
+// 3's persistent schedule; it pays where tiles are short). Compiled for any other target than
+// sm_90a it traps.
 #ifndef ATT90_BN
 #define ATT90_BN 128
 #endif
@@ -900,6 +904,11 @@ extern "C" __global__ void attention_decode_bf16_naive(
 #ifndef ATT90_LAZY
 #define ATT90_LAZY 1
 #endif
+// 0: a block per query tile; N: at most N persistent blocks (one an SM: 132 on an H100 or
+// H200) walking all tiles, each loading its next tile's keys while it stores the last output.
+#ifndef ATT90_CTAS
+#define ATT90_CTAS 0
+#endif
 // The fp16 kernel's own parameters (attention_fwd_sm90_f16), the same meanings.
 #ifndef ATT90H_BN
 #define ATT90H_BN 128
@@ -918,6 +927,9 @@ extern "C" __global__ void attention_decode_bf16_naive(
 #endif
 #ifndef ATT90H_LAZY
 #define ATT90H_LAZY 1
+#endif
+#ifndef ATT90H_CTAS
+#define ATT90H_CTAS 0
 #endif
 
 // A TMA tensor map (CUtensorMap: 128 opaque bytes), encoded by the host for the kernel's
@@ -1055,10 +1067,14 @@ using attention_detail::kLog2e;
 using attention_detail::pack_bf16;
 using attention_detail::shared_address;
 
-template <int D_, int BN_, int CONSUMERS_, int STAGES_, bool OVERLAP_, bool PINGPONG_, bool LAZY_>
+template <int D_, int BN_, int CONSUMERS_, int STAGES_, bool OVERLAP_, bool PINGPONG_, bool LAZY_,
+          int CTAS_>
 struct Config {
   static constexpr int D = D_, BN = BN_, CONSUMERS = CONSUMERS_, STAGES = STAGES_;
   static constexpr bool OVERLAP = OVERLAP_, PINGPONG = PINGPONG_, LAZY = LAZY_;
+  static constexpr int CTAS = CTAS_;  // 0: a block per tile; else persistent blocks
+  // Persistent blocks load the next tile's Q into a second buffer during this tile.
+  static constexpr int kQSlots = CTAS > 0 ? 2 : 1;
   static constexpr int BM = 64 * CONSUMERS;
   static constexpr int kThreads = 128 * (CONSUMERS + 1);
   // A tile is D / 64 column blocks ("halves" for D = 128) of rows of 64 values (128 bytes,
@@ -1078,6 +1094,7 @@ struct Config {
   static_assert(CONSUMERS >= 1 && CONSUMERS <= 3, "one to three consumer warpgroups");
   static_assert(STAGES >= 1, "at least one stage");
   static_assert(!PINGPONG || (CONSUMERS == 2 && OVERLAP), "ping-pong: two overlapping consumers");
+  static_assert(CTAS >= 0, "ATT90_CTAS: 0 or a block count");
 };
 
 // Four-dimensional TMA copy of the box at (x innermost, y, z, w) of `map` into shared memory
@@ -1277,42 +1294,82 @@ __device__ __forceinline__ void rescale(float (&o)[D / 2], const float (&alpha)[
   }
 }
 
+// The tile (query block `m_block` of head `head` of batch `b`) a block takes at its turn `turn`:
+// its own (one turn) without CTAS, else every CTAS-th of all tiles, ordered as the blocks of
+// the grid without CTAS are: the query blocks of one head together (they read the same keys
+// and values while those are in the L2; heads across the same query block would not fit it
+// with many heads). Causal query blocks differ in length, so there a block takes them in
+// pairs of equal total length, every CTAS-th pair: the longest and the shortest of a head,
+// the second longest and the second shortest, and so on (without CTAS the hardware hands
+// the blocks out as SMs free up, longest first).
+struct Tile {
+  int b, head, m_block;
+};
+template <class C>
+__device__ __forceinline__ bool tile_at(int turn, const attention_detail::Geometry& g, Tile& t) {
+  const int m_blocks = (g.seq_q + C::BM - 1) / C::BM;
+  if constexpr (C::CTAS == 0) {
+    if (turn > 0) return false;
+    const int m = static_cast<int>(blockIdx.x);
+    t = {static_cast<int>(blockIdx.z), static_cast<int>(blockIdx.y),
+         g.causal ? m_blocks - 1 - m : m};
+  } else {
+    // (The launch keeps the tile count below 2^31.)
+    const unsigned i = g.causal ? 2 * (blockIdx.x + (turn / 2) * gridDim.x) + turn % 2
+                                : blockIdx.x + turn * gridDim.x;
+    if (i >= static_cast<unsigned>(g.heads * g.batch * m_blocks)) return false;
+    const int bh = static_cast<int>(i / m_blocks);
+    const int j = static_cast<int>(i % m_blocks);
+    // causal: j = 0, 1, 2, 3, ... are the query blocks m_blocks - 1, 0, m_blocks - 2, 1, ...
+    t = {bh / g.heads, bh % g.heads, g.causal ? (j % 2 == 0 ? m_blocks - 1 - j / 2 : j / 2) : j};
+  }
+  return true;
+}
+// The key tiles a query block at m0 reads: all of them, or causal, those up to its last row's
+// diagonal.
+template <class C>
+__device__ __forceinline__ int key_tiles(int m0, const attention_detail::Geometry& g) {
+  int n_end = g.seq_k;
+  if (g.causal) n_end = min(n_end, min(m0 + C::BM, g.seq_q) + g.seq_k - g.seq_q);
+  return n_end > 0 ? (n_end + C::BN - 1) / C::BN : 0;
+}
+
 template <class C, bool kHalf>
 __device__ void attention_block(float* __restrict__ lse, const attention_detail::Geometry g,
                                 const TensorMap& map_q, const TensorMap& map_k,
                                 const TensorMap& map_v, const TensorMap& map_o) {
-  constexpr int D = C::D, BN = C::BN, BM = C::BM, STAGES = C::STAGES;
+  constexpr int D = C::D, BN = C::BN, STAGES = C::STAGES;
   // The swizzle is a function of address bits: the tiles start 1024-byte aligned.
+  constexpr int QS = C::kQSlots;
   const unsigned raw = shared_address(attention_smem);
-  const unsigned q_s = (raw + 1023u) & ~1023u;
-  const unsigned kv_s = q_s + C::kQBytes;
+  const auto q_tile = [&](int slot) {
+    return ((raw + 1023u) & ~1023u) + static_cast<unsigned>(slot * C::kQBytes);
+  };
+  const unsigned kv_s = q_tile(QS);
   const auto k_tile = [&](int s) { return kv_s + static_cast<unsigned>(s * 2 * C::kTileBytes); };
   const auto v_tile = [&](int s) { return k_tile(s) + static_cast<unsigned>(C::kTileBytes); };
   const unsigned bars = kv_s + static_cast<unsigned>(STAGES * 2 * C::kTileBytes);
-  const unsigned q_full = bars;
-  const auto k_full = [&](int s) { return bars + 8u * (1 + s); };
-  const auto v_full = [&](int s) { return bars + 8u * (1 + STAGES + s); };
-  const auto k_empty = [&](int s) { return bars + 8u * (1 + 2 * STAGES + s); };
-  const auto v_empty = [&](int s) { return bars + 8u * (1 + 3 * STAGES + s); };
-
-  const int b = blockIdx.z;
-  const int head = blockIdx.y;
-  const int kvh = head / g.group;
-  const int m_block = g.causal ? static_cast<int>(gridDim.x - 1 - blockIdx.x) : blockIdx.x;
-  const int m0 = m_block * BM;
+  const auto q_full = [&](int slot) { return bars + 8u * slot; };
+  // A Q buffer free again: the consumers are done with its rows and their output staged there
+  // is stored (persistent blocks only).
+  const auto q_empty = [&](int slot) { return bars + 8u * (QS + slot); };
+  const auto k_full = [&](int s) { return bars + 8u * (2 * QS + s); };
+  const auto v_full = [&](int s) { return bars + 8u * (2 * QS + STAGES + s); };
+  const auto k_empty = [&](int s) { return bars + 8u * (2 * QS + 2 * STAGES + s); };
+  const auto v_empty = [&](int s) { return bars + 8u * (2 * QS + 3 * STAGES + s); };
   const int shift = g.seq_k - g.seq_q;  // key j is visible to position i when j <= i + shift
-  int n_end = g.seq_k;
-  if (g.causal) n_end = min(n_end, min(m0 + BM, g.seq_q) + shift);
-  const int n_tiles = n_end > 0 ? (n_end + BN - 1) / BN : 0;
 
   if (threadIdx.x == 0) {
     prefetch_tensor_map(map_q);
     prefetch_tensor_map(map_o);
-    if (n_tiles > 0) {  // else K and V may be empty, their maps zeros
+    if (g.seq_k > 0) {  // else K and V may be empty, their maps zeros
       prefetch_tensor_map(map_k);
       prefetch_tensor_map(map_v);
     }
-    mbar_init(q_full, 1);
+    for (int slot = 0; slot < QS; ++slot) {
+      mbar_init(q_full(slot), 1);
+      mbar_init(q_empty(slot), C::CONSUMERS);  // each consumer's thread 0
+    }
     for (int s = 0; s < STAGES; ++s) {
       mbar_init(k_full(s), 1);  // the issuing thread's arrival and its copies' bytes
       mbar_init(v_full(s), 1);
@@ -1326,25 +1383,41 @@ __device__ void attention_block(float* __restrict__ lse, const attention_detail:
   const int warpgroup = threadIdx.x / 128;
   if (warpgroup == 0) {
     // The producer: one thread issues every copy; K of a tile before its V, as they are used.
+    // A persistent block's ring of K and V stages runs on across its tiles (`it` counts the
+    // key tiles issued) and its tiles' Q alternate between two buffers, so the next tile's Q
+    // and first keys load while the consumers finish this one.
     asm volatile("setmaxnreg.dec.sync.aligned.u32 24;\n");
     if (threadIdx.x != 0) return;
-    mbar_arrive_expect_bytes(q_full, C::kQBytes);
-#pragma unroll
-    for (int blk = 0; blk < C::kBlocks; ++blk)
-      tma_load_4d(q_s + blk * C::kQBlockBytes, map_q, 64 * blk, head, m0, b, q_full);
-    for (int t = 0; t < n_tiles; ++t) {
-      const int s = t % STAGES;
-      const unsigned free_parity = ((t / STAGES) & 1) ^ 1;
-      if (t >= STAGES) mbar_wait(k_empty(s), free_parity);
+    int it = 0;
+    const auto load_kv = [&](int t, const Tile& tile) {
+      const int s = it % STAGES;
+      const unsigned free_parity = ((it / STAGES) & 1) ^ 1;
+      const int kvh = tile.head / g.group;
+      if (it >= STAGES) mbar_wait(k_empty(s), free_parity);
       mbar_arrive_expect_bytes(k_full(s), C::kTileBytes);
 #pragma unroll
       for (int blk = 0; blk < C::kBlocks; ++blk)
-        tma_load_4d(k_tile(s) + blk * C::kKvBlockBytes, map_k, 64 * blk, kvh, t * BN, b, k_full(s));
-      if (t >= STAGES) mbar_wait(v_empty(s), free_parity);
+        tma_load_4d(k_tile(s) + blk * C::kKvBlockBytes, map_k, 64 * blk, kvh, t * BN, tile.b,
+                    k_full(s));
+      if (it >= STAGES) mbar_wait(v_empty(s), free_parity);
       mbar_arrive_expect_bytes(v_full(s), C::kTileBytes);
 #pragma unroll
       for (int blk = 0; blk < C::kBlocks; ++blk)
-        tma_load_4d(v_tile(s) + blk * C::kKvBlockBytes, map_v, 64 * blk, kvh, t * BN, b, v_full(s));
+        tma_load_4d(v_tile(s) + blk * C::kKvBlockBytes, map_v, 64 * blk, kvh, t * BN, tile.b,
+                    v_full(s));
+      ++it;
+    };
+    Tile tile;
+    for (int turn = 0; tile_at<C>(turn, g, tile); ++turn) {
+      const int slot = turn % QS;
+      if (turn >= QS) mbar_wait(q_empty(slot), ((turn / QS) & 1) ^ 1);
+      mbar_arrive_expect_bytes(q_full(slot), C::kQBytes);
+#pragma unroll
+      for (int blk = 0; blk < C::kBlocks; ++blk)
+        tma_load_4d(q_tile(slot) + blk * C::kQBlockBytes, map_q, 64 * blk, tile.head,
+                    tile.m_block * C::BM, tile.b, q_full(slot));
+      const int n_tiles = key_tiles<C>(tile.m_block * C::BM, g);
+      for (int t = 0; t < n_tiles; ++t) load_kv(t, tile);
     }
     return;
   }
@@ -1353,192 +1426,209 @@ __device__ void attention_block(float* __restrict__ lse, const attention_detail:
   const int consumer = warpgroup - 1;
   const int warp = (threadIdx.x / 32) % 4;
   const int lane = threadIdx.x % 32;
-  const unsigned q_c = q_s + static_cast<unsigned>(consumer * 64 * 128);  // its rows, block 0
-  const int c0 = m0 + consumer * 64;                                      // its first row
-  const int r0 = c0 + warp * 16 + lane / 4;                               // this thread's rows
-  int limit[2];
-#pragma unroll
-  for (int h = 0; h < 2; ++h) limit[h] = g.causal ? min(g.seq_k, r0 + 8 * h + shift + 1) : g.seq_k;
   const float scale_log2 = rsqrtf(static_cast<float>(D)) * kLog2e;
 
-  float acc[D / 2];
+  int it = 0;  // key tiles consumed before this tile's (the ring's position)
+  Tile tile;
+  for (int turn = 0; tile_at<C>(turn, g, tile); ++turn) {
+    const int slot = turn % QS;
+    const unsigned q_c = q_tile(slot) + static_cast<unsigned>(consumer * 64 * 128);  // its rows
+    const int m0 = tile.m_block * C::BM;
+    const int n_tiles = key_tiles<C>(m0, g);
+    const int c0 = m0 + consumer * 64;         // its first row
+    const int r0 = c0 + warp * 16 + lane / 4;  // this thread's rows
+    int limit[2];
 #pragma unroll
-  for (int i = 0; i < D / 2; ++i) acc[i] = 0.f;
-  RowState st{{ATT_NEG_INF, ATT_NEG_INF}, {0.f, 0.f}};
-  float s[BN / 2];
-  unsigned p[BN / 4];
-  float alpha[2];
+    for (int h = 0; h < 2; ++h)
+      limit[h] = g.causal ? min(g.seq_k, r0 + 8 * h + shift + 1) : g.seq_k;
 
-  // S = Q K^T for tile stage `stage`: k-step kk is 16 columns of a 64-column block.
-  const auto qk = [&](int stage) {
-    wgmma_fence();
+    float acc[D / 2];
 #pragma unroll
-    for (int kk = 0; kk < D / 16; ++kk) {
-      const unsigned col = static_cast<unsigned>((kk % 4) * 32);
-      wgmma_qk<BN, kHalf>(s, descriptor(q_c + (kk / 4) * C::kQBlockBytes + col, 16),
-                          descriptor(k_tile(stage) + (kk / 4) * C::kKvBlockBytes + col, 16),
-                          kk > 0);
-    }
-    wgmma_commit();
-  };
-  // O += P V for tile stage `stage`: k-step kk is 16 keys (16 rows of 128 bytes in each block).
-  const auto pv = [&](int stage) {
-    wgmma_fence();
-#pragma unroll
-    for (int kk = 0; kk < BN / 16; ++kk)
-      wgmma_pv<D, kHalf>(acc, p + 4 * kk, descriptor(v_tile(stage) + kk * 2048, C::kKvBlockBytes));
-    wgmma_commit();
-  };
-  // Masks only tiles that pass the end or, causal, the diagonal of this warpgroup's rows.
-  const auto needs_mask = [&](int t) {
-    const int n0 = t * BN;
-    return n0 + BN > g.seq_k || (g.causal && n0 + BN - 1 > c0 + shift);
-  };
-  const auto release = [&](unsigned bar) {
-    if (lane == 0) mbar_arrive(bar);
-  };
-  // The softmax of tile t's scores, masked only where the tile passes the end or the
-  // diagonal, decided at run time (the first tile, and every tile without OVERLAP).
-  const auto softmax = [&](int t) {
-    const bool mask = needs_mask(t);
-    const int lim[2] = {mask ? limit[0] : 0x7fffffff, mask ? limit[1] : 0x7fffffff};
-    online_softmax<BN, true, C::LAZY>(s, st, alpha, t * BN, lim, lane, scale_log2);
-  };
-  // The first tile needs_mask holds for (it holds for every later one): the tiles before it
-  // are softmaxed without the mask's compares.
-  int first_masked = g.seq_k / BN;
-  if (g.causal) {
-    const int visible = c0 + shift + 1;  // keys [0, visible) are visible to row c0
-    first_masked = min(first_masked, visible > 0 ? visible / BN : 0);
-  }
-  // Ping-pong turns: consumer c waits on barrier 4 + c for the other's arrival there, issues
-  // its wgmma, then lets the other go; consumer 1 lets consumer 0 take the first turn, and
-  // leaves out the arrival after its last turn, which nobody would wait for.
-  const auto turn_begin = [&] {
-    if constexpr (C::PINGPONG) asm volatile("bar.sync %0, 256;\n" ::"r"(4 + consumer) : "memory");
-  };
-  const auto turn_end = [&](bool last) {
-    if constexpr (C::PINGPONG)
-      if (!(last && consumer == 1))
-        asm volatile("bar.arrive %0, 256;\n" ::"r"(4 + (consumer ^ 1)) : "memory");
-  };
+    for (int i = 0; i < D / 2; ++i) acc[i] = 0.f;
+    RowState st{{ATT_NEG_INF, ATT_NEG_INF}, {0.f, 0.f}};
+    float s[BN / 2];
+    unsigned p[BN / 4];
+    float alpha[2];
+    const auto stage_of = [&](int t) { return (it + t) % STAGES; };
+    const auto parity_of = [&](int t) { return static_cast<unsigned>(((it + t) / STAGES) & 1); };
 
-  mbar_wait(q_full, 0);
-  if constexpr (!C::OVERLAP) {
-    for (int t = 0; t < n_tiles; ++t) {
-      const int stage = t % STAGES;
-      const unsigned parity = (t / STAGES) & 1;
-      mbar_wait(k_full(stage), parity);
-      qk(stage);
-      wgmma_wait<0>();
-      fence_registers(s);
-      release(k_empty(stage));
-      softmax(t);
-      rescale<D, C::LAZY>(acc, alpha);
-      pack_p<BN, kHalf>(p, s);
-      mbar_wait(v_full(stage), parity);
-      pv(stage);
-      wgmma_wait<0>();
-      fence_registers(acc);
-      fence_registers(p);
-      release(v_empty(stage));
-    }
-  } else if (n_tiles > 0) {
-    // Tile 0's scores, then for each later tile: its Q K^T issued, the previous tile's P V
-    // issued, the scores' softmax while P V runs, and O rescaled once P V is done. The waits
-    // for the tiles come before a turn, so a turn only issues.
-    if (C::PINGPONG && consumer == 1) asm volatile("bar.arrive %0, 256;\n" ::"r"(4) : "memory");
-    mbar_wait(k_full(0), 0);
-    turn_begin();
-    qk(0);
-    turn_end(false);
-    wgmma_wait<0>();
-    fence_registers(s);
-    release(k_empty(0));
-    softmax(0);
-    pack_p<BN, kHalf>(p, s);
-    // One turn per tile in both loops, so the consumers' turns still alternate.
-    // `masked` is a constant at each call, so the inlined softmax is the masked or the
-    // unmasked one (a generic lambda would be host code to NVRTC).
-    const auto step = [&](int t, bool masked) {
-      const int stage = t % STAGES;
-      const int prev = (t - 1) % STAGES;
-      mbar_wait(k_full(stage), (t / STAGES) & 1);
-      mbar_wait(v_full(prev), ((t - 1) / STAGES) & 1);
-      turn_begin();
-      qk(stage);
-      pv(prev);
-      turn_end(false);
-      wgmma_wait<1>();  // Q K^T of tile t is done (groups complete in order)
-      fence_registers(s);
-      release(k_empty(stage));
-      if (masked)
-        online_softmax<BN, true, C::LAZY>(s, st, alpha, t * BN, limit, lane, scale_log2);
-      else
-        online_softmax<BN, false, C::LAZY>(s, st, alpha, t * BN, limit, lane, scale_log2);
-      wgmma_wait<0>();  // P V of tile t - 1 is done
-      fence_registers(acc);
-      fence_registers(p);
-      release(v_empty(prev));
-      rescale<D, C::LAZY>(acc, alpha);
-      pack_p<BN, kHalf>(p, s);
+    // S = Q K^T for tile stage `stage`: k-step kk is 16 columns of a 64-column block.
+    const auto qk = [&](int stage) {
+      wgmma_fence();
+#pragma unroll
+      for (int kk = 0; kk < D / 16; ++kk) {
+        const unsigned col = static_cast<unsigned>((kk % 4) * 32);
+        wgmma_qk<BN, kHalf>(s, descriptor(q_c + (kk / 4) * C::kQBlockBytes + col, 16),
+                            descriptor(k_tile(stage) + (kk / 4) * C::kKvBlockBytes + col, 16),
+                            kk > 0);
+      }
+      wgmma_commit();
     };
-    int t = 1;
-    for (; t < min(first_masked, n_tiles); ++t) step(t, false);
-    for (; t < n_tiles; ++t) step(t, true);
-    const int last = (n_tiles - 1) % STAGES;
-    mbar_wait(v_full(last), ((n_tiles - 1) / STAGES) & 1);
-    turn_begin();
-    pv(last);
-    turn_end(true);
-    wgmma_wait<0>();
-    fence_registers(acc);
-    fence_registers(p);
-    release(v_empty(last));
-  }
+    // O += P V for tile stage `stage`: k-step kk is 16 keys (16 rows of 128 bytes in each block).
+    const auto pv = [&](int stage) {
+      wgmma_fence();
+#pragma unroll
+      for (int kk = 0; kk < BN / 16; ++kk)
+        wgmma_pv<D, kHalf>(acc, p + 4 * kk,
+                           descriptor(v_tile(stage) + kk * 2048, C::kKvBlockBytes));
+      wgmma_commit();
+    };
+    // Masks only tiles that pass the end or, causal, the diagonal of this warpgroup's rows.
+    const auto needs_mask = [&](int t) {
+      const int n0 = t * BN;
+      return n0 + BN > g.seq_k || (g.causal && n0 + BN - 1 > c0 + shift);
+    };
+    const auto release = [&](unsigned bar) {
+      if (lane == 0) mbar_arrive(bar);
+    };
+    // The softmax of tile t's scores, masked only where the tile passes the end or the
+    // diagonal, decided at run time (the first tile, and every tile without OVERLAP).
+    const auto softmax = [&](int t) {
+      const bool mask = needs_mask(t);
+      const int lim[2] = {mask ? limit[0] : 0x7fffffff, mask ? limit[1] : 0x7fffffff};
+      online_softmax<BN, true, C::LAZY>(s, st, alpha, t * BN, lim, lane, scale_log2);
+    };
+    // The first tile needs_mask holds for (it holds for every later one): the tiles before it
+    // are softmaxed without the mask's compares.
+    int first_masked = g.seq_k / BN;
+    if (g.causal) {
+      const int visible = c0 + shift + 1;  // keys [0, visible) are visible to row c0
+      first_masked = min(first_masked, visible > 0 ? visible / BN : 0);
+    }
+    // Ping-pong turns: consumer c waits on barrier 4 + c for the other's arrival there, issues
+    // its wgmma, then lets the other go; consumer 1 lets consumer 0 take the first turn of each
+    // tile, and leaves out the arrival after its last turn, which nobody would wait for (the
+    // next tile's first arrival takes its place).
+    const auto turn_begin = [&] {
+      if constexpr (C::PINGPONG) asm volatile("bar.sync %0, 256;\n" ::"r"(4 + consumer) : "memory");
+    };
+    const auto turn_end = [&](bool last) {
+      if constexpr (C::PINGPONG)
+        if (!(last && consumer == 1))
+          asm volatile("bar.arrive %0, 256;\n" ::"r"(4 + (consumer ^ 1)) : "memory");
+    };
 
-  // The epilogue: the quad's sums, O normalised into this warpgroup's own Q rows of shared
-  // memory (its last Q K^T is done) in the swizzle map_o's boxes use, then TMA stores.
-#pragma unroll
-  for (int h = 0; h < 2; ++h) {
-    st.sum[h] += __shfl_xor_sync(0xffffffffu, st.sum[h], 1);
-    st.sum[h] += __shfl_xor_sync(0xffffffffu, st.sum[h], 2);
-  }
-  float inv[2];
-#pragma unroll
-  for (int h = 0; h < 2; ++h) inv[h] = st.sum[h] > 0.f ? 1.f / st.sum[h] : 0.f;
-#pragma unroll
-  for (int j = 0; j < D / 8; ++j) {
+    mbar_wait(q_full(slot), (turn / QS) & 1);
+    if constexpr (!C::OVERLAP) {
+      for (int t = 0; t < n_tiles; ++t) {
+        const int stage = stage_of(t);
+        const unsigned parity = parity_of(t);
+        mbar_wait(k_full(stage), parity);
+        qk(stage);
+        wgmma_wait<0>();
+        fence_registers(s);
+        release(k_empty(stage));
+        softmax(t);
+        rescale<D, C::LAZY>(acc, alpha);
+        pack_p<BN, kHalf>(p, s);
+        mbar_wait(v_full(stage), parity);
+        pv(stage);
+        wgmma_wait<0>();
+        fence_registers(acc);
+        fence_registers(p);
+        release(v_empty(stage));
+      }
+    } else if (n_tiles > 0) {
+      // Tile 0's scores, then for each later tile: its Q K^T issued, the previous tile's P V
+      // issued, the scores' softmax while P V runs, and O rescaled once P V is done. The waits
+      // for the tiles come before a turn, so a turn only issues.
+      if (C::PINGPONG && consumer == 1) asm volatile("bar.arrive %0, 256;\n" ::"r"(4) : "memory");
+      mbar_wait(k_full(stage_of(0)), parity_of(0));
+      turn_begin();
+      qk(stage_of(0));
+      turn_end(false);
+      wgmma_wait<0>();
+      fence_registers(s);
+      release(k_empty(stage_of(0)));
+      softmax(0);
+      pack_p<BN, kHalf>(p, s);
+      // One turn per tile in both loops, so the consumers' turns still alternate.
+      // `masked` is a constant at each call, so the inlined softmax is the masked or the
+      // unmasked one (a generic lambda would be host code to NVRTC).
+      const auto step = [&](int t, bool masked) {
+        const int stage = stage_of(t);
+        const int prev = stage_of(t - 1);
+        mbar_wait(k_full(stage), parity_of(t));
+        mbar_wait(v_full(prev), parity_of(t - 1));
+        turn_begin();
+        qk(stage);
+        pv(prev);
+        turn_end(false);
+        wgmma_wait<1>();  // Q K^T of tile t is done (groups complete in order)
+        fence_registers(s);
+        release(k_empty(stage));
+        if (masked)
+          online_softmax<BN, true, C::LAZY>(s, st, alpha, t * BN, limit, lane, scale_log2);
+        else
+          online_softmax<BN, false, C::LAZY>(s, st, alpha, t * BN, limit, lane, scale_log2);
+        wgmma_wait<0>();  // P V of tile t - 1 is done
+        fence_registers(acc);
+        fence_registers(p);
+        release(v_empty(prev));
+        rescale<D, C::LAZY>(acc, alpha);
+        pack_p<BN, kHalf>(p, s);
+      };
+      int t = 1;
+      for (; t < min(first_masked, n_tiles); ++t) step(t, false);
+      for (; t < n_tiles; ++t) step(t, true);
+      const int last = stage_of(n_tiles - 1);
+      mbar_wait(v_full(last), parity_of(n_tiles - 1));
+      turn_begin();
+      pv(last);
+      turn_end(true);
+      wgmma_wait<0>();
+      fence_registers(acc);
+      fence_registers(p);
+      release(v_empty(last));
+    }
+    it += n_tiles;
+
+    // The epilogue: the quad's sums, O normalised into this warpgroup's own Q rows of shared
+    // memory (its last Q K^T is done) in the swizzle map_o's boxes use, then TMA stores.
 #pragma unroll
     for (int h = 0; h < 2; ++h) {
-      const int r = warp * 16 + lane / 4 + 8 * h;  // row in the warpgroup's 64
-      const unsigned addr =
-          q_c + (j / 8) * C::kQBlockBytes + r * 128 + (((j % 8) ^ (r % 8)) << 4) + (lane % 4) * 4;
-      const unsigned v = pack2<kHalf>(acc[4 * j + 2 * h] * inv[h], acc[4 * j + 2 * h + 1] * inv[h]);
-      asm volatile("st.shared.u32 [%0], %1;\n" ::"r"(addr), "r"(v) : "memory");
+      st.sum[h] += __shfl_xor_sync(0xffffffffu, st.sum[h], 1);
+      st.sum[h] += __shfl_xor_sync(0xffffffffu, st.sum[h], 2);
+    }
+    float inv[2];
+#pragma unroll
+    for (int h = 0; h < 2; ++h) inv[h] = st.sum[h] > 0.f ? 1.f / st.sum[h] : 0.f;
+#pragma unroll
+    for (int j = 0; j < D / 8; ++j) {
+#pragma unroll
+      for (int h = 0; h < 2; ++h) {
+        const int r = warp * 16 + lane / 4 + 8 * h;  // row in the warpgroup's 64
+        const unsigned addr =
+            q_c + (j / 8) * C::kQBlockBytes + r * 128 + (((j % 8) ^ (r % 8)) << 4) + (lane % 4) * 4;
+        const unsigned v =
+            pack2<kHalf>(acc[4 * j + 2 * h] * inv[h], acc[4 * j + 2 * h + 1] * inv[h]);
+        asm volatile("st.shared.u32 [%0], %1;\n" ::"r"(addr), "r"(v) : "memory");
+      }
+    }
+    // The staging's writes (generic proxy) made visible to the TMA store, then the
+    // warpgroup's own barrier (1 + consumer; barrier 0 is __syncthreads).
+    asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
+    asm volatile("bar.sync %0, 128;\n" ::"r"(1 + consumer) : "memory");
+    if (threadIdx.x % 128 == 0 && c0 < g.seq_q) {
+#pragma unroll
+      for (int blk = 0; blk < C::kBlocks; ++blk)
+        tma_store_4d(map_o, q_c + blk * C::kQBlockBytes, 64 * blk, tile.head, c0, tile.b);
+      asm volatile("cp.async.bulk.commit_group;\n" ::: "memory");
+    }
+#pragma unroll
+    for (int h = 0; h < 2; ++h) {
+      const int row = r0 + 8 * h;
+      if (lane % 4 == 0 && row < g.seq_q)
+        lse[(static_cast<long long>(tile.b) * g.heads + tile.head) * g.seq_q + row] =
+            st.sum[h] > 0.f ? (st.max[h] + log2f(st.sum[h])) * kLn2 : ATT_NEG_INF;
+    }
+    // Before shared memory goes (or the next tile's Q lands in it), the stores need only have
+    // read it (their writes complete on their own).
+    if (threadIdx.x % 128 == 0) {
+      if (c0 < g.seq_q) asm volatile("cp.async.bulk.wait_group.read 0;\n" ::: "memory");
+      if constexpr (C::CTAS > 0) mbar_arrive(q_empty(slot));
     }
   }
-  // The staging's writes (generic proxy) made visible to the TMA store, then the warpgroup's
-  // own barrier (1 + consumer; barrier 0 is __syncthreads).
-  asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
-  asm volatile("bar.sync %0, 128;\n" ::"r"(1 + consumer) : "memory");
-  if (threadIdx.x % 128 == 0 && c0 < g.seq_q) {
-#pragma unroll
-    for (int blk = 0; blk < C::kBlocks; ++blk)
-      tma_store_4d(map_o, q_c + blk * C::kQBlockBytes, 64 * blk, head, c0, b);
-    asm volatile("cp.async.bulk.commit_group;\n" ::: "memory");
-  }
-#pragma unroll
-  for (int h = 0; h < 2; ++h) {
-    const int row = r0 + 8 * h;
-    if (lane % 4 == 0 && row < g.seq_q)
-      lse[(static_cast<long long>(b) * g.heads + head) * g.seq_q + row] =
-          st.sum[h] > 0.f ? (st.max[h] + log2f(st.sum[h])) * kLn2 : ATT_NEG_INF;
-  }
-  // Before shared memory goes, the stores need only have read it (their writes complete on
-  // their own).
-  if (threadIdx.x % 128 == 0 && c0 < g.seq_q)
-    asm volatile("cp.async.bulk.wait_group.read 0;\n" ::: "memory");
 }
 
 // A kernel's body: the block of its configuration for head_dim 128 or 64 (another writes
@@ -1560,13 +1650,13 @@ __device__ __forceinline__ void attention_kernel(float* __restrict__ lse, int ba
 }  // namespace attention_sm90_detail
 
 template <int D>
-using Att90Config = attention_sm90_detail::Config<D, ATT90_BN, ATT90_CONSUMERS, ATT90_STAGES,
-                                                  ATT90_OVERLAP != 0, ATT90_PINGPONG != 0,
-                                                  ATT90_LAZY != 0>;
+using Att90Config =
+    attention_sm90_detail::Config<D, ATT90_BN, ATT90_CONSUMERS, ATT90_STAGES, ATT90_OVERLAP != 0,
+                                  ATT90_PINGPONG != 0, ATT90_LAZY != 0, ATT90_CTAS>;
 template <int D>
 using Att90HConfig = attention_sm90_detail::Config<D, ATT90H_BN, ATT90H_CONSUMERS, ATT90H_STAGES,
                                                    ATT90H_OVERLAP != 0, ATT90H_PINGPONG != 0,
-                                                   ATT90H_LAZY != 0>;
+                                                   ATT90H_LAZY != 0, ATT90H_CTAS>;
 #endif
 
 #if ATT_HAS(2)
@@ -1582,19 +1672,25 @@ params:
   ATT90_OVERLAP: [0, 1]
   ATT90_PINGPONG: [0, 1]
   ATT90_LAZY: [0, 1]
+  ATT90_CTAS: [0, 132]
 let:
   BM: "64 * ATT90_CONSUMERS"
-  BARRIERS: "8 * (1 + 4 * ATT90_STAGES)"
+  # Persistent blocks (CTAS) keep two Q tiles.
+  QSLOTS: "1 + (ATT90_CTAS > 0)"
+  BARRIERS: "8 * (2 * QSLOTS + 4 * ATT90_STAGES)"
   # A consumer's registers (setmaxnreg): what the producer's 24 leave, at most 256.
   REGS: "min(256, (65536 - 24 * 128) / (128 * ATT90_CONSUMERS) / 8 * 8)"
 constraints:
-  - "(64 * ATT90_CONSUMERS + 2 * ATT90_STAGES * ATT90_BN) * 256 + 8 * (1 + 4 * ATT90_STAGES) + 1024 <= 227 * 1024"
+  - "(64 * ATT90_CONSUMERS * QSLOTS + 2 * ATT90_STAGES * ATT90_BN) * 256 + BARRIERS + 1024 <= 227 * 1024"
   # S, O and about 40 more per thread: ptxas spills past it (measured at stages 2, head_dim 128)
   - "ATT90_BN / 2 + 64 + 40 <= REGS"
   - "ATT90_PINGPONG == 0 || (ATT90_CONSUMERS == 2 && ATT90_OVERLAP == 1)"
 problems:
   - {batch: 4, seq_q: 4096, seq_k: 4096, heads: 32, kv_heads: 4, head_dim: 128, causal: 1}
   - {batch: 4, seq_q: 4096, seq_k: 4096, heads: 32, kv_heads: 4, head_dim: 128, causal: 0}
+  # short sequences, where the schedule (ATT90_CTAS) matters most
+  - {batch: 16, seq_q: 1024, seq_k: 1024, heads: 32, kv_heads: 4, head_dim: 128, causal: 1}
+  - {batch: 16, seq_q: 1024, seq_k: 1024, heads: 32, kv_heads: 4, head_dim: 128, causal: 0}
 validate:
   - {batch: 1, seq_q: 77, seq_k: 77, heads: 4, kv_heads: 1, head_dim: 64, causal: 1}
   - {batch: 2, seq_q: 33, seq_k: 150, heads: 6, kv_heads: 2, head_dim: 128, causal: 1}
@@ -1602,6 +1698,8 @@ validate:
   - {batch: 2, seq_q: 200, seq_k: 200, heads: 8, kv_heads: 8, head_dim: 64, causal: 0}
   - {batch: 1, seq_q: 300, seq_k: 100, heads: 4, kv_heads: 2, head_dim: 128, causal: 1}
   - {batch: 3, seq_q: 1, seq_k: 1000, heads: 8, kv_heads: 1, head_dim: 128, causal: 0}
+  # more query tiles than persistent blocks (ATT90_CTAS): blocks take several, of unequal length
+  - {batch: 3, seq_q: 333, seq_k: 333, heads: 16, kv_heads: 2, head_dim: 128, causal: 1}
 args:
   - {name: q, type: "const bfloat16*", count: "batch*seq_q*heads*head_dim", init: normal}
   - {name: k, type: "const bfloat16*", count: "batch*seq_k*kv_heads*head_dim", init: normal}
@@ -1620,9 +1718,11 @@ args:
   - {name: map_v, tensor_map: {of: v, dims: [head_dim, kv_heads, seq_k, batch], box: [64, 1, ATT90_BN, 1], swizzle: 128}}
   - {name: map_o, tensor_map: {of: o, dims: [head_dim, heads, seq_q, batch], box: [64, 1, 64, 1], swizzle: 128}}
 launch:
-  grid: ["ceil_div(seq_q, BM)", "heads", "batch"]
+  # ATT90_CTAS > 0: that many blocks at most, one dimension
+  grid: ["max(ceil_div(seq_q, BM) * (ATT90_CTAS == 0), min(ATT90_CTAS, ceil_div(seq_q, BM) * heads * batch))",
+         "max(heads * (ATT90_CTAS == 0), 1)", "max(batch * (ATT90_CTAS == 0), 1)"]
   block: ["128 * (ATT90_CONSUMERS + 1)"]
-  shared_bytes: "(BM + 2 * ATT90_STAGES * ATT90_BN) * head_dim * 2 + BARRIERS + 1024"
+  shared_bytes: "(BM * QSLOTS + 2 * ATT90_STAGES * ATT90_BN) * head_dim * 2 + BARRIERS + 1024"
 reference: attention_fwd_sm90_naive
 defines: ["ATT_ONLY=2"]
 tolerance: {rtol: 2e-2, atol: 2e-2}
@@ -1669,19 +1769,25 @@ params:
   ATT90H_OVERLAP: [0, 1]
   ATT90H_PINGPONG: [0, 1]
   ATT90H_LAZY: [0, 1]
+  ATT90H_CTAS: [0, 132]
 let:
   BM: "64 * ATT90H_CONSUMERS"
-  BARRIERS: "8 * (1 + 4 * ATT90H_STAGES)"
+  # Persistent blocks (CTAS) keep two Q tiles.
+  QSLOTS: "1 + (ATT90H_CTAS > 0)"
+  BARRIERS: "8 * (2 * QSLOTS + 4 * ATT90H_STAGES)"
   # A consumer's registers (setmaxnreg): what the producer's 24 leave, at most 256.
   REGS: "min(256, (65536 - 24 * 128) / (128 * ATT90H_CONSUMERS) / 8 * 8)"
 constraints:
-  - "(64 * ATT90H_CONSUMERS + 2 * ATT90H_STAGES * ATT90H_BN) * 256 + 8 * (1 + 4 * ATT90H_STAGES) + 1024 <= 227 * 1024"
+  - "(64 * ATT90H_CONSUMERS * QSLOTS + 2 * ATT90H_STAGES * ATT90H_BN) * 256 + BARRIERS + 1024 <= 227 * 1024"
   # S, O and about 40 more per thread: ptxas spills past it (measured at stages 2, head_dim 128)
   - "ATT90H_BN / 2 + 64 + 40 <= REGS"
   - "ATT90H_PINGPONG == 0 || (ATT90H_CONSUMERS == 2 && ATT90H_OVERLAP == 1)"
 problems:
   - {batch: 4, seq_q: 4096, seq_k: 4096, heads: 32, kv_heads: 4, head_dim: 128, causal: 1}
   - {batch: 4, seq_q: 4096, seq_k: 4096, heads: 32, kv_heads: 4, head_dim: 128, causal: 0}
+  # short sequences, where the schedule (ATT90H_CTAS) matters most
+  - {batch: 16, seq_q: 1024, seq_k: 1024, heads: 32, kv_heads: 4, head_dim: 128, causal: 1}
+  - {batch: 16, seq_q: 1024, seq_k: 1024, heads: 32, kv_heads: 4, head_dim: 128, causal: 0}
 validate:
   - {batch: 1, seq_q: 77, seq_k: 77, heads: 4, kv_heads: 1, head_dim: 64, causal: 1}
   - {batch: 2, seq_q: 33, seq_k: 150, heads: 6, kv_heads: 2, head_dim: 128, causal: 1}
@@ -1689,6 +1795,8 @@ validate:
   - {batch: 2, seq_q: 200, seq_k: 200, heads: 8, kv_heads: 8, head_dim: 64, causal: 0}
   - {batch: 1, seq_q: 300, seq_k: 100, heads: 4, kv_heads: 2, head_dim: 128, causal: 1}
   - {batch: 3, seq_q: 1, seq_k: 1000, heads: 8, kv_heads: 1, head_dim: 128, causal: 0}
+  # more query tiles than persistent blocks (ATT90_CTAS): blocks take several, of unequal length
+  - {batch: 3, seq_q: 333, seq_k: 333, heads: 16, kv_heads: 2, head_dim: 128, causal: 1}
 args:
   - {name: q, type: "const half*", count: "batch*seq_q*heads*head_dim", init: normal}
   - {name: k, type: "const half*", count: "batch*seq_k*kv_heads*head_dim", init: normal}
@@ -1707,9 +1815,11 @@ args:
   - {name: map_v, tensor_map: {of: v, dims: [head_dim, kv_heads, seq_k, batch], box: [64, 1, ATT90H_BN, 1], swizzle: 128}}
   - {name: map_o, tensor_map: {of: o, dims: [head_dim, heads, seq_q, batch], box: [64, 1, 64, 1], swizzle: 128}}
 launch:
-  grid: ["ceil_div(seq_q, BM)", "heads", "batch"]
+  # ATT90H_CTAS > 0: that many blocks at most, one dimension
+  grid: ["max(ceil_div(seq_q, BM) * (ATT90H_CTAS == 0), min(ATT90H_CTAS, ceil_div(seq_q, BM) * heads * batch))",
+         "max(heads * (ATT90H_CTAS == 0), 1)", "max(batch * (ATT90H_CTAS == 0), 1)"]
   block: ["128 * (ATT90H_CONSUMERS + 1)"]
-  shared_bytes: "(BM + 2 * ATT90H_STAGES * ATT90H_BN) * head_dim * 2 + BARRIERS + 1024"
+  shared_bytes: "(BM * QSLOTS + 2 * ATT90H_STAGES * ATT90H_BN) * head_dim * 2 + BARRIERS + 1024"
 reference: attention_fwd_sm90_f16_naive
 defines: ["ATT_ONLY=3"]
 tolerance: {rtol: 2e-2, atol: 2e-2}
@@ -1869,15 +1979,19 @@ inline cudaError_t launch_sm90(const T* q, const T* k, const T* v, T* o, float* 
     e = encode_bshd(maps[2], type, v, batch, seq_k, kv_heads, head_dim, Cfg::BN);
   if (e == cudaSuccess) e = encode_bshd(maps[3], type, o, batch, seq_q, heads, head_dim, 64);
   if (e != cudaSuccess) return e;
-  const long long shared =
-      (Cfg::BM + 2LL * Cfg::STAGES * Cfg::BN) * head_dim * 2 + 8 * (1 + 4 * Cfg::STAGES) + 1024;
+  const long long shared = (Cfg::BM * Cfg::kQSlots + 2LL * Cfg::STAGES * Cfg::BN) * head_dim * 2 +
+                           8 * (2 * Cfg::kQSlots + 4 * Cfg::STAGES) + 1024;
   const long long blocks = (seq_q + Cfg::BM - 1) / Cfg::BM;
   if (heads > 65535 || batch > 65535) return cudaErrorInvalidConfiguration;
   e = allow_shared(reinterpret_cast<const void*>(kernel), shared);
   if (e != cudaSuccess) return e;
-  kernel<<<dim3(static_cast<unsigned>(blocks), static_cast<unsigned>(heads),
-                static_cast<unsigned>(batch)),
-           Cfg::kThreads, static_cast<size_t>(shared), stream>>>(
+  const long long tiles = blocks * heads * batch;
+  if (Cfg::CTAS > 0 && tiles > 0x7fffffff) return cudaErrorInvalidConfiguration;
+  const dim3 grid = Cfg::CTAS == 0
+                        ? dim3(static_cast<unsigned>(blocks), static_cast<unsigned>(heads),
+                               static_cast<unsigned>(batch))
+                        : dim3(static_cast<unsigned>(tiles < Cfg::CTAS ? tiles : Cfg::CTAS));
+  kernel<<<grid, Cfg::kThreads, static_cast<size_t>(shared), stream>>>(
       q, k, v, o, lse, batch, seq_q, seq_k, heads, kv_heads, head_dim, causal, maps[0], maps[1],
       maps[2], maps[3]);
   return cudaGetLastError();

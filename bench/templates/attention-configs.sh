@@ -29,6 +29,10 @@ configs=(
   "c3_bn64_s1_no_overlap=CONSUMERS=3 BN=64 STAGES=1 OVERLAP=0"
   "pingpong_s3_eager=STAGES=3 PINGPONG=1 LAZY=0"
   "no_overlap_eager=OVERLAP=0 LAZY=0"
+  "persistent=CTAS=132"
+  "persistent_pingpong=CTAS=132 PINGPONG=1"
+  "persistent_c3_bn64_s1_no_overlap=CTAS=132 CONSUMERS=3 BN=64 STAGES=1 OVERLAP=0"
+  "persistent_c1_bn192_s2=CTAS=132 CONSUMERS=1 BN=192 STAGES=2"
 )
 build() {  # name, then NAME=VALUE settings
   local name=$1 defines=() kv

@@ -72,7 +72,17 @@ def test_geometry(kernelevo):
     grid, block, shared = ct.geometry(h, ct.names_for(d, h["defaults"]))
     c, bn, st = h["defaults"]["ATT90_CONSUMERS"], h["defaults"]["ATT90_BN"], h["defaults"]["ATT90_STAGES"]
     assert grid == [4096 // (64 * c), 32, 4] and block == [128 * (c + 1)], (grid, block)
-    assert shared == (64 * c + 2 * st * bn) * 128 * 2 + 8 * (1 + 4 * st) + 1024, shared
+    # Barriers: Q's full and empty, and each stage's four.
+    assert shared == (64 * c + 2 * st * bn) * 128 * 2 + 8 * (2 + 4 * st) + 1024, shared
+    # Persistent blocks (ATT90_CTAS): at most that many, in one dimension, however many tiles.
+    # They keep two Q tiles, each with its full and empty barriers.
+    persistent = dict(h["defaults"], ATT90_CTAS=132)
+    grid, _, shared = ct.geometry(h, ct.names_for(d, persistent))
+    assert grid == [132, 1, 1], grid
+    assert shared == (2 * 64 * c + 2 * st * bn) * 128 * 2 + 8 * (4 + 4 * st) + 1024, shared
+    few = att._shape(1, 1, 300, 1, 1, 1)
+    grid, _, _ = ct.geometry(h, ct.names_for(few, persistent))
+    assert grid == [1, 1, 1], grid
     return specs
 
 
