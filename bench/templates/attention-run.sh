@@ -15,8 +15,10 @@
 # tests run after the validate step, e.g. 'WriteBack*:TimingCheats*'), LAUNCHERS (default "attention_launch gemm_sm90_launch": the CMake
 # launcher programs, built and run beside the validate step; empty: none), CONFIGS=1 to run
 # bench/templates/attention-configs.sh beside them too (r/configs/), KEV and KEEP_KEV
-# (bench/gpu-run-common.sh). Each step has a time limit, so a hung kernel ends its step, not
-# the run.
+# (bench/gpu-run-common.sh), PER_SHAPE=1 (tune and compare the per-shape copy that `kernelevo
+# init --template attention_fwd --dispatch batch` makes in OUT_DIR/r/per-shape: a winner per
+# batch of the spec's problems, each shape served by its bucket's). Each step has a time limit,
+# so a hung kernel ends its step, not the run.
 set -uo pipefail
 out=${1:?usage: bench/templates/attention-run.sh OUT_DIR}
 root=$(cd "$(dirname "$0")/../.." && pwd)
@@ -33,6 +35,14 @@ lock=$r/kernelevo.lock.json
 [[ -n ${LOCKFILE:-} ]] && cp "$LOCKFILE" "$lock"
 params=()
 [[ -n ${PARAMS:-} ]] && params=(--params "$PARAMS")
+src=templates/attention_fwd.cu
+if [[ ${PER_SHAPE:-0} == 1 ]]; then
+  step "per-shape form: kernelevo init --template attention_fwd --dispatch batch"
+  mkdir -p "$r/per-shape"
+  (cd "$r/per-shape" && KERNELEVO_TEMPLATES_DIR="$root/templates" "$kev" init --template attention_fwd \
+    --dispatch batch --force) || exit 1
+  src=$r/per-shape/attention_fwd.cu
+fi
 
 step "attention_fwd_sm90 and its fp16 form at their source defaults on the validate shapes"
 # shellcheck disable=SC2086
@@ -61,7 +71,7 @@ fi
 for k in ${KERNELS-attention_fwd_sm90}; do
   step "tune $k"
   # shellcheck disable=SC2046
-  timeout 600 "$kev" tune templates/attention_fwd.cu --kernel "$k" --strategy "${STRATEGY:-exhaustive}" \
+  timeout 600 "$kev" tune "$src" --kernel "$k" --strategy "${STRATEGY:-exhaustive}" \
     --budget "${BUDGET:-60}" --time "${TUNE_TIME:-170s}" --trace "$r/trace_$k.jsonl" --lockfile "$lock" \
     $([[ ${MEMCHECK:-1} == 1 ]] && echo --memcheck) --format json > "$r/tune_$k.json" 2> "$r/tune_$k.log"
   echo "exit $?"
@@ -72,7 +82,7 @@ done
 step "beside SDPA (${SHAPES:-prefill})"
 lock_args=()
 [[ -f $lock ]] && lock_args=(--lockfile "$lock")
-timeout 900 python3 bench/templates/attention_sdpa.py --out "$r" --kernelevo "$kev" --shapes "${SHAPES:-prefill}" \
+timeout 900 python3 bench/templates/attention_sdpa.py --out "$r" --kernelevo "$kev" --source "$src" --shapes "${SHAPES:-prefill}" \
   --kernels "${COMPARE:-attention_fwd_bf16,attention_fwd_sm90}" --rep-ms "${REP_MS:-100}" \
   "${lock_args[@]}" "${params[@]}" > "$r/compare.log" 2>&1
 echo "exit $?"

@@ -6,7 +6,7 @@ with the same two timers as bench/templates/compare_torch.py on the same tensors
 
   bench/templates/attention_sdpa.py --out DIR [--lockfile LOCK] [--params KERNEL=JSON ...]
                                     [--shapes all|prefill|decode|validate] [--kernelevo BIN]
-                                    [--kernels K1,K2,...]
+                                    [--kernels K1,K2,...] [--source FILE]
 
 The prefill shapes run every selected prefill kernel: the portable one (attention_fwd_bf16)
 and, on an sm_90 GPU, the Hopper one (attention_fwd_sm90, built for sm_90a, its operands
@@ -14,7 +14,11 @@ passed as TMA tensor maps encoded as kernelevo's runner encodes them); attention
 its fp16 form, runs when named in --kernels, on fp16 tensors (SDPA too).
 
 The kernel's parameters: --params (a JSON object), else the lockfile's winner for the device,
-else the source defaults. Writes DIR/attention.md and DIR/attention.json.
+else the source defaults. A lockfile entry with a winner per bucket (the source a per-shape
+copy, `kernelevo init --template attention_fwd --dispatch batch`, passed as --source) serves
+each shape with its bucket's winner, as the build's dispatcher picks it (compare_torch's
+served_by); each distinct winner is compiled once. Writes DIR/attention.md and
+DIR/attention.json.
 
 SDPA gets the tensors in the kernel's layout, [batch, seq, heads, head_dim], as views
 transposed to [batch, heads, seq, head_dim] (the layout its flash and memory-efficient kernels
@@ -138,13 +142,26 @@ def sdpa_calls(torch, q, k, v, d):
     return out
 
 
-def load_params(args, spec, kernel, lock, device):
+def kernel_winners(args, spec, kernel, lock, device):
+    """What serves the kernel: {"params": the one parameter set, or None for a lockfile entry
+    with a winner per bucket ("entry": that entry), "from": where it comes from}."""
     if kernel in args.params:
-        return args.params[kernel], "--params"
-    params, dev = ct.winner_params(lock, kernel, spec.get("arch") or "sm_90", device)
-    if params is not None:
-        return params, f"lockfile ({dev})"
-    return {}, "source defaults"
+        return {"params": args.params[kernel], "from": "--params"}
+    entry, dev = ct.lock_entry(lock, kernel, spec.get("arch") or "sm_90", device)
+    if entry is None:
+        return {"params": {}, "from": "source defaults"}
+    if "buckets" in entry:
+        return {"params": None, "entry": entry, "from": f"lockfile ({dev}), a winner per bucket of {entry.get('by')}"}
+    return {"params": entry.get("params", {}), "from": f"lockfile ({dev})"}
+
+
+def shape_params(winners, d):
+    """The parameters serving shape `d` and, for a winner per bucket, the bucket's label
+    ("batch [1, 2)", "(nearest)" added for a shape outside every bucket; None otherwise)."""
+    if winners["params"] is not None:
+        return winners["params"], None
+    served = ct.served_by(winners["entry"], d)
+    return served["params"], served["label"] + ("" if served["inside"] else " (nearest)")
 
 
 def kernel_args(spec, tensors, d, driver, names):
@@ -173,18 +190,26 @@ def run(args):
     scanned = ct.load_json(args.spec_json)["kernels"] if args.spec_json else None
     hopper = torch.cuda.get_device_capability() == (9, 0)
     selected = [k for k in args.kernels if k not in HOPPER_KERNELS or hopper]
+    source = os.path.abspath(args.source)
     for kernel in selected:
         if scanned:
             spec = next(k for k in scanned if k["id"] == kernel)
         else:
-            spec = ct.load_spec(args.kernelevo, SOURCE, kernel)
-        params, where = load_params(args, spec, kernel, lock, device)
-        cubin = os.path.join(work, kernel + ".cubin")
-        arch = spec.get("arch") or "sm_90"
-        image = ct.compile_cubin(ct.nvcc_command(nvcc, SOURCE, arch, params, spec, cubin))
-        fn = drv.function(image, kernel)
-        kernels[kernel] = {"spec": spec, "params": params, "from": where, "fn": fn}
-        print(f"{kernel}: {params} ({where})", file=sys.stderr)
+            spec = ct.load_spec(args.kernelevo, source, kernel, os.path.dirname(source))
+        winners = kernel_winners(args, spec, kernel, lock, device)
+        kernels[kernel] = {"spec": spec, "winners": winners, "fns": {}}
+        print(f"{kernel}: {winners.get('params', 'per bucket')} ({winners['from']})", file=sys.stderr)
+
+    def function(kname, params):
+        """The kernel compiled with `params`, once per distinct set."""
+        kd = kernels[kname]
+        key = json.dumps(params, sort_keys=True)
+        if key not in kd["fns"]:
+            cubin = os.path.join(work, f"{kname}-{len(kd['fns'])}.cubin")
+            arch = kd["spec"].get("arch") or "sm_90"
+            image = ct.compile_cubin(ct.nvcc_command(nvcc, source, arch, params, kd["spec"], cubin))
+            kd["fns"][key] = drv.function(image, kname)
+        return kd["fns"][key]
 
     plan = []
     if args.shapes in ("all", "prefill"):
@@ -197,9 +222,14 @@ def run(args):
     rows = []
     for kname, d in plan:
         kd = kernels[kname]
-        spec, params = kd["spec"], kd["params"]
-        row = {"kernel": kname, "shape": d, "params": params}
+        spec = kd["spec"]
+        row = {"kernel": kname, "shape": d}
         try:
+            params, bucket = shape_params(kd["winners"], d)
+            row["params"] = params
+            if bucket:
+                row["served_by"] = bucket
+            fn = function(kname, params)
             torch.manual_seed(0)
             dtype = getattr(torch, dtype_name(kname))
             q = torch.randn(d["batch"], d["seq_q"], d["heads"], d["head_dim"], device="cuda", dtype=dtype)
@@ -215,8 +245,8 @@ def run(args):
                     tensors[a["name"]] = torch.zeros(n * 4, dtype=torch.uint8, device="cuda")
             names = ct.names_for(d, {**spec.get("defaults", {}), **params})
             grid, block, shared = ct.geometry(spec, names)
-            drv.allow_dynamic_shared(kd["fn"], shared)
-            launch = drv.launcher(kd["fn"], grid, block, shared, ct.current_stream(torch),
+            drv.allow_dynamic_shared(fn, shared)
+            launch = drv.launcher(fn, grid, block, shared, ct.current_stream(torch),
                                   kernel_args(spec, tensors, d, drv, names))
             o.fill_(float("nan"))
             lse.fill_(float("nan"))
@@ -262,8 +292,17 @@ def run(args):
     meta = {"device": device, "torch": torch.__version__, "date": datetime.datetime.utcnow().isoformat() + "Z",
             "timer": clean_desc, "second_timer": bench_desc, "command": " ".join(sys.argv),
             "host": platform.node(),
-            "kernels": {k: {"params": v["params"], "from": v["from"]} for k, v in kernels.items()}}
+            "kernels": {k: kernel_meta(v["winners"]) for k, v in kernels.items()}}
     return meta, rows
+
+
+def kernel_meta(winners):
+    """A kernel's winners for the table's head: its parameters, or each bucket's."""
+    if winners["params"] is not None:
+        return {"params": winners["params"], "from": winners["from"]}
+    entry = winners["entry"]
+    return {"buckets": [{"range": b["range"], "params": b.get("params", {})} for b in entry["buckets"]],
+            "by": entry.get("by"), "from": winners["from"]}
 
 
 def mismatch(torch, got, ref, rtol, atol):
@@ -293,13 +332,19 @@ def table(meta, rows):
     for key in ("device", "torch", "date", "timer", "second_timer", "command"):
         out.append(f"- {key}: {meta[key]}")
     for k, v in meta["kernels"].items():
-        out.append(f"- {k}: {json.dumps(v['params'], sort_keys=True)} ({v['from']})")
+        if "buckets" in v:
+            out.append(f"- {k}: {v['from']}")
+            for b in v["buckets"]:
+                out.append(f"  - {v['by']} {ct.range_text(b['range'])}: {json.dumps(b['params'], sort_keys=True)}")
+        else:
+            out.append(f"- {k}: {json.dumps(v['params'], sort_keys=True)} ({v['from']})")
     out += ["", "| kernel | batch | seq_q | seq_k | heads/kv | causal | ours us | TFLOP/s | SDPA best | SDPA us | "
             "ours / SDPA | do_bench ours | do_bench SDPA | verified (max err o, lse) |",
             "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for r in rows:
         d = r["shape"]
-        head = (f"| {r['kernel']} | {d['batch']} | {d['seq_q']} | {d['seq_k']} | {d['heads']}/{d['kv_heads']} | "
+        kernel = r["kernel"] + (f" ({r['served_by']})" if r.get("served_by") else "")
+        head = (f"| {kernel} | {d['batch']} | {d['seq_q']} | {d['seq_k']} | {d['heads']}/{d['kv_heads']} | "
                 f"{d['causal']} |")
         if "error" in r:
             out.append(head + f" failed: {r['error'][:200]} |||||||||")
@@ -323,6 +368,10 @@ def parse_args(argv):
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--out", required=True)
     p.add_argument("--lockfile")
+    p.add_argument("--source", default=SOURCE,
+                   help="the attention source the lockfile's entries were tuned on (default the repository's "
+                        "templates/attention_fwd.cu; a per-shape copy from `kernelevo init --template "
+                        "attention_fwd --dispatch batch` for winners per bucket)")
     p.add_argument("--params", action="append", default=[], help="KERNEL=JSON object of parameters")
     p.add_argument("--shapes", default="all", choices=["all", "prefill", "decode", "validate"])
     p.add_argument("--kernelevo", default=os.environ.get("KERNELEVO", os.path.join(ROOT, "build", "tool", "kernelevo")))

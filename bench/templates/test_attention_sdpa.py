@@ -203,6 +203,40 @@ def test_table():
     assert any("failed: DriverError: launch failed" in l for l in lines)
 
 
+def test_per_shape_winners():
+    # A lockfile entry with a winner per bucket of batch serves each shape with its bucket's
+    # winner, a shape outside every bucket with the nearest one's; --params overrides it.
+    spec = {"id": att.DECODE, "arch": None}
+    b1 = {"ATT_DEC_WARPS_N": 8, "ATT_DEC_STAGES": 1}
+    b32 = {"ATT_DEC_WARPS_N": 4, "ATT_DEC_STAGES": 3}
+    entry = {"by": "batch", "buckets": [{"range": [1, 2], "params": b1}, {"range": [32, 33], "params": b32}]}
+    lock = {"kernels": {att.DECODE: {"targets": {"sm_90": {"GPU": entry}}}}}
+    args = att.parse_args(["--out", "x"])
+    winners = att.kernel_winners(args, spec, att.DECODE, lock, "GPU")
+    assert winners["params"] is None and "a winner per bucket of batch" in winners["from"], winners
+    assert att.shape_params(winners, att._shape(1, 1, 4096, 32, 4, 0)) == (b1, "batch [1, 2)")
+    assert att.shape_params(winners, att._shape(32, 1, 32768, 32, 4, 0)) == (b32, "batch [32, 33)")
+    assert att.shape_params(winners, att._shape(64, 1, 4096, 32, 4, 0)) == (b32, "batch [32, 33) (nearest)")
+    meta = att.kernel_meta(winners)
+    assert meta["by"] == "batch" and [b["params"] for b in meta["buckets"]] == [b1, b32], meta
+    # One winner, the source defaults, and --params.
+    plain = {"kernels": {att.DECODE: {"targets": {"sm_90": {"GPU": {"params": b1}}}}}}
+    assert att.shape_params(att.kernel_winners(args, spec, att.DECODE, plain, "GPU"), {}) == (b1, None)
+    assert att.kernel_winners(args, spec, att.DECODE, None, "GPU") == {"params": {}, "from": "source defaults"}
+    forced = att.parse_args(["--out", "x", "--params", att.DECODE + '={"ATT_DEC_BN": 64}'])
+    assert att.shape_params(att.kernel_winners(forced, spec, att.DECODE, lock, "GPU"), {}) == ({"ATT_DEC_BN": 64}, None)
+    # The table names each bucket's winner in its head and the bucket serving each row.
+    head = {"device": "GPU", "torch": "2", "date": "d", "timer": "t", "second_timer": "b", "command": "c",
+            "kernels": {att.DECODE: meta}}
+    shape = att._shape(1, 1, 4096, 32, 4, 0)
+    row = {"kernel": att.DECODE, "shape": shape, "served_by": "batch [1, 2)", "verified": True, "max_error_o": 1e-4,
+           "max_error_lse": 1e-6, "ours_us": 10.0, "ours_do_bench_us": 11.0, "tflops": 1.0,
+           "sdpa_best": {"backend": "cudnn/bshd", "us": 12.0, "do_bench_us": 13.0}}
+    lines = att.table(head, [row]).splitlines()
+    assert '  - batch [1, 2): {"ATT_DEC_STAGES": 1, "ATT_DEC_WARPS_N": 8}' in lines, lines
+    assert any(l.startswith("| attention_decode_bf16 (batch [1, 2)) | 1 | 1 | 4096 |") for l in lines), lines
+
+
 def main(argv):
     kernelevo = argv[1] if len(argv) > 1 else os.path.join(att.ROOT, "build", "tool", "kernelevo")
     test_flops()
@@ -212,6 +246,7 @@ def main(argv):
     test_kernels_option()
     test_params_parser()
     test_table()
+    test_per_shape_winners()
     print("attention_sdpa: all tests passed")
     return 0
 
