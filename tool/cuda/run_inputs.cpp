@@ -60,6 +60,15 @@ Failure ShapeRun::wait(const char* what) {
   }
 }
 
+Failure ShapeRun::run_reference() {
+  if (Failure f = launch(reference_, data_->reference_layout)) {
+    f.detail = "reference kernel: " + f.detail;
+    f.disposition = f.context_lost ? Disposition::crashed : Disposition::invalid;
+    return f;
+  }
+  return wait("reference kernel");
+}
+
 Failure ShapeRun::launch(CUfunction fn, const ResolvedProblem& layout,
                          const std::vector<CUdeviceptr>* pointers) {
   const auto& spec = req_.spec;
@@ -179,14 +188,9 @@ Failure ShapeRun::ensure_round(std::size_t round) {
     rounds.push_back(std::move(rd));
     // The reference runs on the candidate's buffers (same sizes), before the candidate.
     // A round is kept only once its expected outputs are complete.
-    auto run_reference = [&]() -> Failure {
+    auto expected_outputs = [&]() -> Failure {
       if (Failure f = prepare(index, Fill::poison)) return f;
-      if (Failure f = launch(reference_, ref)) {
-        f.detail = "reference kernel: " + f.detail;
-        f.disposition = f.context_lost ? Disposition::crashed : Disposition::invalid;
-        return f;
-      }
-      if (Failure f = wait("reference kernel")) return f;
+      if (Failure f = run_reference()) return f;
       for (std::size_t i = 0; i < req_.spec.args.size(); ++i) {
         if (!is_compared(role_of(req_.spec.args[i]))) continue;
         auto& e = rounds.back().expected[i];
@@ -200,7 +204,7 @@ Failure ShapeRun::ensure_round(std::size_t round) {
       if (Failure f = wait("reference outputs")) return f;
       return check_reference_coverage(rounds.back(), index);
     };
-    if (Failure f = run_reference()) {
+    if (Failure f = expected_outputs()) {
       rounds.pop_back();
       return f;
     }

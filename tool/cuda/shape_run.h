@@ -68,6 +68,9 @@ class ShapeRun {
   Failure encode_maps(const std::vector<std::vector<CUdeviceptr>>& pointer_sets);
   CUresult flush_l2();
   Failure wait(const char* what);
+  // The reference kernel launched on the work buffers and waited for; its failures say
+  // "reference kernel" (invalid, or crashed where the context is lost).
+  Failure run_reference();
   Failure verify_round(std::size_t round, Fill fill);
   Failure check_outputs(std::size_t round, Fill fill, const std::string& when);
   Failure check_const(std::size_t round, const std::string& when);

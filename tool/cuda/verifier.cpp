@@ -107,12 +107,7 @@ Failure ShapeRun::check_reference_coverage(const DriverRunner::RoundData& rd,
       // unwritten only where the second run left its complement, i.e. wrote nothing.
       if (!second_run) {
         if (Failure f = prepare(round, Fill::complement)) return f;
-        if (Failure f = launch(reference_, ref)) {
-          f.detail = "reference kernel: " + f.detail;
-          f.disposition = f.context_lost ? Disposition::crashed : Disposition::invalid;
-          return f;
-        }
-        if (Failure f = wait("reference kernel")) return f;
+        if (Failure f = run_reference()) return f;
         second_run = true;
       }
       c = compare(work_[i].data(), rd.expected[i].get(), count, a.type,
