@@ -12,7 +12,7 @@
 # attention_fwd_bf16,attention_fwd_sm90), PARAMS (its --params, e.g.
 # 'attention_fwd_sm90={"ATT90_OVERLAP": 0}'), LOCKFILE (an earlier lockfile to start from),
 # REP_MS (default 100), VALIDATE=0 to leave the validate step out, GPU_TESTS (a gtest filter: kernelevo_gpu_tests built too and those
-# tests run after the validate step, e.g. 'WriteBack*:TimingCheats*'), LAUNCHERS (default "attention_launch gemm_sm90_launch": the CMake
+# tests run after the validate step, e.g. 'WriteBack*:TimingCheats*'), LAUNCHERS (default "attention_launch attention_dispatch gemm_sm90_launch": the CMake
 # launcher programs, built and run beside the validate step; empty: none), CONFIGS=1 to run
 # bench/templates/attention-configs.sh beside them too (r/configs/), KEV and KEEP_KEV
 # (bench/gpu-run-common.sh), PER_SHAPE=1 (tune and compare the per-shape copy that `kernelevo
@@ -46,7 +46,7 @@ fi
 
 step "attention_fwd_sm90 and its fp16 form at their source defaults on the validate shapes"
 # shellcheck disable=SC2086
-(run_launcher_programs ${LAUNCHERS-attention_launch gemm_sm90_launch}
+(run_launcher_programs ${LAUNCHERS-attention_launch attention_dispatch gemm_sm90_launch}
  if [[ ${CONFIGS:-0} == 1 ]]; then
    timeout 420 bench/templates/attention-configs.sh "$r/configs"
    echo "attention-configs: exit $?"
