@@ -69,8 +69,8 @@
 #define ATT_DEC_MIN_TILES 1
 #endif
 
-// A spec's `defines` may set ATT_ONLY (1: the FlashAttention 2 kernels, 2: the sm_90a kernel),
-// so a tune compiles only its kernel and that kernel's reference; a build, without it, all.
+// A spec's `defines` sets ATT_ONLY (1: the FlashAttention 2 kernels, 2 and 3: the sm_90a ones),
+// so a tune compiles only its group of kernels and their references; a build, without it, all.
 #ifdef ATT_ONLY
 #define ATT_HAS(kernels) (ATT_ONLY == (kernels))
 #else
@@ -763,6 +763,7 @@ launch:
   block: ["32 * ATT_WARPS_M * ATT_WARPS_N"]
   shared_bytes: "max(TILE_BYTES, MERGE_BYTES)"
 reference: attention_fwd_bf16_naive
+defines: ["ATT_ONLY=1"]
 tolerance: {rtol: 2e-2, atol: 2e-2}
 metrics: {flops: "4 * batch * heads * head_dim * (causal * (seq_q * seq_k - seq_q * (seq_q - 1) / 2) + (1 - causal) * seq_q * seq_k)", bytes: "(2 * batch * seq_q * heads + 2 * batch * seq_k * kv_heads) * head_dim * 2 + batch * heads * seq_q * 4"}
 */
@@ -826,6 +827,7 @@ launch:
   block: ["32 * ATT_DEC_WARPS_N"]
   shared_bytes: "max(TILE_BYTES, MERGE_BYTES)"
 reference: attention_decode_bf16_naive
+defines: ["ATT_ONLY=1"]
 timing: alone
 tolerance: {rtol: 2e-2, atol: 2e-2}
 metrics: {flops: "4 * batch * heads * head_dim * seq_q * seq_k", bytes: "(2 * batch * seq_q * heads + 2 * batch * seq_k * kv_heads) * head_dim * 2 + batch * heads * seq_q * 4"}
