@@ -431,6 +431,42 @@ def make_timer(torch, warmup_ms, rep_ms):
                 events_timer(torch, rep_ms, flush.zero_))
 
 
+def host_issue_us(torch, fn, calls=20):
+    """Median microseconds the host takes to issue `fn` (its Python path and launches), the GPU
+    left to run behind it."""
+    torch.cuda.synchronize()
+    times = []
+    for _ in range(calls):
+        t0 = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - t0)
+    torch.cuda.synchronize()
+    times.sort()
+    return times[len(times) // 2] * 1e6
+
+
+def clearing_gpu_us(torch, reps=10):
+    """Median microseconds do_bench's L2 clearing (a 256 MiB write) keeps the GPU busy: the host
+    time a timed call can take before do_bench's interval charges the GPU's wait for it."""
+    cache = torch.empty(256 * 1024 * 1024, dtype=torch.int8, device="cuda")
+    times = []
+    for _ in range(reps):
+        start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        start.record()
+        cache.zero_()
+        end.record()
+        end.synchronize()
+        times.append(start.elapsed_time(end) * 1e3)
+    times.sort()
+    return times[len(times) // 2]
+
+
+# Whether do_bench's figure for a call may hold host time: issuing it takes the host longer than
+# the clearing before it keeps the GPU busy, so the GPU waits for the call after do_bench's
+# start event.
+host_bound = results_table.host_bound
+
+
 COMPILE_WARMUP_CALLS = 3  # after the call that compiles, before timing
 
 
@@ -475,6 +511,8 @@ def measure_compiled(ctx, row, entry, values, dims, inouts, expected, rtol, atol
         row["compile_us"] = ctx["bench"](run)
         if ctx.get("bench_dobench"):
             row["compile_us_dobench"] = ctx["bench_dobench"](run)
+            if ctx.get("host_us"):
+                row["compile_host_us"] = ctx["host_us"](run)
     except Exception as e:  # the cell says so; the shape's other numbers stand
         row["compile_error"] = error_text(e)
         for key in ("compile_us", "compile_us_dobench"):
@@ -536,6 +574,9 @@ def measure_shape(ctx, plan, dims):
     if ctx.get("bench_dobench"):  # the same two kernels under triton's do_bench
         row["ours_us_dobench"] = ctx["bench_dobench"](launches["ours"])
         row["torch_us_dobench"] = ctx["bench_dobench"](lambda: entry.torch_fn(values, dims))
+        if ctx.get("host_us"):  # whether do_bench may have charged the host's issue time
+            row["ours_host_us"] = ctx["host_us"](launches["ours"])
+            row["torch_host_us"] = ctx["host_us"](lambda: entry.torch_fn(values, dims))
         row["ratio_dobench"] = row["torch_us_dobench"] / row["ours_us_dobench"]
     if entry.memory_bound and ctx.get("compile"):  # the same PyTorch code under torch.compile
         measure_compiled(ctx, row, entry, values, dims, inouts, expected, rtol, atol)
@@ -690,6 +731,8 @@ def main(argv):
         meta["torch"] = torch.__version__
         meta["timer"], ctx["bench"] = make_clean_timer(torch, a.rep_ms)
         meta["second_timer"], ctx["bench_dobench"] = make_timer(torch, a.warmup_ms, a.rep_ms)
+        meta["clearing_us"] = clearing_gpu_us(torch)
+        ctx["host_us"] = lambda fn: host_issue_us(torch, fn)
         if not a.no_compile:
             ctx["compile"] = lambda fn: compile_torch_fn(torch, fn)
             meta["compile"] = (f"torch.compile(torch_fn, dynamic=False) of the same PyTorch code, default mode "

@@ -51,7 +51,21 @@ def served_text(row):
     return "defaults" if row.get("winner_params") is None else "one winner"
 
 
-def row_cells(row):
+def host_bound(host_us, clearing_us):
+    """Whether do_bench's figure for a call may hold host time: issuing it takes the host longer
+    than do_bench's L2 clearing keeps the GPU busy (compare_torch.host_bound)."""
+    return host_us is not None and clearing_us is not None and host_us >= clearing_us
+
+
+def _dobench(row, key, meta):
+    """A do_bench cell, marked † where issuing the call may have been charged (host_bound)."""
+    text = _num(row.get(f"{key}_us_dobench"), ".1f")
+    if text != "-" and host_bound(row.get(f"{key}_host_us"), (meta or {}).get("clearing_us")):
+        text += "†"
+    return text
+
+
+def row_cells(row, meta=None):
     """The Markdown cells of one result row (see compare_torch.measure_shape for the keys)."""
     shape = shape_text(row["shape"]) + ("*" if row.get("tuned_shape") else "")
     if row.get("status", "ok") != "ok":
@@ -70,10 +84,10 @@ def row_cells(row):
         _num(row.get("gbps"), ".0f"),
         _num(row.get("copy_fraction") and 100 * row["copy_fraction"], ".1f"),
         _num(row.get("speedup_vs_defaults"), ".2f") + ("x" if row.get("speedup_vs_defaults") else ""),
-        _num(row.get("ours_us_dobench"), ".1f"),
-        _num(row.get("torch_us_dobench"), ".1f"),
+        _dobench(row, "ours", meta),
+        _dobench(row, "torch", meta),
         _num(row.get("ratio_dobench"), ".2f"),
-        "failed" if failed else _num(row.get("compile_us_dobench"), ".1f"),
+        "failed" if failed else _dobench(row, "compile", meta),
         _num(row.get("ratio_compile_dobench"), ".2f"),
         _num(row.get("max_error"), ".2e"),
         _yes_no(row.get("agree")),
@@ -90,7 +104,7 @@ def markdown(meta, rows):
                 value = f"{value:.0f} GB/s (kernelevo devices)"
             lines.append(f"- {key.replace('_', ' ')}: {value}")
     lines += ["", "| " + " | ".join(COLUMNS) + " |", "|" + "---|" * len(COLUMNS)]
-    lines += ["| " + " | ".join(row_cells(r)) + " |" for r in rows]
+    lines += ["| " + " | ".join(row_cells(r, meta)) + " |" for r in rows]
     lines += ["", "ours: the tuned configuration from the lockfile (served by: the bucket whose winner served",
               "the shape, for an entry with a winner per bucket; the buckets' parameters are in the notes);",
               "defaults: the template compiled with no parameter set; ratio > 1: ours is faster. GB/s and",
@@ -101,6 +115,10 @@ def markdown(meta, rows):
               "torch.compile: the same PyTorch code compiled per shape (memory-bound templates; '-' for the",
               "others), checked against eager (compile agree) and timed by both timers; ratio compile/ours > 1:",
               "ours is faster."]
+    if any("†" in line for line in lines):
+        lines += ["", f"†: issuing the call took the host longer than do_bench's L2 clearing keeps the GPU busy "
+                      f"({meta['clearing_us']:.0f} us), so that do_bench figure may hold host time, not only the "
+                      "kernels'."]
     notes = meta.get("notes") or []
     if notes:
         lines += [""] + [f"- {n}" for n in notes]

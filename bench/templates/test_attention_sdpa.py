@@ -237,6 +237,25 @@ def test_per_shape_winners():
     assert any(l.startswith("| attention_decode_bf16 (batch [1, 2)) | 1 | 1 | 4096 |") for l in lines), lines
 
 
+def test_host_bound_do_bench():
+    # A call the host takes longer to issue than do_bench's clearing keeps the GPU busy may be
+    # charged host time by do_bench: its cell is marked and the table says why.
+    assert ct.host_bound(90.0, 80.0) and not ct.host_bound(20.0, 80.0)
+    assert not ct.host_bound(None, 80.0) and not ct.host_bound(90.0, None)
+    meta = {"device": "GPU", "torch": "2", "date": "d", "timer": "t", "second_timer": "b", "command": "c",
+            "clearing_us": 80.0, "kernels": {att.DECODE: {"params": {}, "from": "source defaults"}}}
+    shape = att._shape(1, 1, 4096, 32, 4, 0)
+    row = {"kernel": att.DECODE, "shape": shape, "verified": True, "max_error_o": 1e-4, "max_error_lse": 1e-6,
+           "ours_us": 17.4, "ours_do_bench_us": 14.7, "ours_host_us": 9.0, "tflops": 1.0,
+           "sdpa_best": {"backend": "cudnn/bshd", "us": 13.2, "do_bench_us": 41.7, "host_us": 120.0}}
+    lines = att.table(meta, [row]).splitlines()
+    assert any("| 14.7 | 41.7† |" in l for l in lines), lines
+    assert any(l.startswith("†: issuing the call took the host longer") and "(80 us)" in l for l in lines), lines
+    # Nothing marked, no footnote.
+    row["sdpa_best"]["host_us"] = 30.0
+    assert not any("†" in l for l in att.table(meta, [row]).splitlines())
+
+
 def main(argv):
     kernelevo = argv[1] if len(argv) > 1 else os.path.join(att.ROOT, "build", "tool", "kernelevo")
     test_flops()
@@ -247,6 +266,7 @@ def main(argv):
     test_params_parser()
     test_table()
     test_per_shape_winners()
+    test_host_bound_do_bench()
     print("attention_sdpa: all tests passed")
     return 0
 

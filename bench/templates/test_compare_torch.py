@@ -247,6 +247,21 @@ def test_markdown_table():
     assert results_table.shape_text({"rows": 8192, "hidden": 14336}) == "8192x14336"
     assert results_table.shape_text({"tokens": 4096, "heads": 32, "kv_heads": 8, "head_dim": 128}) == "4096x(32+8)x128"
     assert results_table.shape_text({"n": 5, "m": 2}) == "m=2,n=5"
+    assert "†" not in md
+
+
+def test_host_bound_do_bench_cells():
+    # A call the host takes longer to issue than do_bench's clearing keeps the GPU busy: its
+    # do_bench cell is marked and the table says why; the others are not.
+    meta = {"device": "NVIDIA H200", "clearing_us": 60.0}
+    row = dict(ROWS[0], ours_host_us=8.0, torch_host_us=25.0, compile_host_us=75.0)
+    md = results_table.markdown(meta, [row])
+    table = [l for l in md.splitlines() if l.startswith("|")]
+    assert "| 80.0 | 150.0 | 1.87 | 96.0† | 1.20 |" in table[2], table[2]
+    assert any(l.startswith("†: issuing the call took the host longer") and "(60 us)" in l
+               for l in md.splitlines()), md
+    # Without the clearing's time (an older run's meta) nothing is marked.
+    assert "†" not in results_table.markdown({"device": "x"}, [row])
 
 
 def test_write_files():
@@ -401,8 +416,10 @@ def test_measure_shape_with_a_fake_driver(kernelevo):
 
     times = iter([50.0, 80.0, 120.0] * 2)
     dobench_times = iter([55.0, 110.0] * 2)
+    host_times = iter([7.0, 30.0] * 2)
     ctx = {"torch": torch, "driver": driver, "bench": lambda fn: (fn(), next(times))[1], "copy_gbps": 4000.0,
-           "bench_dobench": lambda fn: (fn(), next(dobench_times))[1]}
+           "bench_dobench": lambda fn: (fn(), next(dobench_times))[1],
+           "host_us": lambda fn: (fn(), next(host_times))[1]}
     winner = dict(spec["defaults"], LAYERNORM_BLOCK=512)
     plan = {"entry": e, "spec": spec, "lock_entry": {"params": winner}, "winners": [winner],
             "defaults": spec["defaults"], "functions": {"ours0": "k", "defaults": "k"}}
@@ -419,6 +436,7 @@ def test_measure_shape_with_a_fake_driver(kernelevo):
     assert (row["ours_us"], row["defaults_us"], row["torch_us"]) == (50.0, 80.0, 120.0)
     assert row["ratio"] == 120.0 / 50.0 and row["speedup_vs_defaults"] == 80.0 / 50.0
     assert (row["ours_us_dobench"], row["torch_us_dobench"], row["ratio_dobench"]) == (55.0, 110.0, 2.0)
+    assert (row["ours_host_us"], row["torch_host_us"]) == (7.0, 30.0)
     rows_per_block = 512 // 32  # a row of 64 floats takes one warp
     assert row["ours_geometry"] == {"grid": [-(-4096 // rows_per_block)], "block": [512], "shared_bytes": 0,
                                     "cluster": 1}
@@ -659,7 +677,8 @@ def test_tensor_map_arguments():
 def main():
     tests = [test_expressions, test_geometry_and_metrics, test_spec_launcher_passes_clusters_in_the_drivers_terms,
              test_winner_lookup, test_nvcc_command, test_kernel_arch,
-             test_tolerances_and_errors, test_compile_setup, test_entries, test_markdown_table, test_write_files,
+             test_tolerances_and_errors, test_compile_setup, test_entries, test_markdown_table,
+             test_host_bound_do_bench_cells, test_write_files,
              test_driver_argument_plumbing, test_tensor_map_arguments,
              test_tune_note_reads_a_template_or_a_kernel_tune]
     for t in tests:
