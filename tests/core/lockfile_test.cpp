@@ -291,6 +291,27 @@ TEST(Merge, EntriesMeasuredOtherwiseKeepTheLaterFile) {
   EXPECT_EQ(d.merged.kernels["k"].targets["sm_90"]["NVIDIA H200"].timing, "");
 }
 
+// The one check behind both: the L2 state first, then the compiler, each side named in order.
+TEST(MeasuredOtherwise, NamesTheL2StateFirstThenTheCompiler) {
+  const LockEntry clean = entry(512, 60);
+  EXPECT_FALSE(measured_otherwise(clean, entry(256, 50)).has_value());
+  LockEntry dirty_nvrtc = entry(256, 50);
+  dirty_nvrtc.timing = "cold-dirty-l2";
+  dirty_nvrtc.compiler = "nvrtc";
+  const auto l2 = measured_otherwise(clean, dirty_nvrtc);
+  ASSERT_TRUE(l2.has_value());
+  EXPECT_EQ(l2->kind, MeasuredOtherwise::Kind::l2_state);
+  EXPECT_EQ(l2->first, "clean");
+  EXPECT_EQ(l2->second, "dirty");
+  LockEntry nvrtc = entry(256, 50);
+  nvrtc.compiler = "nvrtc";
+  const auto code = measured_otherwise(nvrtc, clean);
+  ASSERT_TRUE(code.has_value());
+  EXPECT_EQ(code->kind, MeasuredOtherwise::Kind::compiler);
+  EXPECT_EQ(code->first, "nvrtc");
+  EXPECT_EQ(code->second, "nvcc");
+}
+
 TEST(Merge, TwoDefaultsForOneArchKeepBasesMark) {
   Lockfile a = lock_with("sm_90", "A", entry(512, 70));
   Lockfile b = lock_with("sm_90", "B", entry(256, 65));

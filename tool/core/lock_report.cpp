@@ -76,18 +76,14 @@ void judge_times(KernelReport& k, const std::string& before) {
 void judge(KernelReport& k, const LockEntry& entry, const LockEntry* old) {
   // An old entry timed from another L2 state does not compare: the new entry's own
   // baseline, measured the same way in its run, stands in.
-  std::string timed_otherwise;
-  if (old != nullptr && timed_dirty(*old) != timed_dirty(entry)) {
-    timed_otherwise = std::string("; the old entry was timed from a ") +
-                      (timed_dirty(*old) ? "dirty" : "clean") + " L2, this one from a " +
-                      (timed_dirty(entry) ? "dirty" : "clean") + " one";
-    old = nullptr;
-  }
   // Nor does one whose code another compiler made.
-  if (old != nullptr && device_code_of(*old) != device_code_of(entry)) {
-    timed_otherwise = std::string("; the old entry's code was compiled by ") +
-                      compiler_name(device_code_of(*old)) + ", this one's by " +
-                      compiler_name(device_code_of(entry));
+  std::string timed_otherwise;
+  if (const auto why = old != nullptr ? measured_otherwise(*old, entry) : std::nullopt) {
+    timed_otherwise = why->kind == MeasuredOtherwise::Kind::l2_state
+                          ? "; the old entry was timed from a " + why->first +
+                                " L2, this one from a " + why->second + " one"
+                          : "; the old entry's code was compiled by " + why->first +
+                                ", this one's by " + why->second;
     old = nullptr;
   }
   const std::string before = old != nullptr ? "the old entry" : "the source defaults";

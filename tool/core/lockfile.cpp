@@ -289,6 +289,20 @@ bool should_replace(const Measured& locked, const Measured& challenger, const Re
   return faster_enough && intervals_apart;
 }
 
+std::optional<MeasuredOtherwise> measured_otherwise(const LockEntry& first,
+                                                    const LockEntry& second) {
+  const auto l2 = [](const LockEntry& e) {
+    return std::string(timed_dirty(e) ? "dirty" : "clean");
+  };
+  if (timed_dirty(first) != timed_dirty(second))
+    return MeasuredOtherwise{MeasuredOtherwise::Kind::l2_state, l2(first), l2(second)};
+  if (device_code_of(first) != device_code_of(second))
+    return MeasuredOtherwise{MeasuredOtherwise::Kind::compiler,
+                             compiler_name(device_code_of(first)),
+                             compiler_name(device_code_of(second))};
+  return std::nullopt;
+}
+
 // --- merging ----------------------------------------------------------------------------
 
 namespace {
@@ -313,18 +327,14 @@ bool incoming_is_faster(const Slot& base, const Slot& incoming) {
   return *incoming.time_us < *base.time_us;
 }
 
-// Why the times of two entries for one slot do not compare (`incoming` timed from another L2
-// state, or of another compiler's code, than `base`), as a conflict says it; empty when
-// they do.
-std::string measured_otherwise(const LockEntry& base, const LockEntry& incoming) {
-  const auto l2 = [](const LockEntry& e) { return timed_dirty(e) ? "dirty" : "clean"; };
-  if (timed_dirty(base) != timed_dirty(incoming))
-    return std::string("it was timed from a ") + l2(incoming) + " L2, the other from a " +
-           l2(base) + " one";
-  if (device_code_of(base) != device_code_of(incoming))
-    return std::string("its code was compiled by ") + compiler_name(device_code_of(incoming)) +
-           ", the other's by " + compiler_name(device_code_of(base));
-  return "";
+// Why the times of two entries for one slot do not compare, as a conflict says it of
+// `incoming` against `base`; empty when they do.
+std::string measured_otherwise_text(const LockEntry& base, const LockEntry& incoming) {
+  const auto why = measured_otherwise(incoming, base);
+  if (!why) return "";
+  if (why->kind == MeasuredOtherwise::Kind::l2_state)
+    return "it was timed from a " + why->first + " L2, the other from a " + why->second + " one";
+  return "its code was compiled by " + why->first + ", the other's by " + why->second;
 }
 
 std::string bucket_time(const LockBucket& b) {
@@ -338,7 +348,7 @@ std::string bucket_time(const LockBucket& b) {
 void merge_bucket_entries(LockEntry& into, const LockEntry& incoming, const std::string& id,
                           const std::string& arch, const std::string& device,
                           std::vector<MergeConflict>& conflicts) {
-  if (const std::string why = measured_otherwise(into, incoming); !why.empty()) {
+  if (const std::string why = measured_otherwise_text(into, incoming); !why.empty()) {
     conflicts.push_back(
         {id, arch, device,
          "kept incoming over base: " + why + ", so the times do not compare; the later file wins"});
@@ -411,7 +421,7 @@ void merge_same_source(LockedKernel& into, const LockedKernel& incoming, const s
         continue;
       }
       if (existing->second.params == entry.params) continue;
-      const std::string otherwise = measured_otherwise(existing->second, entry);
+      const std::string otherwise = measured_otherwise_text(existing->second, entry);
       const bool take = !otherwise.empty() || incoming_is_faster(existing->second, entry);
       const LockEntry& kept = take ? entry : existing->second;
       const LockEntry& dropped = take ? existing->second : entry;

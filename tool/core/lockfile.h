@@ -189,6 +189,17 @@ void set_bucket(Lockfile& lock, const std::string& kernel_id, const std::string&
   return device_code_of(e.compiler);
 }
 
+// Why the times of two entries for one slot do not compare: one was timed from another L2
+// state ("dirty" or "clean" each), or is of code another compiler made (each's compiler
+// name); nullopt when they compare. The L2 state is asked first.
+struct MeasuredOtherwise {
+  enum class Kind { l2_state, compiler } kind;
+  std::string first;   // `first`'s L2 state or compiler
+  std::string second;  // `second`'s
+};
+[[nodiscard]] std::optional<MeasuredOtherwise> measured_otherwise(const LockEntry& first,
+                                                                  const LockEntry& second);
+
 // A measured configuration: median and confidence interval in microseconds.
 struct Measured {
   double median_us = 0.0;
