@@ -9,8 +9,10 @@
 # checked against attention in double (without one it says so and the test still proves the
 # build).
 include(${CMAKE_CURRENT_LIST_DIR}/helpers.cmake)
-file(COPY "${CMAKE_CURRENT_LIST_DIR}/attention_launch/" DESTINATION "${WORK_DIR}/app")
+# attention_launch's program beside this folder's project (no file of one over the other's:
+# file(COPY) skips a file whose copy has the same time, as a fresh checkout gives them all).
 file(COPY "${CMAKE_CURRENT_LIST_DIR}/attention_dispatch/" DESTINATION "${WORK_DIR}/app")
+file(COPY "${CMAKE_CURRENT_LIST_DIR}/attention_launch/main.cu" DESTINATION "${WORK_DIR}/app")
 set(app "${WORK_DIR}/app")
 set(bin "${WORK_DIR}/build")
 execute_process(COMMAND "${KERNELEVO}" init --template attention_fwd --dispatch batch templates/
