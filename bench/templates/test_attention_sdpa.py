@@ -256,6 +256,82 @@ def test_host_bound_do_bench():
     assert not any("†" in l for l in att.table(meta, [row]).splitlines())
 
 
+def test_sdpa_calls_pin_the_backend_around_plain_calls():
+    # Each backend's call is the plain scaled_dot_product_attention a user makes; the backend is
+    # selected by a context the caller enters once around the timing, so the context's Python is
+    # not charged to every timed call. A backend that refuses the shape is reported, not timed.
+    import types
+
+    entered = []
+
+    class Pin:
+        def __init__(self, backends):
+            self.backends = backends
+
+        def __enter__(self):
+            entered.append(self.backends[0])
+            calls.append(("enter", self.backends[0]))
+
+        def __exit__(self, *exc):
+            entered.pop()
+            return False
+
+    calls = []
+
+    def sdpa(q, k, v, is_causal, enable_gqa):
+        assert enable_gqa and is_causal is False
+        backend = entered[-1] if entered else None
+        calls.append(("sdpa", backend))
+        if backend == "EFFICIENT":
+            raise RuntimeError("No available kernel. Aborting execution.")
+        return FakeTransposable()
+
+    class FakeTransposable:
+        def transpose(self, a, b):
+            return self
+
+        def contiguous(self):
+            return self
+
+    backend_enum = types.SimpleNamespace(FLASH_ATTENTION="FLASH", CUDNN_ATTENTION="CUDNN",
+                                         EFFICIENT_ATTENTION="EFFICIENT")
+    fake_torch = types.SimpleNamespace(cuda=types.SimpleNamespace(synchronize=lambda: None))
+    modules = {"torch": types.ModuleType("torch"), "torch.nn": types.ModuleType("torch.nn"),
+               "torch.nn.functional": types.ModuleType("torch.nn.functional"),
+               "torch.nn.attention": types.ModuleType("torch.nn.attention")}
+    modules["torch.nn.functional"].scaled_dot_product_attention = sdpa
+    modules["torch.nn.attention"].SDPBackend = backend_enum
+    modules["torch.nn.attention"].sdpa_kernel = Pin
+    modules["torch"].nn = modules["torch.nn"]
+    modules["torch.nn"].functional = modules["torch.nn.functional"]
+    modules["torch.nn"].attention = modules["torch.nn.attention"]
+    saved = {name: sys.modules.get(name) for name in modules}
+    sys.modules.update(modules)
+    try:
+        t = FakeTransposable()
+        got = att.sdpa_calls(fake_torch, t, t, t, att._shape(1, 1, 4096, 32, 4, 0))
+    finally:
+        for name, module in saved.items():
+            if module is None:
+                sys.modules.pop(name, None)
+            else:
+                sys.modules[name] = module
+    names = [g[0] for g in got]
+    assert names == ["flash/bshd", "flash/bhsd", "cudnn/bshd", "cudnn/bhsd", "efficient/bshd",
+                     "efficient/bhsd"], names
+    refused = [g for g in got if g[1] is None]
+    assert [g[0] for g in refused] == ["efficient/bshd", "efficient/bhsd"] and "No available kernel" in refused[0][2]
+    name, fn, _, pinned = got[2]
+    calls.clear()
+    fn()  # outside the pin: no backend selected by the call itself
+    assert calls == [("sdpa", None)], calls
+    calls.clear()
+    with pinned():
+        fn()
+        fn()
+    assert calls == [("enter", "CUDNN"), ("sdpa", "CUDNN"), ("sdpa", "CUDNN")], calls
+
+
 def main(argv):
     kernelevo = argv[1] if len(argv) > 1 else os.path.join(att.ROOT, "build", "tool", "kernelevo")
     test_flops()
@@ -267,6 +343,7 @@ def main(argv):
     test_table()
     test_per_shape_winners()
     test_host_bound_do_bench()
+    test_sdpa_calls_pin_the_backend_around_plain_calls()
     print("attention_sdpa: all tests passed")
     return 0
 
