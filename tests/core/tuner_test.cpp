@@ -15,6 +15,15 @@
 namespace kev {
 namespace {
 
+// A request searching `space` with `strategy`, evaluated by `evaluator`.
+TuneRequest request(const RecordedSpace& space, Strategy* strategy, Evaluator* evaluator) {
+  TuneRequest req;
+  req.space = &space;
+  req.strategy = strategy;
+  req.evaluator = evaluator;
+  return req;
+}
+
 class RecordingEvaluator : public ReplayEvaluator {
  public:
   using ReplayEvaluator::ReplayEvaluator;
@@ -30,10 +39,7 @@ TEST(TunerTest, CountsPriorEvaluationsAndNeverRepeatsThem) {
   RecordingEvaluator evaluator(rec);
   auto s = make_strategy("random", space, 2);
   ASSERT_TRUE(s.ok());
-  TuneRequest req;
-  req.space = &space;
-  req.strategy = s->get();
-  req.evaluator = &evaluator;
+  TuneRequest req = request(space, s->get(), &evaluator);
   req.budget.evaluations = 25;
   for (std::size_t i = 0; i < 10; ++i)
     req.prior.push_back({rec.points()[i].point, rec.points()[i].outcome, 0.5});
@@ -65,10 +71,7 @@ TEST(TunerTest, LookaheadPrefetchesUpcomingProposals) {
   RecordingEvaluator evaluator(rec);
   auto s = make_strategy("auto", space, 2);
   ASSERT_TRUE(s.ok());
-  TuneRequest req;
-  req.space = &space;
-  req.strategy = s->get();
-  req.evaluator = &evaluator;
+  TuneRequest req = request(space, s->get(), &evaluator);
   req.budget.evaluations = 12;
   req.lookahead = 3;
   const auto result = run_tuner(std::move(req));
@@ -111,10 +114,7 @@ TEST(TunerTest, SeveralEvaluatorsShareOneSearch) {
   ConcurrentEvaluator first(rec, busy, most), second(rec, busy, most);
   auto s = make_strategy("exhaustive", space, 1);
   ASSERT_TRUE(s.ok());
-  TuneRequest req;
-  req.space = &space;
-  req.strategy = s->get();
-  req.evaluator = &first;
+  TuneRequest req = request(space, s->get(), &first);
   req.more_evaluators = {&second};
   req.lookahead = 4;
   std::set<std::size_t> workers;
@@ -146,10 +146,7 @@ TEST(TunerTest, SeveralEvaluatorsNeverExceedTheBudget) {
   ConcurrentEvaluator a(rec, busy, most), b(rec, busy, most), c(rec, busy, most);
   auto s = make_strategy("random", space, 3);
   ASSERT_TRUE(s.ok());
-  TuneRequest req;
-  req.space = &space;
-  req.strategy = s->get();
-  req.evaluator = &a;
+  TuneRequest req = request(space, s->get(), &a);
   req.more_evaluators = {&b, &c};
   req.budget.evaluations = 31;
   req.lookahead = 2;
@@ -165,10 +162,7 @@ TEST(TunerTest, StopsWhenTheWallBudgetIsSpent) {
   ReplayEvaluator evaluator(rec);
   auto s = make_strategy("random", space, 2);
   ASSERT_TRUE(s.ok());
-  TuneRequest req;
-  req.space = &space;
-  req.strategy = s->get();
-  req.evaluator = &evaluator;
+  TuneRequest req = request(space, s->get(), &evaluator);
   req.budget.wall = std::chrono::duration<double>(0);
   const auto result = run_tuner(std::move(req));
   EXPECT_EQ(result.evaluations, 0u);
