@@ -72,6 +72,15 @@ function(expect_contains text needle what)
   endif()
 endfunction()
 
+# `symbols` (nm's output) defines function `name` exactly once.
+function(expect_defined_once symbols name)
+  string(REGEX MATCHALL " T ${name}\n" found "${symbols}")
+  list(LENGTH found n)
+  if(NOT n EQUAL 1)
+    message(FATAL_ERROR "${name} defined ${n} times:\n${symbols}")
+  endif()
+endfunction()
+
 function(expect_not_contains text needle what)
   string(FIND "${text}" "${needle}" at)
   if(NOT at EQUAL -1)
