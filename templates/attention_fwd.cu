@@ -21,7 +21,10 @@
 //   bring the grid to at most ATT_DEC_BLOCKS blocks, at least one, each at least ATT_DEC_MIN_TILES
 //   tiles of keys, at most 64), each writes its normalised partial output and log-sum-exp to
 //   scratch, and the last block to finish (an atomic ticket) merges them; the count follows the
-//   shape, so one configuration serves a batch of 1 and of 32.
+//   shape, so one configuration serves a batch of 1 and of 32. With ATT_DEC_CLUSTER = N > 1
+//   (sm_90) the splits come in thread-block clusters of N, which merge their rows through
+//   distributed shared memory first (all N CTAs at once), so the last block merges a part a
+//   cluster, and a launch of one cluster a query block needs no scratch and no last block.
 // ATT_GROUP_ROWS 1 (always for decode) makes a block's rows the query heads of one key/value
 // head, position by position (rows of consecutive heads are contiguous in q), so every K and V
 // tile read serves all heads of the group; 0 gives each query head its own blocks.
@@ -68,6 +71,9 @@
 #ifndef ATT_DEC_MIN_TILES
 #define ATT_DEC_MIN_TILES 1
 #endif
+#ifndef ATT_DEC_CLUSTER
+#define ATT_DEC_CLUSTER 1
+#endif
 
 // A spec's `defines` sets ATT_ONLY (1: the FlashAttention 2 kernels, 2 and 3: the sm_90a ones),
 // so a tune compiles only its group of kernels and their references; a build, without it, all.
@@ -80,6 +86,9 @@
 static_assert(
     ATT_DEC_BLOCKS >= 1 && ATT_DEC_MIN_TILES >= 1,
     "ATT_DEC_BLOCKS and ATT_DEC_MIN_TILES (the decode launch's split count) are positive");
+static_assert(ATT_DEC_CLUSTER == 1 || ATT_DEC_CLUSTER == 2 || ATT_DEC_CLUSTER == 4 ||
+                  ATT_DEC_CLUSTER == 8,
+              "ATT_DEC_CLUSTER: 1, or a portable cluster size (2, 4, 8)");
 
 extern __shared__ __align__(128) unsigned char attention_smem[];
 
@@ -110,6 +119,50 @@ __device__ __forceinline__ unsigned atomic_add_acq_rel(unsigned* p, unsigned v) 
                : "l"(p), "r"(v)
                : "memory");
   return old;
+}
+// The thread-block cluster's barrier, every thread of every CTA: shared-memory writes before it
+// are seen by the cluster's reads after it (sm_90; a decode launch in clusters only runs there).
+__device__ __forceinline__ void cluster_sync() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile(
+      "barrier.cluster.arrive.release.aligned;\n"
+      "barrier.cluster.wait.acquire.aligned;\n" ::
+          : "memory");
+#else
+  __trap();
+#endif
+}
+__device__ __forceinline__ unsigned cluster_rank() {
+  unsigned r = 0;
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("mov.u32 %0, %%cluster_ctarank;\n" : "=r"(r));
+#endif
+  return r;
+}
+// The shared-memory address `addr` of this CTA as the cluster's CTA `rank` has it.
+__device__ __forceinline__ unsigned cluster_address(unsigned addr, unsigned rank) {
+  unsigned remote = addr;
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("mapa.shared::cluster.u32 %0, %1, %2;\n" : "=r"(remote) : "r"(addr), "r"(rank));
+#endif
+  return remote;
+}
+__device__ __forceinline__ float cluster_load(unsigned remote) {
+  float x = 0.f;
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("ld.shared::cluster.f32 %0, [%1];\n" : "=f"(x) : "r"(remote) : "memory");
+#endif
+  return x;
+}
+__device__ __forceinline__ float4 cluster_load4(unsigned remote) {
+  float4 x = make_float4(0.f, 0.f, 0.f, 0.f);
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("ld.shared::cluster.v4.f32 {%0, %1, %2, %3}, [%4];\n"
+               : "=f"(x.x), "=f"(x.y), "=f"(x.z), "=f"(x.w)
+               : "r"(remote)
+               : "memory");
+#endif
+  return x;
 }
 __device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;\n" ::); }
 template <int N>
@@ -170,10 +223,12 @@ __device__ __forceinline__ unsigned tile_offset(int row, int chunk) {
   return static_cast<unsigned>(row * (D * 2) + ((chunk ^ (row & 7)) << 4));
 }
 
-template <int D_, int WM_, int WN_, int MT_, int BN_, int STAGES_, bool GROUP_ROWS_, bool SPLIT_>
+template <int D_, int WM_, int WN_, int MT_, int BN_, int STAGES_, bool GROUP_ROWS_, bool SPLIT_,
+          int CLUSTER_ = 1>
 struct Config {
   static constexpr int D = D_, WM = WM_, WN = WN_, MT = MT_, BN = BN_, STAGES = STAGES_;
   static constexpr bool GROUP_ROWS = GROUP_ROWS_, SPLIT = SPLIT_;
+  static constexpr int CLUSTER = CLUSTER_;  // decode: splits merged in clusters of this many CTAs
   static constexpr int BM = 16 * MT * WM;  // query rows of a block
   static constexpr int KN = BN * WN;       // keys of a block's tile
   static constexpr int kThreads = 32 * WM * WN;
@@ -183,6 +238,10 @@ struct Config {
   // The warps' merge rows D + 8 floats apart: the float2 stores of a warp's eight rows (four
   // lanes a row) then fall in distinct banks, four rows at a time.
   static constexpr int kMergeStride = D + 8;
+  // Where a clustered split keeps its merged rows for the cluster (floats into shared memory,
+  // past the warps' merge state): [BM][D], then the rows' log-sum-exps (log2).
+  static constexpr int kClusterRows = WN * BM * (kMergeStride + 2) + BM;
+  static_assert(CLUSTER == 1 || SPLIT, "clusters merge a decode launch's splits");
   static_assert(D == 64 || D == 128, "head_dim 64 or 128");
   static_assert(BN % 16 == 0 && BN >= 16, "ATT_BN: a multiple of 16");
   static_assert(STAGES >= 1, "at least one stage");
@@ -246,7 +305,13 @@ __device__ void attention_block(const __nv_bfloat16* __restrict__ q,
     map.kvh = map.head0 / g.group;
     rows = g.seq_q;
   }
-  const int m_block = g.causal ? static_cast<int>(gridDim.x - 1 - blockIdx.x) : blockIdx.x;
+  // A decode launch has its splits along x (a cluster's CTAs are consecutive along x) and its
+  // query blocks along z; prefill its query blocks along x.
+  const int m_index = C::SPLIT ? static_cast<int>(blockIdx.z) : static_cast<int>(blockIdx.x);
+  const int m_count = C::SPLIT ? static_cast<int>(gridDim.z) : static_cast<int>(gridDim.x);
+  const int split_index = C::SPLIT ? static_cast<int>(blockIdx.x) : 0;
+  const int n_splits = C::SPLIT ? static_cast<int>(gridDim.x) : 1;
+  const int m_block = g.causal ? m_count - 1 - m_index : m_index;
   const int row0 = m_block * BM;
   const int last_row = min(row0 + BM, rows) - 1;
   const int shift = g.seq_k - g.seq_q;  // key j is visible to position i when j <= i + shift
@@ -254,9 +319,9 @@ __device__ void attention_block(const __nv_bfloat16* __restrict__ q,
   if (g.causal) n_end = min(n_end, map.pos(last_row) + 1 + shift);
   const int n_tiles = n_end > 0 ? (n_end + KN - 1) / KN : 0;
   int t_begin = 0, t_end = n_tiles;
-  if (C::SPLIT && gridDim.z > 1) {
-    const int per = (n_tiles + gridDim.z - 1) / gridDim.z;
-    t_begin = min(n_tiles, static_cast<int>(blockIdx.z) * per);
+  if (n_splits > 1) {
+    const int per = (n_tiles + n_splits - 1) / n_splits;
+    t_begin = min(n_tiles, split_index * per);
     t_end = min(n_tiles, t_begin + per);
   }
   const int first_pos = map.pos(row0);
@@ -427,6 +492,9 @@ __device__ void attention_block(const __nv_bfloat16* __restrict__ q,
       }
     }
   }
+  // Every copy landed, the Q tile's too when a split has no keys (with one stage its copies
+  // were never committed), before shared memory is reused below.
+  cp_async_commit();
   cp_async_wait<0>();
 
 #pragma unroll
@@ -444,8 +512,8 @@ __device__ void attention_block(const __nv_bfloat16* __restrict__ q,
     return static_cast<long long>(map.b * g.heads + map.head(row)) * g.seq_q + map.pos(row);
   };
 
-  // A decode launch of one split (gridDim.z == 1) writes its rows directly, as prefill does.
-  const bool split = C::SPLIT && gridDim.z > 1;
+  // A decode launch of one split writes its rows directly, as prefill does.
+  const bool split = n_splits > 1;
   if (C::WN == 1 && !split) {
 #pragma unroll
     for (int mt = 0; mt < MT; ++mt)
@@ -533,27 +601,97 @@ __device__ void attention_block(const __nv_bfloat16* __restrict__ q,
       }
     } else {
       // This split's normalised rows to scratch: o_part[z][row][d], lse_part[z][row] over the
-      // rows of every unit (batch * heads * seq_q in all).
+      // rows of every unit (batch * heads * seq_q in all), z the split's part. With clusters,
+      // the cluster's splits are merged first, through distributed shared memory, into one
+      // part a cluster (each CTA merging a share of the rows' columns); a launch of one cluster
+      // a query block writes the output there, and needs no scratch and no ticket.
       const long long unit_rows = static_cast<long long>(unit) * rows;
       const long long total_rows = static_cast<long long>(g.batch) * g.heads * g.seq_q;
-      const int splits = gridDim.z;
-      for (int i = threadIdx.x; i < BM * (D / 4); i += C::kThreads) {
-        const int r = i / (D / 4), c = i % (D / 4);
-        const int row = row0 + r;
-        if (row >= rows) continue;
-        const long long pr = blockIdx.z * total_rows + unit_rows + row;
-        *reinterpret_cast<float4*>(o_part + pr * D + 4 * c) = merged4(r, c);
-        if (c == 0) lse_part[pr] = row_lse2[r];
+      const int n_rows = min(BM, rows - row0);
+      const int splits = n_splits / C::CLUSTER;  // the parts the last block merges
+      if constexpr (C::CLUSTER == 1) {
+        for (int i = threadIdx.x; i < n_rows * (D / 4); i += C::kThreads) {
+          const int r = i / (D / 4), c = i % (D / 4);
+          const long long pr = split_index * total_rows + unit_rows + row0 + r;
+          *reinterpret_cast<float4*>(o_part + pr * D + 4 * c) = merged4(r, c);
+          if (c == 0) lse_part[pr] = row_lse2[r];
+        }
+      } else {
+        constexpr int CL = C::CLUSTER;
+        float* c_o = reinterpret_cast<float*>(attention_smem) + C::kClusterRows;
+        float* c_lse = c_o + BM * D;
+        for (int i = threadIdx.x; i < n_rows * (D / 4); i += C::kThreads) {
+          const int r = i / (D / 4), c = i % (D / 4);
+          *reinterpret_cast<float4*>(c_o + r * D + 4 * c) = merged4(r, c);
+          if (c == 0) c_lse[r] = row_lse2[r];
+        }
+        cluster_sync();
+        // CTA `rank` merges items rank * threads + t, ... of the rows' float4 columns.
+        constexpr int kItems = (BM * (D / 4) + CL * C::kThreads - 1) / (CL * C::kThreads);
+        const int first = static_cast<int>(cluster_rank()) * C::kThreads + threadIdx.x;
+        float4 x[kItems];
+        float row_l2[kItems];
+#pragma unroll
+        for (int it = 0; it < kItems; ++it) {
+          const int i = first + it * CL * C::kThreads;
+          if (i >= n_rows * (D / 4)) continue;
+          const int r = i / (D / 4), c = i % (D / 4);
+          const unsigned lse_at = shared_address(c_lse + r);
+          const unsigned o_at = shared_address(c_o + r * D + 4 * c);
+          float l2[CL];
+          float4 p[CL];
+#pragma unroll
+          for (int j = 0; j < CL; ++j) {
+            l2[j] = cluster_load(cluster_address(lse_at, j));
+            p[j] = cluster_load4(cluster_address(o_at, j));
+          }
+          float m = l2[0];
+#pragma unroll
+          for (int j = 1; j < CL; ++j) m = fmaxf(m, l2[j]);
+          const float m_use = m == ATT_NEG_INF ? 0.f : m;
+          float l = 0.f;
+          float4 acc4 = make_float4(0.f, 0.f, 0.f, 0.f);
+#pragma unroll
+          for (int j = 0; j < CL; ++j) {
+            const float w = exp2f(l2[j] - m_use);
+            l += w;
+            acc4.x += p[j].x * w;
+            acc4.y += p[j].y * w;
+            acc4.z += p[j].z * w;
+            acc4.w += p[j].w * w;
+          }
+          const float inv = l > 0.f ? 1.f / l : 0.f;
+          x[it] = make_float4(acc4.x * inv, acc4.y * inv, acc4.z * inv, acc4.w * inv);
+          row_l2[it] = l > 0.f ? m_use + log2f(l) : ATT_NEG_INF;
+        }
+        cluster_sync();  // every CTA's rows read: a CTA may leave (and its shared memory go)
+#pragma unroll
+        for (int it = 0; it < kItems; ++it) {
+          const int i = first + it * CL * C::kThreads;
+          if (i >= n_rows * (D / 4)) continue;
+          const int r = i / (D / 4), c = i % (D / 4);
+          if (splits == 1) {
+            *reinterpret_cast<uint2*>(o + o_offset(row0 + r) + 4 * c) =
+                make_uint2(pack_bf16(x[it].x, x[it].y), pack_bf16(x[it].z, x[it].w));
+            if (c == 0) lse[lse_offset(row0 + r)] = row_l2[it] * kLn2;
+          } else {
+            const long long pr = (split_index / CL) * total_rows + unit_rows + row0 + r;
+            *reinterpret_cast<float4*>(o_part + pr * D + 4 * c) = x[it];
+            if (c == 0) lse_part[pr] = row_l2[it];
+          }
+        }
+        if (splits == 1) return;
       }
       // The ticket: one acquire-release atomic by thread 0 between two barriers orders every
       // thread's stores above before it, and the last block's loads below after it (the
       // barriers carry the order to and from thread 0, as CUTLASS's semaphores rely on), with
-      // no fence of every thread on the way.
+      // no fence of every thread on the way. Every CTA takes one (with clusters, each wrote a
+      // share of its cluster's part).
       __syncthreads();
       __shared__ unsigned is_last;
       if (threadIdx.x == 0) {
-        unsigned* ticket = counter + static_cast<long long>(unit) * gridDim.x + m_block;
-        is_last = atomic_add_acq_rel(ticket, 1u) == static_cast<unsigned>(splits - 1);
+        unsigned* ticket = counter + static_cast<long long>(unit) * m_count + m_block;
+        is_last = atomic_add_acq_rel(ticket, 1u) == static_cast<unsigned>(n_splits - 1);
         if (is_last) *ticket = 0u;  // left zero for the next launch
       }
       __syncthreads();
@@ -565,7 +703,6 @@ __device__ void attention_block(const __nv_bfloat16* __restrict__ q,
       // merge's code, first run here, may come from a cold L2).
       // (At most 64 splits, two a lane: the launcher's and the spec's cap.)
       float* f = w_o;  // [splits][BM]; the shared state above is no longer needed
-      const int n_rows = min(BM, rows - row0);
 #pragma unroll 1
       for (int r = warp; r < n_rows; r += C::kThreads / 32) {
         const int row = row0 + r;
@@ -708,8 +845,8 @@ template <int D>
 using AttFwdConfig = attention_detail::Config<D, ATT_WARPS_M, ATT_WARPS_N, ATT_M_TILES, ATT_BN,
                                               ATT_STAGES, ATT_GROUP_ROWS != 0, false>;
 template <int D>
-using AttDecConfig =
-    attention_detail::Config<D, 1, ATT_DEC_WARPS_N, 1, ATT_DEC_BN, ATT_DEC_STAGES, true, true>;
+using AttDecConfig = attention_detail::Config<D, 1, ATT_DEC_WARPS_N, 1, ATT_DEC_BN, ATT_DEC_STAGES,
+                                              true, true, ATT_DEC_CLUSTER>;
 
 #if ATT_HAS(1)
 // clang-format off
@@ -788,12 +925,15 @@ params:
   ATT_DEC_STAGES: [1, 2, 3, 4]
   ATT_DEC_BLOCKS: [132, 264, 396, 528, 1056, 2112]
   ATT_DEC_MIN_TILES: [1, 2, 4]
+  ATT_DEC_CLUSTER: [1, 2, 4, 8]
 let:
   GROUP: "heads / kv_heads"
   M_BLOCKS: "ceil_div(seq_q * GROUP, 16)"
-  SPLITS: "max(1, min(64, min(ATT_DEC_BLOCKS / (batch * kv_heads * M_BLOCKS), ceil_div(seq_k, ATT_DEC_MIN_TILES * ATT_DEC_BN * ATT_DEC_WARPS_N))))"
+  SPLITS_WANTED: "max(1, min(64, min(ATT_DEC_BLOCKS / (batch * kv_heads * M_BLOCKS), ceil_div(seq_k, ATT_DEC_MIN_TILES * ATT_DEC_BN * ATT_DEC_WARPS_N))))"
+  # whole clusters: at least one
+  SPLITS: "ATT_DEC_CLUSTER * max(1, SPLITS_WANTED / ATT_DEC_CLUSTER)"
   TILE_BYTES: "(16 + ATT_DEC_STAGES * 2 * ATT_DEC_BN * ATT_DEC_WARPS_N) * head_dim * 2"
-  MERGE_BYTES: "(ATT_DEC_WARPS_N * 16 * (head_dim + 10) + 16 + 16 * 64) * 4"
+  MERGE_BYTES: "(ATT_DEC_WARPS_N * 16 * (head_dim + 10) + 16 + 16 * 64 + (ATT_DEC_CLUSTER > 1) * (16 * head_dim + 16)) * 4"
 constraints:
   - "(16 + ATT_DEC_STAGES * 2 * ATT_DEC_BN * ATT_DEC_WARPS_N) * 256 <= 227 * 1024"
   - "ATT_DEC_BN / 2 + 64 <= 192"
@@ -823,9 +963,10 @@ args:
   - {name: head_dim, type: int, value: head_dim}
   - {name: causal, type: int, value: causal}
 launch:
-  grid: ["M_BLOCKS", "batch * kv_heads", "SPLITS"]
+  grid: ["SPLITS", "batch * kv_heads", "M_BLOCKS"]
   block: ["32 * ATT_DEC_WARPS_N"]
   shared_bytes: "max(TILE_BYTES, MERGE_BYTES)"
+  cluster: "ATT_DEC_CLUSTER"
 reference: attention_decode_bf16_naive
 defines: ["ATT_ONLY=1"]
 timing: alone
@@ -2032,19 +2173,33 @@ extern "C" cudaError_t attention_decode_bf16_launch(const __nv_bfloat16* q, cons
   const long long by_keys = (seq_k + keys - 1) / keys;
   long long splits = by_blocks < by_keys ? by_blocks : by_keys;
   splits = splits > 64 ? 64 : (splits < 1 ? 1 : splits);
+  splits = Cfg::CLUSTER * (splits / Cfg::CLUSTER > 1 ? splits / Cfg::CLUSTER : 1);
   const long long tile = (16 + Cfg::STAGES * 2LL * Cfg::BN * Cfg::WN) * head_dim * 2;
-  const long long merge = (Cfg::WN * 16LL * (head_dim + 10) + 16 + 16 * 64) * 4;
+  const long long merge = (Cfg::WN * 16LL * (head_dim + 10) + 16 + 16 * 64 +
+                           (Cfg::CLUSTER > 1 ? 16LL * head_dim + 16 : 0)) *
+                          4;
   const long long shared = tile > merge ? tile : merge;
-  if (m_blocks > 0x7fffffff || units > 65535) return cudaErrorInvalidConfiguration;
+  if (m_blocks > 65535 || units > 65535) return cudaErrorInvalidConfiguration;
   const cudaError_t e =
       attention_host::allow_shared(reinterpret_cast<const void*>(attention_decode_bf16), shared);
   if (e != cudaSuccess) return e;
-  attention_decode_bf16<<<dim3(static_cast<unsigned>(m_blocks), static_cast<unsigned>(units),
-                               static_cast<unsigned>(splits)),
-                          Cfg::kThreads, static_cast<size_t>(shared), stream>>>(
-      q, k, v, o, lse, o_part, lse_part, counter, batch, seq_q, seq_k, heads, kv_heads, head_dim,
-      causal);
-  return cudaGetLastError();
+  cudaLaunchConfig_t config{};
+  config.gridDim = dim3(static_cast<unsigned>(splits), static_cast<unsigned>(units),
+                        static_cast<unsigned>(m_blocks));
+  config.blockDim = dim3(Cfg::kThreads);
+  config.dynamicSmemBytes = static_cast<size_t>(shared);
+  config.stream = stream;
+  cudaLaunchAttribute cluster[1];
+  if (Cfg::CLUSTER > 1) {
+    cluster[0].id = cudaLaunchAttributeClusterDimension;
+    cluster[0].val.clusterDim.x = Cfg::CLUSTER;
+    cluster[0].val.clusterDim.y = 1;
+    cluster[0].val.clusterDim.z = 1;
+    config.attrs = cluster;
+    config.numAttrs = 1;
+  }
+  return cudaLaunchKernelEx(&config, attention_decode_bf16, q, k, v, o, lse, o_part, lse_part,
+                            counter, batch, seq_q, seq_k, heads, kv_heads, head_dim, causal);
 }
 #endif
 

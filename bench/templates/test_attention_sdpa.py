@@ -60,7 +60,19 @@ def test_geometry(kernelevo):
     for (batch, seq_k), splits in (((1, 4096), 32), ((1, 32768), 64), ((32, 4096), 2), ((64, 4096), 1)):
         s = att._shape(batch, 1, seq_k, 32, 4, 0)
         grid, block, _ = ct.geometry(dec, ct.names_for(s, params))
-        assert grid == [1, batch * 4, splits] and block == [128], (batch, seq_k, grid)
+        assert grid == [splits, batch * 4, 1] and block == [128], (batch, seq_k, grid)
+        assert ct.cluster_of(dec, ct.names_for(s, params)) == 1
+    # In clusters: whole clusters of splits, at least one (the splits along x, as clusters are).
+    clustered = dict(params, ATT_DEC_CLUSTER=8)
+    for (batch, seq_k), splits in (((1, 4096), 32), ((1, 32768), 64), ((32, 4096), 8), ((1, 500), 8)):
+        s = att._shape(batch, 1, seq_k, 32, 4, 0)
+        grid, _, shared = ct.geometry(dec, ct.names_for(s, clustered))
+        assert grid == [splits, batch * 4, 1], (batch, seq_k, grid)
+        assert ct.cluster_of(dec, ct.names_for(s, clustered)) == 8
+    # ... and room beside the warps' merge state for the rows the cluster reads.
+    _, _, shared1 = ct.geometry(dec, ct.names_for(s, dict(params, ATT_DEC_STAGES=1, ATT_DEC_BN=32)))
+    _, _, shared8 = ct.geometry(dec, ct.names_for(s, dict(clustered, ATT_DEC_STAGES=1, ATT_DEC_BN=32)))
+    assert shared8 >= (4 * 16 * 138 + 16 + 16 * 128 + 16) * 4 and shared8 >= shared1, (shared1, shared8)
     # Scratch holds the most splits a launch can make.
     counts = {a["name"]: a.get("count", "") for a in dec["args"]}
     assert counts["o_part"].startswith("64*")

@@ -1,13 +1,13 @@
 # attention_fwd.cu with a winner per batch (tests/cmake/attention_dispatch): the template copied
 # by `kernelevo init --template attention_fwd --dispatch batch`, a lockfile with two buckets of
 # batch for the Hopper prefill kernel (a block per query tile below a batch of 3, persistent
-# blocks from 3) and the decode kernel (one schedule for a batch of 1, another from 2), none for
-# the other two kernels, built for sm_90a. attention_dispatch.cu static_asserts which variant
-# each batch gets and defines the launchers attention_launch's main.cu calls; each variant's
-# launcher is compiled once under its own name, the program links, and with an sm_90 GPU it
-# runs both prefill schedules (its batch-3 shapes take the persistent one) and the decode,
-# checked against attention in double (without one it says so and the test still proves the
-# build).
+# blocks from 3) and the decode kernel (one schedule for a batch of 1, another from 2 whose
+# splits merge in clusters of four), none for the other two kernels, built for sm_90a.
+# attention_dispatch.cu static_asserts which variant each batch gets and defines the launchers
+# attention_launch's main.cu calls; each variant's launcher is compiled once under its own
+# name, the program links, and with an sm_90 GPU it runs both prefill schedules (its batch-3
+# shapes take the persistent one) and the decode (batch 3: the clustered schedule), checked
+# against attention in double (without one it says so and the test still proves the build).
 include(${CMAKE_CURRENT_LIST_DIR}/helpers.cmake)
 # attention_launch's program beside this folder's project (no file of one over the other's:
 # file(COPY) skips a file whose copy has the same time, as a fresh checkout gives them all).
@@ -23,7 +23,7 @@ endif()
 file(SHA256 "${app}/templates/attention_fwd.cu" hash)
 set(schedule "\"ATT90_BN\": 128, \"ATT90_CONSUMERS\": 2, \"ATT90_LAZY\": 1, \"ATT90_OVERLAP\": 1, \"ATT90_PINGPONG\": 1, \"ATT90_STAGES\": 2")
 set(one "\"ATT_DEC_BLOCKS\": 132, \"ATT_DEC_BN\": 32, \"ATT_DEC_MIN_TILES\": 1, \"ATT_DEC_STAGES\": 1, \"ATT_DEC_WARPS_N\": 8")
-set(many "\"ATT_DEC_BLOCKS\": 132, \"ATT_DEC_BN\": 32, \"ATT_DEC_MIN_TILES\": 2, \"ATT_DEC_STAGES\": 3, \"ATT_DEC_WARPS_N\": 4")
+set(many "\"ATT_DEC_BLOCKS\": 132, \"ATT_DEC_BN\": 32, \"ATT_DEC_CLUSTER\": 4, \"ATT_DEC_MIN_TILES\": 2, \"ATT_DEC_STAGES\": 3, \"ATT_DEC_WARPS_N\": 4")
 file(WRITE "${app}/kernelevo.lock.json" "{
   \"kernels\": {
     \"attention_fwd_sm90\": {\"source\": \"templates/attention_fwd.cu\", \"source_hash\": \"sha256:${hash}\", \"targets\": {

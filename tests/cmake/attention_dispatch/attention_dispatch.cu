@@ -6,7 +6,8 @@
 #include <cuda_runtime.h>
 
 // The lockfile's buckets (attention_dispatch.cmake): the Hopper prefill kernel a block per tile
-// below a batch of 3, persistent blocks from 3; decode's schedules split at a batch of 2.
+// below a batch of 3, persistent blocks from 3; decode's schedules split at a batch of 2 (from
+// 2 in clusters of four).
 namespace {
 template <int K>
 using Sm90 = kernelevo::variants::attention_fwd_sm90::variant<K>;
@@ -23,6 +24,8 @@ static_assert(Decode<kernelevo::dispatch::attention_decode_bf16_for_arch(
                   kSm90Arch, 1)>::ATT_DEC_WARPS_N_value == 8);
 static_assert(Decode<kernelevo::dispatch::attention_decode_bf16_for_arch(
                   kSm90Arch, 32)>::ATT_DEC_WARPS_N_value == 4);
+static_assert(Decode<kernelevo::dispatch::attention_decode_bf16_for_arch(
+                  kSm90Arch, 3)>::ATT_DEC_CLUSTER_value == 4);
 }  // namespace
 
 #define PREFILL_ARGS(T)                                                                  \
