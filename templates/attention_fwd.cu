@@ -1024,10 +1024,10 @@ extern "C" __global__ void attention_decode_bf16_naive(
 // The epilogue writes O through the consumer's own Q rows of shared memory and a TMA store
 // (rows past seq_q are clipped), the log-sum-exp from registers. Causal blocks run in reverse
 // order so the longest start first. With ATT90_CTAS = N > 0 the grid is at most N persistent
-// blocks, each taking every N-th tile (tile_at says in which order) with one K/V ring and two
-// Q buffers across its tiles, so a tile's loads overlap the last one's epilogue (FlashAttention
-// 3's persistent schedule; it pays where tiles are short). Compiled for any other target than
-// sm_90a it traps.
+// blocks (and no more than the SMs), each taking every grid-th tile (tile_at says in which order)
+// with one K/V ring and two Q buffers across its tiles, so a tile's loads overlap the last one's
+// epilogue (FlashAttention 3's persistent schedule; it pays where tiles are short). Compiled for
+// any other target than sm_90a it traps.
 #ifndef ATT90_BN
 #define ATT90_BN 128
 #endif
@@ -1047,8 +1047,9 @@ extern "C" __global__ void attention_decode_bf16_naive(
 #ifndef ATT90_LAZY
 #define ATT90_LAZY 1
 #endif
-// 0: a block per query tile; N: at most N persistent blocks (one an SM: 132 on an H100 or
-// H200) walking all tiles, each loading its next tile's keys while it stores the last output.
+// 0: a block per query tile; N: at most N persistent blocks, and no more than the GPU's SMs
+// (132 on an H100 or H200), walking all tiles, each loading its next tile's keys while it
+// stores the last output.
 #ifndef ATT90_CTAS
 #define ATT90_CTAS 0
 #endif
@@ -1861,8 +1862,8 @@ args:
   - {name: map_v, tensor_map: {of: v, dims: [head_dim, kv_heads, seq_k, batch], box: [64, 1, ATT90_BN, 1], swizzle: 128}}
   - {name: map_o, tensor_map: {of: o, dims: [head_dim, heads, seq_q, batch], box: [64, 1, 64, 1], swizzle: 128}}
 launch:
-  # ATT90_CTAS > 0: that many blocks at most, one dimension
-  grid: ["max(ceil_div(seq_q, BM) * (ATT90_CTAS == 0), min(ATT90_CTAS, ceil_div(seq_q, BM) * heads * batch))",
+  # ATT90_CTAS > 0: that many blocks at most, and no more than the SMs (or tiles), one dimension
+  grid: ["max(ceil_div(seq_q, BM) * (ATT90_CTAS == 0), min(min(ATT90_CTAS, sm_count), ceil_div(seq_q, BM) * heads * batch))",
          "max(heads * (ATT90_CTAS == 0), 1)", "max(batch * (ATT90_CTAS == 0), 1)"]
   block: ["128 * (ATT90_CONSUMERS + 1)"]
   shared_bytes: "(BM * QSLOTS + 2 * ATT90_STAGES * ATT90_BN) * head_dim * 2 + BARRIERS + 1024"
@@ -1958,8 +1959,8 @@ args:
   - {name: map_v, tensor_map: {of: v, dims: [head_dim, kv_heads, seq_k, batch], box: [64, 1, ATT90H_BN, 1], swizzle: 128}}
   - {name: map_o, tensor_map: {of: o, dims: [head_dim, heads, seq_q, batch], box: [64, 1, 64, 1], swizzle: 128}}
 launch:
-  # ATT90H_CTAS > 0: that many blocks at most, one dimension
-  grid: ["max(ceil_div(seq_q, BM) * (ATT90H_CTAS == 0), min(ATT90H_CTAS, ceil_div(seq_q, BM) * heads * batch))",
+  # ATT90H_CTAS > 0: that many blocks at most, and no more than the SMs (or tiles), one dimension
+  grid: ["max(ceil_div(seq_q, BM) * (ATT90H_CTAS == 0), min(min(ATT90H_CTAS, sm_count), ceil_div(seq_q, BM) * heads * batch))",
          "max(heads * (ATT90H_CTAS == 0), 1)", "max(batch * (ATT90H_CTAS == 0), 1)"]
   block: ["128 * (ATT90H_CONSUMERS + 1)"]
   shared_bytes: "(BM * QSLOTS + 2 * ATT90H_STAGES * ATT90H_BN) * head_dim * 2 + BARRIERS + 1024"
@@ -2130,10 +2131,19 @@ inline cudaError_t launch_sm90(const T* q, const T* k, const T* v, T* o, float* 
   if (e != cudaSuccess) return e;
   const long long tiles = blocks * heads * batch;
   if (Cfg::CTAS > 0 && tiles > 0x7fffffff) return cudaErrorInvalidConfiguration;
+  long long ctas = Cfg::CTAS;  // persistent: at most CTAS blocks, the SMs, the tiles
+  if (Cfg::CTAS > 0) {
+    int device = 0, sms = 0;
+    e = cudaGetDevice(&device);
+    if (e == cudaSuccess) e = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device);
+    if (e != cudaSuccess) return e;
+    if (sms < ctas) ctas = sms;
+    if (tiles < ctas) ctas = tiles;
+  }
   const dim3 grid = Cfg::CTAS == 0
                         ? dim3(static_cast<unsigned>(blocks), static_cast<unsigned>(heads),
                                static_cast<unsigned>(batch))
-                        : dim3(static_cast<unsigned>(tiles < Cfg::CTAS ? tiles : Cfg::CTAS));
+                        : dim3(static_cast<unsigned>(ctas));
   kernel<<<grid, Cfg::kThreads, static_cast<size_t>(shared), stream>>>(
       q, k, v, o, lse, batch, seq_q, seq_k, heads, kv_heads, head_dim, causal, maps[0], maps[1],
       maps[2], maps[3]);

@@ -19,14 +19,14 @@
 // the consumers load the stage the previous step used while the current step's wgmma runs.
 // Tiles are taken in a grouped raster order (GROUP_M tile rows at a time) so neighbouring tiles
 // share A and B in L2. With SPLIT > 1 (split-K, for shapes with too few tiles to fill the GPU,
-// such as decoding's M = 16), when the tiles are fewer than the H200's 132 SMs the launch
-// gives each tile a thread-block cluster of SPLIT CTAs (launch.cluster; a launch without a
+// such as decoding's M = 16), when the tiles are fewer than the GPU's SMs (132 on an H200) the
+// launch gives each tile a thread-block cluster of SPLIT CTAs (launch.cluster; a launch without a
 // cluster does not split), which share its k-steps and add their fp32 partials through
-// distributed shared memory, in rank order. The epilogue converts the accumulators to the output type, stages them
-// in shared memory and writes 16-byte rows. Tiles past the edges are zero-filled (by TMA, or
-// by the copies) and their stores skipped; when K or N is not a multiple of 8 (or a pointer is
-// not 16-byte aligned) no tensor map can describe the operands (the runner passes zeros) and
-// tiles are loaded and stored element by element, so every configuration is correct for every
+// distributed shared memory, in rank order. The epilogue converts the accumulators to the output
+// type, stages them in shared memory and writes 16-byte rows. Tiles past the edges are zero-filled
+// (by TMA, or by the copies) and their stores skipped; when K or N is not a multiple of 8 (or a
+// pointer is not 16-byte aligned) no tensor map can describe the operands (the runner passes zeros)
+// and tiles are loaded and stored element by element, so every configuration is correct for every
 // shape. Four kernels, each with its own parameters: fp16 (G90_F16_*), bf16 (G90_BF16_*),
 // fp8 (G90_FP8_*), and bf16 with a bias + GELU epilogue (G90_BG_*).
 // With PERSISTENT = 1 (a producer warpgroup, no split) a CTA per SM walks the tiles: the
@@ -1247,12 +1247,13 @@ let:
   STAGE_BYTES: "64 * G90_F16_CONSUMERS * G90_F16_MW * 128 + 128 * G90_F16_BN"
   THREADS: "128 * (G90_F16_CONSUMERS + G90_F16_PRODUCERS)"
   TILES: "ceil_div(M, BM) * ceil_div(N, G90_F16_BN)"
-  SPLIT_CTAS: "(TILES < 132) * (G90_F16_SPLIT - 1) + 1"
-  # A persistent launch: a CTA for each of the H100/H200's 132 SMs (or each tile, if fewer).
+  SPLIT_CTAS: "(TILES < sm_count) * (G90_F16_SPLIT - 1) + 1"
+  # A persistent launch: a CTA for each SM (sm_count: 132 on an H100 or H200), or each tile if fewer;
+  # split-K where the tiles are fewer than the SMs, as the launcher below decides it.
   STAGING: "G90_F16_PERSISTENT * BM * G90_F16_BN * 2"
   # With multicast, pairs of tile rows (an odd last row gets a partner past M).
   PAIRED_TILES: "G90_F16_MCAST * ceil_div(ceil_div(M, BM), G90_F16_MCAST) * ceil_div(N, G90_F16_BN)"
-  CTAS: "G90_F16_PERSISTENT * min(TILES, 132) + (1 - G90_F16_PERSISTENT) * PAIRED_TILES * SPLIT_CTAS"
+  CTAS: "G90_F16_PERSISTENT * min(TILES, sm_count) + (1 - G90_F16_PERSISTENT) * PAIRED_TILES * SPLIT_CTAS"
 constraints:
   - "G90_F16_MW * G90_F16_BN <= 256"
   - "G90_F16_STAGES * STAGE_BYTES + STAGING + 16 * G90_F16_STAGES + 1024 <= 227 * 1024"
@@ -1326,12 +1327,13 @@ let:
   STAGE_BYTES: "64 * G90_BF16_CONSUMERS * G90_BF16_MW * 128 + 128 * G90_BF16_BN"
   THREADS: "128 * (G90_BF16_CONSUMERS + G90_BF16_PRODUCERS)"
   TILES: "ceil_div(M, BM) * ceil_div(N, G90_BF16_BN)"
-  SPLIT_CTAS: "(TILES < 132) * (G90_BF16_SPLIT - 1) + 1"
-  # A persistent launch: a CTA for each of the H100/H200's 132 SMs (or each tile, if fewer).
+  SPLIT_CTAS: "(TILES < sm_count) * (G90_BF16_SPLIT - 1) + 1"
+  # A persistent launch: a CTA for each SM (sm_count: 132 on an H100 or H200), or each tile if fewer;
+  # split-K where the tiles are fewer than the SMs, as the launcher below decides it.
   STAGING: "G90_BF16_PERSISTENT * BM * G90_BF16_BN * 2"
   # With multicast, pairs of tile rows (an odd last row gets a partner past M).
   PAIRED_TILES: "G90_BF16_MCAST * ceil_div(ceil_div(M, BM), G90_BF16_MCAST) * ceil_div(N, G90_BF16_BN)"
-  CTAS: "G90_BF16_PERSISTENT * min(TILES, 132) + (1 - G90_BF16_PERSISTENT) * PAIRED_TILES * SPLIT_CTAS"
+  CTAS: "G90_BF16_PERSISTENT * min(TILES, sm_count) + (1 - G90_BF16_PERSISTENT) * PAIRED_TILES * SPLIT_CTAS"
 constraints:
   - "G90_BF16_MW * G90_BF16_BN <= 256"
   - "G90_BF16_STAGES * STAGE_BYTES + STAGING + 16 * G90_BF16_STAGES + 1024 <= 227 * 1024"
@@ -1408,12 +1410,13 @@ let:
   STAGE_BYTES: "64 * G90_BG_CONSUMERS * G90_BG_MW * 128 + 128 * G90_BG_BN"
   THREADS: "128 * (G90_BG_CONSUMERS + G90_BG_PRODUCERS)"
   TILES: "ceil_div(M, BM) * ceil_div(N, G90_BG_BN)"
-  SPLIT_CTAS: "(TILES < 132) * (G90_BG_SPLIT - 1) + 1"
-  # A persistent launch: a CTA for each of the H100/H200's 132 SMs (or each tile, if fewer).
+  SPLIT_CTAS: "(TILES < sm_count) * (G90_BG_SPLIT - 1) + 1"
+  # A persistent launch: a CTA for each SM (sm_count: 132 on an H100 or H200), or each tile if fewer;
+  # split-K where the tiles are fewer than the SMs, as the launcher below decides it.
   STAGING: "G90_BG_PERSISTENT * BM * G90_BG_BN * 2"
   # With multicast, pairs of tile rows (an odd last row gets a partner past M).
   PAIRED_TILES: "G90_BG_MCAST * ceil_div(ceil_div(M, BM), G90_BG_MCAST) * ceil_div(N, G90_BG_BN)"
-  CTAS: "G90_BG_PERSISTENT * min(TILES, 132) + (1 - G90_BG_PERSISTENT) * PAIRED_TILES * SPLIT_CTAS"
+  CTAS: "G90_BG_PERSISTENT * min(TILES, sm_count) + (1 - G90_BG_PERSISTENT) * PAIRED_TILES * SPLIT_CTAS"
 constraints:
   - "G90_BG_MW * G90_BG_BN <= 256"
   - "G90_BG_STAGES * STAGE_BYTES + STAGING + 16 * G90_BG_STAGES + 1024 <= 227 * 1024"
@@ -1491,12 +1494,13 @@ let:
   STAGE_BYTES: "64 * G90_FP8_CONSUMERS * G90_FP8_MW * 128 + 128 * G90_FP8_BN"
   THREADS: "128 * (G90_FP8_CONSUMERS + G90_FP8_PRODUCERS)"
   TILES: "ceil_div(M, BM) * ceil_div(N, G90_FP8_BN)"
-  SPLIT_CTAS: "(TILES < 132) * (G90_FP8_SPLIT - 1) + 1"
-  # A persistent launch: a CTA for each of the H100/H200's 132 SMs (or each tile, if fewer).
+  SPLIT_CTAS: "(TILES < sm_count) * (G90_FP8_SPLIT - 1) + 1"
+  # A persistent launch: a CTA for each SM (sm_count: 132 on an H100 or H200), or each tile if fewer;
+  # split-K where the tiles are fewer than the SMs, as the launcher below decides it.
   STAGING: "G90_FP8_PERSISTENT * BM * G90_FP8_BN * 2"
   # With multicast, pairs of tile rows (an odd last row gets a partner past M).
   PAIRED_TILES: "G90_FP8_MCAST * ceil_div(ceil_div(M, BM), G90_FP8_MCAST) * ceil_div(N, G90_FP8_BN)"
-  CTAS: "G90_FP8_PERSISTENT * min(TILES, 132) + (1 - G90_FP8_PERSISTENT) * PAIRED_TILES * SPLIT_CTAS"
+  CTAS: "G90_FP8_PERSISTENT * min(TILES, sm_count) + (1 - G90_FP8_PERSISTENT) * PAIRED_TILES * SPLIT_CTAS"
 constraints:
   - "G90_FP8_MW * G90_FP8_BN <= 256"
   - "G90_FP8_STAGES * STAGE_BYTES + STAGING + 16 * G90_FP8_STAGES + 1024 <= 227 * 1024"

@@ -186,6 +186,7 @@ def run(args):
     import torch
 
     ct.DEVICE = "cuda"
+    ct.use_device_sm_count(torch)
     torch.backends.cuda.matmul.allow_tf32 = False
     device = torch.cuda.get_device_name()
     lock = ct.load_json(args.lockfile) if args.lockfile else None

@@ -171,11 +171,23 @@ def find_nvcc():
 # ---------------------------------------------------------------- launch geometry, buffers
 
 
+# The GPU's multiprocessor count, the value of `sm_count` in spec expressions (as kernelevo's
+# runner gives it); set by use_device_sm_count() once the harness has its GPU.
+SM_COUNT = None
+
+
+def use_device_sm_count(torch):
+    global SM_COUNT
+    SM_COUNT = torch.cuda.get_device_properties(torch.cuda.current_device()).multi_processor_count
+
+
 def names_for(dims, params):
     names = dict(dims)
     for k, v in (params or {}).items():
         if isinstance(v, int) and not isinstance(v, bool):
             names[k] = v
+    if SM_COUNT is not None:
+        names.setdefault("sm_count", SM_COUNT)
     return names
 
 
@@ -724,6 +736,7 @@ def main(argv):
         import torch
 
         torch.zeros(1, device="cuda")  # creates torch's context before the driver API uses it
+        use_device_sm_count(torch)
         import cuda_launch
 
         ctx["torch"], ctx["driver"] = torch, cuda_launch.Driver(torch.cuda.current_device())

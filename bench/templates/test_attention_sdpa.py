@@ -95,6 +95,13 @@ def test_geometry(kernelevo):
     few = att._shape(1, 1, 300, 1, 1, 1)
     grid, _, _ = ct.geometry(h, ct.names_for(few, persistent))
     assert grid == [1, 1, 1], grid
+    # ... and no more than the GPU's SMs (sm_count), as the launcher caps them.
+    ct.SM_COUNT = 114
+    try:
+        grid, _, _ = ct.geometry(h, ct.names_for(d, persistent))
+        assert grid == [114, 1, 1], grid
+    finally:
+        ct.SM_COUNT = 132
     return specs
 
 
@@ -347,6 +354,7 @@ def test_sdpa_calls_pin_the_backend_around_plain_calls():
 def main(argv):
     kernelevo = argv[1] if len(argv) > 1 else os.path.join(att.ROOT, "build", "tool", "kernelevo")
     test_flops()
+    ct.SM_COUNT = 132  # the specs' sm_count, as on an H100 or H200
     specs = test_geometry(kernelevo)
     test_hopper_arguments(specs)
     test_configs_within_constraints(specs)

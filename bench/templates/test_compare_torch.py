@@ -86,6 +86,26 @@ def test_geometry_and_metrics():
     assert ct.metric_bytes(dict(SPEC, metrics={"bytes": None}), names) is None
 
 
+def test_sm_count_is_the_devices_once_known():
+    persistent = dict(SPEC, launch={"grid": ["min(rows, sm_count)"], "block": ["BLOCK"], "shared_bytes": None})
+    assert "sm_count" not in ct.names_for({"rows": 4097}, {})
+
+    class Props:
+        multi_processor_count = 114
+
+    class FakeTorch:
+        class cuda:
+            current_device = staticmethod(lambda: 0)
+            get_device_properties = staticmethod(lambda i: Props)
+
+    try:
+        ct.use_device_sm_count(FakeTorch)
+        assert ct.geometry(persistent, ct.names_for({"rows": 4097}, {"BLOCK": 256}))[0] == [114]
+        assert ct.geometry(persistent, ct.names_for({"rows": 100}, {"BLOCK": 256}))[0] == [100]
+    finally:
+        ct.SM_COUNT = None
+
+
 def test_spec_launcher_passes_clusters_in_the_drivers_terms():
     calls = []
 
@@ -675,7 +695,8 @@ def test_tensor_map_arguments():
 
 
 def main():
-    tests = [test_expressions, test_geometry_and_metrics, test_spec_launcher_passes_clusters_in_the_drivers_terms,
+    tests = [test_expressions, test_geometry_and_metrics, test_sm_count_is_the_devices_once_known,
+             test_spec_launcher_passes_clusters_in_the_drivers_terms,
              test_winner_lookup, test_nvcc_command, test_kernel_arch,
              test_tolerances_and_errors, test_compile_setup, test_entries, test_markdown_table,
              test_host_bound_do_bench_cells, test_write_files,
@@ -685,6 +706,7 @@ def main():
         t()
         print(f"ok {t.__name__}")
     if len(sys.argv) > 1:
+        ct.SM_COUNT = 132  # the specs' sm_count, as on an H100 or H200
         test_real_specs(os.path.abspath(sys.argv[1]))
         print("ok test_real_specs")
         try:

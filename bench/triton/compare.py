@@ -103,6 +103,7 @@ def main(argv):
     import torch
 
     torch.manual_seed(0)
+    ct.use_device_sm_count(torch)
     lock = json.load(open(args.lockfile)) if os.path.exists(args.lockfile) else {}
     cap = torch.cuda.get_device_capability()
     arch = f"sm_{cap[0]}{cap[1]}"

@@ -91,6 +91,24 @@ TEST(ArgLayout, ErrorsNameTheExpression) {
   EXPECT_NE(big.error().message.find("block"), std::string::npos);
 }
 
+// sm_count: the device's multiprocessor count, as the runner gives it; a problem dimension or
+// parameter of that name would come first (the spec check refuses both).
+TEST(ArgLayout, SmCountIsTheDevicesWhereOneIsGiven) {
+  KernelSpec s = softmax_like();
+  s.launch.grid = {parse("min(rows, sm_count * 2)")};
+  Problem p;
+  p.dims = {{"rows", 1000}, {"cols", 8}};
+  auto h200 = resolve_problem(s, {{"BLOCK", Value(128)}}, p, 132);
+  ASSERT_TRUE(h200.ok()) << h200.error().to_string();
+  EXPECT_EQ(h200->launch.grid[0], 264u);
+  auto smaller = resolve_problem(s, {{"BLOCK", Value(128)}}, p, 114);
+  ASSERT_TRUE(smaller.ok());
+  EXPECT_EQ(smaller->launch.grid[0], 228u);
+  auto unknown = resolve_problem(s, {{"BLOCK", Value(128)}}, p);
+  ASSERT_FALSE(unknown.ok());
+  EXPECT_NE(unknown.error().message.find("sm_count"), std::string::npos) << unknown.error().message;
+}
+
 // launch.cluster: CTAs per cluster along x, the grid still counted in CTAs.
 TEST(ArgLayout, AClusterExpressionSetsTheClusterAndMustDivideTheGrid) {
   KernelSpec s = softmax_like();

@@ -82,6 +82,38 @@ TEST(SpecCheck, AValidateShapeThatCannotBeLaunchedIsAnError) {
       << errors[0].message;
 }
 
+// sm_count is the device's, known at launch: launch and argument expressions may use it, a
+// constraint (which decides the space on every device) may not, nor may a parameter or
+// problem dimension take its name.
+TEST(SpecCheck, SmCountServesLaunchesNotConstraints) {
+  KernelSpec spec = spec_with_count("n * B", 1024);
+  spec.launch.grid = {expr("min(n, sm_count * B)", 9)};
+  EXPECT_TRUE(check_spec(spec).empty());
+
+  spec.constraints = {expr("B <= sm_count", 4)};
+  auto errors = check_spec(spec);
+  ASSERT_EQ(errors.size(), 1u);
+  EXPECT_NE(errors[0].message.find("'sm_count' (the device's multiprocessor count) is known only "
+                                   "at launch"),
+            std::string::npos)
+      << errors[0].message;
+  EXPECT_EQ(errors[0].where.line, 4);
+
+  spec.constraints.clear();
+  spec.params.push_back(param("sm_count", {1}));
+  errors = check_spec(spec);
+  ASSERT_FALSE(errors.empty());
+  EXPECT_NE(errors[0].message.find("'sm_count' cannot name a parameter"), std::string::npos)
+      << errors[0].message;
+
+  spec.params.pop_back();
+  spec.problems = {Problem{{{"n", 1024}, {"sm_count", 8}}, {"kernelevo.yaml", 5, 16}}};
+  errors = check_spec(spec);
+  ASSERT_FALSE(errors.empty());
+  EXPECT_NE(errors[0].message.find("'sm_count' cannot name a problem dimension"), std::string::npos)
+      << errors[0].message;
+}
+
 TEST(SpecCheck, HugeSpacesAreCheckedQuickly) {
   KernelSpec spec = spec_with_count("n * 4 * B", k2To62);
   KernelSpec huge = testing::huge_spec();

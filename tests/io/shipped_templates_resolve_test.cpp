@@ -17,6 +17,7 @@ namespace {
 
 constexpr unsigned kMaxSharedBytes = 227 * 1024;  // an sm_90 block's opt-in limit
 constexpr unsigned kMaxThreads = 1024;
+constexpr int kH200Sms = 132;  // sm_count, as on an H100 or H200
 
 TEST(ShippedTemplates, ResolveAtTheirShapesAndSpreadPoints) {
   const std::string dir = std::string(KERNELEVO_SOURCE_DIR) + "/templates";
@@ -32,7 +33,7 @@ TEST(ShippedTemplates, ResolveAtTheirShapesAndSpreadPoints) {
     for (const auto& point : points) {
       const ParamSet params = space.to_params(point);
       const auto check = [&](const Problem& problem, bool tuned) {
-        const auto r = resolve_problem(spec, params, problem);
+        const auto r = resolve_problem(spec, params, problem, kH200Sms);
         ASSERT_TRUE(r.ok()) << spec.id << " at " << problem.to_string() << ": "
                             << r.error().to_string();
         EXPECT_LE(r->launch.shared_bytes, kMaxSharedBytes) << spec.id << " " << problem.to_string();

@@ -198,7 +198,7 @@ TEST(SpecYaml, LetNamesAnExpressionForTheOthers) {
 TEST(SpecYaml, BrokenLetsNameTheirLine) {
   const SpecParse p = parse_marked_block(
       block_of("kernel: k\nparams: {VEC: [1]}\nlet:\n  A: \"VEC +\"\n  VEC: \"2\"\n"
-               "  min: \"1\"\n  cols: \"3\"\nproblems: [{cols: 8}]\n"
+               "  min: \"1\"\n  cols: \"3\"\n  sm_count: \"4\"\nproblems: [{cols: 8}]\n"
                "args: [{name: n, type: int, value: 1}]\nlaunch: {grid: 1, block: 1}\n"),
       "t.cu");
   std::vector<std::string> errors;
@@ -207,8 +207,10 @@ TEST(SpecYaml, BrokenLetsNameTheirLine) {
             (std::vector<std::string>{
                 "t.cu:5:12: error: unexpected end of expression in expression \"VEC +\"; "
                 "expected a number, a name, '(', '-' or '!'",
-                "t.cu:7:3: error: let name 'min' must be an identifier other than min, max and "
-                "ceil_div",
+                "t.cu:7:3: error: let name 'min' must be an identifier other than min, max, "
+                "ceil_div and sm_count",
+                "t.cu:9:3: error: let name 'sm_count' must be an identifier other than min, max, "
+                "ceil_div and sm_count",
                 "t.cu:6:3: error: let 'VEC' has the name of a parameter; rename it",
                 "t.cu:8:3: error: let 'cols' has the name of a problem dimension; rename it"}));
 }

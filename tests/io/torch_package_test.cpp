@@ -144,7 +144,7 @@ TEST(TorchSignature, RefusesNamesPythonCannotTake) {
 }
 
 // What the generated launcher cannot do yet is refused by name, before anything is written.
-TEST(TorchSignature, RefusesTensorMapsAndClusters) {
+TEST(TorchSignature, RefusesTensorMapsClustersAndSmCount) {
   KernelSpec spec = gated_spec();
   ArgSpec map;
   map.name = "map_x";
@@ -167,6 +167,17 @@ TEST(TorchSignature, RefusesTensorMapsAndClusters) {
             "gated launches thread-block clusters (launch.cluster), which export --torch does "
             "not launch yet");
   EXPECT_EQ(sig.error().where.line, 9);
+
+  spec = gated_spec();
+  auto persistent = Expr::parse("min(n, sm_count)", SourceLocation{"g.cu", 11, 9});
+  ASSERT_TRUE(persistent.ok());
+  spec.launch.grid = {std::move(persistent).value()};
+  sig = torch_signature(spec);
+  ASSERT_FALSE(sig.ok());
+  EXPECT_EQ(sig.error().message,
+            "gated uses sm_count (the device's multiprocessor count), which export --torch does "
+            "not evaluate yet");
+  EXPECT_EQ(sig.error().where.line, 11);
 }
 
 TEST(TorchPackage, KernelJsonMatchesGolden) {

@@ -150,5 +150,19 @@ TEST_F(TritonLauncherGen, BucketsNeedTheSizeAsAnArgument) {
       << part.error().message;
 }
 
+TEST_F(TritonLauncherGen, AGridOfSmCountIsRefusedByName) {
+  KernelSpec spec = load_.specs[0];
+  auto grid = Expr::parse("min(rows, sm_count)", SourceLocation{"k.py", 12, 9});
+  ASSERT_TRUE(grid.ok());
+  spec.launch.grid = {std::move(grid).value()};
+  const auto part = generate_triton_launcher(spec, {image("sm_90", "CD", 256, std::nullopt)});
+  ASSERT_FALSE(part.ok());
+  EXPECT_EQ(part.error().message,
+            "the launch grid of kernel " + spec.id +
+                " uses sm_count (the device's multiprocessor count), which Triton kernels' "
+                "launchers do not evaluate yet");
+  EXPECT_EQ(part.error().where.line, 12);
+}
+
 }  // namespace
 }  // namespace kev

@@ -18,10 +18,12 @@ std::size_t ResolvedProblem::buffer_bytes() const {
 
 namespace {
 
-NameLookup make_lookup(const ParamSet& params, const Problem& problem) {
-  return [&params, &problem](std::string_view name) -> std::optional<std::int64_t> {
+NameLookup make_lookup(const ParamSet& params, const Problem& problem,
+                       std::optional<int> sm_count) {
+  return [&params, &problem, sm_count](std::string_view name) -> std::optional<std::int64_t> {
     if (auto it = problem.dims.find(std::string(name)); it != problem.dims.end()) return it->second;
     if (auto it = params.find(std::string(name)); it != params.end()) return it->second.as_int();
+    if (name == kSmCountName && sm_count) return *sm_count;
     return std::nullopt;
   };
 }
@@ -123,9 +125,29 @@ std::string tensor_map_unusable(const ResolvedTensorMap& map, std::uint64_t addr
   return {};
 }
 
+const Expr* first_using_sm_count(const KernelSpec& spec) {
+  std::vector<const Expr*> all;
+  for (const auto& a : spec.args) {
+    if (a.count) all.push_back(&*a.count);
+    if (a.value_expr) all.push_back(&*a.value_expr);
+    if (a.tensor_map) {
+      for (const auto& e : a.tensor_map->dims) all.push_back(&e);
+      for (const auto& e : a.tensor_map->box) all.push_back(&e);
+    }
+  }
+  for (const auto& e : spec.launch.grid) all.push_back(&e);
+  for (const auto& e : spec.launch.block) all.push_back(&e);
+  for (const auto* e :
+       {&spec.launch.shared_bytes, &spec.launch.cluster, &spec.metric_bytes, &spec.metric_flops})
+    if (*e) all.push_back(&**e);
+  const auto it = std::find_if(
+      all.begin(), all.end(), [](const Expr* e) { return e->mentions(std::string(kSmCountName)); });
+  return it == all.end() ? nullptr : *it;
+}
+
 Result<ResolvedProblem> resolve_problem(const KernelSpec& spec, const ParamSet& params,
-                                        const Problem& problem) {
-  const NameLookup lookup = make_lookup(params, problem);
+                                        const Problem& problem, std::optional<int> sm_count) {
+  const NameLookup lookup = make_lookup(params, problem, sm_count);
   ResolvedProblem out;
   for (std::size_t i = 0; i < spec.args.size(); ++i) {
     const ArgSpec& a = spec.args[i];

@@ -4,6 +4,7 @@
 #include <array>
 #include <cstdint>
 #include <optional>
+#include <string_view>
 #include <vector>
 
 #include "core/compiler.h"
@@ -72,9 +73,18 @@ inline void apply_image_launch(const ImageLaunch& image, ResolvedLaunch& launch)
   }
 }
 
-// Names resolve to problem dimensions first, then integer parameters.
+// The name an expression uses for the device's multiprocessor count (a persistent grid of a
+// CTA per SM): known at launch, on the device that runs the kernel.
+inline constexpr std::string_view kSmCountName = "sm_count";
+
+// The first of the spec's argument, launch and metric expressions that uses `sm_count`, or null.
+[[nodiscard]] const Expr* first_using_sm_count(const KernelSpec& spec);
+
+// Names resolve to problem dimensions first, then integer parameters, then `sm_count` (the
+// device's multiprocessor count, where one is given; without, a name that is undefined).
 [[nodiscard]] Result<ResolvedProblem> resolve_problem(const KernelSpec& spec,
                                                       const ParamSet& params,
-                                                      const Problem& problem);
+                                                      const Problem& problem,
+                                                      std::optional<int> sm_count = std::nullopt);
 
 }  // namespace kev

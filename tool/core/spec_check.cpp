@@ -37,6 +37,11 @@ std::string in_expression(const Expr& e, const std::string& name) {
   return " in expression " + quote_expression(e.text(), name_offset(e, name));
 }
 
+std::string reserved_sm_count(const std::string& what) {
+  return std::string("'") + std::string(kSmCountName) + "' cannot name " + what +
+         ": it is the device's multiprocessor count in expressions";
+}
+
 std::string list_names(const std::set<std::string>& names) {
   std::string s;
   for (const auto& n : names) s += (s.empty() ? "" : ", ") + n;
@@ -44,6 +49,9 @@ std::string list_names(const std::set<std::string>& names) {
 }
 
 constexpr std::uint64_t kLaunchChecksInOrder = 256;
+// What `sm_count` stands for where no device is at hand: whether a launch resolves at all
+// (an H100's or H200's count).
+constexpr int kStandInSmCount = 132;
 constexpr int kLaunchChecksAtRandom = 32;
 
 // An error when no configuration tried resolves (arguments, launch geometry and metrics for
@@ -63,7 +71,7 @@ std::optional<Error> unlaunchable(const KernelSpec& spec, const SpecSpace& space
     ++tried;
     const ParamSet params = space.to_params(p);
     for (const Problem* shape : shapes) {
-      auto resolved = resolve_problem(spec, params, *shape);
+      auto resolved = resolve_problem(spec, params, *shape, kStandInSmCount);
       if (resolved) continue;
       if (!first) {
         first = resolved.error();
@@ -196,14 +204,30 @@ std::vector<Error> check_spec(const KernelSpec& spec, bool names_only, std::uint
   for (const auto& p : spec.problems) shapes.push_back(&p);
   for (const auto& p : spec.validate) shapes.push_back(&p);
   for (const Problem* shape : shapes)
-    for (const auto& [name, value] : shape->dims)
+    for (const auto& [name, value] : shape->dims) {
       if (params.count(name))
         errors.push_back(make_error("problem dimension '" + name + "' has the name of a parameter",
                                     shape->where));
+      if (name == kSmCountName)
+        errors.push_back(make_error(reserved_sm_count("a problem dimension"), shape->where));
+    }
+  for (const auto& p : spec.params)
+    if (p.name == kSmCountName)
+      errors.push_back(make_error(reserved_sm_count("a parameter"), p.where));
   const std::set<std::string> common_dims = shared_dims(shapes);
 
-  const auto check_names = [&](const Expr& e) {
+  // `device_known`: the expression is evaluated at launch, where `sm_count` has a value.
+  const auto check_names = [&](const Expr& e, bool device_known = true) {
     for (const auto& name : e.names()) {
+      if (name == kSmCountName && !params.count(name) && !common_dims.count(name)) {
+        if (!device_known)
+          errors.push_back(make_error(
+              "'sm_count' (the device's multiprocessor count) is known only at launch" +
+                  in_expression(e, name) +
+                  ": a constraint must hold on every device (use it in launch, args or metrics)",
+              name_location(e, name)));
+        continue;
+      }
       if (params.count(name)) {
         const ParamSpec* p = spec.param(name);
         const bool all_int = std::all_of(p->values.begin(), p->values.end(),
@@ -230,7 +254,7 @@ std::vector<Error> check_spec(const KernelSpec& spec, bool names_only, std::uint
                      name_location(e, name)));
     }
   };
-  for (const auto& c : spec.constraints) check_names(c);
+  for (const auto& c : spec.constraints) check_names(c, false);
   for (const auto& a : spec.args) {
     if (a.count) check_names(*a.count);
     if (a.value_expr) check_names(*a.value_expr);

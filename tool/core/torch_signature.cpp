@@ -5,6 +5,8 @@
 #include <cctype>
 #include <set>
 
+#include "core/arg_layout.h"
+
 namespace kev {
 namespace {
 
@@ -136,6 +138,11 @@ Result<TorchSignature> torch_signature(const KernelSpec& spec) {
                           " launches thread-block clusters (launch.cluster), which export "
                           "--torch does not launch yet",
                       spec.launch.cluster->origin());
+  if (const Expr* e = first_using_sm_count(spec))
+    return make_error(spec.id +
+                          " uses sm_count (the device's multiprocessor count), which export "
+                          "--torch does not evaluate yet",
+                      e->origin());
   for (const ArgSpec& a : spec.args) {
     if (!is_python_identifier(a.name))
       return make_error("argument '" + a.name + "' of " + spec.id +

@@ -36,7 +36,7 @@ class Module {
 
 // What the candidate takes of the GPU (the driver's view of the loaded image); the dynamic
 // shared memory is the launch's at the largest tuned problem.
-KernelResources resources_of(CUfunction fn, const RunRequest& request) {
+KernelResources resources_of(CUfunction fn, const RunRequest& request, int sm_count) {
   KernelResources r;
   int v = 0;
   if (cuFuncGetAttribute(&v, CU_FUNC_ATTRIBUTE_NUM_REGS, fn) == CUDA_SUCCESS) r.registers = v;
@@ -46,7 +46,7 @@ KernelResources resources_of(CUfunction fn, const RunRequest& request) {
     r.local_bytes = v;
   unsigned dynamic = 0;
   for (const auto& p : request.spec.problems)
-    if (auto layout = resolve_problem(request.spec, request.params, p))
+    if (auto layout = resolve_problem(request.spec, request.params, p, sm_count))
       dynamic = std::max(dynamic, layout->launch.shared_bytes);
   if (request.candidate.launch.shared_bytes) dynamic = *request.candidate.launch.shared_bytes;
   r.shared_bytes += static_cast<int>(dynamic);
@@ -150,7 +150,8 @@ RunReport DriverRunner::run(const RunRequest& request) {
       return finish(pr.disposition, failed_shape_detail(pr));
   }
   summarize_passed(report);
-  if (report.outcome.passed()) report.outcome.resources = resources_of(candidate, request);
+  if (report.outcome.passed())
+    report.outcome.resources = resources_of(candidate, request, info_.sms);
   report.context_lost = context_lost_;
   return report;
 }

@@ -125,7 +125,7 @@ Failure ShapeRun::encode_maps(const std::vector<std::vector<CUdeviceptr>>& point
 }
 
 Failure ShapeRun::setup() {
-  auto layout = resolve_problem(req_.spec, req_.params, problem_);
+  auto layout = resolve_problem(req_.spec, req_.params, problem_, r_.info_.sms);
   if (!layout) return fail(Disposition::invalid, layout.error().to_string());
   layout_ = std::move(layout).value();
   apply_image_launch(req_.candidate.launch, layout_.launch);
@@ -133,7 +133,7 @@ Failure ShapeRun::setup() {
   auto [it, fresh] = r_.shapes_.try_emplace(key);
   data_ = &it->second;
   if (fresh) {
-    auto ref_layout = resolve_problem(req_.spec, req_.reference_params, problem_);
+    auto ref_layout = resolve_problem(req_.spec, req_.reference_params, problem_, r_.info_.sms);
     if (!ref_layout)
       return fail(Disposition::invalid, "reference: " + ref_layout.error().to_string());
     data_->reference_layout = std::move(ref_layout).value();

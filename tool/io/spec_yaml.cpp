@@ -13,6 +13,7 @@
 #include <optional>
 #include <unordered_set>
 
+#include "core/arg_layout.h"
 #include "core/python_source.h"
 #include "core/scalar_codec.h"
 #include "core/source_lexer.h"
@@ -840,9 +841,10 @@ std::vector<Let> parse_lets(const YAML::Node& n, const Ctx& ctx) {
   for (auto it = n.begin(); it != n.end(); ++it) {
     const std::string name = it->first.IsScalar() ? it->first.Scalar() : std::string("?");
     const SourceLocation where = ctx.at(it->first);
-    if (!is_identifier(name) || name == "min" || name == "max" || name == "ceil_div") {
-      ctx.error(where,
-                "let name '" + name + "' must be an identifier other than min, max and ceil_div");
+    if (!is_identifier(name) || name == "min" || name == "max" || name == "ceil_div" ||
+        name == kSmCountName) {
+      ctx.error(where, "let name '" + name +
+                           "' must be an identifier other than min, max, ceil_div and sm_count");
       continue;
     }
     if (std::any_of(lets.begin(), lets.end(), [&](const Let& l) { return l.name == name; })) {

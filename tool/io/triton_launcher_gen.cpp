@@ -6,6 +6,8 @@
 #include <set>
 #include <sstream>
 
+#include "core/arg_layout.h"
+
 namespace kev {
 
 namespace {
@@ -292,6 +294,11 @@ Result<TritonLauncher> generate_triton_launcher(const KernelSpec& spec,
     std::map<std::string, std::string> with_params = names;
     for (const auto& p : spec.params) with_params[p.name] = "P_" + p.name;
     grid[d] = substitute(spec.launch.grid[d].text(), with_params, unknown);
+    if (unknown.count(std::string(kSmCountName)))
+      return make_error("the launch grid of kernel " + spec.id +
+                            " uses sm_count (the device's multiprocessor count), which Triton "
+                            "kernels' launchers do not evaluate yet",
+                        spec.launch.grid[d].origin());
     for (const auto& u : unknown)
       return make_error("the launch grid of kernel " + spec.id + " uses '" + u +
                             "', which no scalar argument carries (an argument such as {name: " + u +
