@@ -21,6 +21,7 @@
 # so a hung kernel ends its step, not the run.
 set -uo pipefail
 out=${1:?usage: bench/templates/attention-run.sh OUT_DIR}
+mkdir -p "$out" && out=$(cd "$out" && pwd)  # absolute: the tunes run from their project's folder
 root=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$root" || exit 1
 r=$out/r
@@ -35,13 +36,15 @@ lock=$r/kernelevo.lock.json
 [[ -n ${LOCKFILE:-} ]] && cp "$LOCKFILE" "$lock"
 params=()
 [[ -n ${PARAMS:-} ]] && params=(--params "$PARAMS")
-src=templates/attention_fwd.cu
+src=$root/templates/attention_fwd.cu
+project=$root  # where the tunes run: the lockfile names the source from there
 if [[ ${PER_SHAPE:-0} == 1 ]]; then
   step "per-shape form: kernelevo init --template attention_fwd --dispatch batch"
   mkdir -p "$r/per-shape"
   (cd "$r/per-shape" && KERNELEVO_TEMPLATES_DIR="$root/templates" "$kev" init --template attention_fwd \
     --dispatch batch --force) || exit 1
-  src=$r/per-shape/attention_fwd.cu
+  project=$r/per-shape
+  src=$project/attention_fwd.cu
 fi
 
 step "attention_fwd_sm90 and its fp16 form at their source defaults on the validate shapes"
@@ -71,9 +74,10 @@ fi
 for k in ${KERNELS-attention_fwd_sm90}; do
   step "tune $k"
   # shellcheck disable=SC2046
-  timeout 600 "$kev" tune "$src" --kernel "$k" --strategy "${STRATEGY:-exhaustive}" \
+  # (the per-shape copy is its own project: a tune runs from the folder of the source it tunes)
+  (cd "$project" && timeout 600 "$kev" tune "${src#"$project"/}" --kernel "$k" --strategy "${STRATEGY:-exhaustive}" \
     --budget "${BUDGET:-60}" --time "${TUNE_TIME:-170s}" --trace "$r/trace_$k.jsonl" --lockfile "$lock" \
-    $([[ ${MEMCHECK:-1} == 1 ]] && echo --memcheck) --format json > "$r/tune_$k.json" 2> "$r/tune_$k.log"
+    $([[ ${MEMCHECK:-1} == 1 ]] && echo --memcheck) --format json > "$r/tune_$k.json" 2> "$r/tune_$k.log")
   echo "exit $?"
   tail -6 "$r/tune_$k.log"
   gzip -f "$r/trace_$k.jsonl" 2>/dev/null

@@ -122,6 +122,30 @@ class FakeDriver:
         return ("map", len(self.maps))
 
 
+def test_our_launch_passes_the_decode_kernels_clusters(specs):
+    """A decode winner in clusters (ATT_DEC_CLUSTER) is launched in clusters: the driver's
+    launcher gets the cluster size and the grid in clusters (a launch without them ran the
+    cluster's shared-memory loads on CTAs of no cluster: an illegal instruction on the GPU)."""
+    calls = []
+
+    class Driver:
+        def allow_dynamic_shared(self, fn, nbytes):
+            calls.append(("shared", nbytes))
+
+        def launcher(self, fn, grid, block, shared, stream, args, cluster=1):
+            calls.append(("launch", grid, block, cluster))
+            return "launch"
+
+    dec = specs[att.DECODE]
+    d = att._shape(32, 1, 4096, 32, 4, 0)
+    params = dict(dec["defaults"], ATT_DEC_CLUSTER=2, ATT_DEC_BLOCKS=264, ATT_DEC_MIN_TILES=1,
+                  ATT_DEC_BN=32, ATT_DEC_WARPS_N=4)
+    launch, geometry = att.our_launch(Driver(), "fn", dec, ct.names_for(d, params), 0, [])
+    assert launch == "launch"
+    assert geometry["grid"] == [2, 128, 1] and geometry["cluster"] == 2, geometry
+    assert calls[-1] == ("launch", [1, 128, 1], [128], 2), calls
+
+
 def test_hopper_arguments(specs):
     # The Hopper kernel's arguments: pointers and scalars in order, then a 4-D tensor map of
     # each operand over [batch, seq, heads, head_dim] (innermost first), one head and a tile of
@@ -356,6 +380,7 @@ def main(argv):
     test_flops()
     ct.SM_COUNT = 132  # the specs' sm_count, as on an H100 or H200
     specs = test_geometry(kernelevo)
+    test_our_launch_passes_the_decode_kernels_clusters(specs)
     test_hopper_arguments(specs)
     test_configs_within_constraints(specs)
     test_kernels_option()
