@@ -156,6 +156,7 @@ def main(argv):
     import torch
 
     torch.zeros(1, device="cuda")
+    ct.use_device_sm_count(torch)
 
     driver = cuda_launch.Driver(torch.cuda.current_device())
     timers = make_timers(torch, a.timers.split(","), a.rep_ms)
