@@ -349,9 +349,7 @@ def mismatch(torch, got, ref, rtol, atol):
 
 
 def do_bench_cell(meta, us, host_us):
-    """A do_bench figure, marked † where it may hold host time (compare_torch.host_bound)."""
-    mark = "†" if ct.host_bound(host_us, meta.get("clearing_us")) else ""
-    return f"{us:.1f}{mark}"
+    return ct.results_table.dobench_cell(us, host_us, meta.get("clearing_us"))
 
 
 def table(meta, rows):
@@ -391,10 +389,9 @@ def table(meta, rows):
                        f"{do_bench_cell(meta, r['ours_do_bench_us'], r.get('ours_host_us'))} | | {ver} |")
     out += ["", "ours / SDPA: SDPA's time over ours (above 1: ours is faster)."]
     if any("†" in line for line in out):
-        out.append(f"†: issuing the call took the host longer than do_bench's L2 clearing keeps the GPU busy "
-                   f"({meta['clearing_us']:.0f} us), so that do_bench figure may hold host time, not only the "
-                   "kernel's (the CUDA-events timer's flush, a write and a read of the buffer, keeps the GPU busy "
-                   "about twice as long).")
+        out.append(ct.results_table.host_bound_note(
+            meta["clearing_us"], " (the CUDA-events timer's flush, a write and a read of the buffer, keeps the GPU "
+                                 "busy about twice as long)"))
     return "\n".join(out) + "\n"
 
 

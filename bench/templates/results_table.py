@@ -57,12 +57,22 @@ def host_bound(host_us, clearing_us):
     return host_us is not None and clearing_us is not None and host_us >= clearing_us
 
 
-def _dobench(row, key, meta):
-    """A do_bench cell, marked † where issuing the call may have been charged (host_bound)."""
-    text = _num(row.get(f"{key}_us_dobench"), ".1f")
-    if text != "-" and host_bound(row.get(f"{key}_host_us"), (meta or {}).get("clearing_us")):
+def dobench_cell(us, host_us, clearing_us):
+    """A do_bench figure, marked † where issuing the call may have been charged (host_bound)."""
+    text = _num(us, ".1f")
+    if text != "-" and host_bound(host_us, clearing_us):
         text += "†"
     return text
+
+
+def host_bound_note(clearing_us, also=""):
+    """The footnote of a table with † cells; `also` follows its sentence."""
+    return (f"†: issuing the call took the host longer than do_bench's L2 clearing keeps the GPU busy "
+            f"({clearing_us:.0f} us), so that do_bench figure may hold host time, not only the kernels'{also}.")
+
+
+def _dobench(row, key, meta):
+    return dobench_cell(row.get(f"{key}_us_dobench"), row.get(f"{key}_host_us"), (meta or {}).get("clearing_us"))
 
 
 def row_cells(row, meta=None):
@@ -116,9 +126,7 @@ def markdown(meta, rows):
               "others), checked against eager (compile agree) and timed by both timers; ratio compile/ours > 1:",
               "ours is faster."]
     if any("†" in line for line in lines):
-        lines += ["", f"†: issuing the call took the host longer than do_bench's L2 clearing keeps the GPU busy "
-                      f"({meta['clearing_us']:.0f} us), so that do_bench figure may hold host time, not only the "
-                      "kernels'."]
+        lines += ["", host_bound_note(meta["clearing_us"])]
     notes = meta.get("notes") or []
     if notes:
         lines += [""] + [f"- {n}" for n in notes]
