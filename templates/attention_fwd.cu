@@ -1835,6 +1835,9 @@ problems:
   # short sequences, where the schedule (ATT90_CTAS) matters most
   - {batch: 16, seq_q: 1024, seq_k: 1024, heads: 32, kv_heads: 4, head_dim: 128, causal: 1}
   - {batch: 16, seq_q: 1024, seq_k: 1024, heads: 32, kv_heads: 4, head_dim: 128, causal: 0}
+  # one long sequence: a bucket of its own when tuned per batch (init --dispatch batch)
+  - {batch: 1, seq_q: 16384, seq_k: 16384, heads: 32, kv_heads: 4, head_dim: 128, causal: 1}
+  - {batch: 1, seq_q: 16384, seq_k: 16384, heads: 32, kv_heads: 4, head_dim: 128, causal: 0}
 validate:
   - {batch: 1, seq_q: 77, seq_k: 77, heads: 4, kv_heads: 1, head_dim: 64, causal: 1}
   - {batch: 2, seq_q: 33, seq_k: 150, heads: 6, kv_heads: 2, head_dim: 128, causal: 1}
