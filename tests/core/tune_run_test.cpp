@@ -61,6 +61,18 @@ class TuneRunTest : public ::testing::Test {
   TuneRunOptions options;
 };
 
+// tune --timeout: a long sequence's reference needs more than an evaluation's default limit.
+TEST_F(TuneRunTest, TheEvaluationTimeLimitReachesTheEvaluator) {
+  const KernelSpec spec = spec_with("scale", 2);
+  options.timeout_seconds = 120.0;
+  ASSERT_TRUE(tune({&spec}).ok());
+  ASSERT_EQ(backend.evaluator_options.size(), 1u);
+  EXPECT_EQ(backend.evaluator_options.front().timeout_seconds, 120.0);
+  options.timeout_seconds = 0.0;  // not given: the runner's own default
+  ASSERT_TRUE(tune({&spec}).ok());
+  EXPECT_EQ(backend.evaluator_options.back().timeout_seconds, 0.0);
+}
+
 TEST_F(TuneRunTest, TunesOneKernelAndLocksTheFastestPoint) {
   const KernelSpec spec = spec_with("scale", 4);
   auto rows = tune({&spec});

@@ -96,6 +96,7 @@ class FakeTuneBackend final : public TuneBackend {
   std::function<std::optional<double>(const ParamSet&, const std::vector<Problem>&)>
       time_on_problems;
   std::vector<std::vector<Problem>> evaluated_problems;  // each evaluator's problems, in order
+  std::vector<KernelEvaluatorOptions> evaluator_options;  // each evaluator's options, in order
   // When set, what a passed point's compiled kernel takes of the GPU (spec objectives).
   std::function<KernelResources(const ParamSet&)> resources_of;
   double baseline_us = 200.0;  // the source defaults: slower than every point the tests search
@@ -180,10 +181,12 @@ class FakeTuneBackend final : public TuneBackend {
   };
 
   std::unique_ptr<KernelEvaluator> evaluator(const KernelSpec& spec, const SearchSpace& space,
-                                             int gpu, const KernelEvaluatorOptions&) override {
+                                             int gpu,
+                                             const KernelEvaluatorOptions& options) override {
     {
       std::lock_guard lock(mutex);
       evaluated_problems.push_back(spec.problems);
+      evaluator_options.push_back(options);
     }
     return std::make_unique<Evaluator>(*this, space, gpu, spec.problems);
   }

@@ -32,6 +32,7 @@ struct TuneOptions {
   std::string l2 = "clean";      // --l2 clean|dirty: the L2 state every timed run starts from
   std::string compiler = "nvcc";  // --compiler nvcc|nvrtc: what compiles device-only sources
   std::string report;            // --report DIR: write the run's reports there
+  std::string timeout;           // --timeout 90s|5m: one evaluation's limit, references included
 };
 
 // --compiler as the tuner's choice for CUDA C++ without host code.
@@ -44,6 +45,9 @@ inline constexpr std::uint64_t kDefaultBudget = 200;
 
 // The budget the options ask for (--budget, --time, else the default).
 Result<TuneBudget> tune_budget(const TuneOptions& options);
+
+// --timeout in seconds, from 1 s to 1 h; 0 when not given (the runner's default, 20 s).
+Result<double> tune_timeout(const TuneOptions& options);
 
 // The GPUs --gpus names: empty is GPU 0; "N" is GPU N; "0,1" a list (sorted, no repeats);
 // "all" is an empty list: every GPU the machine has, found by asking workers.

@@ -39,6 +39,8 @@ int tune_specs(const TuneOptions& options, std::vector<RunChange>* changes) {
                              ExitCode::environment));
   auto budget = tune_budget(options);
   if (!budget) return report(budget.error());
+  auto timeout = tune_timeout(options);
+  if (!timeout) return report(timeout.error());
   KernelSelection kernels = select_kernels(options.paths, options.kernel);
   if (kernels.exit_code != 0) return kernels.exit_code;
   std::vector<const KernelSpec*>& selected = kernels.selected;
@@ -77,6 +79,7 @@ int tune_specs(const TuneOptions& options, std::vector<RunChange>* changes) {
   run.budget = *budget;
   run.memcheck = options.memcheck;
   run.dirty_l2 = options.l2 == "dirty";
+  run.timeout_seconds = *timeout;
   run.device_code = device_code_of(options);
   run.gpus_named = !options.gpus.empty();
   const auto store = make_tune_store(options, selected.size());

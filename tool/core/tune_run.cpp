@@ -355,6 +355,7 @@ Result<std::vector<KernelRow>> tune_kernel(const KernelSpec& spec,
   context.options.arch = gpus.front()->info.arch;
   context.options.seed = run.options.seed;
   context.options.dirty_l2 = run.options.dirty_l2;
+  context.options.timeout_seconds = run.options.timeout_seconds;
   context.options.device_code = run.options.device_code;
   // A current evolved variant is what the build compiles, so it is what is tuned.
   if (auto lock = run.store.read_lockfile(); lock) {

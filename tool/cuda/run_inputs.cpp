@@ -1,4 +1,5 @@
 #include <algorithm>
+#include <cstdio>
 #include <thread>
 
 #include "core/poison.h"
@@ -51,9 +52,11 @@ Failure ShapeRun::wait(const char* what) {
     if (q != CUDA_ERROR_NOT_READY) return after_launch(q, what);
     if (Clock::now() > deadline_) {
       context_lost = true;  // the kernel is still running: only a new process gets the GPU back
+      char limit[32];
+      std::snprintf(limit, sizeof limit, "%g", req_.timing.timeout_seconds);
       return fail(Disposition::timeout,
-                  std::string(what) + ": still running after " +
-                      std::to_string(req_.timing.timeout_seconds) + " s",
+                  std::string(what) + ": still running after " + limit +
+                      " s (one evaluation's limit; kernelevo tune --timeout sets it)",
                   true);
     }
     std::this_thread::sleep_for(std::chrono::microseconds(50));
