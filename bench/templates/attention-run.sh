@@ -17,7 +17,8 @@
 # bench/templates/attention-configs.sh beside them too (r/configs/), KEV and KEEP_KEV
 # (bench/gpu-run-common.sh), PER_SHAPE=1 (tune and compare the per-shape copy that `kernelevo
 # init --template attention_fwd --dispatch batch` makes in OUT_DIR/r/per-shape: a winner per
-# batch of the spec's problems, each shape served by its bucket's). Each step has a time limit,
+# batch of the spec's problems, each shape served by its bucket's), TUNE_TIMEOUT (kernelevo tune
+# --timeout: one evaluation's limit, its reference's runs included). Each step has a time limit,
 # so a hung kernel ends its step, not the run.
 set -uo pipefail
 out=${1:?usage: bench/templates/attention-run.sh OUT_DIR}
@@ -77,7 +78,7 @@ for k in ${KERNELS-attention_fwd_sm90}; do
   # (the per-shape copy is its own project: a tune runs from the folder of the source it tunes)
   (cd "$project" && timeout 600 "$kev" tune "${src#"$project"/}" --kernel "$k" --strategy "${STRATEGY:-exhaustive}" \
     --budget "${BUDGET:-60}" --time "${TUNE_TIME:-170s}" --trace "$r/trace_$k.jsonl" --lockfile "$lock" \
-    $([[ ${MEMCHECK:-1} == 1 ]] && echo --memcheck) --format json > "$r/tune_$k.json" 2> "$r/tune_$k.log")
+    $([[ ${MEMCHECK:-1} == 1 ]] && echo --memcheck) ${TUNE_TIMEOUT:+--timeout "$TUNE_TIMEOUT"} --format json > "$r/tune_$k.json" 2> "$r/tune_$k.log")
   echo "exit $?"
   tail -6 "$r/tune_$k.log"
   gzip -f "$r/trace_$k.jsonl" 2>/dev/null
