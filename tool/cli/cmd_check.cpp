@@ -11,6 +11,7 @@
 #include "cli/command.h"
 #include "cli/gate_common.h"
 #include "cli/gpu_measurer.h"
+#include "cli/timeout_option.h"
 #include "core/check.h"
 #include "io/hash.h"
 #include "io/lockfile_json.h"
@@ -30,6 +31,7 @@ struct CheckArgs {
   std::string report_json;
   std::string report_md;
   std::string compile_settings;
+  std::string timeout;  // --timeout
 };
 
 // KERNELEVO_REQUIRE_GPU as the environment of this run has it: 1, on, true, yes or y (any
@@ -56,6 +58,8 @@ int no_gpu(const kev::Error& error, bool require_gpu) {
 
 int run_check_command(const CheckArgs& args) {
   const bool require_gpu = args.require_gpu || (args.require_gpu_from_env && env_requires_gpu());
+  const auto timeout = kev::cli::evaluation_timeout(args.timeout);
+  if (!timeout) return kev::cli::report(timeout.error());
   auto lock = kev::read_lockfile_or_empty(args.lockfile);
   if (!lock) return kev::cli::report(lock.error());
 
@@ -80,7 +84,7 @@ int run_check_command(const CheckArgs& args) {
     if (!m) return kev::cli::report(m.error());
     measurer = std::move(*m);
   } else {
-    auto m = kev::cli::make_gpu_measurer({args.device, args.seed});
+    auto m = kev::cli::make_gpu_measurer({args.device, args.seed, *timeout});
     if (!m) {
       if (m.error().code == kev::ExitCode::environment) return no_gpu(m.error(), require_gpu);
       return kev::cli::report(m.error());
@@ -142,6 +146,7 @@ kev::cli::CommandRegistrar reg{
                     "--require-gpu when KERNELEVO_REQUIRE_GPU is 1, on, true, yes or y in the "
                     "environment (the CMake module's tests: KERNELEVO_REQUIRE_GPU=1 ctest)");
       sub->add_option("--device", args.device, "GPU index (default 0)");
+      sub->add_option("--timeout", args.timeout, kev::cli::kTimeoutHelp);
       sub->add_option("--replay", args.replay,
                       "Measure from a kernelevo trace instead of the GPU (repeatable)");
       sub->add_option("--arch", args.arch,

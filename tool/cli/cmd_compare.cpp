@@ -9,6 +9,7 @@
 #include "cli/command.h"
 #include "cli/gate_common.h"
 #include "cli/gpu_measurer.h"
+#include "cli/timeout_option.h"
 #include "core/compare_gate.h"
 #include "io/lockfile_json.h"
 
@@ -28,6 +29,7 @@ struct CompareArgs {
   std::string report_json;
   std::string report_md;
   std::string compile_settings;
+  std::string timeout;  // --timeout
   double pause_after_worktree_s = 0;
 };
 
@@ -49,6 +51,8 @@ int run_compare_command(const CompareArgs& args) {
   const bool replay = !args.replay_head.empty() || !args.replay_base.empty();
   if (replay && (args.replay_head.empty() || args.replay_base.empty()))
     return kev::cli::report(kev::make_error("replay needs both --replay-base and --replay-head"));
+  const auto timeout = kev::cli::evaluation_timeout(args.timeout);
+  if (!timeout) return kev::cli::report(timeout.error());
 
   auto head_lock = kev::read_lockfile_or_empty(args.lockfile);
   if (!head_lock) return kev::cli::report(head_lock.error());
@@ -69,7 +73,7 @@ int run_compare_command(const CompareArgs& args) {
     if (!m) return kev::cli::report(m.error());
     measurer = std::move(*m);
   } else {
-    auto m = kev::cli::make_gpu_measurer({args.device, args.seed});
+    auto m = kev::cli::make_gpu_measurer({args.device, args.seed, *timeout});
     if (!m) {
       if (m.error().code != kev::ExitCode::environment) return kev::cli::report(m.error());
       if (args.require_gpu) {
@@ -163,6 +167,7 @@ kev::cli::CommandRegistrar reg{
       sub->add_flag("--require-gpu", args.require_gpu,
                     "No GPU is a failure (exit 1), not a skip (exit 3)");
       sub->add_option("--device", args.device, "GPU index (default 0)");
+      sub->add_option("--timeout", args.timeout, kev::cli::kTimeoutHelp);
       sub->add_option("--replay-base", args.replay_base,
                       "Measure the base from a kernelevo trace (repeatable)");
       sub->add_option("--replay-head", args.replay_head,

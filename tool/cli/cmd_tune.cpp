@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "cli/command.h"
+#include "cli/timeout_option.h"
 #include "cli/tune_options.h"
 #include "cli/tune_replay.h"
 #include "cli/tune_report.h"
@@ -78,9 +79,7 @@ const CommandRegistrar registrar{
                       "GPUs to tune on: all, one index, or a list such as 0,1 (one worker per GPU; "
                       "with at least as many kernels as GPUs each kernel is tuned on one GPU, "
                       "otherwise the GPUs share each kernel's search)");
-      sub->add_option("--timeout", options.timeout,
-                      "Longest one evaluation may run, its reference kernel's runs included "
-                      "(default 20s): raise it for shapes whose reference is slow, e.g. 2m");
+      sub->add_option("--timeout", options.timeout, kTimeoutHelp);
       sub->add_flag("--memcheck", options.memcheck,
                     "Run each winner once more under compute-sanitizer memcheck before locking it");
       sub->add_option("--l2", options.l2,

@@ -12,6 +12,7 @@ namespace kev::cli {
 struct GpuMeasurerOptions {
   int device = 0;
   std::uint64_t seed = 1;
+  double timeout_seconds = 0.0;  // --timeout: one evaluation's limit (0: the runner's default)
 };
 
 // An error with ExitCode::environment when there is no usable GPU.

@@ -21,16 +21,6 @@ Result<TuneBudget> tune_budget(const TuneOptions& options) {
   return budget;
 }
 
-Result<double> tune_timeout(const TuneOptions& options) {
-  if (options.timeout.empty()) return 0.0;
-  auto limit = parse_duration(options.timeout);
-  if (!limit) return make_error("--timeout: " + limit.error().message);
-  const double s = limit->count();
-  if (!(s >= 1.0 && s <= 3600.0))
-    return make_error("--timeout " + options.timeout + ": expected 1s to 1h");
-  return s;
-}
-
 Result<std::vector<int>> tune_devices(const TuneOptions& options) {
   const std::string& g = options.gpus;
   if (g.empty()) return std::vector<int>{0};

@@ -46,9 +46,6 @@ inline constexpr std::uint64_t kDefaultBudget = 200;
 // The budget the options ask for (--budget, --time, else the default).
 Result<TuneBudget> tune_budget(const TuneOptions& options);
 
-// --timeout in seconds, from 1 s to 1 h; 0 when not given (the runner's default, 20 s).
-Result<double> tune_timeout(const TuneOptions& options);
-
 // The GPUs --gpus names: empty is GPU 0; "N" is GPU N; "0,1" a list (sorted, no repeats);
 // "all" is an empty list: every GPU the machine has, found by asking workers.
 Result<std::vector<int>> tune_devices(const TuneOptions& options);

@@ -7,6 +7,7 @@
 
 #include "cli/command.h"
 #include "cli/kernel_selection.h"
+#include "cli/timeout_option.h"
 #include "cli/tune_table.h"
 #include "cli/tune_wiring.h"
 #include "core/shard.h"
@@ -39,7 +40,7 @@ int tune_specs(const TuneOptions& options, std::vector<RunChange>* changes) {
                              ExitCode::environment));
   auto budget = tune_budget(options);
   if (!budget) return report(budget.error());
-  auto timeout = tune_timeout(options);
+  auto timeout = evaluation_timeout(options.timeout);
   if (!timeout) return report(timeout.error());
   KernelSelection kernels = select_kernels(options.paths, options.kernel);
   if (kernels.exit_code != 0) return kernels.exit_code;

@@ -124,8 +124,9 @@ CompileOutput compile_triton(const KernelSpec& spec, const ParamSet& params,
   return cached.compile(compile_request_for(spec, "", params, arch, false));
 }
 
-Result<std::unique_ptr<Measurer>> make_spec_measurer(int device, std::uint64_t seed) {
-  auto measurer = std::make_unique<SpecMeasurer>(device, seed);
+Result<std::unique_ptr<Measurer>> make_spec_measurer(int device, std::uint64_t seed,
+                                                     double timeout_seconds) {
+  auto measurer = std::make_unique<SpecMeasurer>(device, seed, timeout_seconds);
   if (auto gpu = measurer->identify(); !gpu) return gpu.error();
   return std::unique_ptr<Measurer>(std::move(measurer));
 }

@@ -43,7 +43,9 @@ namespace kev::cuda {
 
 // The Measurer of `check` and `compare` on GPU `device`, probed now: an error
 // (ExitCode::environment) when there is no usable GPU.
-[[nodiscard]] Result<std::unique_ptr<Measurer>> make_spec_measurer(int device, std::uint64_t seed);
+// `timeout_seconds`: one evaluation's limit, 0 for the runner's default.
+[[nodiscard]] Result<std::unique_ptr<Measurer>> make_spec_measurer(int device, std::uint64_t seed,
+                                                                   double timeout_seconds = 0.0);
 
 // `export --torch`'s compile of `spec` with `params` for `arch` (the spec's own `arch` wins),
 // with the reference kernel too when `with_reference`: the compiler `tune` used for the

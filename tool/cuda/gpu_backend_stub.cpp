@@ -53,7 +53,7 @@ CompileOutput compile_triton(const KernelSpec&, const ParamSet&, const std::stri
   return out;
 }
 
-Result<std::unique_ptr<Measurer>> make_spec_measurer(int, std::uint64_t) {
+Result<std::unique_ptr<Measurer>> make_spec_measurer(int, std::uint64_t, double) {
   return no_cuda(
       "check and compare run only from recorded traces (check --replay, compare "
       "--replay-base/--replay-head)");

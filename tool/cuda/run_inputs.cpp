@@ -56,7 +56,7 @@ Failure ShapeRun::wait(const char* what) {
       std::snprintf(limit, sizeof limit, "%g", req_.timing.timeout_seconds);
       return fail(Disposition::timeout,
                   std::string(what) + ": still running after " + limit +
-                      " s (one evaluation's limit; kernelevo tune --timeout sets it)",
+                      " s (one evaluation's limit: --timeout of tune, check and compare)",
                   true);
     }
     std::this_thread::sleep_for(std::chrono::microseconds(50));

@@ -16,8 +16,8 @@ struct SpecMeasurer::Kernel {
   std::optional<Measurement> setup_failure;  // the reference or the source is unusable
 };
 
-SpecMeasurer::SpecMeasurer(int device, std::uint64_t seed)
-    : seed_(seed), worker_(WorkerRunner::self_command(device)) {}
+SpecMeasurer::SpecMeasurer(int device, std::uint64_t seed, double timeout_seconds)
+    : seed_(seed), timeout_seconds_(timeout_seconds), worker_(WorkerRunner::self_command(device)) {}
 
 SpecMeasurer::~SpecMeasurer() {
   kernels_.clear();  // evaluators finish their compiles before the compilers go away
@@ -63,6 +63,7 @@ SpecMeasurer::Kernel* SpecMeasurer::kernel_for(const MeasureTarget& target, std:
   options.arch = arch_;
   options.timing.seed = seed_;
   options.timing.dirty_l2 = target.dirty_l2;
+  if (timeout_seconds_ > 0.0) options.timing.timeout_seconds = timeout_seconds_;
   options.compile_threads = 1;  // one target is compiled at a time
   if (target.compiled != nullptr) options.source_text = target.compiled->text;
   k->evaluator = std::make_unique<GpuEvaluator>(

@@ -17,7 +17,7 @@ namespace kev::cuda {
 
 class SpecMeasurer final : public Measurer {
  public:
-  SpecMeasurer(int device, std::uint64_t seed);
+  SpecMeasurer(int device, std::uint64_t seed, double timeout_seconds = 0.0);
   ~SpecMeasurer() override;
   SpecMeasurer(const SpecMeasurer&) = delete;
   SpecMeasurer& operator=(const SpecMeasurer&) = delete;
@@ -35,6 +35,7 @@ class SpecMeasurer final : public Measurer {
   Kernel* kernel_for(const MeasureTarget& target, std::string& error);
 
   std::uint64_t seed_;
+  double timeout_seconds_;  // 0: the runner's default
   WorkerRunner worker_;
   CachedCompilers compilers_;
   std::string arch_;
