@@ -229,6 +229,7 @@ case $mode in
     args=(check "${paths[@]}" --lockfile "$lockfile" --threshold "$threshold" --rounds "$rounds"
       --report-json "$report_json" --report-md "$report_md")
     [[ -n $settings ]] && args+=(--compile-settings "$settings")
+    [[ -n ${KEV_TIMEOUT:-} ]] && args+=(--timeout "$KEV_TIMEOUT")
     for t in "${replay[@]}"; do args+=(--replay "$t"); done
     run_kernelevo /dev/null "${args[@]}" || rc=$?
     ;;
@@ -244,6 +245,7 @@ case $mode in
     args=(compare --base "$base" "${paths[@]}" --lockfile "$lockfile" --min-change "$threshold" --rounds "$rounds"
       --report-json "$report_json" --report-md "$report_md")
     [[ -n $settings ]] && args+=(--compile-settings "$settings")
+    [[ -n ${KEV_TIMEOUT:-} ]] && args+=(--timeout "$KEV_TIMEOUT")
     for t in "${replay[@]}"; do args+=(--replay-head "$t"); done
     for t in "${replay_base[@]}"; do args+=(--replay-base "$t"); done
     run_kernelevo /dev/null "${args[@]}" || rc=$?
@@ -256,6 +258,7 @@ case $mode in
     [[ -n ${KEV_GPUS:-} ]] && args+=(--gpus "$KEV_GPUS")
     [[ -n ${KEV_L2:-} ]] && args+=(--l2 "$KEV_L2")
     [[ -n ${KEV_COMPILER:-} ]] && args+=(--compiler "$KEV_COMPILER")
+    [[ -n ${KEV_TIMEOUT:-} ]] && args+=(--timeout "$KEV_TIMEOUT")
     [[ -n $settings ]] && args+=(--compile-settings "$settings")
     if [[ ${KEV_BUDGET:-} == 0 ]]; then
       log "budget 0: no tuning; reporting the lockfile as it is (e.g. after kernelevo merge)"

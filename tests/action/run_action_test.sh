@@ -76,6 +76,17 @@ expect "check: unchanged passes" '[[ $rc -eq 0 ]]'
 expect "check: no annotations when all pass" '! grep -q "^::" "$tmp/stdout"'
 expect "check: summary says PASS" 'grep -q "1 PASS" "$GITHUB_STEP_SUMMARY"'
 
+# --- timeout: reaches kernelevo as its own argument, which refuses a bad one ----------------------
+new_step check-timeout
+(cd "$tmp/repo" && KEV_MODE=check KEV_TIMEOUT=2m KEV_REPLAY="$gate/unchanged.jsonl" "$run_sh") >"$tmp/stdout" 2>&1
+rc=$?
+expect "check: a timeout input is taken" '[[ $rc -eq 0 ]]'
+new_step check-bad-timeout
+(cd "$tmp/repo" && KEV_MODE=check KEV_TIMEOUT='0s; touch pwned' KEV_REPLAY="$gate/unchanged.jsonl" "$run_sh") >"$tmp/stdout" 2>&1
+rc=$?
+expect "check: a bad timeout input fails the step, kernelevo naming it" \
+  '[[ $rc -eq 2 ]] && grep -q -- "--timeout: invalid duration unit in .0s; touch pwned." "$tmp/stdout" && [[ ! -e $tmp/repo/proj/pwned ]]'
+
 # --- check without a GPU: skipped, or failed when a GPU is required ----------------------------
 new_step check-nogpu
 (cd "$tmp/repo" && KEV_MODE=check "$run_sh") >"$tmp/stdout" 2>&1
@@ -207,7 +218,7 @@ start_sha=$(git -C "$tmp/repo" rev-parse HEAD)
 new_step tune
 : >"$tmp/spy.log"
 touch "$tmp/repo/proj/CMakeLists.txt"  # untracked: the project's configure runs
-(cd "$tmp/repo" && KEV_KERNELEVO=$tmp/kernelevo-stub KEV_MODE=tune KEV_TOKEN=$token KEV_L2=dirty KEV_COMPILER=nvrtc \
+(cd "$tmp/repo" && KEV_KERNELEVO=$tmp/kernelevo-stub KEV_MODE=tune KEV_TOKEN=$token KEV_L2=dirty KEV_COMPILER=nvrtc KEV_TIMEOUT=90s \
   KEV_CMAKE_ARGS="-DCMAKE_CUDA_ARCHITECTURES=90 -DCMAKE_BUILD_TYPE=Release" spied "$run_sh") >"$tmp/stdout" 2>"$tmp/stderr"
 rc=$?
 rm "$tmp/repo/proj/CMakeLists.txt"
@@ -215,6 +226,7 @@ expect "tune: succeeds" '[[ $rc -eq 0 ]]' || cat "$tmp/stderr"
 expect "tune: tune writes the reports (--report)" 'grep -q -- "--report $RUNNER_TEMP/kernelevo-reports" "$tmp/tune-args"'
 expect "tune: the l2 input reaches tune as its own argument" 'grep -q -- "--l2 dirty" "$tmp/tune-args"'
 expect "tune: the compiler input reaches tune as its own argument" 'grep -q -- "--compiler nvrtc" "$tmp/tune-args"'
+expect "tune: the timeout input reaches tune as its own argument" 'grep -q -- "--timeout 90s" "$tmp/tune-args"'
 expect "tune: lockfile-changed=true" '[[ $(output_of lockfile-changed) == true ]]'
 expect "tune: improvements=1 (the entry this run changed)" '[[ $(output_of improvements) == 1 ]]'
 expect "tune: gpu-missing=false" '[[ $(output_of gpu-missing) == false ]]'
