@@ -762,7 +762,6 @@ __device__ void attention_block(const __nv_bfloat16* __restrict__ q,
 // time: each lane's partial dot products of the eight are summed over the warp by halving
 // exchanges (nine shuffles, not forty), after which lanes 4u .. 4u + 3 hold key u's score.
 // It stays a plain loop over keys, independent of the kernels' tiling.
-
 template <class T>
 __device__ void attention_naive(const T* __restrict__ q, const T* __restrict__ k,
                                 const T* __restrict__ v, T* __restrict__ o, float* __restrict__ lse,

@@ -45,7 +45,7 @@ namespace kev::cuda {
 // (ExitCode::environment) when there is no usable GPU.
 // `timeout_seconds`: one evaluation's limit, 0 for the runner's default.
 [[nodiscard]] Result<std::unique_ptr<Measurer>> make_spec_measurer(int device, std::uint64_t seed,
-                                                                   double timeout_seconds = 0.0);
+                                                                   double timeout_seconds);
 
 // `export --torch`'s compile of `spec` with `params` for `arch` (the spec's own `arch` wins),
 // with the reference kernel too when `with_reference`: the compiler `tune` used for the

@@ -17,7 +17,8 @@ namespace kev::cuda {
 
 class SpecMeasurer final : public Measurer {
  public:
-  SpecMeasurer(int device, std::uint64_t seed, double timeout_seconds = 0.0);
+  // `timeout_seconds`: one evaluation's limit, 0 for the runner's default.
+  SpecMeasurer(int device, std::uint64_t seed, double timeout_seconds);
   ~SpecMeasurer() override;
   SpecMeasurer(const SpecMeasurer&) = delete;
   SpecMeasurer& operator=(const SpecMeasurer&) = delete;
