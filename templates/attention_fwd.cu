@@ -74,6 +74,9 @@
 #ifndef ATT_DEC_CLUSTER
 #define ATT_DEC_CLUSTER 1
 #endif
+#ifndef ATT_DEC_COMPACT
+#define ATT_DEC_COMPACT 0
+#endif
 
 // A spec's `defines` sets ATT_ONLY (1: the FlashAttention 2 kernels, 2 and 3: the sm_90a ones),
 // so a tune compiles only its group of kernels and their references; a build, without it, all.
@@ -224,11 +227,13 @@ __device__ __forceinline__ unsigned tile_offset(int row, int chunk) {
 }
 
 template <int D_, int WM_, int WN_, int MT_, int BN_, int STAGES_, bool GROUP_ROWS_, bool SPLIT_,
-          int CLUSTER_ = 1>
+          int CLUSTER_ = 1, bool COMPACT_ = false>
 struct Config {
   static constexpr int D = D_, WM = WM_, WN = WN_, MT = MT_, BN = BN_, STAGES = STAGES_;
   static constexpr bool GROUP_ROWS = GROUP_ROWS_, SPLIT = SPLIT_;
   static constexpr int CLUSTER = CLUSTER_;  // decode: splits merged in clusters of this many CTAs
+  // Decode: the copy and merge loops kept as loops, not unrolled (ATT_DEC_COMPACT).
+  static constexpr bool COMPACT = COMPACT_;
   static constexpr int BM = 16 * MT * WM;  // query rows of a block
   static constexpr int KN = BN * WN;       // keys of a block's tile
   static constexpr int kThreads = 32 * WM * WN;
@@ -248,6 +253,19 @@ struct Config {
   static_assert(kThreads <= 1024, "at most 1024 threads");
 };
 
+// for (i = first; i < end; i += stride) body(i), unrolled as the compiler sees fit or, with
+// `kRolled`, kept a loop. A decode split often runs each loop once, so every instruction it
+// runs is fetched cold (after a flush, from DRAM): there, code size is time.
+template <bool kRolled, class F>
+__device__ __forceinline__ void strided_for(int first, int end, int stride, F&& body) {
+  if constexpr (kRolled) {
+#pragma unroll 1
+    for (int i = first; i < end; i += stride) body(i);
+  } else {
+    for (int i = first; i < end; i += stride) body(i);
+  }
+}
+
 // Where a block's row r (of its unit's rows) lives.
 struct RowMap {
   int b, kvh, head0, group;
@@ -260,7 +278,7 @@ template <class C>
 __device__ __forceinline__ void load_kv_tile(unsigned k_dst, unsigned v_dst, const __nv_bfloat16* k,
                                              const __nv_bfloat16* v, const Geometry& g,
                                              const RowMap& map, int n0) {
-  for (int i = threadIdx.x; i < C::KN * C::kChunks; i += C::kThreads) {
+  strided_for<C::COMPACT>(threadIdx.x, C::KN * C::kChunks, C::kThreads, [&](int i) {
     const int r = i / C::kChunks;
     const int c = i % C::kChunks;
     const int key = n0 + r;
@@ -272,7 +290,7 @@ __device__ __forceinline__ void load_kv_tile(unsigned k_dst, unsigned v_dst, con
     const unsigned dst = tile_offset<C::D>(r, c);
     cp_async_16(k_dst + dst, k + off, valid);
     cp_async_16(v_dst + dst, v + off, valid);
-  }
+  });
 }
 
 // The block body: see the file's comment. o_part/lse_part/counter are used only with SPLIT.
@@ -332,7 +350,7 @@ __device__ void attention_block(const __nv_bfloat16* __restrict__ q,
   auto v_stage = [&](int s) { return k_stage(s) + static_cast<unsigned>(C::kTileBytes); };
 
   // Q tile (rows past the end zero-filled), joined to the first tile's copy group.
-  for (int i = threadIdx.x; i < BM * C::kChunks; i += C::kThreads) {
+  strided_for<C::COMPACT>(threadIdx.x, BM * C::kChunks, C::kThreads, [&](int i) {
     const int r = i / C::kChunks;
     const int c = i % C::kChunks;
     const int row = row0 + r;
@@ -342,7 +360,7 @@ __device__ void attention_block(const __nv_bfloat16* __restrict__ q,
         (static_cast<long long>(map.b * g.seq_q + map.pos(rr)) * g.heads + map.head(rr)) * D +
         c * 8;
     cp_async_16(q_s + tile_offset<D>(r, c), q + off, valid);
-  }
+  });
 
   float acc[MT][D / 8][4];
   float row_max[MT][2], row_sum[MT][2];
@@ -578,7 +596,7 @@ __device__ void attention_block(const __nv_bfloat16* __restrict__ q,
     // Row r's four columns 4c..4c+3, merged over the warps.
     auto merged4 = [&](int r, int c) {
       float4 x = make_float4(0.f, 0.f, 0.f, 0.f);
-#pragma unroll
+#pragma unroll(C::COMPACT ? 1 : C::WN)
       for (int w = 0; w < C::WN; ++w) {
         const float4 p = *reinterpret_cast<const float4*>(w_o + (w * BM + r) * P + 4 * c);
         const float f = w_m[w * BM + r];
@@ -610,12 +628,12 @@ __device__ void attention_block(const __nv_bfloat16* __restrict__ q,
       const int n_rows = min(BM, rows - row0);
       const int splits = n_splits / C::CLUSTER;  // the parts the last block merges
       if constexpr (C::CLUSTER == 1) {
-        for (int i = threadIdx.x; i < n_rows * (D / 4); i += C::kThreads) {
+        strided_for<C::COMPACT>(threadIdx.x, n_rows * (D / 4), C::kThreads, [&](int i) {
           const int r = i / (D / 4), c = i % (D / 4);
           const long long pr = split_index * total_rows + unit_rows + row0 + r;
           *reinterpret_cast<float4*>(o_part + pr * D + 4 * c) = merged4(r, c);
           if (c == 0) lse_part[pr] = row_lse2[r];
-        }
+        });
       } else {
         constexpr int CL = C::CLUSTER;
         float* c_o = reinterpret_cast<float*>(attention_smem) + C::kClusterRows;
@@ -732,11 +750,11 @@ __device__ void attention_block(const __nv_bfloat16* __restrict__ q,
         float4 x = make_float4(0.f, 0.f, 0.f, 0.f);
 #pragma unroll 1
         for (int z0 = 0; z0 < splits; z0 += kInFlight) {
+          // Past the last split a load repeats the last split's (weighted by zero below): no
+          // predicate a load, less code to fetch cold.
           float4 part[kInFlight];
 #pragma unroll
-          for (int u = 0; u < kInFlight; ++u)
-            part[u] = z0 + u < splits ? __ldcg(p + (z0 + u) * split_stride)
-                                      : make_float4(0.f, 0.f, 0.f, 0.f);
+          for (int u = 0; u < kInFlight; ++u) part[u] = __ldcg(p + min(z0 + u, splits - 1) * split_stride);
           // Every load issued before the first use of any (the scheduler would interleave them
           // with the sums, and each use would stall the loads behind it).
           asm volatile("" ::: "memory");
@@ -891,7 +909,7 @@ using AttFwdConfig = attention_detail::Config<D, ATT_WARPS_M, ATT_WARPS_N, ATT_M
                                               ATT_STAGES, ATT_GROUP_ROWS != 0, false>;
 template <int D>
 using AttDecConfig = attention_detail::Config<D, 1, ATT_DEC_WARPS_N, 1, ATT_DEC_BN, ATT_DEC_STAGES,
-                                              true, true, ATT_DEC_CLUSTER>;
+                                              true, true, ATT_DEC_CLUSTER, ATT_DEC_COMPACT != 0>;
 
 #if ATT_HAS(1)
 // clang-format off
@@ -971,6 +989,7 @@ params:
   ATT_DEC_BLOCKS: [132, 264, 396, 528, 1056, 2112]
   ATT_DEC_MIN_TILES: [1, 2, 4]
   ATT_DEC_CLUSTER: [1, 2, 4, 8]
+  ATT_DEC_COMPACT: [0, 1]
 let:
   GROUP: "heads / kv_heads"
   M_BLOCKS: "ceil_div(seq_q * GROUP, 16)"
