@@ -75,6 +75,7 @@ launch:
   block: ["ROPE_BF16_BLOCK"]
   shared_bytes: "0"
 reference: rope_bf16_naive
+timing: alone
 tolerance: {rtol: 8e-3, atol: 8e-3}
 metrics: {bytes: "2*tokens*(heads+kv_heads)*head_dim*2 + tokens*(head_dim/2)*4*2 + tokens*4", flops: "3*tokens*(heads+kv_heads)*head_dim"}
 */

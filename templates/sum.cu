@@ -65,6 +65,7 @@ launch:
   block: ["SUM_BLOCK"]
   shared_bytes: "0"
 reference: sum_reduce_naive
+timing: alone
 tolerance: {rtol: 1e-5, atol: 0.5}
 metrics: {bytes: "n*4 + 4", flops: "n"}
 */

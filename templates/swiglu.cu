@@ -65,6 +65,7 @@ launch:
   block: ["SWIGLU_BLOCK"]
   shared_bytes: "0"
 reference: swiglu_bf16_naive
+timing: alone
 tolerance: {rtol: 8e-3, atol: 8e-3}
 metrics: {bytes: "3*rows*hidden*2", flops: "5*rows*hidden"}
 */
