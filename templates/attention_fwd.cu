@@ -63,10 +63,10 @@
 #define ATT_DEC_BN 32
 #endif
 #ifndef ATT_DEC_STAGES
-#define ATT_DEC_STAGES 2
+#define ATT_DEC_STAGES 3
 #endif
 #ifndef ATT_DEC_BLOCKS
-#define ATT_DEC_BLOCKS 264
+#define ATT_DEC_BLOCKS 132
 #endif
 #ifndef ATT_DEC_MIN_TILES
 #define ATT_DEC_MIN_TILES 1
@@ -75,7 +75,7 @@
 #define ATT_DEC_CLUSTER 1
 #endif
 #ifndef ATT_DEC_COMPACT
-#define ATT_DEC_COMPACT 0
+#define ATT_DEC_COMPACT 1
 #endif
 
 // A spec's `defines` sets ATT_ONLY (1: the FlashAttention 2 kernels, 2 and 3: the sm_90a ones),
