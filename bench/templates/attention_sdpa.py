@@ -182,12 +182,6 @@ def kernel_args(spec, tensors, d, driver, names):
     return ct.kernel_args(spec, values, driver, names)
 
 
-def our_launch(drv, fn, spec, names, stream, args):
-    """(a no-argument launch of our kernel as its spec launches it at `names`, in clusters
-    where the spec has them; that geometry)."""
-    return ct.spec_launcher(drv, fn, spec, names, stream, args)
-
-
 def run(args):
     import torch
 
@@ -260,7 +254,7 @@ def run(args):
                     n = spec_expr.evaluate(a["count"], names)
                     tensors[a["name"]] = torch.zeros(n * 4, dtype=torch.uint8, device="cuda")
             names = ct.names_for(d, {**spec.get("defaults", {}), **params})
-            launch, geometry = our_launch(drv, fn, spec, names, ct.current_stream(torch),
+            launch, geometry = ct.spec_launcher(drv, fn, spec, names, ct.current_stream(torch),
                                           kernel_args(spec, tensors, d, drv, names))
             grid, block, shared = geometry["grid"], geometry["block"], geometry["shared_bytes"]
             o.fill_(float("nan"))

@@ -122,7 +122,7 @@ class FakeDriver:
         return ("map", len(self.maps))
 
 
-def test_our_launch_passes_the_decode_kernels_clusters(specs):
+def test_spec_launcher_passes_the_decode_kernels_clusters(specs):
     """A decode winner in clusters (ATT_DEC_CLUSTER) is launched in clusters: the driver's
     launcher gets the cluster size and the grid in clusters (a launch without them ran the
     cluster's shared-memory loads on CTAs of no cluster: an illegal instruction on the GPU)."""
@@ -140,7 +140,7 @@ def test_our_launch_passes_the_decode_kernels_clusters(specs):
     d = att._shape(32, 1, 4096, 32, 4, 0)
     params = dict(dec["defaults"], ATT_DEC_CLUSTER=2, ATT_DEC_BLOCKS=264, ATT_DEC_MIN_TILES=1,
                   ATT_DEC_BN=32, ATT_DEC_WARPS_N=4)
-    launch, geometry = att.our_launch(Driver(), "fn", dec, ct.names_for(d, params), 0, [])
+    launch, geometry = ct.spec_launcher(Driver(), "fn", dec, ct.names_for(d, params), 0, [])
     assert launch == "launch"
     assert geometry["grid"] == [2, 128, 1] and geometry["cluster"] == 2, geometry
     assert calls[-1] == ("launch", [1, 128, 1], [128], 2), calls
@@ -380,7 +380,7 @@ def main(argv):
     test_flops()
     ct.SM_COUNT = 132  # the specs' sm_count, as on an H100 or H200
     specs = test_geometry(kernelevo)
-    test_our_launch_passes_the_decode_kernels_clusters(specs)
+    test_spec_launcher_passes_the_decode_kernels_clusters(specs)
     test_hopper_arguments(specs)
     test_configs_within_constraints(specs)
     test_kernels_option()
