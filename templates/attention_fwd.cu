@@ -754,7 +754,8 @@ __device__ void attention_block(const __nv_bfloat16* __restrict__ q,
           // predicate a load, less code to fetch cold.
           float4 part[kInFlight];
 #pragma unroll
-          for (int u = 0; u < kInFlight; ++u) part[u] = __ldcg(p + min(z0 + u, splits - 1) * split_stride);
+          for (int u = 0; u < kInFlight; ++u)
+            part[u] = __ldcg(p + min(z0 + u, splits - 1) * split_stride);
           // Every load issued before the first use of any (the scheduler would interleave them
           // with the sums, and each use would stall the loads behind it).
           asm volatile("" ::: "memory");
