@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
-# On an sm_90 GPU: the Hopper attention kernels' code paths, each checked against attention
-# in double. tests/cmake/attention_launch's program (every launcher, grouped-query and causal
-# shapes, empty sequences) is built with templates/attention_fwd.cu once per configuration
-# below, the same values for the bf16 (ATT90_*) and fp16 (ATT90H_*) kernels, and run; the
+# On an sm_90 GPU: the Hopper attention kernels' and the decode kernel's code paths, each
+# checked against attention in double. tests/cmake/attention_launch's program (every launcher,
+# grouped-query and causal shapes, empty sequences) is built with templates/attention_fwd.cu
+# once per configuration below, the same values for the bf16 (ATT90_*) and fp16 (ATT90H_*)
+# kernels, DEC_ settings for the decode kernel (ATT_DEC_*), and run; the
 # tuner verifies the points it times, this covers the schedules before a tune reaches them.
 #   bench/templates/attention-configs.sh OUT_DIR
 # Writes OUT_DIR/NAME.out per configuration and OUT_DIR/summary.txt. Exit 1 if any differs.
+# ONLY (a bash regular expression) keeps the configurations whose names match it.
 set -uo pipefail
 out=${1:?usage: bench/templates/attention-configs.sh OUT_DIR}
 root=$(cd "$(dirname "$0")/../.." && pwd)
@@ -33,11 +35,24 @@ configs=(
   "persistent_pingpong=CTAS=132 PINGPONG=1"
   "persistent_c3_bn64_s1_no_overlap=CTAS=132 CONSUMERS=3 BN=64 STAGES=1 OVERLAP=0"
   "persistent_c1_bn192_s2=CTAS=132 CONSUMERS=1 BN=192 STAGES=2"
+  # The decode kernel's (DEC_ settings, ATT_DEC_ in the source): balanced parts, coarse and
+  # fine (a part a tile, up to 63 a query block), unrolled, and clustered splits.
+  "dec_balanced=DEC_BALANCE=1"
+  "dec_balanced_fine=DEC_BALANCE=1 DEC_BLOCKS=2112 DEC_MIN_TILES=1 DEC_WARPS_N=1 DEC_BN=32"
+  "dec_balanced_unrolled=DEC_BALANCE=1 DEC_COMPACT=0 DEC_BLOCKS=264 DEC_STAGES=2"
+  "dec_cluster4=DEC_CLUSTER=4 DEC_BLOCKS=528"
 )
+if [[ -n ${ONLY:-} ]]; then
+  kept=()
+  for c in "${configs[@]}"; do [[ ${c%%=*} =~ $ONLY ]] && kept+=("$c"); done
+  configs=("${kept[@]}")
+fi
 build() {  # name, then NAME=VALUE settings
   local name=$1 defines=() kv
   shift
-  for kv in "$@"; do defines+=("-DATT90_$kv" "-DATT90H_$kv"); done
+  for kv in "$@"; do
+    if [[ $kv == DEC_* ]]; then defines+=("-DATT_$kv"); else defines+=("-DATT90_$kv" "-DATT90H_$kv"); fi
+  done
   nvcc -arch=sm_90a -O2 "${defines[@]}" -o "$out/$name" "$root/tests/cmake/attention_launch/main.cu" \
     "$root/templates/attention_fwd.cu" > "$out/$name.build.log" 2>&1 || echo "$name: build failed"
 }

@@ -6,6 +6,7 @@
 #include <cuda_fp16.h>
 #include <cuda_runtime.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <random>
@@ -183,23 +184,31 @@ int main() {
     ok = run<__nv_bfloat16>("attention_fwd_sm90", s, args(attention_fwd_sm90_launch)) && ok;
     ok = run<__half>("attention_fwd_sm90_f16", s, args(attention_fwd_sm90_f16_launch)) && ok;
   }
-  const Shape decode = {3, 1, 1000, 8, 1, 128, 0};
+  // Decode: a query token, three causal ones over two query blocks at head_dim 64, no keys,
+  // and enough keys at a batch of 2 that a balanced grid (ATT_DEC_BALANCE) cuts query blocks
+  // into parts at other places than a split grid does.
+  const Shape decodes[] = {{3, 1, 1000, 8, 1, 128, 0},
+                           {2, 3, 777, 16, 2, 64, 1},
+                           {1, 1, 0, 8, 2, 128, 0},
+                           {2, 1, 5000, 32, 4, 128, 0}};
+  std::size_t most_rows = 0;
+  for (const Shape& s : decodes)
+    most_rows = std::max(most_rows, static_cast<std::size_t>(s.batch) * s.seq_q * s.heads);
   float* o_part = nullptr;
   float* lse_part = nullptr;
   unsigned* counter = nullptr;
-  const std::size_t rows = static_cast<std::size_t>(decode.batch) * decode.seq_q * decode.heads;
-  cudaMalloc(&o_part, 64 * rows * decode.head_dim * sizeof(float));
-  cudaMalloc(&lse_part, 64 * rows * sizeof(float));
-  cudaMalloc(&counter, rows * sizeof(unsigned));
-  cudaMemset(counter, 0, rows * sizeof(unsigned));
-  ok = run<__nv_bfloat16>("attention_decode_bf16", decode,
-                          [&](auto* q, auto* k, auto* v, auto* o, float* lse) {
-                            return attention_decode_bf16_launch(
-                                q, k, v, o, lse, o_part, lse_part, counter, decode.batch,
-                                decode.seq_q, decode.seq_k, decode.heads, decode.kv_heads,
-                                decode.head_dim, decode.causal, nullptr);
-                          }) &&
-       ok;
+  cudaMalloc(&o_part, 64 * most_rows * 128 * sizeof(float));
+  cudaMalloc(&lse_part, 64 * most_rows * sizeof(float));
+  cudaMalloc(&counter, most_rows * sizeof(unsigned));
+  cudaMemset(counter, 0, most_rows * sizeof(unsigned));
+  for (const Shape& s : decodes)
+    ok = run<__nv_bfloat16>("attention_decode_bf16", s,
+                            [&](auto* q, auto* k, auto* v, auto* o, float* lse) {
+                              return attention_decode_bf16_launch(
+                                  q, k, v, o, lse, o_part, lse_part, counter, s.batch, s.seq_q,
+                                  s.seq_k, s.heads, s.kv_heads, s.head_dim, s.causal, nullptr);
+                            }) &&
+         ok;
   cudaFree(o_part);
   cudaFree(lse_part);
   cudaFree(counter);
