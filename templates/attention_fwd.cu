@@ -25,10 +25,6 @@
 //   (sm_90) the splits come in thread-block clusters of N, which merge their rows through
 //   distributed shared memory first (all N CTAs at once), so the last block merges a part a
 //   cluster, and a launch of one cluster a query block needs no scratch and no last block.
-//   With ATT_DEC_BALANCE = 1 the key tiles of every query block are laid end to end and cut
-//   evenly over the grid's blocks instead (as a stream-K GEMM cuts its k-steps): a block may
-//   finish one query block's keys and start the next's, and no SM idles because the query
-//   blocks (128 of them at a batch of 32 with 4 key/value heads) do not divide into 132.
 // ATT_GROUP_ROWS 1 (always for decode) makes a block's rows the query heads of one key/value
 // head, position by position (rows of consecutive heads are contiguous in q), so every K and V
 // tile read serves all heads of the group; 0 gives each query head its own blocks.
@@ -80,9 +76,6 @@
 #endif
 #ifndef ATT_DEC_COMPACT
 #define ATT_DEC_COMPACT 1
-#endif
-#ifndef ATT_DEC_BALANCE
-#define ATT_DEC_BALANCE 0
 #endif
 
 // A spec's `defines` sets ATT_ONLY (1: the FlashAttention 2 kernels, 2 and 3: the sm_90a ones),
@@ -234,16 +227,13 @@ __device__ __forceinline__ unsigned tile_offset(int row, int chunk) {
 }
 
 template <int D_, int WM_, int WN_, int MT_, int BN_, int STAGES_, bool GROUP_ROWS_, bool SPLIT_,
-          int CLUSTER_ = 1, bool COMPACT_ = false, bool BALANCE_ = false>
+          int CLUSTER_ = 1, bool COMPACT_ = false>
 struct Config {
   static constexpr int D = D_, WM = WM_, WN = WN_, MT = MT_, BN = BN_, STAGES = STAGES_;
   static constexpr bool GROUP_ROWS = GROUP_ROWS_, SPLIT = SPLIT_;
   static constexpr int CLUSTER = CLUSTER_;  // decode: splits merged in clusters of this many CTAs
   // Decode: the copy and merge loops kept as loops, not unrolled (ATT_DEC_COMPACT).
   static constexpr bool COMPACT = COMPACT_;
-  // Decode: the key tiles of every query block in one sequence, cut evenly over the blocks of
-  // the grid (ATT_DEC_BALANCE), rather than each query block split into equal parts.
-  static constexpr bool BALANCE = BALANCE_;
   static constexpr int BM = 16 * MT * WM;  // query rows of a block
   static constexpr int KN = BN * WN;       // keys of a block's tile
   static constexpr int kThreads = 32 * WM * WN;
@@ -257,7 +247,6 @@ struct Config {
   // past the warps' merge state): [BM][D], then the rows' log-sum-exps (log2).
   static constexpr int kClusterRows = WN * BM * (kMergeStride + 2) + BM;
   static_assert(CLUSTER == 1 || SPLIT, "clusters merge a decode launch's splits");
-  static_assert(!BALANCE || (SPLIT && CLUSTER == 1), "balanced parts: decode, no clusters");
   static_assert(D == 64 || D == 128, "head_dim 64 or 128");
   static_assert(BN % 16 == 0 && BN >= 16, "ATT_BN: a multiple of 16");
   static_assert(STAGES >= 1, "at least one stage");
@@ -304,14 +293,6 @@ __device__ __forceinline__ void load_kv_tile(unsigned k_dst, unsigned v_dst, con
   });
 }
 
-// What one call of the block body computes: query block m_index of m_count of unit `unit`,
-// over its key tiles [t_begin, t_end) (clipped to the keys it sees), as part `part` of the
-// n_parts whose partial results the last of them merges. (With clusters, n_parts counts CTAs
-// and part is the CTA's index along x.)
-struct Work {
-  int unit, m_index, m_count, part, n_parts, t_begin, t_end;
-};
-
 // The block body: see the file's comment. o_part/lse_part/counter are used only with SPLIT.
 template <class C>
 __device__ void attention_block(const __nv_bfloat16* __restrict__ q,
@@ -319,14 +300,14 @@ __device__ void attention_block(const __nv_bfloat16* __restrict__ q,
                                 const __nv_bfloat16* __restrict__ v, __nv_bfloat16* __restrict__ o,
                                 float* __restrict__ lse, float* __restrict__ o_part,
                                 float* __restrict__ lse_part, unsigned* __restrict__ counter,
-                                const Geometry g, const Work work) {
+                                const Geometry g) {
   constexpr int D = C::D, BM = C::BM, BN = C::BN, KN = C::KN, MT = C::MT, STAGES = C::STAGES;
   const int lane = threadIdx.x % 32;
   const int warp = threadIdx.x / 32;
   const int wm = warp % C::WM;
   const int wn = warp / C::WM;
 
-  const int unit = work.unit;
+  const int unit = blockIdx.y;
   RowMap map{};
   map.group = g.group;
   map.group_rows = C::GROUP_ROWS;
@@ -342,10 +323,13 @@ __device__ void attention_block(const __nv_bfloat16* __restrict__ q,
     map.kvh = map.head0 / g.group;
     rows = g.seq_q;
   }
-  const int m_count = work.m_count;
-  const int split_index = work.part;
-  const int n_splits = work.n_parts;
-  const int m_block = g.causal ? m_count - 1 - work.m_index : work.m_index;
+  // A decode launch has its splits along x (a cluster's CTAs are consecutive along x) and its
+  // query blocks along z; prefill its query blocks along x.
+  const int m_index = C::SPLIT ? static_cast<int>(blockIdx.z) : static_cast<int>(blockIdx.x);
+  const int m_count = C::SPLIT ? static_cast<int>(gridDim.z) : static_cast<int>(gridDim.x);
+  const int split_index = C::SPLIT ? static_cast<int>(blockIdx.x) : 0;
+  const int n_splits = C::SPLIT ? static_cast<int>(gridDim.x) : 1;
+  const int m_block = g.causal ? m_count - 1 - m_index : m_index;
   const int row0 = m_block * BM;
   const int last_row = min(row0 + BM, rows) - 1;
   const int shift = g.seq_k - g.seq_q;  // key j is visible to position i when j <= i + shift
@@ -353,10 +337,7 @@ __device__ void attention_block(const __nv_bfloat16* __restrict__ q,
   if (g.causal) n_end = min(n_end, map.pos(last_row) + 1 + shift);
   const int n_tiles = n_end > 0 ? (n_end + KN - 1) / KN : 0;
   int t_begin = 0, t_end = n_tiles;
-  if constexpr (C::BALANCE) {
-    t_end = min(n_tiles, work.t_end);
-    t_begin = min(t_end, work.t_begin);
-  } else if (n_splits > 1) {
+  if (n_splits > 1) {
     const int per = (n_tiles + n_splits - 1) / n_splits;
     t_begin = min(n_tiles, split_index * per);
     t_end = min(n_tiles, t_begin + per);
@@ -908,54 +889,6 @@ __device__ void attention_naive(const T* __restrict__ q, const T* __restrict__ k
   }
 }
 
-// The grid's work for this block. Prefill: query blocks along x, units along y. Decode: splits
-// along x (a cluster's CTAs are consecutive along x), units along y, query blocks along z; or,
-// balanced, the blocks along x alone, block w taking tiles [w T / P, (w + 1) T / P) of the T
-// key tiles of every query block laid end to end (n = ceil(seq_k / KN) a query block, at least
-// one so that a query block with no keys still writes its rows), one call a query block it
-// touches. Parts of a query block are numbered from the first block that touches it; at most
-// 63 blocks a query block (and none empty) keep them within the scratch's 64.
-template <class C>
-__device__ __forceinline__ void attention_grid(const __nv_bfloat16* q, const __nv_bfloat16* k,
-                                               const __nv_bfloat16* v, __nv_bfloat16* o,
-                                               float* lse, float* o_part, float* lse_part,
-                                               unsigned* counter, const Geometry& g) {
-  if constexpr (C::BALANCE) {
-    const int m_count = (g.seq_q * g.group + C::BM - 1) / C::BM;
-    const long long blocks = static_cast<long long>(g.batch) * g.kv_heads * m_count;
-    const long long n = max(1, (g.seq_k + C::KN - 1) / C::KN);
-    const long long total = blocks * n;
-    const long long workers = min(static_cast<long long>(gridDim.x), min(total, 63 * blocks));
-    const long long w = blockIdx.x;
-    if (w >= workers) return;
-    const long long end = (w + 1) * total / workers;
-#pragma unroll 1
-    for (long long x = w * total / workers; x < end;) {
-      const long long qb = x / n;
-      const long long qb_begin = qb * n, qb_end = qb_begin + n;
-      const long long seg_end = min(end, qb_end);
-      // The blocks whose ranges hold the query block's first and last tiles.
-      const long long first = ((qb_begin + 1) * workers + total - 1) / total - 1;
-      const long long last = (qb_end * workers + total - 1) / total - 1;
-      const Work work{static_cast<int>(qb / m_count), static_cast<int>(qb % m_count), m_count,
-                      static_cast<int>(w - first),  static_cast<int>(last - first + 1),
-                      static_cast<int>(x - qb_begin), static_cast<int>(seg_end - qb_begin)};
-      attention_block<C>(q, k, v, o, lse, o_part, lse_part, counter, g, work);
-      x = seg_end;
-      if (x < end) __syncthreads();  // shared memory is the next call's
-    }
-  } else if constexpr (C::SPLIT) {
-    const Work work{static_cast<int>(blockIdx.y), static_cast<int>(blockIdx.z),
-                    static_cast<int>(gridDim.z), static_cast<int>(blockIdx.x),
-                    static_cast<int>(gridDim.x), 0, 0};
-    attention_block<C>(q, k, v, o, lse, o_part, lse_part, counter, g, work);
-  } else {
-    const Work work{static_cast<int>(blockIdx.y), static_cast<int>(blockIdx.x),
-                    static_cast<int>(gridDim.x), 0, 1, 0, 0};
-    attention_block<C>(q, k, v, o, lse, o_part, lse_part, counter, g, work);
-  }
-}
-
 template <class C128, class C64>
 __device__ __forceinline__ void attention_dispatch(const __nv_bfloat16* q, const __nv_bfloat16* k,
                                                    const __nv_bfloat16* v, __nv_bfloat16* o,
@@ -965,9 +898,9 @@ __device__ __forceinline__ void attention_dispatch(const __nv_bfloat16* q, const
                                                    int causal) {
   const Geometry g{batch, seq_q, seq_k, heads, kv_heads, heads / kv_heads, causal};
   if (head_dim == 128)
-    attention_grid<C128>(q, k, v, o, lse, o_part, lse_part, counter, g);
+    attention_block<C128>(q, k, v, o, lse, o_part, lse_part, counter, g);
   else if (head_dim == 64)
-    attention_grid<C64>(q, k, v, o, lse, o_part, lse_part, counter, g);
+    attention_block<C64>(q, k, v, o, lse, o_part, lse_part, counter, g);
 }
 
 }  // namespace attention_detail
@@ -977,8 +910,7 @@ using AttFwdConfig = attention_detail::Config<D, ATT_WARPS_M, ATT_WARPS_N, ATT_M
                                               ATT_STAGES, ATT_GROUP_ROWS != 0, false>;
 template <int D>
 using AttDecConfig = attention_detail::Config<D, 1, ATT_DEC_WARPS_N, 1, ATT_DEC_BN, ATT_DEC_STAGES,
-                                              true, true, ATT_DEC_CLUSTER, ATT_DEC_COMPACT != 0,
-                                              ATT_DEC_BALANCE != 0>;
+                                              true, true, ATT_DEC_CLUSTER, ATT_DEC_COMPACT != 0>;
 
 #if ATT_HAS(1)
 // clang-format off
@@ -1059,23 +991,17 @@ params:
   ATT_DEC_MIN_TILES: [1, 2, 4]
   ATT_DEC_CLUSTER: [1, 2, 4, 8]
   ATT_DEC_COMPACT: [0, 1]
-  ATT_DEC_BALANCE: [0, 1]
 let:
   GROUP: "heads / kv_heads"
   M_BLOCKS: "ceil_div(seq_q * GROUP, 16)"
   SPLITS_WANTED: "max(1, min(64, min(ATT_DEC_BLOCKS / (batch * kv_heads * M_BLOCKS), ceil_div(seq_k, ATT_DEC_MIN_TILES * ATT_DEC_BN * ATT_DEC_WARPS_N))))"
   # whole clusters: at least one
   SPLITS: "ATT_DEC_CLUSTER * max(1, SPLITS_WANTED / ATT_DEC_CLUSTER)"
-  # balanced: the key tiles of all query blocks cut into WORKERS ranges
-  QBLOCKS: "batch * kv_heads * M_BLOCKS"
-  TILES: "QBLOCKS * max(1, ceil_div(seq_k, ATT_DEC_BN * ATT_DEC_WARPS_N))"
-  WORKERS: "max(1, min(ATT_DEC_BLOCKS, min(63 * QBLOCKS, TILES / ATT_DEC_MIN_TILES)))"
   TILE_BYTES: "(16 + ATT_DEC_STAGES * 2 * ATT_DEC_BN * ATT_DEC_WARPS_N) * head_dim * 2"
   MERGE_BYTES: "(ATT_DEC_WARPS_N * 16 * (head_dim + 10) + 16 + 16 * 64 + (ATT_DEC_CLUSTER > 1) * (16 * head_dim + 16)) * 4"
 constraints:
   - "(16 + ATT_DEC_STAGES * 2 * ATT_DEC_BN * ATT_DEC_WARPS_N) * 256 <= 227 * 1024"
   - "ATT_DEC_BN / 2 + 64 <= 192"
-  - "ATT_DEC_BALANCE == 0 || ATT_DEC_CLUSTER == 1"
 problems:
   - {batch: 32, seq_q: 1, seq_k: 4096, heads: 32, kv_heads: 4, head_dim: 128, causal: 0}
   - {batch: 1, seq_q: 1, seq_k: 32768, heads: 32, kv_heads: 4, head_dim: 128, causal: 0}
@@ -1102,7 +1028,7 @@ args:
   - {name: head_dim, type: int, value: head_dim}
   - {name: causal, type: int, value: causal}
 launch:
-  grid: ["ATT_DEC_BALANCE * WORKERS + (1 - ATT_DEC_BALANCE) * SPLITS", "ATT_DEC_BALANCE + (1 - ATT_DEC_BALANCE) * batch * kv_heads", "ATT_DEC_BALANCE + (1 - ATT_DEC_BALANCE) * M_BLOCKS"]
+  grid: ["SPLITS", "batch * kv_heads", "M_BLOCKS"]
   block: ["32 * ATT_DEC_WARPS_N"]
   shared_bytes: "max(TILE_BYTES, MERGE_BYTES)"
   cluster: "ATT_DEC_CLUSTER"
@@ -2327,17 +2253,6 @@ extern "C" cudaError_t attention_decode_bf16_launch(const __nv_bfloat16* q, cons
   long long splits = by_blocks < by_keys ? by_blocks : by_keys;
   splits = splits > 64 ? 64 : (splits < 1 ? 1 : splits);
   splits = Cfg::CLUSTER * (splits / Cfg::CLUSTER > 1 ? splits / Cfg::CLUSTER : 1);
-  dim3 grid(static_cast<unsigned>(splits), static_cast<unsigned>(units),
-            static_cast<unsigned>(m_blocks));
-  if (Cfg::BALANCE) {  // the spec's WORKERS
-    const long long blocks = units * m_blocks;
-    const long long n = (seq_k + Cfg::KN - 1) / Cfg::KN;
-    long long workers = blocks * (n > 1 ? n : 1) / ATT_DEC_MIN_TILES;
-    workers = workers < 63 * blocks ? workers : 63 * blocks;
-    workers = workers < ATT_DEC_BLOCKS ? workers : ATT_DEC_BLOCKS;
-    if (workers > 0x7fffffffLL) return cudaErrorInvalidConfiguration;
-    grid = dim3(static_cast<unsigned>(workers > 1 ? workers : 1), 1, 1);
-  }
   const long long tile = (16 + Cfg::STAGES * 2LL * Cfg::BN * Cfg::WN) * head_dim * 2;
   const long long merge = (Cfg::WN * 16LL * (head_dim + 10) + 16 + 16 * 64 +
                            (Cfg::CLUSTER > 1 ? 16LL * head_dim + 16 : 0)) *
@@ -2348,7 +2263,8 @@ extern "C" cudaError_t attention_decode_bf16_launch(const __nv_bfloat16* q, cons
       attention_host::allow_shared(reinterpret_cast<const void*>(attention_decode_bf16), shared);
   if (e != cudaSuccess) return e;
   cudaLaunchConfig_t config{};
-  config.gridDim = grid;
+  config.gridDim = dim3(static_cast<unsigned>(splits), static_cast<unsigned>(units),
+                        static_cast<unsigned>(m_blocks));
   config.blockDim = dim3(Cfg::kThreads);
   config.dynamicSmemBytes = static_cast<size_t>(shared);
   config.stream = stream;

@@ -35,11 +35,10 @@ configs=(
   "persistent_pingpong=CTAS=132 PINGPONG=1"
   "persistent_c3_bn64_s1_no_overlap=CTAS=132 CONSUMERS=3 BN=64 STAGES=1 OVERLAP=0"
   "persistent_c1_bn192_s2=CTAS=132 CONSUMERS=1 BN=192 STAGES=2"
-  # The decode kernel's (DEC_ settings, ATT_DEC_ in the source): balanced parts, coarse and
-  # fine (a part a tile, up to 63 a query block), unrolled, and clustered splits.
-  "dec_balanced=DEC_BALANCE=1"
-  "dec_balanced_fine=DEC_BALANCE=1 DEC_BLOCKS=2112 DEC_MIN_TILES=1 DEC_WARPS_N=1 DEC_BN=32"
-  "dec_balanced_unrolled=DEC_BALANCE=1 DEC_COMPACT=0 DEC_BLOCKS=264 DEC_STAGES=2"
+  # The decode kernel's (DEC_ settings, ATT_DEC_ in the source): fine splits (up to 64 a
+  # query block, a tile each), unrolled copies with two stages, and clustered splits.
+  "dec_fine=DEC_BLOCKS=2112 DEC_MIN_TILES=1 DEC_WARPS_N=1 DEC_BN=32"
+  "dec_unrolled=DEC_COMPACT=0 DEC_BLOCKS=264 DEC_STAGES=2"
   "dec_cluster4=DEC_CLUSTER=4 DEC_BLOCKS=528"
 )
 if [[ -n ${ONLY:-} ]]; then

@@ -73,18 +73,6 @@ def test_geometry(kernelevo):
     _, _, shared1 = ct.geometry(dec, ct.names_for(s, dict(params, ATT_DEC_STAGES=1, ATT_DEC_BN=32)))
     _, _, shared8 = ct.geometry(dec, ct.names_for(s, dict(clustered, ATT_DEC_STAGES=1, ATT_DEC_BN=32)))
     assert shared8 >= (4 * 16 * 138 + 16 + 16 * 128 + 16) * 4 and shared8 >= shared1, (shared1, shared8)
-    # Balanced: the blocks along x alone, as many as ATT_DEC_BLOCKS allows with at least
-    # ATT_DEC_MIN_TILES tiles each and at most 63 a query block (the scratch's 64 parts); a
-    # query block with no keys still counts a tile.
-    balanced = dict(params, ATT_DEC_BALANCE=1, ATT_DEC_BLOCKS=132, ATT_DEC_MIN_TILES=2)
-    for (batch, seq_k), blocks in (((32, 4096), 132), ((1, 4096), 64), ((1, 32768), 132), ((1, 0), 2),
-                                   ((1, 100), 2)):
-        s = att._shape(batch, 1, seq_k, 32, 4, 0)
-        grid, _, _ = ct.geometry(dec, ct.names_for(s, balanced))
-        assert grid == [blocks, 1, 1], (batch, seq_k, grid)
-    fine = dict(balanced, ATT_DEC_BLOCKS=2112, ATT_DEC_MIN_TILES=1, ATT_DEC_WARPS_N=1)
-    grid, _, _ = ct.geometry(dec, ct.names_for(att._shape(1, 1, 32768, 32, 4, 0), fine))
-    assert grid == [4 * 63, 1, 1], grid
     # Scratch holds the most splits a launch can make.
     counts = {a["name"]: a.get("count", "") for a in dec["args"]}
     assert counts["o_part"].startswith("64*")

@@ -185,8 +185,7 @@ int main() {
     ok = run<__half>("attention_fwd_sm90_f16", s, args(attention_fwd_sm90_f16_launch)) && ok;
   }
   // Decode: a query token, three causal ones over two query blocks at head_dim 64, no keys,
-  // and enough keys at a batch of 2 that a balanced grid (ATT_DEC_BALANCE) cuts query blocks
-  // into parts at other places than a split grid does.
+  // and a batch of 2 against 5000 keys (splits of unequal length at most schedules).
   const Shape decodes[] = {{3, 1, 1000, 8, 1, 128, 0},
                            {2, 3, 777, 16, 2, 64, 1},
                            {1, 1, 0, 8, 2, 128, 0},
