@@ -1106,7 +1106,7 @@ extern "C" __global__ void attention_decode_bf16_naive(
 #define ATT90_OVERLAP 1
 #endif
 #ifndef ATT90_PINGPONG
-#define ATT90_PINGPONG 0
+#define ATT90_PINGPONG 1
 #endif
 // 1: a row's maximum is kept until a tile's exceeds it by 2^8 (lazy rescaling of O).
 #ifndef ATT90_LAZY
@@ -1114,9 +1114,10 @@ extern "C" __global__ void attention_decode_bf16_naive(
 #endif
 // 0: a block per query tile; N: at most N persistent blocks, and no more than the GPU's SMs
 // (132 on an H100 or H200), walking all tiles, each loading its next tile's keys while it
-// stores the last output.
+// stores the last output. The defaults (persistent, ping-pong) are the one winner of every
+// problem tuned on an H100, bench/results/2026-12-06-attention-persistent-h100.
 #ifndef ATT90_CTAS
-#define ATT90_CTAS 0
+#define ATT90_CTAS 132
 #endif
 // The fp16 kernel's own parameters (attention_fwd_sm90_f16), the same meanings.
 #ifndef ATT90H_BN
@@ -1132,13 +1133,13 @@ extern "C" __global__ void attention_decode_bf16_naive(
 #define ATT90H_OVERLAP 1
 #endif
 #ifndef ATT90H_PINGPONG
-#define ATT90H_PINGPONG 0
+#define ATT90H_PINGPONG 1
 #endif
 #ifndef ATT90H_LAZY
 #define ATT90H_LAZY 1
 #endif
 #ifndef ATT90H_CTAS
-#define ATT90H_CTAS 0
+#define ATT90H_CTAS 132
 #endif
 
 // A TMA tensor map (CUtensorMap: 128 opaque bytes), encoded by the host for the kernel's

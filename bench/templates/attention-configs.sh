@@ -19,22 +19,23 @@ export PATH=/usr/local/cuda/bin:$PATH
 # a launch the spec would never make fails as "invalid argument" or tests a schedule no tune
 # runs. bench/templates/test_attention_sdpa.py checks the list against the spec.
 configs=(
+  # The defaults are persistent (CTAS=132) with ping-pong; CTAS=0 is a block per query tile.
   "defaults="
-  "pingpong=PINGPONG=1"
-  "no_overlap=OVERLAP=0"
-  "c1_bn64_s1=CONSUMERS=1 BN=64 STAGES=1"
-  "c3_bn64_s3=CONSUMERS=3 BN=64 STAGES=3"
-  "c1_bn192_s2=CONSUMERS=1 BN=192 STAGES=2"
-  "pingpong_bn192_s1=BN=192 STAGES=1 PINGPONG=1"
-  "pingpong_bn176_s2=BN=176 STAGES=2 PINGPONG=1"
-  "c1_bn176_s2_no_overlap=CONSUMERS=1 BN=176 STAGES=2 OVERLAP=0"
-  "c3_bn64_s1_no_overlap=CONSUMERS=3 BN=64 STAGES=1 OVERLAP=0"
-  "pingpong_s3_eager=STAGES=3 PINGPONG=1 LAZY=0"
-  "no_overlap_eager=OVERLAP=0 LAZY=0"
-  "persistent=CTAS=132"
-  "persistent_pingpong=CTAS=132 PINGPONG=1"
-  "persistent_c3_bn64_s1_no_overlap=CTAS=132 CONSUMERS=3 BN=64 STAGES=1 OVERLAP=0"
-  "persistent_c1_bn192_s2=CTAS=132 CONSUMERS=1 BN=192 STAGES=2"
+  "tile_per_block=CTAS=0 PINGPONG=0"
+  "pingpong=CTAS=0"
+  "no_overlap=CTAS=0 PINGPONG=0 OVERLAP=0"
+  "c1_bn64_s1=CTAS=0 PINGPONG=0 CONSUMERS=1 BN=64 STAGES=1"
+  "c3_bn64_s3=CTAS=0 PINGPONG=0 CONSUMERS=3 BN=64 STAGES=3"
+  "c1_bn192_s2=CTAS=0 PINGPONG=0 CONSUMERS=1 BN=192 STAGES=2"
+  "pingpong_bn192_s1=CTAS=0 BN=192 STAGES=1"
+  "pingpong_bn176_s2=CTAS=0 BN=176 STAGES=2"
+  "c1_bn176_s2_no_overlap=CTAS=0 PINGPONG=0 CONSUMERS=1 BN=176 STAGES=2 OVERLAP=0"
+  "c3_bn64_s1_no_overlap=CTAS=0 PINGPONG=0 CONSUMERS=3 BN=64 STAGES=1 OVERLAP=0"
+  "pingpong_s3_eager=CTAS=0 STAGES=3 LAZY=0"
+  "no_overlap_eager=CTAS=0 PINGPONG=0 OVERLAP=0 LAZY=0"
+  "persistent=PINGPONG=0"
+  "persistent_c3_bn64_s1_no_overlap=PINGPONG=0 CONSUMERS=3 BN=64 STAGES=1 OVERLAP=0"
+  "persistent_c1_bn192_s2=PINGPONG=0 CONSUMERS=1 BN=192 STAGES=2"
   # The decode kernel's (DEC_ settings, ATT_DEC_ in the source): fine splits (up to 64 a
   # query block, a tile each), unrolled copies with two stages, and clustered splits.
   "dec_fine=DEC_BLOCKS=2112 DEC_MIN_TILES=1 DEC_WARPS_N=1 DEC_BN=32"

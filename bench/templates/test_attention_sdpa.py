@@ -81,7 +81,9 @@ def test_geometry(kernelevo):
     # and the 1024-byte alignment of the swizzled tiles.
     h = specs[att.PREFILL90]
     assert h["arch"] == "sm_90a"
-    grid, block, shared = ct.geometry(h, ct.names_for(d, h["defaults"]))
+    # The defaults are persistent (ATT90_CTAS=132, below); a block per query tile first.
+    assert h["defaults"]["ATT90_CTAS"] == 132 and h["defaults"]["ATT90_PINGPONG"] == 1
+    grid, block, shared = ct.geometry(h, ct.names_for(d, dict(h["defaults"], ATT90_CTAS=0)))
     c, bn, st = h["defaults"]["ATT90_CONSUMERS"], h["defaults"]["ATT90_BN"], h["defaults"]["ATT90_STAGES"]
     assert grid == [4096 // (64 * c), 32, 4] and block == [128 * (c + 1)], (grid, block)
     # Barriers: Q's full and empty, and each stage's four.
