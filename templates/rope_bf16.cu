@@ -27,8 +27,10 @@
 #if __has_include(<kernelevo/params.h>)
 #include <kernelevo/params.h>
 #endif
+// The default block: the H200 tune's winner at both problems
+// (bench/results/2026-12-06-templates-dirty-h200).
 #ifndef ROPE_BF16_BLOCK
-#define ROPE_BF16_BLOCK 256
+#define ROPE_BF16_BLOCK 64
 #endif
 #ifndef ROPE_BF16_VEC
 #define ROPE_BF16_VEC 8
