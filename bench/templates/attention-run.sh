@@ -18,8 +18,10 @@
 # (bench/gpu-run-common.sh), PER_SHAPE=1 (tune and compare the per-shape copy that `kernelevo
 # init --template attention_fwd --dispatch batch` makes in OUT_DIR/r/per-shape: a winner per
 # batch of the spec's problems, each shape served by its bucket's), TUNE_TIMEOUT (kernelevo tune
-# --timeout: one evaluation's limit, its reference's runs included). Each step has a time limit,
-# so a hung kernel ends its step, not the run.
+# --timeout: one evaluation's limit, its reference's runs included), TUNES_END (seconds from
+# the script's start by which every tune has ended, so the comparison that follows still runs
+# inside a caller's limit: a tune still running then is stopped, its finished buckets kept in
+# the lockfile). Each step has a time limit, so a hung kernel ends its step, not the run.
 set -uo pipefail
 out=${1:?usage: bench/templates/attention-run.sh OUT_DIR}
 mkdir -p "$out" && out=$(cd "$out" && pwd)  # absolute: the tunes run from their project's folder
@@ -73,10 +75,19 @@ if [[ -n ${GPU_TESTS:-} ]]; then
 fi
 
 for k in ${KERNELS-attention_fwd_sm90}; do
-  step "tune $k"
+  limit=600
+  if [[ -n ${TUNES_END:-} ]]; then
+    left=$((TUNES_END - ($(date +%s) - t0)))
+    if ((left < 1)); then
+      step "tune $k: not run (TUNES_END=$TUNES_END s reached)"
+      continue
+    fi
+    ((left < limit)) && limit=$left
+  fi
+  step "tune $k (at most $limit s)"
   # shellcheck disable=SC2046
   # (the per-shape copy is its own project: a tune runs from the folder of the source it tunes)
-  (cd "$project" && timeout 600 "$kev" tune "${src#"$project"/}" --kernel "$k" --strategy "${STRATEGY:-exhaustive}" \
+  (cd "$project" && timeout "$limit" "$kev" tune "${src#"$project"/}" --kernel "$k" --strategy "${STRATEGY:-exhaustive}" \
     --budget "${BUDGET:-60}" --time "${TUNE_TIME:-170s}" --trace "$r/trace_$k.jsonl" --lockfile "$lock" \
     $([[ ${MEMCHECK:-1} == 1 ]] && echo --memcheck) ${TUNE_TIMEOUT:+--timeout "$TUNE_TIMEOUT"} --format json > "$r/tune_$k.json" 2> "$r/tune_$k.log")
   echo "exit $?"
