@@ -71,7 +71,7 @@ if [[ -n ${GPU_TESTS:-} ]]; then
   step "GPU tests $GPU_TESTS"
   timeout 240 "$build/tests/kernelevo_gpu_tests" --gtest_filter="$GPU_TESTS" > "$r/gpu_tests.log" 2>&1
   echo "exit $?"
-  grep -E '^\[(write-back|dirty-l2|timing-cheat|red-team)\]|FAILED|PASSED' "$r/gpu_tests.log" | head -40
+  grep -E '^\[(write-back|dirty-l2|code-cold|timing-cheat|red-team)\]|FAILED|PASSED' "$r/gpu_tests.log" | head -40
 fi
 
 for k in ${KERNELS-attention_fwd_sm90}; do

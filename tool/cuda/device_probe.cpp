@@ -96,6 +96,7 @@ DriverRunner::~DriverRunner() {
   counters_ = DeviceMemory();
   for (CUevent e : events_) cuEventDestroy(e);
   if (helpers_ && helpers_->module) cuModuleUnload(helpers_->module);
+  if (helpers_ && helpers_->code_module) cuModuleUnload(helpers_->code_module);
   if (stream_) cuStreamDestroy(stream_);
   if (context_) cuDevicePrimaryCtxRelease(device_);
 }

@@ -1,5 +1,10 @@
 #include "cuda/helper_kernels.h"
 
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "cuda/compile_cache.h"
 #include "cuda/driver.h"
 #include "cuda/nvrtc_compiler.h"
 
@@ -237,32 +242,75 @@ extern "C" __global__ void kev_read(const float4* __restrict__ x, u64 n4, float*
   if (acc == -1.2345e-30f) sink[0] = acc;  // keeps the loads; never true for real data
 }
 )CUDA";
-}  // namespace
 
-const char* helper_kernels_source() { return kSource; }
+// Executed by every SM, 256 KiB of code replaces whatever the timed kernel left in the
+// instruction caches, so a launch is timed with its code cold as well as its data, as after
+// another kernel in a real program. Without it a kernel with a large body looked up to 1.5x
+// faster to the tuner than after any other kernel (bench/results/2026-12-07-code-cold-h100).
+constexpr const char* kEvictCodeSource = R"CUDA(
+extern "C" __global__ void kev_evict_code(float* sink) {
+  float a = threadIdx.x, b = blockIdx.x;
+#pragma unroll
+  for (int i = 0; i < 8192; ++i) {
+    a = fmaf(a, 1.0001f + i * 1e-7f, 1e-9f * i);
+    b = fmaf(b, 0.9999f - i * 1e-7f, 2e-9f * i);
+  }
+  if (a + b == -1.2345e-30f) sink[0] = a + b;  // keeps the chain; never true
+}
+)CUDA";
 
-Result<HelperKernels> HelperKernels::load(const std::string& arch) {
-  NvrtcCompiler compiler;
+Result<CUmodule> load_module(Compiler& compiler, const char* path, const char* text,
+                             std::vector<std::string> kernels, const std::string& arch) {
   CompileRequest request;
-  request.source_path = "kernelevo_helpers.cu";
-  request.source_text = kSource;
-  request.kernel_names = {"kev_fill", "kev_compare", "kev_read"};
+  request.source_path = path;
+  request.source_text = text;
+  request.kernel_names = std::move(kernels);
   request.arch = arch;
   CompileOutput out = compiler.compile(request);
   if (!out.ok) {
-    return make_error("cannot compile the runner's helper kernels for " + arch + ":\n" + out.log,
+    return make_error("cannot compile the runner's helper kernels (" + std::string(path) +
+                          ") for " + arch + ":\n" + out.log,
                       {}, ExitCode::environment);
   }
-  HelperKernels k;
-  if (CUresult r = cuModuleLoadData(&k.module, out.image.data()); r != CUDA_SUCCESS)
+  CUmodule module = nullptr;
+  if (CUresult r = cuModuleLoadData(&module, out.image.data()); r != CUDA_SUCCESS)
     return make_error("cannot load the runner's helper kernels: " + driver_error(r), {},
                       ExitCode::environment);
-  const std::pair<CUfunction*, const char*> entries[] = {
-      {&k.fill, "kev_fill"}, {&k.compare, "kev_compare"}, {&k.read, "kev_read"}};
-  for (const auto& [fn, name] : entries) {
-    if (CUresult r = cuModuleGetFunction(fn, k.module, name); r != CUDA_SUCCESS)
+  return module;
+}
+}  // namespace
+
+const char* helper_kernels_source() { return kSource; }
+const char* evict_code_source() { return kEvictCodeSource; }
+
+Result<HelperKernels> HelperKernels::load(const std::string& arch) {
+  NvrtcCompiler compiler;
+  HelperKernels k;
+  auto module = load_module(compiler, "kernelevo_helpers.cu", kSource,
+                            {"kev_fill", "kev_compare", "kev_read"}, arch);
+  if (!module) return module.error();
+  k.module = *module;
+  // The eviction kernel takes NVRTC a second or two; the cache makes that once per machine.
+  CachingCompiler cached(compiler, CompileCache());
+  auto code_module =
+      load_module(cached, "kernelevo_evict_code.cu", kEvictCodeSource, {"kev_evict_code"}, arch);
+  if (!code_module) {
+    cuModuleUnload(k.module);
+    return code_module.error();
+  }
+  k.code_module = *code_module;
+  const std::tuple<CUfunction*, CUmodule, const char*> entries[] = {
+      {&k.fill, k.module, "kev_fill"},
+      {&k.compare, k.module, "kev_compare"},
+      {&k.read, k.module, "kev_read"},
+      {&k.evict_code, k.code_module, "kev_evict_code"}};
+  for (const auto& [fn, mod, name] : entries) {
+    if (CUresult r = cuModuleGetFunction(fn, mod, name); r != CUDA_SUCCESS) {
+      cuModuleUnload(k.module);
+      cuModuleUnload(k.code_module);
       return make_error(std::string("helper kernel ") + name + ": " + driver_error(r), {},
                         ExitCode::environment);
+    }
   }
   return k;
 }

@@ -1,7 +1,8 @@
 #pragma once
 // Kernels the runner itself needs on the device, compiled once per process with NVRTC:
 // seeded input generation, elementwise comparison (so verification of large outputs never
-// leaves the GPU), and a read-only bandwidth probe.
+// leaves the GPU), a read-only bandwidth probe, and a kernel that evicts other kernels' code
+// from the SMs' instruction caches.
 #include <cuda.h>
 
 #include <string>
@@ -32,9 +33,17 @@ class HelperKernels {
   CUfunction compare = nullptr;  // (ref, got, u64 n, int type, double rtol, double atol, unsigned
                                  // poison, int check_poison, CompareCounters*)
   CUfunction read = nullptr;     // (const float4* x, u64 n4, float* sink)
+  // Its own module: 256 KiB of straight-line code, compiled once and kept in the compile cache.
+  CUmodule code_module = nullptr;
+  CUfunction evict_code = nullptr;  // (float* sink), one warp per block, kEvictCodeBlocksPerSm
+                                    // blocks per SM
 };
+
+inline constexpr int kEvictCodeBlocksPerSm = 2;
 
 // The CUDA C++ source of the helper kernels (for tests and documentation).
 [[nodiscard]] const char* helper_kernels_source();
+// The source of kev_evict_code, in its own module.
+[[nodiscard]] const char* evict_code_source();
 
 }  // namespace kev::cuda

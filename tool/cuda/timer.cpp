@@ -6,20 +6,28 @@
 #include "core/timing_plan.h"
 #include "core/verify.h"
 #include "cuda/driver.h"
+#include "cuda/helper_kernels.h"
 #include "cuda/shape_run.h"
 
 namespace kev::cuda {
 
-// Writing a buffer twice the L2's size evicts everything, and reading it back evicts the
-// dirty lines that write left (written back now, outside the timed region), so the kernel
-// starts from a cold, clean L2 and is not charged for the harness's own write-backs. With
-// dirty_l2 the read is left out: the kernel starts among those dirty lines.
+// Every SM first runs 256 KiB of other code, so the kernel's own code is not waiting in the
+// instruction caches from its previous launch. Then writing a buffer twice the L2's size
+// evicts everything (that code included), and reading it back evicts the dirty lines that
+// write left (written back now, outside the timed region), so the kernel starts from a cold,
+// clean L2 and is not charged for the harness's own write-backs. With dirty_l2 the read is
+// left out: the kernel starts among those dirty lines.
 CUresult ShapeRun::flush_l2() {
   if (!req_.timing.flush_l2 || !r_.flush_.get()) return CUDA_SUCCESS;
-  CUresult e = cuMemsetD32Async(r_.flush_.get(), 0x13572468u, r_.flush_.bytes() / 4, r_.stream_);
+  CUdeviceptr sink = r_.counters_.get();
+  void* evict_params[] = {&sink};
+  CUresult e = cuLaunchKernel(r_.helpers_->evict_code,
+                              static_cast<unsigned>(r_.info_.sms * kEvictCodeBlocksPerSm), 1, 1, 32,
+                              1, 1, 0, r_.stream_, evict_params, nullptr);
+  if (e != CUDA_SUCCESS) return e;
+  e = cuMemsetD32Async(r_.flush_.get(), 0x13572468u, r_.flush_.bytes() / 4, r_.stream_);
   if (e != CUDA_SUCCESS || req_.timing.dirty_l2) return e;
   CUdeviceptr src = r_.flush_.get();
-  CUdeviceptr sink = r_.counters_.get();
   std::uint64_t n4 = r_.flush_.bytes() / 16;
   void* params[] = {&src, &n4, &sink};
   return cuLaunchKernel(r_.helpers_->read, static_cast<unsigned>(r_.info_.sms * 8), 1, 1, 256, 1, 1,
