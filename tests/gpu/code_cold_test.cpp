@@ -57,9 +57,7 @@ TEST(CodeCold, AFlushedLaunchFetchesItsCodeAgain) {
     r.spec.launch.grid = {gpu_test::expr("ceil_div(n, 32)")};
     r.candidate = image;
     r.reference = small;
-    r.timing.timeout_seconds = 20.0;
-    r.timing.min_seconds = 0.05;
-    r.timing.batch_below_us = 0.0;
+    r.timing = gpu_test::timed_alone();
     r.timing.flush_l2 = flush;
     RunReport report = worker.run(r);
     std::printf("[code-cold] %-6s flush %-3s -> %-8s %8.2f us  %s\n", name, flush ? "on" : "off",

@@ -34,9 +34,7 @@ TEST(DirtyL2, ALaunchFromADirtyL2PaysForTheWriteBacksItFinds) {
     r.spec.problems[0].dims["n"] = 32 << 20;  // 128 MiB in, 128 MiB out: past any L2
     r.candidate = copy;
     r.reference = copy;
-    r.timing.timeout_seconds = 20.0;
-    r.timing.min_seconds = 0.05;
-    r.timing.batch_below_us = 0.0;
+    r.timing = gpu_test::timed_alone();
     r.timing.dirty_l2 = dirty;
     RunReport report = worker.run(r);
     std::printf("[dirty-l2] %-13s -> %-8s %8.2f us  %s\n", timing_method(r.timing),

@@ -94,6 +94,16 @@ inline KernelImage compile_kernel(const std::string& source, const std::string& 
   return image;
 }
 
+// Timing for the tests that compare how one launch is timed: every launch alone (no
+// batching), 50 ms of samples at least, 20 s at most.
+inline TimingOptions timed_alone() {
+  TimingOptions t;
+  t.timeout_seconds = 20.0;
+  t.min_seconds = 0.05;
+  t.batch_below_us = 0.0;
+  return t;
+}
+
 // The device's arch ("sm_90"), for compiling test kernels.
 inline std::string device_arch() {
   auto r = cuda::DriverRunner::open(0);

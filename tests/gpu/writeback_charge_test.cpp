@@ -49,9 +49,7 @@ class WriteBackCharge : public ::testing::Test {
     r.spec.problems[0].dims["n"] = 8 << 20;
     r.candidate = kernel;
     r.reference = plain_;
-    r.timing.timeout_seconds = 20.0;
-    r.timing.min_seconds = 0.05;
-    r.timing.batch_below_us = 0.0;
+    r.timing = gpu_test::timed_alone();
     r.timing.ceiling_margin = 100.0;
     r.timing.charge_writeback = charge;
     RunReport report = worker.run(r);
