@@ -18,6 +18,7 @@ fails on; the run goes on.
 
 import argparse
 import concurrent.futures
+import ctypes
 import datetime
 import json
 import os
@@ -385,15 +386,59 @@ def events_timer(torch, rep_ms, before, charge_after=False):
     return bench
 
 
+# Before each flush the timed buffers' L2 lines go back to the normal eviction priority, as
+# kernelevo's flush does (tool/cuda/timer.cpp): a line a kernel marked evict_last outlives a
+# flush of normal writes, and the next run would find it cached
+# (bench/results/2026-12-07-evict-last-flush). install_l2_demotion() compiles the kernel (sm_80
+# and later); set_timed_tensors() names the buffers; triton's do_bench has no such step.
+DEMOTE_SOURCE = r"""
+extern "C" __global__ void kev_demote_l2(const char* p, unsigned long long bytes) {
+  const unsigned long long stride = (unsigned long long)gridDim.x * blockDim.x * 128;
+  for (unsigned long long off = ((unsigned long long)blockIdx.x * blockDim.x + threadIdx.x) * 128;
+       off < bytes; off += stride)
+    asm volatile("applypriority.global.L2::evict_normal [%0], 128;" ::"l"(p + off) : "memory");
+}
+"""
+_DEMOTION = {"fn": None, "driver": None, "launches": []}
+
+
+def install_l2_demotion(torch, driver, nvcc, work_dir):
+    """Compiles kev_demote_l2 for this GPU (nothing before sm_80, which has no such priority)."""
+    major, minor = torch.cuda.get_device_capability()
+    if major < 8:
+        return
+    source = os.path.join(work_dir, "kev_demote_l2.cu")
+    with open(source, "w") as f:
+        f.write(DEMOTE_SOURCE)
+    image = compile_cubin([nvcc, "-cubin", f"-arch=sm_{major}{minor}", source, "-o", source + ".cubin"])
+    _DEMOTION.update(fn=driver.function(image, "kev_demote_l2"), driver=driver)
+
+
+def set_timed_tensors(torch, tensors):
+    """The buffers whose lines the flush demotes, until the next call."""
+    import cuda_launch
+
+    fn, driver = _DEMOTION["fn"], _DEMOTION["driver"]
+    if fn is None:
+        return
+    stream = current_stream(torch)
+    _DEMOTION["launches"] = [
+        driver.launcher(fn, [SM_COUNT * 4 if SM_COUNT else 512], [256], 0, stream,
+                        [cuda_launch.pointer_arg(t.data_ptr()), ctypes.c_uint64(t.numel() * t.element_size())])
+        for t in tensors if t.numel() > 0]
+
+
 def l2_flush(torch, clean=True):
-    """before() for the events timers: a 256 MiB buffer written, evicting everything, and with
-    `clean` read back, so the dirty lines that write left are written back now rather than
-    during the timed run; without it the run starts with the L2 full of dirty lines, as
-    do_bench's clearing (a 256 MiB write) leaves it."""
+    """before() for the events timers: the timed buffers' lines demoted (set_timed_tensors), a
+    256 MiB buffer written, evicting everything, and with `clean` read back, so the dirty lines
+    that write left are written back now rather than during the timed run; without it the run
+    starts with the L2 full of dirty lines, as do_bench's clearing (a 256 MiB write) leaves it."""
     flush = torch.empty(64 * 1024 * 1024, dtype=torch.float32, device="cuda")
     sink = torch.empty(1, dtype=torch.float32, device="cuda")
 
     def before():
+        for demote in _DEMOTION["launches"]:
+            demote()
         flush.fill_(1.0)
         if clean:
             torch.sum(flush.view(1, -1), dim=1, out=sink)
@@ -408,7 +453,8 @@ def make_clean_timer(torch, rep_ms, charge_writeback=False):
     dirty is charged to it (the flush after it, beyond a clean flush) with `charge_writeback`
     (kernelevo's TimingOptions::charge_writeback, off by default like it)."""
     describe = (f"CUDA events around each run alone, median of ~{rep_ms} ms; before each run a 256 MiB buffer "
-                "is written and read back (cold, clean L2, as kernelevo times)")
+                "is written and read back (cold, clean L2, as kernelevo times), the timed buffers' lines returned to "
+                "the normal eviction priority first")
     if charge_writeback:
         describe += "; the write-back the run leaves in the L2 charged (the flush after it, beyond a clean flush)"
     return describe, events_timer(torch, rep_ms, l2_flush(torch), charge_writeback)
@@ -551,6 +597,13 @@ def ours_key(plan, winner):
 
 
 def measure_shape(ctx, plan, dims):
+    try:
+        return measure_shape_timed(ctx, plan, dims)
+    finally:  # no flush may demote lines of buffers freed since
+        set_timed_tensors(ctx["torch"], [])
+
+
+def measure_shape_timed(ctx, plan, dims):
     torch, driver = ctx["torch"], ctx["driver"]
     spec, entry = plan["spec"], plan["entry"]
     serving = served_by(plan["lock_entry"], dims)
@@ -572,6 +625,7 @@ def measure_shape(ctx, plan, dims):
         args[which] = kernel_args(spec, values, driver, names)
         launches[which], row[f"{which}_geometry"] = spec_launcher(driver, fn, spec, names, stream,
                                                                   args[which])
+    set_timed_tensors(torch, [v for v in values.values() if torch.is_tensor(v)])
     rtol, atol = tolerance(entry, spec)
     row["rtol"], row["atol"] = rtol, atol
     row["max_error"], row["agree"] = check(torch, launches["ours"], outputs, inouts, expected, rtol, atol)
@@ -742,6 +796,7 @@ def main(argv):
         ctx["torch"], ctx["driver"] = torch, cuda_launch.Driver(torch.cuda.current_device())
         meta["device"] = torch.cuda.get_device_name()
         meta["torch"] = torch.__version__
+        install_l2_demotion(torch, ctx["driver"], ctx["nvcc"], out)
         meta["timer"], ctx["bench"] = make_clean_timer(torch, a.rep_ms)
         meta["second_timer"], ctx["bench_dobench"] = make_timer(torch, a.warmup_ms, a.rep_ms)
         meta["clearing_us"] = clearing_gpu_us(torch)

@@ -241,6 +241,18 @@ extern "C" __global__ void kev_read(const float4* __restrict__ x, u64 n4, float*
   for (; i < n4; i += stride) { const float4 a = x[i]; acc += a.x + a.y + a.z + a.w; }
   if (acc == -1.2345e-30f) sink[0] = acc;  // keeps the loads; never true for real data
 }
+
+// Every 128-byte line of [p, p + bytes) (p 128-byte aligned) back to the normal eviction
+// priority, wherever a kernel's createpolicy or access property left it: a line marked
+// evict_last is evicted only after the normal lines around it, so the flush, which writes and
+// reads normal lines, would leave it in the L2 for the next timed launch.
+extern "C" __global__ void kev_demote_l2(const char* p, u64 bytes) {
+#if __CUDA_ARCH__ >= 800
+  const u64 stride = (u64)gridDim.x * blockDim.x * 128;
+  for (u64 off = ((u64)blockIdx.x * blockDim.x + threadIdx.x) * 128; off < bytes; off += stride)
+    asm volatile("applypriority.global.L2::evict_normal [%0], 128;" ::"l"(p + off) : "memory");
+#endif
+}
 )CUDA";
 
 // Executed by every SM, 256 KiB of code replaces whatever the timed kernel left in the
@@ -287,7 +299,7 @@ Result<HelperKernels> HelperKernels::load(const std::string& arch) {
   NvrtcCompiler compiler;
   HelperKernels k;
   auto module = load_module(compiler, "kernelevo_helpers.cu", kSource,
-                            {"kev_fill", "kev_compare", "kev_read"}, arch);
+                            {"kev_fill", "kev_compare", "kev_read", "kev_demote_l2"}, arch);
   if (!module) return module.error();
   k.module = *module;
   // The eviction kernel takes NVRTC a second or two; the cache makes that once per machine.
@@ -303,6 +315,7 @@ Result<HelperKernels> HelperKernels::load(const std::string& arch) {
       {&k.fill, k.module, "kev_fill"},
       {&k.compare, k.module, "kev_compare"},
       {&k.read, k.module, "kev_read"},
+      {&k.demote_l2, k.module, "kev_demote_l2"},
       {&k.evict_code, k.code_module, "kev_evict_code"}};
   for (const auto& [fn, mod, name] : entries) {
     if (CUresult r = cuModuleGetFunction(fn, mod, name); r != CUDA_SUCCESS) {

@@ -1,8 +1,9 @@
 #pragma once
 // Kernels the runner itself needs on the device, compiled once per process with NVRTC:
 // seeded input generation, elementwise comparison (so verification of large outputs never
-// leaves the GPU), a read-only bandwidth probe, and a kernel that evicts other kernels' code
-// from the SMs' instruction caches.
+// leaves the GPU), a read-only bandwidth probe, one that returns lines to the L2's normal
+// eviction priority, and a kernel that evicts other kernels' code from the SMs' instruction
+// caches.
 #include <cuda.h>
 
 #include <string>
@@ -30,9 +31,10 @@ class HelperKernels {
   CUmodule module = nullptr;
   CUfunction fill =
       nullptr;  // (u8* dst, u64 n, int type, int kind, double low, double value, u64 seed)
-  CUfunction compare = nullptr;  // (ref, got, u64 n, int type, double rtol, double atol, unsigned
-                                 // poison, int check_poison, CompareCounters*)
-  CUfunction read = nullptr;     // (const float4* x, u64 n4, float* sink)
+  CUfunction compare = nullptr;    // (ref, got, u64 n, int type, double rtol, double atol, unsigned
+                                   // poison, int check_poison, CompareCounters*)
+  CUfunction read = nullptr;       // (const float4* x, u64 n4, float* sink)
+  CUfunction demote_l2 = nullptr;  // (const char* p, u64 bytes): p's L2 lines to evict_normal
   // Its own module: 256 KiB of straight-line code, compiled once and kept in the compile cache.
   CUmodule code_module = nullptr;
   CUfunction evict_code = nullptr;  // (float* sink), one warp per block, kEvictCodeBlocksPerSm

@@ -104,6 +104,9 @@ class ShapeRun {
   ResolvedProblem layout_;
   DriverRunner::ShapeData* data_ = nullptr;
   std::vector<GuardedBuffer> work_;
+  // The buffers timed launches point at (address, bytes): the flush returns their L2 lines to
+  // the normal eviction priority before it evicts.
+  std::vector<std::pair<CUdeviceptr, std::size_t>> timed_buffers_;
   std::vector<CUdeviceptr> pointer_values_;
   struct EncodedMap {
     const ResolvedProblem* layout;

@@ -11,7 +11,9 @@
 
 namespace kev::cuda {
 
-// Every SM first runs 256 KiB of other code, so the kernel's own code is not waiting in the
+// The timed buffers' L2 lines first go back to the normal eviction priority (a line a kernel
+// marked evict_last would outlive the writes below and be found cached next launch). Every SM
+// then runs 256 KiB of other code, so the kernel's own code is not waiting in the
 // instruction caches from its previous launch. Then writing a buffer twice the L2's size
 // evicts everything (that code included), and reading it back evicts the dirty lines that
 // write left (written back now, outside the timed region), so the kernel starts from a cold,
@@ -19,6 +21,14 @@ namespace kev::cuda {
 // left out: the kernel starts among those dirty lines.
 CUresult ShapeRun::flush_l2() {
   if (!req_.timing.flush_l2 || !r_.flush_.get()) return CUDA_SUCCESS;
+  for (auto [address, bytes] : timed_buffers_) {
+    std::uint64_t n = bytes;
+    void* demote_params[] = {&address, &n};
+    if (CUresult e = cuLaunchKernel(r_.helpers_->demote_l2, static_cast<unsigned>(r_.info_.sms * 4),
+                                    1, 1, 256, 1, 1, 0, r_.stream_, demote_params, nullptr);
+        e != CUDA_SUCCESS)
+      return e;
+  }
   CUdeviceptr sink = r_.counters_.get();
   void* evict_params[] = {&sink};
   CUresult e = cuLaunchKernel(r_.helpers_->evict_code,
@@ -133,6 +143,15 @@ Failure ShapeRun::time(ProblemResult& out) {
     }
     return {};
   };
+  timed_buffers_.clear();
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    if (!args[i].pointer) continue;
+    if (role_of(args[i]) != Role::const_input)
+      timed_buffers_.emplace_back(work_[i].data(), work_[i].bytes());
+    else
+      for (std::size_t s = 0; s < sets; ++s)
+        timed_buffers_.emplace_back(const_copies[s][i].data(), const_copies[s][i].bytes());
+  }
   if (Failure f = encode_maps(pointers)) return f;
   for (int w = 0; w < t.warmup_runs; ++w) {
     const std::size_t set = static_cast<std::size_t>(w) % sets;
@@ -268,6 +287,9 @@ Failure ShapeRun::time_batched(ProblemResult& out, std::size_t input_sets) {
   for (std::size_t c = 0; c < copies; ++c)
     for (std::size_t i = 0; i < args.size(); ++i)
       if (stride[i] != 0) pointers[c][i] = sets[i].get() + c * stride[i];
+  timed_buffers_.clear();
+  for (const DeviceMemory& m : sets)
+    if (m.get() != 0) timed_buffers_.emplace_back(m.get(), m.bytes());
   auto copy_inputs = [&](Role which) -> CUresult {
     for (std::size_t i = 0; i < args.size(); ++i) {
       if (stride[i] == 0 || role_of(args[i]) != which) continue;
