@@ -16,6 +16,7 @@
 #include <sstream>
 
 #include "compile_test_support.h"
+#include "core/timing_names.h"
 #include "fake_worker_env.h"
 #include "io/hash.h"
 #include "support/cli_run.h"
@@ -707,6 +708,41 @@ TEST(TuneTraces, ATraceTimedAnotherWayIsNotResumed) {
       << hostile.err;
   EXPECT_LT(hostile.err.size(), 600u) << hostile.err;
   header.erase("timing");
+  trace.write(dir.file("t.jsonl"));
+  const CliRun resumed = kernelevo(dir, env, common + "--budget 4 --resume t.jsonl");
+  EXPECT_EQ(resumed.exit_code, 0) << resumed.err;
+}
+
+// A trace records the revision of the L2 flush before its timed launches; one timed after
+// another flush (the flush has changed what a kernel finds cached: its code, lines it marked
+// evict-last) is not resumed, and one that does not say was timed before traces said.
+TEST(TuneTraces, ATraceTimedAfterAnotherFlushIsNotResumed) {
+  TempDir dir;
+  std::filesystem::copy_file(testing::source_dir_file("templates/softmax.cu"),
+                             dir.file("softmax.cu"));
+  const std::string env = testing::fake_worker_env(1, dir.file("cache"));
+  const std::string common = "tune softmax.cu --strategy random --format json --lockfile lock.json ";
+  const CliRun first = kernelevo(dir, env, common + "--budget 2 --trace t.jsonl");
+  ASSERT_EQ(first.exit_code, 0) << first.err;
+  TraceText trace = TraceText::read(dir.file("t.jsonl"));
+  EXPECT_EQ(trace.header["flush"], kFlushRevision);
+  for (const bool says : {true, false}) {
+    if (says)
+      trace.header["flush"] = 2;
+    else
+      trace.header.erase("flush");
+    const std::string older = trace.write(dir.file("t.jsonl"));
+    const CliRun refused = kernelevo(dir, env, common + "--budget 4 --resume t.jsonl");
+    EXPECT_NE(refused.exit_code, 0);
+    EXPECT_NE(refused.err.find("t.jsonl"), std::string::npos) << refused.err;
+    EXPECT_NE(refused.err.find("timed after the L2 flush of revision 2 and this kernelevo flushes "
+                               "as revision 3"),
+              std::string::npos)
+        << refused.err;
+    std::ifstream in(dir.file("t.jsonl"));
+    EXPECT_EQ(std::string(std::istreambuf_iterator<char>(in), {}), older);
+  }
+  trace.header["flush"] = kFlushRevision;
   trace.write(dir.file("t.jsonl"));
   const CliRun resumed = kernelevo(dir, env, common + "--budget 4 --resume t.jsonl");
   EXPECT_EQ(resumed.exit_code, 0) << resumed.err;

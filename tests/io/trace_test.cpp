@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/recorded_space.h"
+#include "core/timing_names.h"
 #include "io/replay_reader.h"
 #include "support/temp_dir.h"
 
@@ -226,6 +227,10 @@ TEST_F(TraceTest, FieldsOfTheWrongTypeAreErrorsWithTheirLine) {
       {with(header, "device", json::array({1})), 1},
       {with(header, "timing", json::object()), 1},
       {with(header, "compiler", 7), 1},
+      {with(header, "flush", "3"), 1},
+      {with(header, "flush", 0), 1},
+      {with(header, "flush", -3), 1},
+      {with(header, "flush", 1e300), 1},
       {with(header, "compiler", "clang\n::error::x"), 1},
       {with(header, "seed", 3.5e84), 1},
       {with(header, "seed", -1), 1},
@@ -242,6 +247,20 @@ TEST_F(TraceTest, FieldsOfTheWrongTypeAreErrorsWithTheirLine) {
     EXPECT_EQ(trace.error().where.file, "t.jsonl") << text;
     EXPECT_EQ(trace.error().where.line, line) << text;
   }
+}
+
+// Which L2 flush came before the timed launches: written when known, read back; a header that
+// does not say was written before traces said, after the flush of revision 2.
+TEST_F(TraceTest, TheHeaderSaysWhichFlushCameBeforeTheTimedLaunches) {
+  io::TraceHeader h = header_;
+  h.flush = kFlushRevision;
+  auto trace = io::parse_trace(io::trace_header_line(h) + "\n", "t.jsonl");
+  ASSERT_TRUE(trace.ok()) << trace.error().to_string();
+  EXPECT_EQ(trace->header.flush, 3);
+  EXPECT_EQ(io::trace_header_line(header_).find("flush"), std::string::npos);  // 0: not known
+  trace = io::parse_trace(io::trace_header_line(header_) + "\n", "t.jsonl");
+  ASSERT_TRUE(trace.ok()) << trace.error().to_string();
+  EXPECT_EQ(trace->header.flush, 2);
 }
 
 // Which compiler made the timed code: written when known, read back, empty when the header

@@ -15,8 +15,14 @@ bool same_file(const std::string& a, const std::string& b) {
 
 // Times taken one way do not compare with times taken another: a trace timed otherwise than
 // this run times (`header.timing`, when known) is not resumed.
-Status same_timing(const io::Trace& trace, const io::TraceHeader& header,
-                   const std::string& path) {
+Status same_timing(const io::Trace& trace, const io::TraceHeader& header, const std::string& path) {
+  if (header.flush != 0 && trace.header.flush != header.flush)
+    return make_error(
+        "the trace was timed after the L2 flush of revision " + std::to_string(trace.header.flush) +
+            " and this kernelevo flushes as revision " + std::to_string(header.flush) +
+            " (docs/evaluator.md): its times would not compare with new ones; tune "
+            "afresh with --trace",
+        {path});
   if (header.timing.empty() || trace.header.timing == header.timing) return ok_status();
   constexpr std::size_t kShown = 64;  // the trace's text, on one line and short
   const std::string& theirs = trace.header.timing;

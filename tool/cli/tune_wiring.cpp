@@ -98,6 +98,7 @@ class FileStore final : public TuneStore {
     TimingOptions timing;  // the GPU backend's, but for --l2
     timing.dirty_l2 = options_.l2 == "dirty";
     header.timing = timing_method(timing);
+    header.flush = kFlushRevision;
     header.compiler = compilers.used;
     if (spec.dispatch) {
       header.dispatch_by = spec.dispatch->by;

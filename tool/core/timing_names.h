@@ -9,4 +9,12 @@ inline constexpr const char* kTimingColdDirtyL2 = "cold-dirty-l2";  // TimingOpt
 inline constexpr const char* kTimingWriteBack = "cold-l2+write-back";
 inline constexpr const char* kTimingWarmL2 = "warm-l2";
 
+// The revision of the L2 flush before each timed launch (docs/evaluator.md), as traces record
+// it: 1 wrote and read back a buffer twice the L2; 2 first ran 256 KiB of other code on every
+// SM (the kernel's code cold too); 3 first returns the timed buffers' lines to the normal
+// eviction priority (a line marked evict-last outlived the flush). A trace from before traces
+// said reads as 2.
+inline constexpr int kFlushRevision = 3;
+inline constexpr int kFlushRevisionBeforeTracesSaid = 2;
+
 }  // namespace kev

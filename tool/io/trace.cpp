@@ -64,6 +64,16 @@ Result<TraceHeader> header_from_json(const json& j, const std::string& path) {
   }
   if (!h.compiler.empty() && h.compiler != "nvcc" && h.compiler != "nvrtc")
     return make_error("trace field 'compiler' must be \"nvcc\" or \"nvrtc\"", at);
+  if (const auto flush = j.find("flush"); flush == j.end()) {
+    h.flush = kFlushRevisionBeforeTracesSaid;
+  } else if (!flush->is_number_unsigned() || flush->get<std::uint64_t>() < 1 ||
+             flush->get<std::uint64_t>() > 1000) {
+    return make_error(
+        "trace field 'flush' must be a revision from 1 to 1000, not " + flush->dump().substr(0, 40),
+        at);
+  } else {
+    h.flush = flush->get<int>();
+  }
   if (h.timing.empty()) {
     TimingOptions before_traces_said;
     before_traces_said.charge_writeback = false;
@@ -318,6 +328,7 @@ std::string trace_header_line(const TraceHeader& header) {
   j["strategy"] = header.strategy;
   j["seed"] = header.seed;
   if (!header.timing.empty()) j["timing"] = header.timing;
+  if (header.flush > 0) j["flush"] = header.flush;
   if (!header.compiler.empty()) j["compiler"] = header.compiler;
   json dims = json::array();
   for (const auto& d : header.dims) {

@@ -30,6 +30,10 @@ struct TraceHeader {
   // reads as the timing kernelevo used before traces said (cold L2, no write-back charged).
   // Empty: not known (a replay's), not written.
   std::string timing;
+  // The L2 flush's revision (core/timing_names.h's kFlushRevision): times taken after one
+  // flush do not compare with times taken after another. 0: not known (a replay's), not
+  // written; a header that does not say reads as kFlushRevisionBeforeTracesSaid.
+  int flush = 0;
   // What compiled the timed code: "nvcc" or "nvrtc" (core/compiler.h's DeviceCodeCompiler);
   // empty: the trace does not say (older traces: NVRTC for a source without host code).
   std::string compiler;
