@@ -51,9 +51,7 @@ KernelSpec sum64_spec() {
   s.args[1] = gpu_test::buffer_arg("y", ScalarType::f32, "n / 64", true);
   s.launch.grid = {expr("ceil_div(n / 64, 256)")};
   s.metric_bytes = expr("4 * n");
-  // 8 MiB read: within the L2's share for persisting lines (9.4 MiB on an H100 by default),
-  // where every evict-last line could stay.
-  s.problems[0].dims["n"] = 2 << 20;
+  s.problems[0].dims["n"] = 8 << 20;  // 32 MiB read: within any L2 it could stay in
   s.validate[0].dims["n"] = 64 * 1000;
   return s;
 }
@@ -81,7 +79,10 @@ TEST(EvictLastFlush, AnEvictLastInputIsReadFromMemoryEveryLaunch) {
     };
     const double plain_us = time(plain, "plain");
     const double last_us = time(last, "evict_last");
-    EXPECT_GT(last_us, 0.9 * plain_us)
+    // On an H100 the flush without the demotion left a 32 MiB evict-last input 10% faster to
+    // read (the probe of bench/results/2026-12-07-evict-last-flush); with it, these two ran
+    // within 0.2% from a clean L2 and 3% from a dirty one.
+    EXPECT_GT(last_us, 0.95 * plain_us)
         << (dirty ? "dirty" : "clean") << " flush: the evict_last input stayed in the L2";
   }
 }
