@@ -19,6 +19,25 @@ namespace kev::cuda {
 // write left (written back now, outside the timed region), so the kernel starts from a cold,
 // clean L2 and is not charged for the harness's own write-backs. With dirty_l2 the read is
 // left out: the kernel starts among those dirty lines.
+namespace {
+
+// Names the buffers a timing loop's flushes demote, for as long as they live: cleared on
+// leaving the loop's scope, so no later flush touches a freed copy.
+class TimedBuffers {
+ public:
+  explicit TimedBuffers(std::vector<std::pair<CUdeviceptr, std::size_t>>& list) : list_(list) {
+    list_.clear();
+  }
+  ~TimedBuffers() { list_.clear(); }
+  TimedBuffers(const TimedBuffers&) = delete;
+  TimedBuffers& operator=(const TimedBuffers&) = delete;
+
+ private:
+  std::vector<std::pair<CUdeviceptr, std::size_t>>& list_;
+};
+
+}  // namespace
+
 CUresult ShapeRun::flush_l2() {
   if (!req_.timing.flush_l2 || !r_.flush_.get()) return CUDA_SUCCESS;
   for (auto [address, bytes] : timed_buffers_) {
@@ -143,7 +162,7 @@ Failure ShapeRun::time(ProblemResult& out) {
     }
     return {};
   };
-  timed_buffers_.clear();
+  const TimedBuffers timed(timed_buffers_);
   for (std::size_t i = 0; i < args.size(); ++i) {
     if (!args[i].pointer) continue;
     if (role_of(args[i]) != Role::const_input)
@@ -287,7 +306,7 @@ Failure ShapeRun::time_batched(ProblemResult& out, std::size_t input_sets) {
   for (std::size_t c = 0; c < copies; ++c)
     for (std::size_t i = 0; i < args.size(); ++i)
       if (stride[i] != 0) pointers[c][i] = sets[i].get() + c * stride[i];
-  timed_buffers_.clear();
+  const TimedBuffers timed(timed_buffers_);
   for (const DeviceMemory& m : sets)
     if (m.get() != 0) timed_buffers_.emplace_back(m.get(), m.bytes());
   auto copy_inputs = [&](Role which) -> CUresult {
