@@ -391,14 +391,17 @@ def events_timer(torch, rep_ms, before, charge_after=False):
 # flush of normal writes, and the next run would find it cached
 # (bench/results/2026-12-07-evict-last-flush). install_l2_demotion() compiles the kernel (sm_80
 # and later); set_timed_tensors() names the buffers; triton's do_bench has no such step.
-DEMOTE_SOURCE = r"""
-extern "C" __global__ void kev_demote_l2(const char* p, unsigned long long bytes) {
-  const unsigned long long stride = (unsigned long long)gridDim.x * blockDim.x * 128;
-  for (unsigned long long off = ((unsigned long long)blockIdx.x * blockDim.x + threadIdx.x) * 128;
-       off < bytes; off += stride)
-    asm volatile("applypriority.global.L2::evict_normal [%0], 128;" ::"l"(p + off) : "memory");
-}
-"""
+
+
+def demote_source(root=ROOT):
+    """kev_demote_l2 as kernelevo's runner compiles it: its text in tool/cuda/helper_kernels.cpp."""
+    with open(os.path.join(root, "tool", "cuda", "helper_kernels.cpp")) as f:
+        text = f.read()
+    start = text.index('extern "C" __global__ void kev_demote_l2(')
+    end = text.index("\n}\n", start) + 3
+    return "typedef unsigned long long u64;\n" + text[start:end]
+
+
 _DEMOTION = {"fn": None, "driver": None, "launches": []}
 
 
@@ -409,7 +412,7 @@ def install_l2_demotion(torch, driver, nvcc, work_dir):
         return
     source = os.path.join(work_dir, "kev_demote_l2.cu")
     with open(source, "w") as f:
-        f.write(DEMOTE_SOURCE)
+        f.write(demote_source())
     image = compile_cubin([nvcc, "-cubin", f"-arch=sm_{major}{minor}", source, "-o", source + ".cubin"])
     _DEMOTION.update(fn=driver.function(image, "kev_demote_l2"), driver=driver)
 

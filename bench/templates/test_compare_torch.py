@@ -295,6 +295,16 @@ def test_write_files():
         assert open(os.path.join(d, "templates.md")).read().count("\n| ") == 5
 
 
+def test_demotion_kernel_is_the_runners():
+    """The events timers' flush demotes lines with the runner's own kev_demote_l2, read from
+    tool/cuda/helper_kernels.cpp: the whole function and the typedef it needs."""
+    text = ct.demote_source()
+    assert text.startswith("typedef unsigned long long u64;\n"), text
+    assert 'extern "C" __global__ void kev_demote_l2(const char* p, u64 bytes) {' in text, text
+    assert "applypriority.global.L2::evict_normal" in text and text.endswith("\n}\n"), text
+    assert text.count("{") == text.count("}"), text
+
+
 def test_tune_note_reads_a_template_or_a_kernel_tune():
     entry = entries.of_template("gemm_sm90")[2]
     plan = {"spec": {"id": "gemm_sm90_fp8"}, "lock_entry": {"params": {"G90_FP8_BN": 256}},
@@ -701,7 +711,7 @@ def main():
              test_tolerances_and_errors, test_compile_setup, test_entries, test_markdown_table,
              test_host_bound_do_bench_cells, test_write_files,
              test_driver_argument_plumbing, test_tensor_map_arguments,
-             test_tune_note_reads_a_template_or_a_kernel_tune]
+             test_tune_note_reads_a_template_or_a_kernel_tune, test_demotion_kernel_is_the_runners]
     for t in tests:
         t()
         print(f"ok {t.__name__}")

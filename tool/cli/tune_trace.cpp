@@ -13,8 +13,9 @@ bool same_file(const std::string& a, const std::string& b) {
   return a == b || std::filesystem::equivalent(a, b, ec);
 }
 
-// Times taken one way do not compare with times taken another: a trace timed otherwise than
-// this run times (`header.timing`, when known) is not resumed.
+// Times taken one way do not compare with times taken another: a trace timed after another
+// L2 flush (`header.flush`) or otherwise than this run times (`header.timing`), when known, is
+// not resumed.
 Status same_timing(const io::Trace& trace, const io::TraceHeader& header, const std::string& path) {
   if (header.flush != 0 && trace.header.flush != header.flush)
     return make_error(
