@@ -115,6 +115,29 @@ TEST_F(CheckFixture, UnchangedKernelPassesEveryRunOutOfFive) {
   }
 }
 
+// An entry timed after an older L2 flush (one that does not say) that now measures slower
+// still fails: the evidence adds that the flush changed, so a slowdown with no change to the
+// code reads as a call to re-tune. One timed after this kernelevo's flush gets no such note.
+TEST_F(CheckFixture, ASlowdownOfAnEntryTimedAfterAnOlderFlushSaysSo) {
+  specs = {spec_for("softmax"), spec_for("layernorm")};
+  lock_kernel("softmax", 256, 70.0);
+  lock_kernel("layernorm", 256, 70.0);
+  lock.kernels.at("layernorm").targets.at("sm_90").at("NVIDIA H200").flush = kFlushRevision;
+  measurer.set("head", "softmax", 84.0, 0.01);
+  measurer.set("head", "layernorm", 84.0, 0.01);
+  const Report r = check();
+  const auto& old = r.kernels.at(1).id == "softmax" ? r.kernels.at(1) : r.kernels.at(0);
+  const auto& now = r.kernels.at(1).id == "softmax" ? r.kernels.at(0) : r.kernels.at(1);
+  EXPECT_EQ(old.verdict, KernelVerdict::slower);
+  EXPECT_NE(old.evidence.find("; the recorded time was taken after the L2 flush of revision 2 "
+                              "or older and this kernelevo flushes as revision 3: if nothing "
+                              "else changed, re-tune (docs/lockfile.md)"),
+            std::string::npos)
+      << old.evidence;
+  EXPECT_EQ(now.verdict, KernelVerdict::slower);
+  EXPECT_EQ(now.evidence.find("flush"), std::string::npos) << now.evidence;
+}
+
 TEST_F(CheckFixture, ConfirmedSlowdownFailsWithEvidence) {
   specs = {spec_for("softmax")};
   lock_kernel("softmax", 256, 70.0);

@@ -289,6 +289,16 @@ TEST(Merge, EntriesMeasuredOtherwiseKeepTheLaterFile) {
             "clean L2, the other from a dirty one, so the times do not compare; the later file "
             "wins");
   EXPECT_EQ(d.merged.kernels["k"].targets["sm_90"]["NVIDIA H200"].timing, "");
+
+  LockEntry reflushed = entry(1024, 80);
+  reflushed.flush = 3;
+  MergeResult f = merge(a, lock_with("sm_90", "NVIDIA H200", reflushed));
+  ASSERT_EQ(f.conflicts.size(), 1u);
+  EXPECT_EQ(f.conflicts[0].resolution,
+            "kept incoming {BLOCK=1024} (80.0 us) over {BLOCK=512} (60.0 us): it was timed after "
+            "the L2 flush of revision 3, the other after revision 2 or older, so the times do not "
+            "compare; the later file wins");
+  EXPECT_EQ(f.merged.kernels["k"].targets["sm_90"]["NVIDIA H200"].flush, 3);
 }
 
 // The one check behind both: the L2 state first, then the compiler, each side named in order.
@@ -310,6 +320,15 @@ TEST(MeasuredOtherwise, NamesTheL2StateFirstThenTheCompiler) {
   EXPECT_EQ(code->kind, MeasuredOtherwise::Kind::compiler);
   EXPECT_EQ(code->first, "nvrtc");
   EXPECT_EQ(code->second, "nvcc");
+  // Then the flush: an entry that does not say was timed after revision 2 or an older one.
+  LockEntry reflushed = entry(256, 50);
+  reflushed.flush = 3;
+  const auto flush = measured_otherwise(clean, reflushed);
+  ASSERT_TRUE(flush.has_value());
+  EXPECT_EQ(flush->kind, MeasuredOtherwise::Kind::flush);
+  EXPECT_EQ(flush->first, "revision 2 or older");
+  EXPECT_EQ(flush->second, "revision 3");
+  EXPECT_FALSE(measured_otherwise(reflushed, reflushed).has_value());
 }
 
 TEST(Merge, TwoDefaultsForOneArchKeepBasesMark) {

@@ -190,6 +190,19 @@ TEST(LockReport, AnOldEntryCompiledOtherwiseIsNotTheBaseline) {
       << k.evidence;
 }
 
+// Nor does an old entry timed after an older revision of the L2 flush (the evict-last lines
+// that outlived revision 2's made some winners look faster than they are).
+TEST(LockReport, AnOldEntryTimedAfterAnotherFlushIsNotTheBaseline) {
+  const KernelReport k =
+      over_an_old_entry_of_60us([](LockEntry&, LockEntry& now) { now.flush = 3; });
+  EXPECT_DOUBLE_EQ(*k.baseline_us, 72.0);
+  EXPECT_EQ(k.verdict, KernelVerdict::faster);
+  EXPECT_NE(k.evidence.find("the old entry was timed after the L2 flush of revision 2 or older, "
+                            "this one after revision 3"),
+            std::string::npos)
+      << k.evidence;
+}
+
 // The run that locked an entry measured both sides: its row is judged on those two
 // measurements, with the speedup's interval; other rows keep the recorded times, no interval.
 TEST(LockReport, ARowTheRunLockedUsesTheRunsMeasurementsAndInterval) {

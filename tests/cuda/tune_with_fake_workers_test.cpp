@@ -748,6 +748,28 @@ TEST(TuneTraces, ATraceTimedAfterAnotherFlushIsNotResumed) {
   EXPECT_EQ(resumed.exit_code, 0) << resumed.err;
 }
 
+// The lockfile entry a tune writes says after which flush its times were taken, a bucket's
+// entry too, so a later tune, `tune --report` and `merge` do not weigh them against times
+// taken after another flush, and `check` can say why an old entry measures slower.
+TEST(TuneTraces, TheLockfileSaysWhichFlushTheTimesCameAfter) {
+  TempDir dir;
+  std::filesystem::copy_file(testing::source_dir_file("templates/softmax.cu"),
+                             dir.file("softmax.cu"));
+  std::filesystem::copy_file(testing::source_dir_file("tests/cmake/dispatch/rows.cu"),
+                             dir.file("rows.cu"));
+  const std::string env = testing::fake_worker_env(1, dir.file("cache"));
+  const CliRun run = kernelevo(
+      dir, env, "tune softmax.cu rows.cu --strategy random --budget 2 --lockfile lock.json");
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  std::ifstream lock_in(dir.file("lock.json"));
+  const auto lock = nlohmann::json::parse(lock_in);
+  for (const char* id : {"softmax_rows", "rows_scale"}) {
+    const auto& entry = lock["kernels"][id]["targets"]["sm_90"]["Fake H200"];
+    EXPECT_EQ(entry["flush"], kFlushRevision) << id;
+    EXPECT_EQ(entry.contains("buckets"), std::string(id) == "rows_scale") << id;
+  }
+}
+
 // `tune --l2 dirty` times every run from an L2 full of dirty lines (the state a kernel that
 // follows another one's writes starts from, and do_bench's): the workers are asked for it,
 // the trace says so (and a run timed the default way does not resume it), and the lockfile's

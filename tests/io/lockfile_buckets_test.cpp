@@ -119,6 +119,16 @@ TEST(LockfileBuckets, SetBucketReplacesOverlapsAndKeepsOrder) {
   ASSERT_EQ(n.buckets.size(), 1u);
   EXPECT_EQ(n.buckets[0].range, (BucketRange{32, 64}));
   EXPECT_EQ(n.compiler, "nvrtc");
+  // And one timed after another revision of the L2 flush; the same revision keeps the others.
+  set_bucket(lock, "k", "src/k.cu", kHash, "sm_80", "A100", "cols",
+             {{64, 128}, {{"B", Value(64)}}, 3.0, 4.0}, "t", "cold-dirty-l2", "nvrtc", 3);
+  const LockEntry& f = lock.kernels.at("k").targets.at("sm_80").at("A100");
+  ASSERT_EQ(f.buckets.size(), 1u);
+  EXPECT_EQ(f.buckets[0].range, (BucketRange{64, 128}));
+  EXPECT_EQ(f.flush, 3);
+  set_bucket(lock, "k", "src/k.cu", kHash, "sm_80", "A100", "cols",
+             {{128, 256}, {{"B", Value(64)}}, 3.0, 4.0}, "t", "cold-dirty-l2", "nvrtc", 3);
+  EXPECT_EQ(lock.kernels.at("k").targets.at("sm_80").at("A100").buckets.size(), 2u);
 }
 
 TEST(LockfileBuckets, OlderFilesAreReadAndWrittenAtTheLowestVersion) {

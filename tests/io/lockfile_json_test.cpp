@@ -167,6 +167,24 @@ TEST(LockfileJson, AnEntrysCompilerIsReadAndWrittenOnlyWhenNotTheDefault) {
   EXPECT_EQ(format_lockfile(*nvcc).find("compiler"), std::string::npos);
 }
 
+// An entry says after which revision of the L2 flush its times were taken, so `tune` and
+// `merge` do not weigh them against times taken after another; one that does not say (tuned
+// before entries said) is written back without it, byte for byte.
+TEST(LockfileJson, AnEntrysFlushRevisionIsReadAndWrittenWhenKnown) {
+  auto said = parse_lockfile(with_entry(R"({"flush": 3, "params": {}})"), "l.json");
+  ASSERT_TRUE(said.ok()) << said.error().to_string();
+  EXPECT_EQ(said->kernels.at("k").targets.at("sm_90").at("NVIDIA H200").flush, 3);
+  const std::string text = format_lockfile(*said);
+  EXPECT_NE(text.find("\"flush\": 3,\n"), std::string::npos) << text;
+  auto again = parse_lockfile(text, "l.json");
+  ASSERT_TRUE(again.ok()) << again.error().to_string();
+  EXPECT_EQ(format_lockfile(*again), text);
+  auto unsaid = parse_lockfile(with_entry(R"({"params": {}})"), "l.json");
+  ASSERT_TRUE(unsaid.ok()) << unsaid.error().to_string();
+  EXPECT_EQ(unsaid->kernels.at("k").targets.at("sm_90").at("NVIDIA H200").flush, 0);
+  EXPECT_EQ(format_lockfile(*unsaid).find("flush"), std::string::npos);
+}
+
 TEST(LockfileJson, TimeFormatIsStable) {
   EXPECT_EQ(format_lockfile_us(143.0), "143.0");
   EXPECT_EQ(format_lockfile_us(70.149), "70.1");
@@ -254,7 +272,22 @@ TEST(LockfileJson, RefusesBadFilesWithExactMessages) {
        "lock.json:1:175: error: k sm_90 NVIDIA H200: missing \"params\""},
       {"unknown entry key", with_entry(R"({"params": {}, "flags": "-O0"})"),
        "lock.json:1:205: error: k sm_90 NVIDIA H200: unknown key 'flags' (expected baseline_us, "
-       "buckets, by, compiler, default, params, time_us, timing, tuned_with)"},
+       "buckets, by, compiler, default, flush, params, time_us, timing, tuned_with)"},
+      {"flush revision zero", with_entry(R"({"params": {}, "flush": 0})"),
+       "lock.json:1:205: error: k sm_90 NVIDIA H200: flush: expected an L2 flush revision from 1 "
+       "to 1000, not '0'"},
+      {"flush revision too large", with_entry(R"({"params": {}, "flush": 1001})"),
+       "lock.json:1:205: error: k sm_90 NVIDIA H200: flush: expected an L2 flush revision from 1 "
+       "to 1000, not '1001'"},
+      {"flush revision negative", with_entry(R"({"params": {}, "flush": -3})"),
+       "lock.json:1:205: error: k sm_90 NVIDIA H200: flush: expected an L2 flush revision from 1 "
+       "to 1000, not '-3'"},
+      {"flush revision fractional", with_entry(R"({"params": {}, "flush": 2.5})"),
+       "lock.json:1:205: error: k sm_90 NVIDIA H200: flush: expected an L2 flush revision from 1 "
+       "to 1000, not '2.5'"},
+      {"flush revision a string", with_entry(R"({"params": {}, "flush": "3"})"),
+       "lock.json:1:205: error: k sm_90 NVIDIA H200: flush: expected an L2 flush revision from 1 "
+       "to 1000, not '\"3\"'"},
       {"unknown compiler", with_entry(R"({"params": {}, "compiler": "clang"})"),
        "lock.json:1:205: error: k sm_90 NVIDIA H200: compiler: expected nvcc or nvrtc, not "
        "'clang'"},

@@ -91,6 +91,13 @@ void check_entry(const CheckInput& in, const std::string& id, const LockedKernel
     k.ratio_ci_high = j.ratio_ci.high;
     k.p_value = j.p_value;
     k.evidence = j.evidence;
+    // Not a pass: the verdict stands, but a slowdown may be the flush's, not the code's.
+    if ((j.verdict == KernelVerdict::slower || j.verdict == KernelVerdict::unsure) &&
+        entry.flush != kFlushRevision)
+      k.evidence += "; the recorded time was taken after the L2 flush of " +
+                    flush_text(entry.flush) + " and this kernelevo flushes as revision " +
+                    std::to_string(kFlushRevision) +
+                    ": if nothing else changed, re-tune (docs/lockfile.md)";
   }
   if (target.compiled != nullptr) k.evidence += " (measured " + target.compiled->label + ")";
   if (stale && !is_failure(k.verdict)) {

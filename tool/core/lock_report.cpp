@@ -79,11 +79,20 @@ void judge(KernelReport& k, const LockEntry& entry, const LockEntry* old) {
   // Nor does one whose code another compiler made.
   std::string timed_otherwise;
   if (const auto why = old != nullptr ? measured_otherwise(*old, entry) : std::nullopt) {
-    timed_otherwise = why->kind == MeasuredOtherwise::Kind::l2_state
-                          ? "; the old entry was timed from a " + why->first +
-                                " L2, this one from a " + why->second + " one"
-                          : "; the old entry's code was compiled by " + why->first +
-                                ", this one's by " + why->second;
+    switch (why->kind) {
+      case MeasuredOtherwise::Kind::l2_state:
+        timed_otherwise = "; the old entry was timed from a " + why->first +
+                          " L2, this one from a " + why->second + " one";
+        break;
+      case MeasuredOtherwise::Kind::compiler:
+        timed_otherwise = "; the old entry's code was compiled by " + why->first +
+                          ", this one's by " + why->second;
+        break;
+      case MeasuredOtherwise::Kind::flush:
+        timed_otherwise = "; the old entry was timed after the L2 flush of " + why->first +
+                          ", this one after " + why->second;
+        break;
+    }
     old = nullptr;
   }
   const std::string before = old != nullptr ? "the old entry" : "the source defaults";

@@ -245,14 +245,15 @@ void set_entry(Lockfile& lock, const std::string& kernel_id, const std::string& 
 void set_bucket(Lockfile& lock, const std::string& kernel_id, const std::string& source,
                 const std::string& source_hash, const std::string& arch, const std::string& device,
                 const std::string& by, LockBucket bucket, const std::string& tuned_with,
-                const std::string& timing, const std::string& compiler) {
+                const std::string& timing, const std::string& compiler, int flush) {
   LockEntry entry;
   if (auto k = lock.kernels.find(kernel_id);
       k != lock.kernels.end() && k->second.source_hash == source_hash)
     if (auto a = k->second.targets.find(arch); a != k->second.targets.end())
       if (auto d = a->second.find(device); d != a->second.end() && d->second.by == by &&
                                            timed_dirty(d->second) == timed_dirty(timing) &&
-                                           device_code_of(d->second) == device_code_of(compiler))
+                                           device_code_of(d->second) == device_code_of(compiler) &&
+                                           d->second.flush == flush)
         entry = d->second;
   entry.params.clear();
   entry.time_us.reset();
@@ -261,6 +262,7 @@ void set_bucket(Lockfile& lock, const std::string& kernel_id, const std::string&
   entry.tuned_with = tuned_with;
   entry.timing = timing;
   entry.compiler = compiler;
+  entry.flush = flush;
   const BucketRange& r = bucket.range;
   std::erase_if(entry.buckets, [&](const LockBucket& b) {
     const bool below = b.range.hi && *b.range.hi <= r.lo;
@@ -300,7 +302,15 @@ std::optional<MeasuredOtherwise> measured_otherwise(const LockEntry& first,
     return MeasuredOtherwise{MeasuredOtherwise::Kind::compiler,
                              compiler_name(device_code_of(first)),
                              compiler_name(device_code_of(second))};
+  if (first.flush != second.flush)
+    return MeasuredOtherwise{MeasuredOtherwise::Kind::flush, flush_text(first.flush),
+                             flush_text(second.flush)};
   return std::nullopt;
+}
+
+std::string flush_text(int flush) {
+  return flush > 0 ? "revision " + std::to_string(flush)
+                   : "revision " + std::to_string(kFlushRevisionBeforeTracesSaid) + " or older";
 }
 
 // --- merging ----------------------------------------------------------------------------
@@ -334,6 +344,8 @@ std::string measured_otherwise_text(const LockEntry& base, const LockEntry& inco
   if (!why) return "";
   if (why->kind == MeasuredOtherwise::Kind::l2_state)
     return "it was timed from a " + why->first + " L2, the other from a " + why->second + " one";
+  if (why->kind == MeasuredOtherwise::Kind::flush)
+    return "it was timed after the L2 flush of " + why->first + ", the other after " + why->second;
   return "its code was compiled by " + why->first + ", the other's by " + why->second;
 }
 

@@ -39,6 +39,10 @@ struct LockEntry {
   // What compiled the timed code, when not nvcc (the build's compiler, the default): "nvrtc"
   // from `tune --compiler nvrtc`. `check` and `compare` compile the winner the same way.
   std::string compiler;
+  // The revision of the L2 flush its times were taken after (core/timing_names.h's
+  // kFlushRevision); 0: the entry does not say (tuned before entries said: revision 2 or
+  // older). Times taken after one flush do not compare with times taken after another.
+  int flush = 0;
   bool is_default = false;  // the architecture's default device
   // With buckets, one winner per bucket of problem dimension `by` (ordered, disjoint)
   // instead of `params`.
@@ -171,12 +175,13 @@ void set_entry(Lockfile& lock, const std::string& kernel_id, const std::string& 
 // Sets one bucket's winner of a device's entry: the entry becomes one with buckets of `by`
 // (an entry without buckets, or with buckets of another dimension, loses them), buckets
 // overlapping `bucket.range` are replaced, and the buckets stay ordered. `tuned_with`
-// replaces the entry's; a `timing` or `compiler` other than the entry's starts it over (the
-// other buckets' times were taken another way, or of other code). Default marks as set_entry.
+// replaces the entry's; a `timing`, `compiler` or `flush` other than the entry's starts it
+// over (the other buckets' times were taken another way, or of other code). Default marks as
+// set_entry.
 void set_bucket(Lockfile& lock, const std::string& kernel_id, const std::string& source,
                 const std::string& source_hash, const std::string& arch, const std::string& device,
                 const std::string& by, LockBucket bucket, const std::string& tuned_with,
-                const std::string& timing = "", const std::string& compiler = "");
+                const std::string& timing = "", const std::string& compiler = "", int flush = 0);
 
 // Whether an entry's times were taken from a dirty L2 (LockEntry::timing).
 [[nodiscard]] inline bool timed_dirty(const std::string& timing) {
@@ -191,12 +196,15 @@ void set_bucket(Lockfile& lock, const std::string& kernel_id, const std::string&
 
 // Why the times of two entries for one slot do not compare: one was timed from another L2
 // state ("dirty" or "clean" each), or is of code another compiler made (each's compiler
-// name); nullopt when they compare. The L2 state is asked first.
+// name), or was timed after another revision of the L2 flush (each's flush_text); nullopt
+// when they compare. Asked in that order.
 struct MeasuredOtherwise {
-  enum class Kind { l2_state, compiler } kind;
-  std::string first;   // `first`'s L2 state or compiler
+  enum class Kind { l2_state, compiler, flush } kind;
+  std::string first;   // `first`'s L2 state, compiler or flush
   std::string second;  // `second`'s
 };
+// "revision 3", or "revision 2 or older" for an entry that does not say (LockEntry::flush).
+[[nodiscard]] std::string flush_text(int flush);
 [[nodiscard]] std::optional<MeasuredOtherwise> measured_otherwise(const LockEntry& first,
                                                                   const LockEntry& second);
 

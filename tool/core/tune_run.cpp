@@ -111,7 +111,7 @@ Status decide_lock(const KernelSpec& spec, const std::string& lock_source, const
     if (bucket) {
       set_bucket(lock, spec.id, lock_source, hash, arch, dev.name, bucket->by,
                  {bucket->range, winner, row.winner_us, row.baseline_us}, tuned_with, timing,
-                 compiler);
+                 compiler, kFlushRevision);
       return ok_status();
     }
     LockEntry entry;
@@ -121,6 +121,7 @@ Status decide_lock(const KernelSpec& spec, const std::string& lock_source, const
     entry.tuned_with = tuned_with;
     entry.timing = timing;
     entry.compiler = compiler;
+    entry.flush = kFlushRevision;
     set_entry(lock, spec.id, lock_source, hash, arch, dev.name, entry);
     return ok_status();
   });

@@ -243,8 +243,8 @@ void read_buckets(const Json& j, const Where& where, int version, LockEntry& e) 
 LockEntry read_entry(const Json& j, const Where& where, int version) {
   require_object(j, where);
   allow_keys(j,
-             {"baseline_us", "buckets", "by", "compiler", "default", "params", "time_us", "timing",
-              "tuned_with"},
+             {"baseline_us", "buckets", "by", "compiler", "default", "flush", "params", "time_us",
+              "timing", "tuned_with"},
              where);
   LockEntry e;
   if (j.contains("buckets")) {
@@ -272,6 +272,14 @@ LockEntry read_entry(const Json& j, const Where& where, int version) {
     e.compiler = require_string(j["compiler"], where.field("compiler"));
     if (e.compiler != "nvcc" && e.compiler != "nvrtc")
       fail(where.field("compiler"), "expected nvcc or nvrtc, not " + excerpt(e.compiler));
+  }
+  if (const auto flush = j.find("flush"); flush != j.end()) {
+    // As traces bound it: a revision a later kernelevo may write, but not any number.
+    if (!flush->is_number_unsigned() || flush->get<std::uint64_t>() < 1 ||
+        flush->get<std::uint64_t>() > 1000)
+      fail(where.field("flush"),
+           "expected an L2 flush revision from 1 to 1000, not " + excerpt(flush->dump()));
+    e.flush = flush->get<int>();
   }
   if (j.contains("default")) {
     if (!j["default"].is_boolean()) fail(where.field("default"), "expected true or false");
@@ -487,6 +495,7 @@ void write_entry(std::string& out, const LockEntry& e, const std::string& indent
   if (device_code_of(e) == DeviceCodeCompiler::nvrtc)
     fields.push_back("\"compiler\": " + quote(e.compiler));
   if (e.is_default) fields.push_back("\"default\": true");
+  if (e.flush > 0) fields.push_back("\"flush\": " + std::to_string(e.flush));
   if (!e.has_buckets()) fields.push_back(params_field(e.params));
   if (e.time_us) fields.push_back("\"time_us\": " + format_lockfile_us(*e.time_us));
   if (timed_dirty(e)) fields.push_back("\"timing\": " + quote(e.timing));

@@ -85,6 +85,7 @@ Status record_variant(const std::filesystem::path& lockfile, const VariantLockEn
   lock_entry.baseline_us = entry.baseline_us;
   lock_entry.tuned_with = std::string("kernelevo ") + KERNELEVO_VERSION + ", evolve " +
                           entry.label + ", variant " + files.sha256;
+  lock_entry.flush = kFlushRevision;  // measured by this kernelevo's GPU runner
   const std::string source_hash = sha256_of(entry.source_text);
   return update_lockfile(lockfile, [&](Lockfile& lock) -> Status {
     set_entry(lock, entry.kernel_id, entry.source, source_hash, entry.arch, entry.device,
