@@ -21,7 +21,7 @@ mkdir -p "$OUT/ncu"
 TORCH_LOGS=output_code TORCHINDUCTOR_COMPILE_THREADS=1 timeout 150 ncu --clock-control none --target-processes application-only \
   --profile-from-start off --section SpeedOfLight --section MemoryWorkloadAnalysis --section LaunchStats --section Occupancy \
   --section WarpStateStats --metrics dram__bytes_read.sum,dram__bytes_write.sum,gpu__time_duration.sum,smsp__inst_executed.sum \
-  -o "$OUT/ncu/rows" python3 $d/ncu_rows.py > "$OUT/ncu/ncu.log" 2>&1
+  -o "$OUT/ncu/rows" python3 bench/results/2026-12-07-code-cold-h100/next/ncu_rows.py $d/spec-rows.json > "$OUT/ncu/ncu.log" 2>&1
 echo "ncu exit $? after $(el) s"
 ncu --import "$OUT/ncu/rows.ncu-rep" --page raw --csv --metrics gpu__time_duration.sum,dram__bytes_read.sum,dram__bytes_write.sum,smsp__inst_executed.sum,launch__grid_size,launch__block_size,launch__registers_per_thread,dram__throughput.avg.pct_of_peak_sustained_elapsed > "$OUT/ncu/raw.csv" 2>&1
 cut -c1-400 "$OUT/ncu/raw.csv"

@@ -1,4 +1,4 @@
-# Not yet run (see call.sh). Under ncu: ours (the H200 winners of 2026-12-06-templates-dirty-h200) and torch.compile's kernel
+# Under ncu (the spec JSON of `kernelevo scan` as argv[1], default bench/.spec-rows.json): ours (the H200 winners of 2026-12-06-templates-dirty-h200) and torch.compile's kernel
 # at the mid-size shapes where torch.compile leads; one launch each inside cudaProfilerStart/Stop.
 import json
 import os
@@ -17,7 +17,7 @@ ct.use_device_sm_count(torch)
 drv = cuda_launch.Driver()
 nvcc = ct.find_nvcc()
 work = tempfile.mkdtemp()
-specs = {k["id"]: k for k in json.load(open("bench/.spec-rows.json"))["kernels"]}
+specs = {k["id"]: k for k in json.load(open(sys.argv[1] if len(sys.argv) > 1 else "bench/.spec-rows.json"))["kernels"]}
 lock = json.load(open("bench/results/2026-12-06-templates-dirty-h200/kernelevo.lock.json"))
 stream = ct.current_stream(torch)
 CASES = [
