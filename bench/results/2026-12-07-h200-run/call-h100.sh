@@ -29,11 +29,11 @@ grep -E "^- " "$OUT/mb-tune.log" | cut -c1-400
 lock=$OUT/mb/kernelevo.lock.json
 python3 $d/patch_static.py
 mkdir -p "$OUT/static"
-for p in "bias_gelu BIAS_GELU" "layernorm_bf16 LAYERNORM_BF16" "softmax SOFTMAX"; do
-  read -r t m <<< "$p"
+for p in "bias_gelu BIAS_GELU ROWS=1,2,4,8" "layernorm_bf16 LAYERNORM_BF16 UNROLL=2,4,8" "softmax SOFTMAX UNROLL=2,4,8"; do
+  read -r t m work <<< "$p"
   $b/tool/kernelevo scan "templates/$t.cu" --format json > "$OUT/static/$t.spec.json"
-  timeout 70 python3 bench/templates/variants.py --out "$OUT/static" --scan-json "$OUT/static/$t.spec.json" \
-    --lockfile "$lock" --rep-ms 30 --timers dirty,do_bench,clean --grid "${m}_STATIC=0,1" "$t" > "$OUT/static/$t.log" 2>&1
+  timeout 90 python3 bench/templates/variants.py --out "$OUT/static" --scan-json "$OUT/static/$t.spec.json" \
+    --lockfile "$lock" --rep-ms 30 --timers dirty,do_bench,clean --grid "${m}_STATIC=0,1" --grid "${m}_${work}" "$t" > "$OUT/static/$t.log" 2>&1
   echo "variants $t exit $? after $(el) s"
   cat "$OUT/static/variants_$t.md" 2>/dev/null
 done
