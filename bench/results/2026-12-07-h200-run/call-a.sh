@@ -34,7 +34,7 @@ T="swiglu sum rope_bf16 bias_gelu layernorm_bf16 softmax layernorm rmsnorm rmsno
 KERNELEVO=$b/tool/kernelevo L2=dirty PER_SHAPE=1 BUDGET=200 TUNE_TIME=4s TUNE_ONLY=1 timeout 230 bench/templates/run.sh "$OUT/mb" $T > "$OUT/mb-tune.log" 2>&1
 echo "tune exit $? after $(el) s"
 # shellcheck disable=SC2086
-KERNELEVO=$b/tool/kernelevo L2=dirty PER_SHAPE=1 COMPARE_ONLY=1 REP_MS=50 timeout $((585 - $(el))) bench/templates/run.sh "$OUT/mb" $T > "$OUT/mb-compare.log" 2>&1
+KERNELEVO=$b/tool/kernelevo L2=dirty PER_SHAPE=1 COMPARE_ONLY=1 REP_MS=50 timeout $((${DEADLINE:-585} - $(el))) bench/templates/run.sh "$OUT/mb" $T > "$OUT/mb-compare.log" 2>&1
 echo "compare exit $? after $(el) s"
 grep -E '^\|' "$OUT/mb/templates.md" | head -70
 mkdir -p /tmp/keep && cp "$OUT/mb/kernelevo.lock.json" /tmp/keep/ 2>/dev/null

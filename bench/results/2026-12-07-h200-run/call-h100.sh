@@ -38,7 +38,7 @@ for p in "bias_gelu BIAS_GELU ROWS=1,2,4,8" "layernorm_bf16 LAYERNORM_BF16 UNROL
   cat "$OUT/static/variants_$t.md" 2>/dev/null
 done
 git checkout -- templates
-left=$((575 - $(el)))
+left=$((${DEADLINE:-575} - $(el)))
 echo "gpu-check tests with $left s left"
 BUILD_DIR=$b SECTIONS=tests timeout "$left" scripts/gpu-check "$OUT/check" > "$OUT/check.log" 2>&1
 echo "gpu-check exit $? after $(el) s"
