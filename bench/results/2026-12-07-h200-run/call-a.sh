@@ -31,7 +31,7 @@ echo "gtest exit $? after $(el) s"
 grep -E "^\[ +(OK|FAILED|PASSED) |^\[(evict-last|dirty-l2|write-back)|Failure|Expected|actual" "$OUT/gtest.txt" | head -30
 T="swiglu sum rope_bf16 bias_gelu layernorm_bf16 softmax layernorm rmsnorm rmsnorm_bf16 softmax_bf16 add_rmsnorm_bf16 transpose"
 # shellcheck disable=SC2086
-KERNELEVO=$b/tool/kernelevo L2=dirty PER_SHAPE=1 BUDGET=200 TUNE_TIME=4s TUNE_ONLY=1 timeout 230 bench/templates/run.sh "$OUT/mb" $T > "$OUT/mb-tune.log" 2>&1
+KERNELEVO=$b/tool/kernelevo L2=dirty PER_SHAPE=1 BUDGET=200 TUNE_TIME=4s TUNE_ONLY=1 timeout $(( (${DEADLINE:-585} - $(el)) * 55 / 100 )) bench/templates/run.sh "$OUT/mb" $T > "$OUT/mb-tune.log" 2>&1
 echo "tune exit $? after $(el) s"
 # shellcheck disable=SC2086
 KERNELEVO=$b/tool/kernelevo L2=dirty PER_SHAPE=1 COMPARE_ONLY=1 REP_MS=50 timeout $((${DEADLINE:-585} - $(el))) bench/templates/run.sh "$OUT/mb" $T > "$OUT/mb-compare.log" 2>&1
