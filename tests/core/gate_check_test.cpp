@@ -67,6 +67,22 @@ TEST_F(CheckFixture, AnEntryTunedFromADirtyL2IsMeasuredSo) {
     EXPECT_EQ(measurer.dirty_seen[i], measurer.calls[i] == "head:layernorm") << measurer.calls[i];
 }
 
+// A winner tuned with its write-back charged is checked so; the others are not charged.
+TEST_F(CheckFixture, AnEntryTunedWithItsWriteBackChargedIsMeasuredSo) {
+  specs = {spec_for("softmax"), spec_for("layernorm")};
+  lock_kernel("softmax", 256, 70.0);
+  lock_kernel("layernorm", 256, 70.0);
+  lock.kernels.at("layernorm").targets.at("sm_90").at("NVIDIA H200").timing = "cold-l2+write-back";
+  measurer.set("head", "softmax", 70.0, 0.01);
+  measurer.set("head", "layernorm", 70.0, 0.01);
+  check();
+  ASSERT_EQ(measurer.calls.size(), measurer.charged_seen.size());
+  for (std::size_t i = 0; i < measurer.calls.size(); ++i) {
+    EXPECT_EQ(measurer.charged_seen[i], measurer.calls[i] == "head:layernorm") << measurer.calls[i];
+    EXPECT_FALSE(measurer.dirty_seen[i]) << measurer.calls[i];
+  }
+}
+
 // A winner whose code NVRTC compiled (tune --compiler nvrtc) is checked compiled so; the
 // others with nvcc, the build's compiler.
 TEST_F(CheckFixture, AnEntryCompiledByNvrtcIsMeasuredSo) {

@@ -72,6 +72,15 @@ TEST_F(CompareFixture, BothSidesAreTimedAsTheHeadsWinnerWasTuned) {
   measurer.dirty_seen.clear();
   (void)compare(2);
   EXPECT_EQ(measurer.dirty_seen, std::vector<bool>(4, true));
+  EXPECT_EQ(measurer.charged_seen, std::vector<bool>(8, false));
+  // With its write-back charged: both sides charged, from a clean L2.
+  head_lock.kernels.at("softmax").targets.at("sm_90").at("NVIDIA H200").timing =
+      "cold-l2+write-back";
+  measurer.dirty_seen.clear();
+  measurer.charged_seen.clear();
+  (void)compare(2);
+  EXPECT_EQ(measurer.dirty_seen, std::vector<bool>(4, false));
+  EXPECT_EQ(measurer.charged_seen, std::vector<bool>(4, true));
 }
 
 // Both sides' code comes from the compiler the head's winner was tuned with.

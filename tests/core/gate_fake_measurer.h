@@ -39,6 +39,7 @@ class FakeMeasurer : public Measurer {
     calls.push_back(t.side + ":" + t.kernel_id);
     params_seen.push_back(t.params);
     dirty_seen.push_back(t.dirty_l2);
+    charged_seen.push_back(t.charge_writeback);
     compiler_seen.push_back(t.device_code);
     problems_seen.push_back(t.spec != nullptr ? t.spec->problems : std::vector<Problem>{});
     Measurement m;
@@ -58,6 +59,7 @@ class FakeMeasurer : public Measurer {
   std::vector<std::string> calls;
   std::vector<ParamSet> params_seen;
   std::vector<bool> dirty_seen;                     // each call's MeasureTarget::dirty_l2
+  std::vector<bool> charged_seen;                   // each call's MeasureTarget::charge_writeback
   std::vector<DeviceCodeCompiler> compiler_seen;    // each call's MeasureTarget::device_code
   std::vector<std::vector<Problem>> problems_seen;  // the spec's problems of each call
 

@@ -329,6 +329,17 @@ TEST(MeasuredOtherwise, NamesTheL2StateFirstThenTheCompiler) {
   EXPECT_EQ(flush->first, "revision 2 or older");
   EXPECT_EQ(flush->second, "revision 3");
   EXPECT_FALSE(measured_otherwise(reflushed, reflushed).has_value());
+  // Charged its write-back is another way to time from a clean L2.
+  LockEntry charged = entry(256, 50);
+  charged.timing = "cold-l2+write-back";
+  const auto write_back = measured_otherwise(clean, charged);
+  ASSERT_TRUE(write_back.has_value());
+  EXPECT_EQ(write_back->kind, MeasuredOtherwise::Kind::l2_state);
+  EXPECT_EQ(write_back->first, "clean");
+  EXPECT_EQ(write_back->second, "clean (write-back charged)");
+  LockEntry said_clean = entry(128, 40);
+  said_clean.timing = "cold-l2";
+  EXPECT_FALSE(measured_otherwise(clean, said_clean).has_value());
 }
 
 TEST(Merge, TwoDefaultsForOneArchKeepBasesMark) {

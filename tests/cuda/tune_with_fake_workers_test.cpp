@@ -821,6 +821,49 @@ TEST(TuneTiming, TuneFromADirtyL2IsAskedForRecordedAndNotMixed) {
   EXPECT_NE(warm.err.find("--l2"), std::string::npos) << warm.err;
 }
 
+// `tune --l2 clean+write-back` charges every timed run the write-back it leaves in the L2:
+// the workers are asked for it, the trace and the lockfile entry say so, `check` measures the
+// winner the same way, and a run timed the default way does not resume the trace.
+TEST(TuneTiming, TuneWithTheWriteBackChargedIsAskedForRecordedAndNotMixed) {
+  TempDir dir;
+  std::filesystem::copy_file(testing::source_dir_file("templates/softmax.cu"),
+                             dir.file("softmax.cu"));
+  const std::string env = testing::fake_worker_env(
+      1, dir.file("cache"), "KERNELEVO_FAKE_TIMING_LOG='" + dir.file("timing.log") + "'");
+  const std::string common =
+      "tune softmax.cu --strategy random --format json --lockfile lock.json ";
+  const CliRun charged =
+      kernelevo(dir, env, common + "--budget 2 --l2 clean+write-back --trace t.jsonl");
+  ASSERT_EQ(charged.exit_code, 0) << charged.err;
+  const auto lines_of = [&](const std::string& file) {
+    std::ifstream in(dir.file(file));
+    std::vector<std::string> lines;
+    for (std::string line; std::getline(in, line);) lines.push_back(line);
+    return lines;
+  };
+  const auto tuned = lines_of("timing.log");
+  EXPECT_GE(tuned.size(), 2u);
+  for (const auto& line : tuned) EXPECT_EQ(line, "cold-l2+write-back");
+  EXPECT_EQ(TraceText::read(dir.file("t.jsonl")).header["timing"], "cold-l2+write-back");
+  std::ifstream lock_in(dir.file("lock.json"));
+  const auto entry =
+      nlohmann::json::parse(lock_in)["kernels"]["softmax_rows"]["targets"]["sm_90"]["Fake H200"];
+  EXPECT_EQ(entry["timing"], "cold-l2+write-back");
+  const std::string tuned_with = entry["tuned_with"];
+  EXPECT_NE(tuned_with.find(", write-back charged"), std::string::npos) << tuned_with;
+  std::filesystem::remove(dir.file("timing.log"));
+  const CliRun check = kernelevo(dir, env, "check softmax.cu --lockfile lock.json --rounds 2");
+  ASSERT_NE(check.exit_code, 2) << check.err;
+  const auto checked = lines_of("timing.log");
+  EXPECT_GE(checked.size(), 2u);
+  for (const auto& line : checked) EXPECT_EQ(line, "cold-l2+write-back");
+  const CliRun clean = kernelevo(dir, env, common + "--budget 4 --resume t.jsonl");
+  EXPECT_NE(clean.exit_code, 0);
+  EXPECT_NE(clean.err.find("timed as cold-l2+write-back and this kernelevo times as cold-l2:"),
+            std::string::npos)
+      << clean.err;
+}
+
 // The trace says which compiler made the timed code (nvcc by default, as the build compiles
 // it; NVRTC with --compiler nvrtc) and a run with the other does not resume it: register
 // allocation, and so the times, may differ between the two. A header that does not say was

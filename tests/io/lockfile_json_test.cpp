@@ -150,6 +150,13 @@ TEST(LockfileJson, AnEntrysTimingIsReadAndWrittenOnlyWhenNotTheDefault) {
   auto clean = parse_lockfile(with_entry(R"({"params": {}, "timing": "cold-l2"})"), "l.json");
   ASSERT_TRUE(clean.ok()) << clean.error().to_string();
   EXPECT_EQ(format_lockfile(*clean).find("timing"), std::string::npos);
+  // tune --l2 clean+write-back: each run was charged the write-back it left.
+  auto charged =
+      parse_lockfile(with_entry(R"({"params": {}, "timing": "cold-l2+write-back"})"), "l.json");
+  ASSERT_TRUE(charged.ok()) << charged.error().to_string();
+  EXPECT_TRUE(timed_with_writeback(charged->kernels.at("k").targets.at("sm_90").at("NVIDIA H200")));
+  EXPECT_NE(format_lockfile(*charged).find("\"timing\": \"cold-l2+write-back\""),
+            std::string::npos);
 }
 
 // An entry whose code NVRTC compiled (tune --compiler nvrtc) says so, so `check` and
@@ -295,7 +302,8 @@ TEST(LockfileJson, RefusesBadFilesWithExactMessages) {
        "lock.json:1:205: error: k sm_90 NVIDIA H200: compiler: expected a string, found an "
        "array"},
       {"unknown timing", with_entry(R"({"params": {}, "timing": "warm-l2"})"),
-       "lock.json:1:205: error: k sm_90 NVIDIA H200: timing: expected cold-l2 or cold-dirty-l2, "
+       "lock.json:1:205: error: k sm_90 NVIDIA H200: timing: expected cold-l2, cold-dirty-l2 or "
+       "cold-l2+write-back, "
        "not 'warm-l2'"},
       {"timing not a string", with_entry(R"({"params": {}, "timing": 1})"),
        "lock.json:1:205: error: k sm_90 NVIDIA H200: timing: expected a string, found an integer"},

@@ -84,9 +84,11 @@ const CommandRegistrar registrar{
                     "Run each winner once more under compute-sanitizer memcheck before locking it");
       sub->add_option("--l2", options.l2,
                       "The L2 every timed run starts from, cold either way: clean (the flush's "
-                      "dirty lines written back first) or dirty (left for the run to write back, "
-                      "as after another kernel's writes and as triton's do_bench)")
-          ->check(CLI::IsMember({"clean", "dirty"}))
+                      "dirty lines written back first), dirty (left for the run to write back, "
+                      "as after another kernel's writes and as triton's do_bench), or "
+                      "clean+write-back (clean, and the write-back of the lines a run leaves "
+                      "dirty charged to it: a kernel that keeps its output in the L2 pays for it)")
+          ->check(CLI::IsMember({"clean", "dirty", "clean+write-back"}))
           ->capture_default_str();
       sub->add_option("--compiler", options.compiler,
                       "What compiles CUDA C++ without host code: nvcc (as a CMake build "

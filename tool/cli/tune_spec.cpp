@@ -80,6 +80,7 @@ int tune_specs(const TuneOptions& options, std::vector<RunChange>* changes) {
   run.budget = *budget;
   run.memcheck = options.memcheck;
   run.dirty_l2 = options.l2 == "dirty";
+  run.charge_writeback = options.l2 == "clean+write-back";
   run.timeout_seconds = *timeout;
   run.device_code = device_code_of(options);
   run.gpus_named = !options.gpus.empty();

@@ -97,6 +97,7 @@ class FileStore final : public TuneStore {
     header.problems = spec.problems;
     TimingOptions timing;  // the GPU backend's, but for --l2
     timing.dirty_l2 = options_.l2 == "dirty";
+    timing.charge_writeback = options_.l2 == "clean+write-back";
     header.timing = timing_method(timing);
     header.flush = kFlushRevision;
     header.compiler = compilers.used;

@@ -62,6 +62,7 @@ void check_entry(const CheckInput& in, const std::string& id, const LockedKernel
 
   MeasureTarget target{id, spec, in.root, "head", entry.params, nullptr};
   target.dirty_l2 = timed_dirty(entry);
+  target.charge_writeback = timed_with_writeback(entry);
   target.device_code = device_code_of(entry);
   if (spec != nullptr)
     if (auto it = in.compiled.find(spec->source); it != in.compiled.end())

@@ -93,10 +93,12 @@ void compare_kernel(const CompareInput& in, const std::string& id, const SideKer
   const bool dirty = head.entry != nullptr && timed_dirty(*head.entry);
   const DeviceCodeCompiler code =
       head.entry != nullptr ? device_code_of(*head.entry) : DeviceCodeCompiler::nvcc;
-  const MeasureTarget base_target{
+  MeasureTarget base_target{
       id, base.spec, in.base.root, "base", base.params, compiled(in.base, base.spec), dirty, code};
-  const MeasureTarget head_target{
+  MeasureTarget head_target{
       id, head.spec, in.head.root, "head", head.params, compiled(in.head, head.spec), dirty, code};
+  base_target.charge_writeback = head_target.charge_writeback =
+      head.entry != nullptr && timed_with_writeback(*head.entry);
   RoundSamples a;
   RoundSamples b;
   for (int r = 0; r < in.options.rounds && !a.failure && !b.failure; ++r) {

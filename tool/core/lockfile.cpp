@@ -250,10 +250,10 @@ void set_bucket(Lockfile& lock, const std::string& kernel_id, const std::string&
   if (auto k = lock.kernels.find(kernel_id);
       k != lock.kernels.end() && k->second.source_hash == source_hash)
     if (auto a = k->second.targets.find(arch); a != k->second.targets.end())
-      if (auto d = a->second.find(device); d != a->second.end() && d->second.by == by &&
-                                           timed_dirty(d->second) == timed_dirty(timing) &&
-                                           device_code_of(d->second) == device_code_of(compiler) &&
-                                           d->second.flush == flush)
+      if (auto d = a->second.find(device);
+          d != a->second.end() && d->second.by == by &&
+          l2_state_text(d->second.timing) == l2_state_text(timing) &&
+          device_code_of(d->second) == device_code_of(compiler) && d->second.flush == flush)
         entry = d->second;
   entry.params.clear();
   entry.time_us.reset();
@@ -293,11 +293,9 @@ bool should_replace(const Measured& locked, const Measured& challenger, const Re
 
 std::optional<MeasuredOtherwise> measured_otherwise(const LockEntry& first,
                                                     const LockEntry& second) {
-  const auto l2 = [](const LockEntry& e) {
-    return std::string(timed_dirty(e) ? "dirty" : "clean");
-  };
-  if (timed_dirty(first) != timed_dirty(second))
-    return MeasuredOtherwise{MeasuredOtherwise::Kind::l2_state, l2(first), l2(second)};
+  if (l2_state_text(first.timing) != l2_state_text(second.timing))
+    return MeasuredOtherwise{MeasuredOtherwise::Kind::l2_state, l2_state_text(first.timing),
+                             l2_state_text(second.timing)};
   if (device_code_of(first) != device_code_of(second))
     return MeasuredOtherwise{MeasuredOtherwise::Kind::compiler,
                              compiler_name(device_code_of(first)),
@@ -306,6 +304,11 @@ std::optional<MeasuredOtherwise> measured_otherwise(const LockEntry& first,
     return MeasuredOtherwise{MeasuredOtherwise::Kind::flush, flush_text(first.flush),
                              flush_text(second.flush)};
   return std::nullopt;
+}
+
+std::string l2_state_text(const std::string& timing) {
+  if (timed_dirty(timing)) return "dirty";
+  return timed_with_writeback(timing) ? "clean (write-back charged)" : "clean";
 }
 
 std::string flush_text(int flush) {

@@ -34,7 +34,8 @@ struct LockEntry {
   std::optional<double> baseline_us;  // the source defaults' time, measured the same way
   std::string tuned_with;             // provenance: tool, CUDA, driver, strategy, evaluations
   // How time_us was taken (core/runner.h's timing_method): "cold-dirty-l2" from `tune --l2
-  // dirty`; empty or "cold-l2" for the default. `check` times the winner the same way.
+  // dirty`, "cold-l2+write-back" from `tune --l2 clean+write-back`; empty or "cold-l2" for
+  // the default. `check` and `compare` time the winner the same way.
   std::string timing;
   // What compiled the timed code, when not nvcc (the build's compiler, the default): "nvrtc"
   // from `tune --compiler nvrtc`. `check` and `compare` compile the winner the same way.
@@ -188,6 +189,17 @@ void set_bucket(Lockfile& lock, const std::string& kernel_id, const std::string&
   return timing == kTimingColdDirtyL2;
 }
 [[nodiscard]] inline bool timed_dirty(const LockEntry& e) { return timed_dirty(e.timing); }
+// Whether an entry's times were charged the write-back each run left (`tune --l2
+// clean+write-back`; LockEntry::timing).
+[[nodiscard]] inline bool timed_with_writeback(const std::string& timing) {
+  return timing == kTimingWriteBack;
+}
+[[nodiscard]] inline bool timed_with_writeback(const LockEntry& e) {
+  return timed_with_writeback(e.timing);
+}
+// The L2 an entry's times started from, as messages name it: "clean", "dirty", or "clean
+// (write-back charged)".
+[[nodiscard]] std::string l2_state_text(const std::string& timing);
 
 // What compiled an entry's code (LockEntry::compiler; empty or "nvcc": nvcc).
 [[nodiscard]] inline DeviceCodeCompiler device_code_of(const LockEntry& e) {

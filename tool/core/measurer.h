@@ -40,6 +40,8 @@ struct MeasureTarget {
   bool dirty_l2 = false;  // time from a dirty L2 (the entry was tuned so: LockEntry::timing)
   // The compiler of device-only code (the entry's: LockEntry::compiler).
   DeviceCodeCompiler device_code = DeviceCodeCompiler::nvcc;
+  // Charge each timed run the write-back it leaves (the entry was tuned so: LockEntry::timing).
+  bool charge_writeback = false;
 };
 
 struct Measurement {

@@ -42,6 +42,7 @@ struct KernelEvaluatorOptions {
   std::uint64_t seed = 1;
   std::optional<std::string> source_text;  // compiled instead of the spec's source file
   bool dirty_l2 = false;                   // TimingOptions::dirty_l2
+  bool charge_writeback = false;           // TimingOptions::charge_writeback
   double timeout_seconds = 0.0;  // TimingOptions::timeout_seconds; 0: the runner's default
   DeviceCodeCompiler device_code = DeviceCodeCompiler::nvcc;  // tune --compiler
 };

@@ -80,9 +80,10 @@ struct TuneRunOptions {
   std::uint64_t seed = 1;
   TuneBudget budget;
   bool memcheck = false;
-  bool gpus_named = false;  // --gpus was given: notes name the GPU
-  bool dirty_l2 = false;    // --l2 dirty: every run timed from an L2 full of dirty lines
-  double timeout_seconds = 0.0;  // --timeout: one evaluation's limit (0: the runner's default)
+  bool gpus_named = false;        // --gpus was given: notes name the GPU
+  bool dirty_l2 = false;          // --l2 dirty: every run timed from an L2 full of dirty lines
+  bool charge_writeback = false;  // --l2 clean+write-back: TimingOptions::charge_writeback
+  double timeout_seconds = 0.0;   // --timeout: one evaluation's limit (0: the runner's default)
   DeviceCodeCompiler device_code = DeviceCodeCompiler::nvcc;  // --compiler
 };
 

@@ -54,6 +54,7 @@ class GpuTuneBackend final : public TuneBackend {
     eo.arch = options.arch;
     eo.timing.seed = options.seed;
     eo.timing.dirty_l2 = options.dirty_l2;
+    eo.timing.charge_writeback = options.charge_writeback;
     if (options.timeout_seconds > 0.0) eo.timing.timeout_seconds = options.timeout_seconds;
     eo.source_text = options.source_text;
     AutoCompiler& compiler =

@@ -45,6 +45,7 @@ SpecMeasurer::Kernel* SpecMeasurer::kernel_for(const MeasureTarget& target, std:
   // The problems belong to the key: each bucket of a kernel with `dispatch` is measured on
   // its own problems, by an evaluator (and baseline) of its own.
   std::string key = target.side + '\n' + target.kernel_id + (target.dirty_l2 ? "\ndirty" : "") +
+                    (target.charge_writeback ? "\nwrite-back" : "") +
                     (target.device_code == DeviceCodeCompiler::nvrtc ? "\nnvrtc" : "");
   for (const Problem& p : target.spec->problems) key += '\n' + p.to_string();
   if (auto it = kernels_.find(key); it != kernels_.end()) return it->second.get();
@@ -63,6 +64,7 @@ SpecMeasurer::Kernel* SpecMeasurer::kernel_for(const MeasureTarget& target, std:
   options.arch = arch_;
   options.timing.seed = seed_;
   options.timing.dirty_l2 = target.dirty_l2;
+  options.timing.charge_writeback = target.charge_writeback;
   if (timeout_seconds_ > 0.0) options.timing.timeout_seconds = timeout_seconds_;
   options.compile_threads = 1;  // one target is compiled at a time
   if (target.compiled != nullptr) options.source_text = target.compiled->text;

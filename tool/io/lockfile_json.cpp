@@ -264,9 +264,10 @@ LockEntry read_entry(const Json& j, const Where& where, int version) {
   }
   if (j.contains("timing")) {
     e.timing = require_string(j["timing"], where.field("timing"));
-    if (e.timing != kTimingColdL2 && !timed_dirty(e.timing))
-      fail(where.field("timing"), std::string("expected ") + kTimingColdL2 + " or " +
-                                      kTimingColdDirtyL2 + ", not " + excerpt(e.timing));
+    if (e.timing != kTimingColdL2 && !timed_dirty(e.timing) && !timed_with_writeback(e.timing))
+      fail(where.field("timing"), std::string("expected ") + kTimingColdL2 + ", " +
+                                      kTimingColdDirtyL2 + " or " + kTimingWriteBack + ", not " +
+                                      excerpt(e.timing));
   }
   if (j.contains("compiler")) {
     e.compiler = require_string(j["compiler"], where.field("compiler"));
@@ -498,7 +499,7 @@ void write_entry(std::string& out, const LockEntry& e, const std::string& indent
   if (e.flush > 0) fields.push_back("\"flush\": " + std::to_string(e.flush));
   if (!e.has_buckets()) fields.push_back(params_field(e.params));
   if (e.time_us) fields.push_back("\"time_us\": " + format_lockfile_us(*e.time_us));
-  if (timed_dirty(e)) fields.push_back("\"timing\": " + quote(e.timing));
+  if (timed_dirty(e) || timed_with_writeback(e)) fields.push_back("\"timing\": " + quote(e.timing));
   if (!e.tuned_with.empty()) fields.push_back("\"tuned_with\": " + quote(e.tuned_with));
   for (std::size_t i = 0; i < fields.size(); ++i)
     out += indent + fields[i] + (i + 1 < fields.size() ? ",\n" : "\n");
