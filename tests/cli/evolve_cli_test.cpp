@@ -41,6 +41,19 @@ TEST(EvolveCli, DryRunPrintsBothPromptsAndSendsNothing) {
   EXPECT_EQ(r.out.find("sk-cli-SECRET-42"), std::string::npos);
 }
 
+// --l2 takes tune's values; any other is refused before anything runs.
+TEST(EvolveCli, L2TakesTunesValues) {
+  const CliRun ok = run_cli(
+      "env KERNELEVO_LLM_URL=http://127.0.0.1:1/v1 KERNELEVO_LLM_MODEL=m " + kBinary +
+      " evolve " + kFixture + " --dry-run --l2 clean+write-back");
+  EXPECT_EQ(ok.rc, 0) << ok.out;
+  const CliRun warm = run_cli(
+      "env KERNELEVO_LLM_URL=http://127.0.0.1:1/v1 KERNELEVO_LLM_MODEL=m " + kBinary +
+      " evolve " + kFixture + " --dry-run --l2 warm");
+  EXPECT_EQ(warm.rc, 2) << warm.out;
+  EXPECT_NE(warm.out.find("--l2"), std::string::npos) << warm.out;
+}
+
 TEST(EvolveCli, NoEndpointIsAUsageError) {
   const CliRun r =
       run_cli("env -u KERNELEVO_LLM_URL -u OPENAI_API_KEY KERNELEVO_LLM_API_KEY=sk-cli-SECRET-42 " +

@@ -263,5 +263,31 @@ TEST(EvolveScripted, TheGpuDemonstrationScriptBuildsItsCandidates) {
   }
 }
 
+// A variant timed another way than the default (evolve --l2 dirty or clean+write-back) is
+// recorded so: `check` then times it the same way, and its provenance says how.
+TEST(EvolveOutput, AVariantTimedWithItsWriteBackChargedIsRecordedSo) {
+  const auto project = test::fresh_dir("evolve-timing");
+  std::filesystem::create_directories(project / "src");
+  const auto lockfile = project / "kernelevo.lock.json";
+  const std::string original = fixture("evolve/saxpy.cu");
+  const std::string variant = original + "\n// the variant\n";
+  auto files = write_variant(lockfile, "saxpy", "src/saxpy.cu", original, variant);
+  ASSERT_TRUE(files.ok()) << files.error().to_string();
+  VariantMeasurement m;
+  m.outcome.disposition = Disposition::passed;
+  m.outcome.time_us = 41.0;
+  ASSERT_TRUE(record_variant(lockfile,
+                             {"saxpy", "src/saxpy.cu", original, "sm_90", "NVIDIA H200", m, 100.0,
+                              "g1c1", "cold-l2+write-back"},
+                             *files)
+                  .ok());
+  auto lock = read_lockfile(lockfile);
+  ASSERT_TRUE(lock.ok()) << lock.error().to_string();
+  const auto& entry = lock->kernels.at("saxpy").targets.at("sm_90").at("NVIDIA H200");
+  EXPECT_EQ(entry.timing, "cold-l2+write-back");
+  EXPECT_NE(entry.tuned_with.find(", write-back charged"), std::string::npos) << entry.tuned_with;
+  EXPECT_EQ(entry.flush, kFlushRevision);
+}
+
 }  // namespace
 }  // namespace kev::llm

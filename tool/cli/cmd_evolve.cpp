@@ -37,6 +37,7 @@ struct EvolveArgs {
   std::uint64_t seed = 1;
   std::uint64_t variant_evaluations = 12;
   int device = 0;
+  std::string l2 = "clean";  // as tune's --l2
 };
 
 std::string read_text(const std::string& path) {
@@ -153,6 +154,8 @@ int run_evolve(const EvolveArgs& args) {
   gpu_options.device = args.device;
   gpu_options.seed = args.seed;
   gpu_options.variant_evaluations = args.variant_evaluations;
+  gpu_options.dirty_l2 = args.l2 == "dirty";
+  gpu_options.charge_writeback = args.l2 == "clean+write-back";
   auto gpu = cuda::open_evolve_gpu(gpu_options);
   if (!gpu) return report(gpu.error());
   std::cerr << "kernelevo: evolving with " << config.model << " at " << (*client)->endpoint()
@@ -189,7 +192,10 @@ int run_evolve(const EvolveArgs& args) {
                                         target->device.name,
                                         w.measurement,
                                         *result->baseline.outcome.time_us,
-                                        w.label};
+                                        w.label,
+                                        args.l2 == "dirty"              ? kTimingColdDirtyL2
+                                        : args.l2 == "clean+write-back" ? kTimingWriteBack
+                                                                        : ""};
       if (auto st = llm::record_variant(lockfile, entry, *files); !st) return report(st.error());
       std::cerr << "kernelevo: " << spec->id << ": wrote " << files->source_path.string()
                 << " and its .diff; " << lockfile.string() << " records " << files->sha256 << '\n';
@@ -254,6 +260,13 @@ CommandRegistrar reg{
                       "Parameter points measured per variant (default 12)")
           ->check(CLI::PositiveNumber);
       sub->add_option("--device", args.device, "GPU index (default 0)");
+      sub->add_option("--l2", args.l2,
+                      "The L2 every timed run of the baseline and the variants starts from, as "
+                      "tune's --l2: clean, dirty or clean+write-back (each run charged the "
+                      "write-back of the lines it leaves dirty, so a variant that keeps its "
+                      "output in the L2 pays for it); the lockfile entry records it")
+          ->check(CLI::IsMember({"clean", "dirty", "clean+write-back"}))
+          ->capture_default_str();
       sub->callback([&exit_code, url_opt, model_opt, timeout_opt, max_tokens_opt, temperature_opt] {
         if (url_opt->count() > 0) args.llm.base_url = url;
         if (model_opt->count() > 0) args.llm.model = model;

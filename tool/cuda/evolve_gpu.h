@@ -16,6 +16,8 @@ struct EvolveGpuOptions {
   int device = 0;
   std::uint64_t seed = 1;
   std::uint64_t variant_evaluations = 12;  // parameter points tried per variant (1 = defaults only)
+  bool dirty_l2 = false;                   // TimingOptions::dirty_l2 (evolve --l2 dirty)
+  bool charge_writeback = false;  // TimingOptions::charge_writeback (--l2 clean+write-back)
 };
 
 // What one kernel's evolution runs on: its evaluator, and the rule for the includes its

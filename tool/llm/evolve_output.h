@@ -35,6 +35,7 @@ struct VariantLockEntry {
   VariantMeasurement measurement;  // the winner's
   double baseline_us = 0.0;
   std::string label;  // "g1c2"
+  std::string timing;  // how both were timed (LockEntry::timing; empty: a clean L2)
 };
 
 // Records the winner under the lockfile's lock: the kernel's `variant` names the file with
