@@ -190,7 +190,7 @@ TEST(EvolveScripted, EachAnswerMeetsItsFateAndOnlyTheVerifiedFasterVariantLands)
   ASSERT_TRUE(files.ok()) << files.error().to_string();
   ASSERT_TRUE(record_variant(lockfile,
                              {"saxpy", "src/saxpy.cu", target.source, "sm_90", "NVIDIA H200",
-                              winner.measurement, *r.baseline.outcome.time_us, winner.label},
+                              winner.measurement, *r.baseline.outcome.time_us, winner.label, ""},
                              *files)
                   .ok());
   const std::string variant = test::read_text(project / "kernelevo-variants/saxpy.cu");
