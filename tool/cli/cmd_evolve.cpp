@@ -9,6 +9,7 @@
 #include "cli/kernel_selection.h"
 #include "core/evolve.h"
 #include "core/kernel_regions.h"
+#include "core/l2_choice.h"
 #include "core/tuner.h"
 #include "cuda/evolve_gpu.h"
 #include "io/atomic_file.h"
@@ -154,8 +155,7 @@ int run_evolve(const EvolveArgs& args) {
   gpu_options.device = args.device;
   gpu_options.seed = args.seed;
   gpu_options.variant_evaluations = args.variant_evaluations;
-  gpu_options.dirty_l2 = args.l2 == "dirty";
-  gpu_options.charge_writeback = args.l2 == "clean+write-back";
+  gpu_options.l2 = l2_choice(args.l2);
   auto gpu = cuda::open_evolve_gpu(gpu_options);
   if (!gpu) return report(gpu.error());
   std::cerr << "kernelevo: evolving with " << config.model << " at " << (*client)->endpoint()
@@ -193,9 +193,7 @@ int run_evolve(const EvolveArgs& args) {
                                         w.measurement,
                                         *result->baseline.outcome.time_us,
                                         w.label,
-                                        args.l2 == "dirty"              ? kTimingColdDirtyL2
-                                        : args.l2 == "clean+write-back" ? kTimingWriteBack
-                                                                        : ""};
+                                        lock_timing(gpu_options.l2)};
       if (auto st = llm::record_variant(lockfile, entry, *files); !st) return report(st.error());
       std::cerr << "kernelevo: " << spec->id << ": wrote " << files->source_path.string()
                 << " and its .diff; " << lockfile.string() << " records " << files->sha256 << '\n';
@@ -265,7 +263,7 @@ CommandRegistrar reg{
                       "tune's --l2: clean, dirty or clean+write-back (each run charged the "
                       "write-back of the lines it leaves dirty, so a variant that keeps its "
                       "output in the L2 pays for it); the lockfile entry records it")
-          ->check(CLI::IsMember({"clean", "dirty", "clean+write-back"}))
+          ->check(CLI::IsMember(l2_choice_names()))
           ->capture_default_str();
       sub->callback([&exit_code, url_opt, model_opt, timeout_opt, max_tokens_opt, temperature_opt] {
         if (url_opt->count() > 0) args.llm.base_url = url;

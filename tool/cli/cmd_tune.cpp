@@ -10,6 +10,7 @@
 #include "cli/tune_replay.h"
 #include "cli/tune_report.h"
 #include "cli/tune_spec.h"
+#include "core/l2_choice.h"
 #include "core/shard.h"
 #include "core/strategy.h"
 
@@ -88,7 +89,7 @@ const CommandRegistrar registrar{
                       "as after another kernel's writes and as triton's do_bench), or "
                       "clean+write-back (clean, and the write-back of the lines a run leaves "
                       "dirty charged to it: a kernel that keeps its output in the L2 pays for it)")
-          ->check(CLI::IsMember({"clean", "dirty", "clean+write-back"}))
+          ->check(CLI::IsMember(l2_choice_names()))
           ->capture_default_str();
       sub->add_option("--compiler", options.compiler,
                       "What compiles CUDA C++ without host code: nvcc (as a CMake build "

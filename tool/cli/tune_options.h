@@ -29,7 +29,7 @@ struct TuneOptions {
   std::string shard;             // --shard I/N: this runner's share of the kernels
   std::string gpus;              // --gpus all|0,1: the GPUs to tune on
   bool memcheck = false;         // --memcheck: run each winner under compute-sanitizer
-  std::string l2 = "clean";      // --l2 clean|dirty: the L2 state every timed run starts from
+  std::string l2 = "clean";      // --l2: core/l2_choice.h's names
   std::string compiler = "nvcc";  // --compiler nvcc|nvrtc: what compiles device-only sources
   std::string report;            // --report DIR: write the run's reports there
   std::string timeout;           // --timeout 90s|5m: one evaluation's limit, references included

@@ -10,6 +10,7 @@
 #include "cli/timeout_option.h"
 #include "cli/tune_table.h"
 #include "cli/tune_wiring.h"
+#include "core/l2_choice.h"
 #include "core/shard.h"
 #include "core/tune_run.h"
 #include "cuda/gpu_backend.h"
@@ -79,8 +80,7 @@ int tune_specs(const TuneOptions& options, std::vector<RunChange>* changes) {
   run.seed = options.seed;
   run.budget = *budget;
   run.memcheck = options.memcheck;
-  run.dirty_l2 = options.l2 == "dirty";
-  run.charge_writeback = options.l2 == "clean+write-back";
+  run.l2 = l2_choice(options.l2);
   run.timeout_seconds = *timeout;
   run.device_code = device_code_of(options);
   run.gpus_named = !options.gpus.empty();

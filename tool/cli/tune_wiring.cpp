@@ -8,6 +8,7 @@
 #include "cli/gate_common.h"
 #include "cli/progress.h"
 #include "cli/tune_trace.h"
+#include "core/l2_choice.h"
 #include "io/compile_settings_apply.h"
 #include "io/console.h"
 #include "io/file_read.h"
@@ -96,8 +97,9 @@ class FileStore final : public TuneStore {
     header.seed = options_.seed;
     header.problems = spec.problems;
     TimingOptions timing;  // the GPU backend's, but for --l2
-    timing.dirty_l2 = options_.l2 == "dirty";
-    timing.charge_writeback = options_.l2 == "clean+write-back";
+    const L2Choice l2 = l2_choice(options_.l2);
+    timing.dirty_l2 = l2.dirty_l2;
+    timing.charge_writeback = l2.charge_writeback;
     header.timing = timing_method(timing);
     header.flush = kFlushRevision;
     header.compiler = compilers.used;

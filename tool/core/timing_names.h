@@ -16,5 +16,8 @@ inline constexpr const char* kTimingWarmL2 = "warm-l2";
 // said reads as 2.
 inline constexpr int kFlushRevision = 3;
 inline constexpr int kFlushRevisionBeforeTracesSaid = 2;
+// The largest revision a trace or a lockfile entry may say (a later kernelevo's, not any
+// number).
+inline constexpr int kMaxFlushRevision = 1000;
 
 }  // namespace kev

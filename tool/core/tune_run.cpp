@@ -98,14 +98,12 @@ Status decide_lock(const KernelSpec& spec, const std::string& lock_source, const
       std::string("kernelevo ") + KERNELEVO_VERSION + ", CUDA " + dev.cuda_version +
       (dev.driver_version.empty() ? "" : ", driver " + dev.driver_version) + ", strategy " +
       run.options.strategy + ", " + std::to_string(result.evaluations) + " evaluations" +
-      (bucket ? " per bucket" : "") + (run.options.dirty_l2 ? ", dirty L2" : "") +
-      (run.options.charge_writeback ? ", write-back charged" : "") +
+      (bucket ? " per bucket" : "") + (run.options.l2.dirty_l2 ? ", dirty L2" : "") +
+      (run.options.l2.charge_writeback ? ", write-back charged" : "") +
       (run.options.device_code == DeviceCodeCompiler::nvrtc ? ", NVRTC" : "") +
       (run.options.memcheck ? ", memcheck clean" : "") +
       (row.objectives.empty() ? "" : ", " + row.objectives);
-  const std::string timing = run.options.dirty_l2           ? kTimingColdDirtyL2
-                             : run.options.charge_writeback ? kTimingWriteBack
-                                                            : "";
+  const std::string timing = lock_timing(run.options.l2);
   // Only NVRTC's is written: an entry that does not say is nvcc's.
   const std::string compiler = run.options.device_code == DeviceCodeCompiler::nvrtc
                                    ? compiler_name(DeviceCodeCompiler::nvrtc)
@@ -358,8 +356,8 @@ Result<std::vector<KernelRow>> tune_kernel(const KernelSpec& spec,
   context.lock_source = *lock_source;
   context.options.arch = gpus.front()->info.arch;
   context.options.seed = run.options.seed;
-  context.options.dirty_l2 = run.options.dirty_l2;
-  context.options.charge_writeback = run.options.charge_writeback;
+  context.options.dirty_l2 = run.options.l2.dirty_l2;
+  context.options.charge_writeback = run.options.l2.charge_writeback;
   context.options.timeout_seconds = run.options.timeout_seconds;
   context.options.device_code = run.options.device_code;
   // A current evolved variant is what the build compiles, so it is what is tuned.

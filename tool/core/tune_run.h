@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "core/l2_choice.h"
 #include "core/lock_report.h"
 #include "core/tune_backend.h"
 #include "core/tuner.h"
@@ -80,10 +81,9 @@ struct TuneRunOptions {
   std::uint64_t seed = 1;
   TuneBudget budget;
   bool memcheck = false;
-  bool gpus_named = false;        // --gpus was given: notes name the GPU
-  bool dirty_l2 = false;          // --l2 dirty: every run timed from an L2 full of dirty lines
-  bool charge_writeback = false;  // --l2 clean+write-back: TimingOptions::charge_writeback
-  double timeout_seconds = 0.0;   // --timeout: one evaluation's limit (0: the runner's default)
+  bool gpus_named = false;       // --gpus was given: notes name the GPU
+  L2Choice l2;                   // --l2: the L2 every timed run starts from
+  double timeout_seconds = 0.0;  // --timeout: one evaluation's limit (0: the runner's default)
   DeviceCodeCompiler device_code = DeviceCodeCompiler::nvcc;  // --compiler
 };
 

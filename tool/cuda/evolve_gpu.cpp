@@ -70,8 +70,8 @@ class GpuVariantEvaluator : public VariantEvaluator {
     GpuEvaluatorOptions eo;
     eo.arch = spec.arch.empty() ? arch_ : spec.arch;
     eo.timing.seed = options_.seed;
-    eo.timing.dirty_l2 = options_.dirty_l2;
-    eo.timing.charge_writeback = options_.charge_writeback;
+    eo.timing.dirty_l2 = options_.l2.dirty_l2;
+    eo.timing.charge_writeback = options_.l2.charge_writeback;
     GpuEvaluator evaluator(spec, space, *compiler_, runner_, eo);
     auto baseline = evaluator.measure_baseline();
     if (!baseline) {

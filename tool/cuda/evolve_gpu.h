@@ -6,6 +6,7 @@
 #include <memory>
 
 #include "core/evolve.h"
+#include "core/l2_choice.h"
 #include "core/result.h"
 #include "core/source_safety.h"
 #include "core/spec.h"
@@ -16,8 +17,7 @@ struct EvolveGpuOptions {
   int device = 0;
   std::uint64_t seed = 1;
   std::uint64_t variant_evaluations = 12;  // parameter points tried per variant (1 = defaults only)
-  bool dirty_l2 = false;                   // TimingOptions::dirty_l2 (evolve --l2 dirty)
-  bool charge_writeback = false;  // TimingOptions::charge_writeback (--l2 clean+write-back)
+  L2Choice l2;                             // evolve --l2: the L2 every timed run starts from
 };
 
 // What one kernel's evolution runs on: its evaluator, and the rule for the includes its

@@ -275,11 +275,11 @@ LockEntry read_entry(const Json& j, const Where& where, int version) {
       fail(where.field("compiler"), "expected nvcc or nvrtc, not " + excerpt(e.compiler));
   }
   if (const auto flush = j.find("flush"); flush != j.end()) {
-    // As traces bound it: a revision a later kernelevo may write, but not any number.
     if (!flush->is_number_unsigned() || flush->get<std::uint64_t>() < 1 ||
-        flush->get<std::uint64_t>() > 1000)
-      fail(where.field("flush"),
-           "expected an L2 flush revision from 1 to 1000, not " + excerpt(flush->dump()));
+        flush->get<std::uint64_t>() > kMaxFlushRevision)
+      fail(where.field("flush"), "expected an L2 flush revision from 1 to " +
+                                     std::to_string(kMaxFlushRevision) + ", not " +
+                                     excerpt(flush->dump()));
     e.flush = flush->get<int>();
   }
   if (j.contains("default")) {

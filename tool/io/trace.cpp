@@ -67,10 +67,11 @@ Result<TraceHeader> header_from_json(const json& j, const std::string& path) {
   if (const auto flush = j.find("flush"); flush == j.end()) {
     h.flush = kFlushRevisionBeforeTracesSaid;
   } else if (!flush->is_number_unsigned() || flush->get<std::uint64_t>() < 1 ||
-             flush->get<std::uint64_t>() > 1000) {
-    return make_error(
-        "trace field 'flush' must be a revision from 1 to 1000, not " + flush->dump().substr(0, 40),
-        at);
+             flush->get<std::uint64_t>() > kMaxFlushRevision) {
+    return make_error("trace field 'flush' must be a revision from 1 to " +
+                          std::to_string(kMaxFlushRevision) + ", not " +
+                          flush->dump().substr(0, 40),
+                      at);
   } else {
     h.flush = flush->get<int>();
   }
