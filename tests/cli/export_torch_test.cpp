@@ -101,6 +101,26 @@ TEST_F(ExportTorch, AnEntryCompiledByNvrtcExportsNvrtcsCubin) {
             read_text(dir_ / "b/gated/cubins/sm_80.0.cubin"));
 }
 
+TEST_F(ExportTorch, AOneSizeBucketsWinnerIsCompiledWithItsSizeDefined) {
+  with_lockfile();
+  // The source leaves a symbol in the cubin where the bucket's size define reached it.
+  write_text(dir_ / "gated.cu", read_text(dir_ / "gated.cu") +
+                                    "\n#ifdef KERNELEVO_SIZE_hidden\n__device__ int "
+                                    "kev_size_seen = KERNELEVO_SIZE_hidden;\n#endif\n");
+  std::string lock = read_text(dir_ / "kernelevo.lock.json");
+  const auto at = lock.find("\"range\": [0, 512]");
+  ASSERT_NE(at, std::string::npos);
+  lock.replace(at, std::string("\"range\": [0, 512]").size(), "\"range\": [256, 257]");
+  write_text(dir_ / "kernelevo.lock.json", lock);
+  const CommandRun r = exported("--out pkgs");
+  if (skipped_) GTEST_SKIP() << "no CUDA in this build";
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const fs::path cubins = dir_ / "pkgs/gated/cubins";
+  EXPECT_NE(read_text(cubins / "sm_90.0.cubin").find("kev_size_seen"), std::string::npos);
+  EXPECT_EQ(read_text(cubins / "sm_90.1.cubin").find("kev_size_seen"), std::string::npos);
+  EXPECT_EQ(read_text(cubins / "sm_80.0.cubin").find("kev_size_seen"), std::string::npos);
+}
+
 TEST_F(ExportTorch, AnArchitectureWithoutAnEntryGetsTheSourceDefaults) {
   with_lockfile();
   const CommandRun r = exported("--archs sm_75,sm_90 --package gated_op --out pkgs");

@@ -66,6 +66,11 @@ expect_contains("${v1}" "#define ROWS_BLOCK 512\n" "slot 1")
 expect_contains("${v0}" "#define COLS_BLOCK 32\n" "slot 0")
 expect_contains("${v1}" "#define COLS_BLOCK 128\n" "slot 1")
 expect_contains("${v2}" "#define COLS_BLOCK (64)\n" "slot 2")
+# cols_scale's buckets hold one size each: its winners are compiled with that size defined
+# (as tune timed them); sm_80's source defaults serve every size, with none.
+expect_contains("${v0}" "#define KERNELEVO_SIZE_rows 8\n" "slot 0")
+expect_contains("${v1}" "#define KERNELEVO_SIZE_rows 512\n" "slot 1")
+expect_not_contains("${v2}" "KERNELEVO_SIZE" "slot 2")
 foreach(k 0 1 2)
   expect_contains("${v${k}}" "#define cols_scale_launch cols_scale_launch_kev${k}\n" "slot ${k}")
 endforeach()

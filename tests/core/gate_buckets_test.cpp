@@ -70,6 +70,41 @@ TEST(GateBuckets, CheckJudgesEachBucketOnItsProblems) {
   EXPECT_EQ(measurer.params_seen.back().at("BLOCK"), Value(512));
 }
 
+TEST(GateBuckets, CheckAndCompareMeasureAOneSizeBucketWithItsSizeDefined) {
+  KernelSpec spec = bucketed_spec();
+  spec.dispatch->buckets = {{1024, 1025}, {4096, std::nullopt}};
+  Lockfile lock;
+  set_bucket(lock, "softmax", "src/softmax.cu", kHash, "sm_90", "NVIDIA H200", "cols",
+             {{1024, 1025}, {{"BLOCK", Value(128)}}, 100.0, 200.0}, "t");
+  set_bucket(lock, "softmax", "src/softmax.cu", kHash, "sm_90", "NVIDIA H200", "cols",
+             {{4096, std::nullopt}, {{"BLOCK", Value(512)}}, 100.0, 200.0}, "t");
+  FakeMeasurer measurer;
+  measurer.set("head", "softmax", 100.0, 0.001);
+  measurer.set("base", "softmax", 100.0, 0.001);
+  CheckInput in;
+  in.lock = &lock;
+  in.specs = {&spec};
+  in.gpu = {"sm_90", "NVIDIA H200"};
+  in.source_hash = [](const std::string&) -> std::optional<std::string> { return kHash; };
+  ASSERT_EQ(run_check(in, measurer).kernels.size(), 2u);
+  const std::vector<std::string> sized{"KERNELEVO_SIZE_cols=1024"};
+  ASSERT_FALSE(measurer.defines_seen.empty());
+  EXPECT_EQ(measurer.defines_seen.front(), sized);
+  EXPECT_TRUE(measurer.defines_seen.back().empty());
+
+  measurer.defines_seen.clear();
+  CompareInput cmp;
+  cmp.base.lock = &lock;
+  cmp.base.specs = {&spec};
+  cmp.head.lock = &lock;
+  cmp.head.specs = {&spec};
+  cmp.gpu = {"sm_90", "NVIDIA H200"};
+  ASSERT_EQ(run_compare(cmp, measurer).kernels.size(), 2u);
+  ASSERT_FALSE(measurer.defines_seen.empty());
+  EXPECT_EQ(measurer.defines_seen.front(), sized);  // both sides build the bucket so
+  EXPECT_TRUE(measurer.defines_seen.back().empty());
+}
+
 TEST(GateBuckets, CompareHasARowPerBucketWithEachSidesParams) {
   const KernelSpec spec = bucketed_spec();
   const Lockfile head = bucketed_lock(100.0, 50.0);

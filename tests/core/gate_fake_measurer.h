@@ -42,6 +42,7 @@ class FakeMeasurer : public Measurer {
     charged_seen.push_back(t.charge_writeback);
     compiler_seen.push_back(t.device_code);
     problems_seen.push_back(t.spec != nullptr ? t.spec->problems : std::vector<Problem>{});
+    defines_seen.push_back(t.spec != nullptr ? t.spec->defines : std::vector<std::string>{});
     Measurement m;
     const auto it = kernels_.find({t.side, t.kernel_id});
     if (it == kernels_.end()) {
@@ -62,6 +63,7 @@ class FakeMeasurer : public Measurer {
   std::vector<bool> charged_seen;                   // each call's MeasureTarget::charge_writeback
   std::vector<DeviceCodeCompiler> compiler_seen;    // each call's MeasureTarget::device_code
   std::vector<std::vector<Problem>> problems_seen;  // the spec's problems of each call
+  std::vector<std::vector<std::string>> defines_seen;  // the spec's defines of each call
 
  private:
   GpuIdentity gpu_;

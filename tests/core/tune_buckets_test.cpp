@@ -132,6 +132,18 @@ TEST_F(TuneBucketsTest, TheLockDecisionIsPerBucket) {
   EXPECT_EQ((*rows)[1].lock, LockAction::kept);  // 7 still challenges 6 and loses
 }
 
+TEST_F(TuneBucketsTest, AOneSizeBucketIsSearchedWithItsSizeDefined) {
+  KernelSpec spec = bucketed_spec();
+  spec.defines = {"KEEP=1", "KERNELEVO_SIZE_cols=7"};  // the bucket's size replaces the spec's
+  spec.dispatch->buckets = {{1024, 1025}, {2048, std::nullopt}};
+  ASSERT_TRUE(tune(spec).ok());
+  ASSERT_EQ(backend.evaluated_defines.size(), 2u);
+  EXPECT_EQ(backend.evaluated_defines[0],
+            (std::vector<std::string>{"KEEP=1", "KERNELEVO_SIZE_cols=1024"}));
+  // A bucket of many sizes is compiled for any of them: the spec's defines as written.
+  EXPECT_EQ(backend.evaluated_defines[1], spec.defines);
+}
+
 TEST_F(TuneBucketsTest, WithoutDispatchOneRowAsBefore) {
   KernelSpec spec = bucketed_spec();
   spec.dispatch.reset();

@@ -178,6 +178,71 @@ TEST(DispatchGen, SeveralMacroKernelsShareTheSlots) {
       << too_few.error().message;
 }
 
+// `per_problem` buckets: each holds one size, which its winner is compiled with
+// (bucket_size_define), so one parameter set winning two of them is two variants.
+Lockfile one_size_lock(const std::string& id, const std::string& param, const std::string& by,
+                       const std::vector<std::int64_t>& sizes, int value) {
+  Lockfile l;
+  for (const std::int64_t size : sizes)
+    set_bucket(l, id, "src/rows.cu", "sha256:abc", "sm_90", "NVIDIA H200", by,
+               {{size, size + 1}, {{param, Value(value)}}, 5.0, 6.0}, "test");
+  return l;
+}
+
+TEST(DispatchGen, AOneSizeBucketsWinnerIsCompiledWithItsSize) {
+  KernelSpec spec = spec_of("rows");
+  spec.dispatch->buckets = {{1024, 1025}, {8192, 8193}};
+  Lockfile l = one_size_lock("rows", "BLOCK", "cols", {1024, 8192}, 64);
+  LockEntry plain;
+  plain.params = {{"BLOCK", Value(64)}};
+  set_entry(l, "rows", "src/rows.cu", "sha256:abc", "sm_80", "NVIDIA A100", plain);
+  const std::vector<KernelSpec> specs{spec};  // the plan points into it
+  auto header = generate_params_header(specs, &l, options({"sm_80", "sm_90"}));
+  ASSERT_TRUE(header.ok()) << header.error().to_string();
+  const KernelDispatch& d = header->dispatch[0];
+  ASSERT_EQ(d.variants.size(), 3u);  // one parameter set: two sizes, and every size on sm_80
+  EXPECT_EQ(d.size_defines[0], "KERNELEVO_SIZE_cols=1024");
+  EXPECT_EQ(d.size_defines[1], "KERNELEVO_SIZE_cols=8192");
+  EXPECT_EQ(d.size_defines[2], std::nullopt);
+  EXPECT_NE(header->text.find("BLOCK=64, VEC=default, compiled with KERNELEVO_SIZE_cols=8192; "
+                              "serves sm_90 cols [8192, 8193)"),
+            std::string::npos)
+      << header->text;
+  std::vector<std::string> slots;
+  for (std::size_t k = 0; k < 3; ++k) {
+    auto slot = variant_slot_text(header->dispatch, k, 3, "/b/rows.cu", "src/rows.cu", kSource);
+    ASSERT_TRUE(slot.ok()) << slot.error().to_string();
+    slots.push_back(*slot);
+  }
+  EXPECT_NE(slots[0].find("#define VEC (4)\n#define KERNELEVO_SIZE_cols 1024\n"), std::string::npos)
+      << slots[0];
+  EXPECT_NE(slots[1].find("#define KERNELEVO_SIZE_cols 8192\n"), std::string::npos) << slots[1];
+  EXPECT_EQ(slots[2].find("KERNELEVO_SIZE"), std::string::npos) << slots[2];
+}
+
+TEST(DispatchGen, KernelsOfOneSlotThatNeedTwoSizesOfOneNameGetNeither) {
+  KernelSpec rows = spec_of("rows");
+  rows.dispatch->buckets = {{1024, 1025}};
+  KernelSpec cols = cols_spec();
+  cols.dispatch->by = "cols";
+  cols.dispatch->buckets = {{4096, 4097}};
+  Lockfile l = one_size_lock("rows", "BLOCK", "cols", {1024}, 64);
+  set_bucket(l, "cols", "src/rows.cu", "sha256:abc", "sm_90", "NVIDIA H200", "cols",
+             {{4096, 4097}, {{"CBLOCK", Value(32)}}, 5.0, 6.0}, "test");
+  HeaderOptions o = options({"sm_90"});
+  o.source_text = kTwoSource;
+  const std::vector<KernelSpec> specs{rows, cols};  // the plan points into it
+  auto header = generate_params_header(specs, &l, o);
+  ASSERT_TRUE(header.ok()) << header.error().to_string();
+  auto slot = variant_slot_text(header->dispatch, 0, 1, "/b/rows.cu", "src/rows.cu", kTwoSource);
+  ASSERT_TRUE(slot.ok()) << slot.error().to_string();
+  EXPECT_EQ(slot->find("#define KERNELEVO_SIZE"), std::string::npos) << *slot;
+  EXPECT_NE(slot->find("// KERNELEVO_SIZE_cols: the slot's kernels need different sizes, so it "
+                       "is not defined\n"),
+            std::string::npos)
+      << *slot;
+}
+
 // A source compiled per winner holds only macro kernels with dispatch: another kernel would
 // be defined (or instantiated) once per slot.
 TEST(DispatchGen, AMacroDispatchingSourceMarksOnlyMacroDispatchingKernels) {

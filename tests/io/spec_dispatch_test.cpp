@@ -68,6 +68,29 @@ TEST(SpecDispatch, PerProblemMakesOneBucketPerValue) {
   EXPECT_TRUE(check_spec(p.specs[0]).empty());
 }
 
+TEST(SpecDispatch, AOneSizeBucketIsCompiledWithItsSizeDefined) {
+  EXPECT_EQ(bucket_size_define("cols", {1024, 1025}), "KERNELEVO_SIZE_cols=1024");
+  EXPECT_EQ(bucket_size_define("n", {0, 1}), "KERNELEVO_SIZE_n=0");
+  EXPECT_EQ(bucket_size_define("cols", {1024, 1026}), std::nullopt);
+  EXPECT_EQ(bucket_size_define("cols", {1024, std::nullopt}), std::nullopt);
+
+  SpecParse p = parse("{by: cols, buckets: per_problem}");
+  ASSERT_TRUE(p.errors.empty()) << first_error(p);
+  p.specs[0].defines = {"KERNELEVO_SIZE_cols=1", "KERNELEVO_SIZE_cols", "OTHER=2"};
+  const KernelSpec one = bucket_spec(p.specs[0], 1);
+  ASSERT_EQ(one.problems.size(), 1u);
+  EXPECT_EQ(one.problems[0].dims.at("cols"), 4096);
+  EXPECT_EQ(one.defines, (std::vector<std::string>{"OTHER=2", "KERNELEVO_SIZE_cols=4096"}));
+
+  const SpecParse ranges = parse("{by: [cols], buckets: [[0, 2048], [2048, null]]}");
+  ASSERT_TRUE(ranges.errors.empty()) << first_error(ranges);
+  EXPECT_TRUE(bucket_spec(ranges.specs[0], 0).defines.empty());
+  // A template kernel (its build instantiates every variant in one source) gets none.
+  KernelSpec templated = p.specs[0];
+  templated.kernel = "a<B>";
+  EXPECT_EQ(bucket_spec(templated, 0).defines, templated.defines);
+}
+
 struct BadCase {
   const char* dispatch;
   const char* where;    // file:line:column

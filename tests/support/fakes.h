@@ -96,6 +96,7 @@ class FakeTuneBackend final : public TuneBackend {
   std::function<std::optional<double>(const ParamSet&, const std::vector<Problem>&)>
       time_on_problems;
   std::vector<std::vector<Problem>> evaluated_problems;  // each evaluator's problems, in order
+  std::vector<std::vector<std::string>> evaluated_defines;  // each evaluator's spec defines
   std::vector<KernelEvaluatorOptions> evaluator_options;  // each evaluator's options, in order
   // When set, what a passed point's compiled kernel takes of the GPU (spec objectives).
   std::function<KernelResources(const ParamSet&)> resources_of;
@@ -186,6 +187,7 @@ class FakeTuneBackend final : public TuneBackend {
     {
       std::lock_guard lock(mutex);
       evaluated_problems.push_back(spec.problems);
+      evaluated_defines.push_back(spec.defines);
       evaluator_options.push_back(options);
     }
     return std::make_unique<Evaluator>(*this, space, gpu, spec.problems);

@@ -228,7 +228,10 @@ int run_export(const ExportArgs& args) {
                                              ? kev::device_code_of(*choice.entry)
                                              : kev::DeviceCodeCompiler::nvcc;
     for (auto& [params, v] : wanted) {
-      auto image = compile_image(spec, text, params, arch, false, code);
+      // A one-size bucket's winner is compiled as the build compiles it (bucket_size_define).
+      const kev::KernelSpec bucket_compiled =
+          v.bucket ? kev::spec_for_bucket(spec, a.by, *v.bucket) : spec;
+      auto image = compile_image(bucket_compiled, text, params, arch, false, code);
       if (!image) return report(image.error());
       v.image = std::move(*image);
       a.variants.push_back(std::move(v));

@@ -185,9 +185,7 @@ Report run_compare(const CompareInput& in, Measurer& measurer) {
       const auto restrict = [&](SideKernel& side, std::optional<KernelSpec>& storage) {
         if (side.entry != nullptr) side.params = side.entry->params_for(range.lo);
         if (side.spec == nullptr) return;
-        storage = *side.spec;
-        storage->dispatch.reset();
-        storage->problems = problems_in(side.spec->problems, by, range);
+        storage = spec_for_bucket(*side.spec, by, range);
         side.spec = &*storage;
       };
       restrict(b, base_spec);

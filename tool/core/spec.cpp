@@ -103,12 +103,34 @@ std::vector<Problem> problems_in(const std::vector<Problem>& problems, const std
   return out;
 }
 
-KernelSpec bucket_spec(const KernelSpec& spec, std::size_t bucket) {
+std::optional<std::string> bucket_size_define(const std::string& by, const BucketRange& range) {
+  if (!range.hi || *range.hi != range.lo + 1) return std::nullopt;
+  return kBucketSizeMacroPrefix + by + "=" + std::to_string(range.lo);
+}
+
+KernelSpec spec_for_bucket(const KernelSpec& spec, const std::string& by,
+                           const BucketRange& range) {
   KernelSpec s = spec;
   s.dispatch.reset();
-  if (spec.dispatch && bucket < spec.dispatch->buckets.size())
-    s.problems = problems_in(spec.problems, spec.dispatch->by, spec.dispatch->buckets[bucket]);
+  s.problems = problems_in(spec.problems, by, range);
+  // A template kernel's variants are instantiated in one source by the build, and Triton
+  // takes no defines: neither can be compiled with a define of its own per bucket.
+  if (is_template_kernel(spec) || spec.language == SourceLanguage::triton) return s;
+  auto define = bucket_size_define(by, range);
+  if (!define) return s;
+  const std::string name = kBucketSizeMacroPrefix + by;
+  std::erase_if(s.defines, [&](const std::string& d) { return d.substr(0, d.find('=')) == name; });
+  s.defines.push_back(std::move(*define));
   return s;
+}
+
+KernelSpec bucket_spec(const KernelSpec& spec, std::size_t bucket) {
+  if (!spec.dispatch || bucket >= spec.dispatch->buckets.size()) {
+    KernelSpec s = spec;
+    s.dispatch.reset();
+    return s;
+  }
+  return spec_for_bucket(spec, spec.dispatch->by, spec.dispatch->buckets[bucket]);
 }
 
 }  // namespace kev

@@ -145,8 +145,25 @@ struct KernelSpec {
 [[nodiscard]] std::vector<Problem> problems_in(const std::vector<Problem>& problems,
                                                const std::string& dim, const BucketRange& range);
 
-// `spec` restricted to bucket `bucket` of its dispatch: the bucket's problems, no dispatch.
-// What each bucket's search tunes.
+// What a compile of a bucket's winner defines when the bucket holds one size of its
+// dimension (a `per_problem` bucket, [v, v + 1)): KERNELEVO_SIZE_<by>=<v>, the dimension
+// spelled as the spec spells it ("KERNELEVO_SIZE_cols=1024"); nothing for a wider bucket.
+// A source may compile that size as a constant (fewer instructions, no masks), behind a
+// check at run time: the build serves sizes outside every bucket with the nearest one's
+// winner, so the winner must stay correct at every size. Tune, check, compare, the build's
+// variants and export --torch compile every one-size bucket's winner with it; not a template
+// kernel's (the build instantiates its variants in one source) nor a Triton kernel's.
+inline constexpr const char* kBucketSizeMacroPrefix = "KERNELEVO_SIZE_";
+[[nodiscard]] std::optional<std::string> bucket_size_define(const std::string& by,
+                                                            const BucketRange& range);
+
+// `spec` restricted to the problems whose `by` lies in `range`, without dispatch, compiled
+// with the bucket's size define (bucket_size_define) in place of any define of that name.
+[[nodiscard]] KernelSpec spec_for_bucket(const KernelSpec& spec, const std::string& by,
+                                         const BucketRange& range);
+
+// `spec` restricted to bucket `bucket` of its dispatch (spec_for_bucket): what each bucket's
+// search tunes.
 [[nodiscard]] KernelSpec bucket_spec(const KernelSpec& spec, std::size_t bucket);
 
 // `kernel: f<P...>`: a template instantiated per configuration, rather than a kernel whose

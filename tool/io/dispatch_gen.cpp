@@ -56,6 +56,12 @@ std::string users_of(const KernelDispatch& d, std::size_t variant) {
   return s;
 }
 
+// ", compiled with KERNELEVO_SIZE_cols=1024" for a variant with a size define.
+std::string size_note(const KernelDispatch& d, std::size_t variant) {
+  const auto& define = d.size_defines[variant];
+  return define ? ", compiled with " + *define : std::string();
+}
+
 }  // namespace
 
 const Value* listed_value(const ParamSpec& p, const Value& v) {
@@ -114,10 +120,12 @@ Result<std::vector<KernelDispatch>> plan_dispatch(const std::vector<KernelSpec>&
         if (std::find(d.renamed.begin(), d.renamed.end(), e) == d.renamed.end())
           d.renamed.push_back(e);
     }
-    const auto variant_of = [&](const ParamSet& params) {
-      const auto it = std::find(d.variants.begin(), d.variants.end(), params);
-      if (it != d.variants.end()) return static_cast<std::size_t>(it - d.variants.begin());
+    const auto variant_of = [&](const ParamSet& params,
+                                std::optional<std::string> size_define = std::nullopt) {
+      for (std::size_t k = 0; k < d.variants.size(); ++k)
+        if (d.variants[k] == params && d.size_defines[k] == size_define) return k;
       d.variants.push_back(params);
+      d.size_defines.push_back(std::move(size_define));
       return d.variants.size() - 1;
     };
     for (const Arch& point : points) {
@@ -127,7 +135,9 @@ Result<std::vector<KernelDispatch>> plan_dispatch(const std::vector<KernelSpec>&
       if (e && e->has_buckets() && e->by == spec.dispatch->by) {
         a.by = e->by;
         for (const LockBucket& b : e->buckets)
-          a.buckets.emplace_back(b.range, variant_of(b.params));
+          a.buckets.emplace_back(
+              b.range, variant_of(b.params,
+                                  d.templated ? std::nullopt : bucket_size_define(e->by, b.range)));
       } else {
         if (e && e->has_buckets())
           a.why += "; its buckets split " + e->by + ", not the spec's " + spec.dispatch->by +
@@ -194,7 +204,8 @@ Result<std::string> dispatch_header_text(const std::vector<KernelDispatch>& plan
        << "constexpr int count = " << d.variants.size() << ";\n"
        << "template <int K>\nstruct variant;\n";
     for (std::size_t k = 0; k < d.variants.size(); ++k) {
-      os << "// " << variant_summary(d.variants[k], spec) << "; serves " << users_of(d, k) << "\n"
+      os << "// " << variant_summary(d.variants[k], spec) << size_note(d, k) << "; serves "
+         << users_of(d, k) << "\n"
          << "template <>\nstruct variant<" << k << "> {\n  static constexpr int index = " << k
          << ";\n";
       for (const ParamSpec& p : spec.params) {
@@ -321,13 +332,19 @@ Result<std::string> variant_slot_text(const std::vector<KernelDispatch>& plan, s
   // 0 (renamed like the others, so it is a copy nothing calls).
   // Parameter names are unique within a source (spec_check), so the defines cannot clash.
   std::vector<std::pair<std::string, std::string>> defines;  // name -> text, in order
+  std::vector<std::pair<std::string, std::string>> sizes;    // the own variants' size defines
   std::vector<std::string> renamed;
   for (const KernelDispatch* d : macros) {
     const bool own = slot < d->variants.size();
     const ParamSet& v = d->variants[own ? slot : 0];
+    if (own && d->size_defines[slot]) {
+      const std::string& define = *d->size_defines[slot];
+      const auto eq = define.find('=');
+      sizes.emplace_back(define.substr(0, eq), define.substr(eq + 1));
+    }
     if (own)
       os << "// " << d->spec->id << " variant " << slot << ": " << variant_summary(v, *d->spec)
-         << "; serves " << users_of(*d, slot) << "\n";
+         << size_note(*d, slot) << "; serves " << users_of(*d, slot) << "\n";
     else
       os << "// " << d->spec->id << ": " << d->variants.size() << " variant"
          << (d->variants.size() == 1 ? "" : "s") << ", so this slot holds an unused copy of "
@@ -346,6 +363,20 @@ Result<std::string> variant_slot_text(const std::vector<KernelDispatch>& plan, s
   }
   os << "#define KERNELEVO_VARIANT " << slot << "\n";
   for (const auto& [name, text] : defines) os << "#define " << name << " " << text << "\n";
+  // Kernels of one source compiled in one slot share its macros: a size two of them need at
+  // different values is defined for neither (each is then compiled for every size).
+  std::vector<std::string> sized;
+  for (const auto& [name, text] : sizes) {
+    if (std::find(sized.begin(), sized.end(), name) != sized.end()) continue;
+    sized.push_back(name);
+    const bool agreed = std::all_of(sizes.begin(), sizes.end(), [&](const auto& other) {
+      return other.first != name || other.second == text;
+    });
+    if (agreed)
+      os << "#define " << name << " " << text << "\n";
+    else
+      os << "// " << name << ": the slot's kernels need different sizes, so it is not defined\n";
+  }
   for (const auto& name : renamed)
     os << "#define " << name << " " << name << "_kev" << slot << "\n";
   os << "#include \"" << included << "\"\n";

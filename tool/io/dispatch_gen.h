@@ -36,6 +36,9 @@ struct KernelDispatch {
   bool templated = false;  // `kernel: f<P...>`: instantiated per variant in one source
   // Each distinct parameter set; the values are the spec's (a missing one: the source default).
   std::vector<ParamSet> variants;
+  // Per variant: the size define it is compiled with (bucket_size_define: a macro kernel's
+  // winner of a one-size bucket), none otherwise. A winner of two such buckets is two variants.
+  std::vector<std::optional<std::string>> size_defines;
   std::vector<DispatchArch> archs;   // highest first; the last serves unknown architectures
   std::vector<std::string> renamed;  // macro kind: the names each variant's copy renames
 };
