@@ -12,6 +12,8 @@
 // it back (each thread its own values). ADD_RMSNORM_BF16_VEC counts bf16 values per load (8:
 // 16-byte loads). Vector loads are used when cols and the pointers allow them, scalar ones
 // otherwise, so every configuration is correct for every shape.
+// With `KERNELEVO_SIZE_cols` defined (kernelevo defines it when compiling a one-size bucket's
+// winner) the kernel compiles that row length as a constant, checked at run time.
 //
 // Launch as the spec's `launch` says: RT threads per row, ROWS_PER_BLOCK rows per block.
 #include <cuda_bf16.h>
@@ -409,14 +411,12 @@ __device__ __forceinline__ void row_add_rmsnorm(const __nv_bfloat16* __restrict_
   }
 }
 
-}  // namespace add_rmsnorm_bf16_detail
-
-extern "C" __global__ void __launch_bounds__(add_rmsnorm_bf16_detail::kMaxBlock)
-    add_rmsnorm_rows_bf16(const __nv_bfloat16* __restrict__ x,
-                          const __nv_bfloat16* __restrict__ residual,
-                          const __nv_bfloat16* __restrict__ weight, __nv_bfloat16* __restrict__ sum,
-                          __nv_bfloat16* __restrict__ y, int rows, int cols, float eps) {
-  using namespace add_rmsnorm_bf16_detail;
+// The kernel's body, inlined into the kernel once for the run-time cols and, with
+// KERNELEVO_SIZE_cols defined, once more with cols == KERNELEVO_SIZE_cols as a constant.
+__device__ __forceinline__ void add_rmsnorm_rows_bf16_body(
+    const __nv_bfloat16* __restrict__ x, const __nv_bfloat16* __restrict__ residual,
+    const __nv_bfloat16* __restrict__ weight, __nv_bfloat16* __restrict__ sum,
+    __nv_bfloat16* __restrict__ y, int rows, int cols, float eps) {
   if (cols <= 0) return;  // nothing to normalise; weight's index below needs cols > 0
   // Two entries per warp: a block launched with a partial last group stays in bounds.
   __shared__ float scratch[2 * kMaxBlock / 32];
@@ -448,6 +448,23 @@ extern "C" __global__ void __launch_bounds__(add_rmsnorm_bf16_detail::kMaxBlock)
   (void)vector_ok;
   row_add_rmsnorm<1>(x + offset, residual + offset, weight, sum + offset, y + offset, active, cols,
                      eps, g, scratch);
+}
+
+}  // namespace add_rmsnorm_bf16_detail
+
+extern "C" __global__ void __launch_bounds__(add_rmsnorm_bf16_detail::kMaxBlock)
+    add_rmsnorm_rows_bf16(const __nv_bfloat16* __restrict__ x,
+                          const __nv_bfloat16* __restrict__ residual,
+                          const __nv_bfloat16* __restrict__ weight, __nv_bfloat16* __restrict__ sum,
+                          __nv_bfloat16* __restrict__ y, int rows, int cols, float eps) {
+#ifdef KERNELEVO_SIZE_cols
+  if (cols == KERNELEVO_SIZE_cols) {
+    add_rmsnorm_bf16_detail::add_rmsnorm_rows_bf16_body(x, residual, weight, sum, y, rows,
+                                                        KERNELEVO_SIZE_cols, eps);
+    return;
+  }
+#endif
+  add_rmsnorm_bf16_detail::add_rmsnorm_rows_bf16_body(x, residual, weight, sum, y, rows, cols, eps);
 }
 
 // The reference: one thread per row, double accumulation, any launch geometry.

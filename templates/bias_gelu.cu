@@ -4,6 +4,8 @@
 // once, and handles them in BIAS_GELU_ROWS rows at a time, so COL_UNROLL * ROWS loads are
 // in flight. Vector accesses are used when cols and the pointers allow them, scalar ones
 // otherwise, so every configuration is correct for every shape.
+// With `KERNELEVO_SIZE_cols` defined (kernelevo defines it when compiling a one-size bucket's
+// winner) the kernel compiles that row length as a constant, checked at run time.
 #include <cuda_runtime.h>
 #if __has_include(<kernelevo/params.h>)
 #include <kernelevo/params.h>
@@ -238,12 +240,11 @@ __device__ __forceinline__ void bias_gelu_rows(const float* __restrict__ x,
   }
 }
 
-}  // namespace bias_gelu_detail
-
-extern "C" __global__ void __launch_bounds__(BIAS_GELU_BLOCK)
-    bias_gelu(const float* __restrict__ x, const float* __restrict__ bias, float* __restrict__ y,
-              int rows, int cols) {
-  using namespace bias_gelu_detail;
+// The kernel's body, inlined into the kernel once for the run-time cols and, with
+// KERNELEVO_SIZE_cols defined, once more with cols == KERNELEVO_SIZE_cols as a constant.
+__device__ __forceinline__ void bias_gelu_body(const float* __restrict__ x,
+                                               const float* __restrict__ bias,
+                                               float* __restrict__ y, int rows, int cols) {
   constexpr int V = BIAS_GELU_VEC;
   if constexpr (V > 1) {
     const bool vector_ok = cols % V == 0 && ((reinterpret_cast<unsigned long long>(x) |
@@ -256,6 +257,20 @@ extern "C" __global__ void __launch_bounds__(BIAS_GELU_BLOCK)
     }
   }
   bias_gelu_rows<1, kColUnroll * BIAS_GELU_VEC>(x, bias, y, rows, cols);
+}
+
+}  // namespace bias_gelu_detail
+
+extern "C" __global__ void __launch_bounds__(BIAS_GELU_BLOCK)
+    bias_gelu(const float* __restrict__ x, const float* __restrict__ bias, float* __restrict__ y,
+              int rows, int cols) {
+#ifdef KERNELEVO_SIZE_cols
+  if (cols == KERNELEVO_SIZE_cols) {
+    bias_gelu_detail::bias_gelu_body(x, bias, y, rows, KERNELEVO_SIZE_cols);
+    return;
+  }
+#endif
+  bias_gelu_detail::bias_gelu_body(x, bias, y, rows, cols);
 }
 
 // The reference: one thread per element, fp64, any launch geometry.

@@ -10,6 +10,8 @@
 // deviations from the row's first value and of their squares (1). Otherwise x is read three
 // times (mean, variance, output). Vector loads are used when cols and the pointers allow
 // them, scalar ones otherwise, so every configuration is correct for every shape.
+// With `KERNELEVO_SIZE_cols` defined (kernelevo defines it when compiling a one-size bucket's
+// winner) the kernel compiles that row length as a constant, checked at run time.
 //
 // Launch as the spec's `launch` says: RT threads per row, ROWS_PER_BLOCK rows per block.
 #include <cuda_runtime.h>
@@ -490,13 +492,13 @@ __device__ __forceinline__ void row_layernorm(const float* __restrict__ x,
   }
 }
 
-}  // namespace layernorm_detail
-
-extern "C" __global__ void __launch_bounds__(layernorm_detail::kMaxBlock)
-    layernorm_rows(const float* __restrict__ x, const float* __restrict__ gamma,
-                   const float* __restrict__ beta, float* __restrict__ y, int rows, int cols,
-                   float eps) {
-  using namespace layernorm_detail;
+// The kernel's body, inlined into the kernel once for the run-time cols and, with
+// KERNELEVO_SIZE_cols defined, once more with cols == KERNELEVO_SIZE_cols as a constant.
+__device__ __forceinline__ void layernorm_rows_body(const float* __restrict__ x,
+                                                    const float* __restrict__ gamma,
+                                                    const float* __restrict__ beta,
+                                                    float* __restrict__ y, int rows, int cols,
+                                                    float eps) {
   if (cols <= 0) return;  // nothing to normalise; gamma's index below needs cols > 0
   // Two entries per warp: a block launched with a partial last group stays in bounds.
   __shared__ float scratch[2 * kMaxBlock / 32];
@@ -527,6 +529,21 @@ extern "C" __global__ void __launch_bounds__(layernorm_detail::kMaxBlock)
   }
   (void)vector_ok;
   row_layernorm<1>(x + offset, gamma, beta, y + offset, active, cols, eps, grp, scratch, stats_scratch, sum2_scratch);
+}
+
+}  // namespace layernorm_detail
+
+extern "C" __global__ void __launch_bounds__(layernorm_detail::kMaxBlock)
+    layernorm_rows(const float* __restrict__ x, const float* __restrict__ gamma,
+                   const float* __restrict__ beta, float* __restrict__ y, int rows, int cols,
+                   float eps) {
+#ifdef KERNELEVO_SIZE_cols
+  if (cols == KERNELEVO_SIZE_cols) {
+    layernorm_detail::layernorm_rows_body(x, gamma, beta, y, rows, KERNELEVO_SIZE_cols, eps);
+    return;
+  }
+#endif
+  layernorm_detail::layernorm_rows_body(x, gamma, beta, y, rows, cols, eps);
 }
 
 // The reference: one thread per row, double accumulation, two passes for the variance, any

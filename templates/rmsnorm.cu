@@ -7,6 +7,9 @@
 // in the group's registers, x is read once; otherwise a second pass reads it again. Vector loads are used when cols and the
 // pointers allow them, scalar ones otherwise, so every configuration is correct for every
 // shape.
+//
+// With `KERNELEVO_SIZE_cols` defined (kernelevo defines it when compiling a one-size bucket's
+// winner) the kernel compiles that row length as a constant, checked at run time.
 #include <cuda_runtime.h>
 #if __has_include(<kernelevo/params.h>)
 #include <kernelevo/params.h>
@@ -316,12 +319,12 @@ __device__ __forceinline__ void row_rmsnorm(const float* __restrict__ x,
   }
 }
 
-}  // namespace rmsnorm_detail
-
-extern "C" __global__ void __launch_bounds__(rmsnorm_detail::kMaxBlock)
-    rmsnorm_rows(const float* __restrict__ x, const float* __restrict__ gamma,
-                 float* __restrict__ y, int rows, int cols, float eps) {
-  using namespace rmsnorm_detail;
+// The kernel's body, inlined into the kernel once for the run-time cols and, with
+// KERNELEVO_SIZE_cols defined, once more with cols == KERNELEVO_SIZE_cols as a constant.
+__device__ __forceinline__ void rmsnorm_rows_body(const float* __restrict__ x,
+                                                  const float* __restrict__ gamma,
+                                                  float* __restrict__ y, int rows, int cols,
+                                                  float eps) {
   if (cols <= 0) return;  // nothing to normalise; gamma's index below needs cols > 0
   // Two entries per warp: a block launched with a partial last group stays in bounds.
   __shared__ float scratch[2 * kMaxBlock / 32];
@@ -349,6 +352,20 @@ extern "C" __global__ void __launch_bounds__(rmsnorm_detail::kMaxBlock)
   }
   (void)vector_ok;
   row_rmsnorm<1>(x + offset, gamma, y + offset, active, cols, eps, g, scratch);
+}
+
+}  // namespace rmsnorm_detail
+
+extern "C" __global__ void __launch_bounds__(rmsnorm_detail::kMaxBlock)
+    rmsnorm_rows(const float* __restrict__ x, const float* __restrict__ gamma,
+                 float* __restrict__ y, int rows, int cols, float eps) {
+#ifdef KERNELEVO_SIZE_cols
+  if (cols == KERNELEVO_SIZE_cols) {
+    rmsnorm_detail::rmsnorm_rows_body(x, gamma, y, rows, KERNELEVO_SIZE_cols, eps);
+    return;
+  }
+#endif
+  rmsnorm_detail::rmsnorm_rows_body(x, gamma, y, rows, cols, eps);
 }
 
 // The reference: one thread per row, double accumulation, any launch geometry.

@@ -8,6 +8,8 @@
 // a second pass reads it again. RMSNORM_BF16_VEC counts bf16 values per load (8: 16-byte
 // loads). Vector loads are used when cols and the pointers allow them, scalar ones otherwise,
 // so every configuration is correct for every shape.
+// With `KERNELEVO_SIZE_cols` defined (kernelevo defines it when compiling a one-size bucket's
+// winner) the kernel compiles that row length as a constant, checked at run time.
 //
 // Launch as the spec's `launch` says: RT threads per row, ROWS_PER_BLOCK rows per block.
 #include <cuda_bf16.h>
@@ -368,12 +370,12 @@ __device__ __forceinline__ void row_rmsnorm(const __nv_bfloat16* __restrict__ x,
   }
 }
 
-}  // namespace rmsnorm_bf16_detail
-
-extern "C" __global__ void __launch_bounds__(rmsnorm_bf16_detail::kMaxBlock)
-    rmsnorm_rows_bf16(const __nv_bfloat16* __restrict__ x, const __nv_bfloat16* __restrict__ gamma,
-                      __nv_bfloat16* __restrict__ y, int rows, int cols, float eps) {
-  using namespace rmsnorm_bf16_detail;
+// The kernel's body, inlined into the kernel once for the run-time cols and, with
+// KERNELEVO_SIZE_cols defined, once more with cols == KERNELEVO_SIZE_cols as a constant.
+__device__ __forceinline__ void rmsnorm_rows_bf16_body(const __nv_bfloat16* __restrict__ x,
+                                                       const __nv_bfloat16* __restrict__ gamma,
+                                                       __nv_bfloat16* __restrict__ y, int rows,
+                                                       int cols, float eps) {
   if (cols <= 0) return;  // nothing to normalise; gamma's index below needs cols > 0
   // Two entries per warp: a block launched with a partial last group stays in bounds.
   __shared__ float scratch[2 * kMaxBlock / 32];
@@ -402,6 +404,20 @@ extern "C" __global__ void __launch_bounds__(rmsnorm_bf16_detail::kMaxBlock)
   }
   (void)vector_ok;
   row_rmsnorm<1>(x + offset, gamma, y + offset, active, cols, eps, g, scratch);
+}
+
+}  // namespace rmsnorm_bf16_detail
+
+extern "C" __global__ void __launch_bounds__(rmsnorm_bf16_detail::kMaxBlock)
+    rmsnorm_rows_bf16(const __nv_bfloat16* __restrict__ x, const __nv_bfloat16* __restrict__ gamma,
+                      __nv_bfloat16* __restrict__ y, int rows, int cols, float eps) {
+#ifdef KERNELEVO_SIZE_cols
+  if (cols == KERNELEVO_SIZE_cols) {
+    rmsnorm_bf16_detail::rmsnorm_rows_bf16_body(x, gamma, y, rows, KERNELEVO_SIZE_cols, eps);
+    return;
+  }
+#endif
+  rmsnorm_bf16_detail::rmsnorm_rows_bf16_body(x, gamma, y, rows, cols, eps);
 }
 
 // The reference: one thread per row, double accumulation, any launch geometry.

@@ -9,6 +9,8 @@
 // SOFTMAX_BF16_VEC counts bf16 values per load (8: 16-byte loads). Vector loads are used
 // when cols and both pointers allow them, scalar ones otherwise, so every configuration is
 // correct for every shape.
+// With `KERNELEVO_SIZE_cols` defined (kernelevo defines it when compiling a one-size bucket's
+// winner) the kernel compiles that row length as a constant, checked at run time.
 //
 // Launch as the spec's `launch` says: RT threads per row, ROWS_PER_BLOCK rows per block.
 #include <cuda_bf16.h>
@@ -403,12 +405,11 @@ __device__ __forceinline__ void row_softmax(const __nv_bfloat16* __restrict__ x,
   }
 }
 
-}  // namespace softmax_bf16_detail
-
-extern "C" __global__ void __launch_bounds__(softmax_bf16_detail::kMaxBlock)
-    softmax_rows_bf16(const __nv_bfloat16* __restrict__ x, __nv_bfloat16* __restrict__ y, int rows,
-                      int cols) {
-  using namespace softmax_bf16_detail;
+// The kernel's body, inlined into the kernel once for the run-time cols and, with
+// KERNELEVO_SIZE_cols defined, once more with cols == KERNELEVO_SIZE_cols as a constant.
+__device__ __forceinline__ void softmax_rows_bf16_body(const __nv_bfloat16* __restrict__ x,
+                                                       __nv_bfloat16* __restrict__ y, int rows,
+                                                       int cols) {
   // Two entries per warp: a block launched with a partial last group stays in bounds.
   __shared__ float scratch[2 * kMaxBlock / 32];
   Group g;
@@ -437,6 +438,20 @@ extern "C" __global__ void __launch_bounds__(softmax_bf16_detail::kMaxBlock)
   }
   (void)vector_ok;
   row_softmax<1>(xr, yr, active, cols, g, scratch);
+}
+
+}  // namespace softmax_bf16_detail
+
+extern "C" __global__ void __launch_bounds__(softmax_bf16_detail::kMaxBlock)
+    softmax_rows_bf16(const __nv_bfloat16* __restrict__ x, __nv_bfloat16* __restrict__ y, int rows,
+                      int cols) {
+#ifdef KERNELEVO_SIZE_cols
+  if (cols == KERNELEVO_SIZE_cols) {
+    softmax_bf16_detail::softmax_rows_bf16_body(x, y, rows, KERNELEVO_SIZE_cols);
+    return;
+  }
+#endif
+  softmax_bf16_detail::softmax_rows_bf16_body(x, y, rows, cols);
 }
 
 // The reference: one thread per row, double accumulation, any launch geometry.

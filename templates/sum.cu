@@ -11,6 +11,8 @@
 // (ld.global.nc.L1::no_allocate.L2::256B; sm_80 and later), 2 read-only (ld.global.nc).
 // 0 is not searched: on the H200 it tied with 2 from a clean L2 and was 5% slower with
 // dirty lines in L2, as a kernel meets them after others in a real program.
+// With `KERNELEVO_SIZE_n` defined (kernelevo defines it when compiling a one-size bucket's winner)
+// the kernel compiles that n as a constant, checked at run time.
 #include <cuda_runtime.h>
 #if __has_include(<kernelevo/params.h>)
 #include <kernelevo/params.h>
@@ -179,12 +181,12 @@ __device__ __forceinline__ float thread_sum(const float* __restrict__ x, long lo
   return s;
 }
 
-}  // namespace sum_detail
-
-extern "C" __global__ void __launch_bounds__(SUM_BLOCK)
-    sum_reduce(const float* __restrict__ x, float* __restrict__ out, double* __restrict__ partials,
-               unsigned int* __restrict__ counter, int n) {
-  using namespace sum_detail;
+// The kernel's body, inlined into the kernel once for the run-time n and, with
+// KERNELEVO_SIZE_n defined, once more with n == KERNELEVO_SIZE_n as a constant.
+__device__ __forceinline__ void sum_reduce_body(const float* __restrict__ x,
+                                                float* __restrict__ out,
+                                                double* __restrict__ partials,
+                                                unsigned int* __restrict__ counter, int n) {
   __shared__ double scratch[kBlock / 32];
   __shared__ bool last_block;
   constexpr int V = SUM_VEC;
@@ -221,6 +223,20 @@ extern "C" __global__ void __launch_bounds__(SUM_BLOCK)
     out[0] = static_cast<float>(p);
     *counter = 0u;
   }
+}
+
+}  // namespace sum_detail
+
+extern "C" __global__ void __launch_bounds__(SUM_BLOCK)
+    sum_reduce(const float* __restrict__ x, float* __restrict__ out, double* __restrict__ partials,
+               unsigned int* __restrict__ counter, int n) {
+#ifdef KERNELEVO_SIZE_n
+  if (n == KERNELEVO_SIZE_n) {
+    sum_detail::sum_reduce_body(x, out, partials, counter, KERNELEVO_SIZE_n);
+    return;
+  }
+#endif
+  sum_detail::sum_reduce_body(x, out, partials, counter, n);
 }
 
 // The reference: fp64 per thread, one fp64 atomic per thread into partials[0]; the last

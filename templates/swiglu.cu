@@ -5,6 +5,8 @@
 // handles them in SWIGLU_ROWS rows at a time, so 2 * COL_UNROLL * ROWS loads are in
 // flight. Vector accesses (up to 8 bf16, 16 bytes) are used when hidden and the pointers
 // allow them, scalar ones otherwise, so every configuration is correct for every shape.
+// With `KERNELEVO_SIZE_hidden` defined (kernelevo defines it when compiling a one-size bucket's
+// winner) the kernel compiles that hidden size as a constant, checked at run time.
 #include <cuda_bf16.h>
 #include <cuda_runtime.h>
 #if __has_include(<kernelevo/params.h>)
@@ -255,12 +257,11 @@ __device__ __forceinline__ void swiglu_rows(const __nv_bfloat16* __restrict__ x,
   }
 }
 
-}  // namespace swiglu_detail
-
-extern "C" __global__ void __launch_bounds__(SWIGLU_BLOCK)
-    swiglu_bf16(const __nv_bfloat16* __restrict__ x, __nv_bfloat16* __restrict__ y, int rows,
-                int hidden) {
-  using namespace swiglu_detail;
+// The kernel's body, inlined into the kernel once for the run-time hidden and, with
+// KERNELEVO_SIZE_hidden defined, once more with hidden == KERNELEVO_SIZE_hidden as a constant.
+__device__ __forceinline__ void swiglu_bf16_body(const __nv_bfloat16* __restrict__ x,
+                                                 __nv_bfloat16* __restrict__ y, int rows,
+                                                 int hidden) {
   constexpr int V = SWIGLU_VEC;
   if constexpr (V > 1) {
     const bool vector_ok =
@@ -273,6 +274,20 @@ extern "C" __global__ void __launch_bounds__(SWIGLU_BLOCK)
     }
   }
   swiglu_rows<1, kColUnroll * SWIGLU_VEC>(x, y, rows, hidden);
+}
+
+}  // namespace swiglu_detail
+
+extern "C" __global__ void __launch_bounds__(SWIGLU_BLOCK)
+    swiglu_bf16(const __nv_bfloat16* __restrict__ x, __nv_bfloat16* __restrict__ y, int rows,
+                int hidden) {
+#ifdef KERNELEVO_SIZE_hidden
+  if (hidden == KERNELEVO_SIZE_hidden) {
+    swiglu_detail::swiglu_bf16_body(x, y, rows, KERNELEVO_SIZE_hidden);
+    return;
+  }
+#endif
+  swiglu_detail::swiglu_bf16_body(x, y, rows, hidden);
 }
 
 // The reference: one thread per element of y, fp32 with full-precision exp and division,

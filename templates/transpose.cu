@@ -5,6 +5,8 @@
 // an XOR swizzle of the column (TRANSPOSE_SWIZZLE). Loads use vectors of TRANSPOSE_VEC
 // floats when cols and x allow them, stores when rows and y allow them, scalar accesses
 // otherwise, so every configuration is correct for every shape.
+// With `KERNELEVO_SIZE_cols` defined (kernelevo defines it when compiling a one-size bucket's
+// winner) the kernel compiles that row length (of x) as a constant, checked at run time.
 #include <cuda_runtime.h>
 #if __has_include(<kernelevo/params.h>)
 #include <kernelevo/params.h>
@@ -269,11 +271,10 @@ __device__ __forceinline__ void move_tile(const float* __restrict__ x, float* __
   }
 }
 
-}  // namespace transpose_detail
-
-extern "C" __global__ void __launch_bounds__(TRANSPOSE_THREADS)
-    transpose(const float* __restrict__ x, float* __restrict__ y, int rows, int cols) {
-  using namespace transpose_detail;
+// The kernel's body, inlined into the kernel once for the run-time cols and, with
+// KERNELEVO_SIZE_cols defined, once more with cols == KERNELEVO_SIZE_cols as a constant.
+__device__ __forceinline__ void transpose_body(const float* __restrict__ x, float* __restrict__ y,
+                                               int rows, int cols) {
   __shared__ float tile[kTileRows * kPitch];
   // Row tiles beyond the grid's y extent continue in z.
   const long long tile_row = static_cast<long long>(blockIdx.z) * gridDim.y + blockIdx.y;
@@ -299,6 +300,19 @@ extern "C" __global__ void __launch_bounds__(TRANSPOSE_THREADS)
   } else {
     move_tile<1, 1>(x, y, rows, cols, r0, c0, tile);
   }
+}
+
+}  // namespace transpose_detail
+
+extern "C" __global__ void __launch_bounds__(TRANSPOSE_THREADS)
+    transpose(const float* __restrict__ x, float* __restrict__ y, int rows, int cols) {
+#ifdef KERNELEVO_SIZE_cols
+  if (cols == KERNELEVO_SIZE_cols) {
+    transpose_detail::transpose_body(x, y, rows, KERNELEVO_SIZE_cols);
+    return;
+  }
+#endif
+  transpose_detail::transpose_body(x, y, rows, cols);
 }
 
 // The reference: one thread per element of y, any launch geometry.
