@@ -17,7 +17,8 @@ The kernel's parameters: --params (a JSON object), else the lockfile's winner fo
 else the source defaults. A lockfile entry with a winner per bucket (the source a per-shape
 copy, `kernelevo init --template attention_fwd --dispatch batch`, passed as --source) serves
 each shape with its bucket's winner, as the build's dispatcher picks it (compare_torch's
-served_by); each distinct winner is compiled once. Writes DIR/attention.md and
+served_by); each distinct winner is compiled once, a one-size bucket's with its size define
+(-DKERNELEVO_SIZE_batch=<batch>) as kernelevo compiles it. Writes DIR/attention.md and
 DIR/attention.json.
 
 SDPA gets the tensors in the kernel's layout, [batch, seq, heads, head_dim], as views
@@ -164,12 +165,13 @@ def kernel_winners(args, spec, kernel, lock, device):
 
 
 def shape_params(winners, d):
-    """The parameters serving shape `d` and, for a winner per bucket, the bucket's label
-    ("batch [1, 2)", "(nearest)" added for a shape outside every bucket; None otherwise)."""
+    """The parameters serving shape `d`, for a winner per bucket the bucket's label ("batch [1,
+    2)", "(nearest)" added for a shape outside every bucket; None otherwise), and the size define
+    that winner is compiled with (compare_torch.served_by's; None for a single winner)."""
     if winners["params"] is not None:
-        return winners["params"], None
+        return winners["params"], None, None
     served = ct.served_by(winners["entry"], d)
-    return served["params"], served["label"] + ("" if served["inside"] else " (nearest)")
+    return served["params"], served["label"] + ("" if served["inside"] else " (nearest)"), served["size_define"]
 
 
 def kernel_args(spec, tensors, d, driver, names):
@@ -210,14 +212,15 @@ def run(args):
         kernels[kernel] = {"spec": spec, "winners": winners, "fns": {}}
         print(f"{kernel}: {winners.get('params', 'per bucket')} ({winners['from']})", file=sys.stderr)
 
-    def function(kname, params):
-        """The kernel compiled with `params`, once per distinct set."""
+    def function(kname, params, size_define=None):
+        """The kernel compiled with `params` and `size_define`, once per distinct pair."""
         kd = kernels[kname]
-        key = json.dumps(params, sort_keys=True)
+        key = json.dumps([params, size_define], sort_keys=True)
         if key not in kd["fns"]:
             cubin = os.path.join(work, f"{kname}-{len(kd['fns'])}.cubin")
             arch = kd["spec"].get("arch") or "sm_90"
-            image = ct.compile_cubin(ct.nvcc_command(nvcc, source, arch, params, kd["spec"], cubin))
+            image = ct.compile_cubin(ct.nvcc_command(nvcc, source, arch, params, kd["spec"], cubin,
+                                                     [size_define] if size_define else []))
             kd["fns"][key] = drv.function(image, kname)
         return kd["fns"][key]
 
@@ -235,11 +238,13 @@ def run(args):
         spec = kd["spec"]
         row = {"kernel": kname, "shape": d}
         try:
-            params, bucket = shape_params(kd["winners"], d)
+            params, bucket, size_define = shape_params(kd["winners"], d)
             row["params"] = params
             if bucket:
                 row["served_by"] = bucket
-            fn = function(kname, params)
+            if size_define:
+                row["size_define"] = size_define
+            fn = function(kname, params, size_define)
             torch.manual_seed(0)
             dtype = getattr(torch, dtype_name(kname))
             q = torch.randn(d["batch"], d["seq_q"], d["heads"], d["head_dim"], device="cuda", dtype=dtype)

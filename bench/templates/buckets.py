@@ -1,7 +1,8 @@
 """Which bucket of a per-shape entry serves a size, as the build's dispatcher picks it
 (core/buckets.h): the bucket [lo, hi) holding it (hi None: no upper bound), else the nearest by
-ratio, the lower on a tie. One module for the benchmark (compare_torch.py) and every package of
-`kernelevo export --torch`, which carries it as _buckets.py."""
+ratio, the lower on a tie; and the define a bucket's winner is compiled with. One module for the
+benchmark (compare_torch.py, variants.py) and every package of `kernelevo export --torch`, which
+carries it as _buckets.py."""
 
 
 def bucket_distance(bucket_range, value):
@@ -27,3 +28,14 @@ def bucket_index(ranges, value):
         if bucket_distance(ranges[i], value) < bucket_distance(ranges[best], value):
             best = i
     return best
+
+
+def size_define(by, bucket_range):
+    """The define kernelevo compiles a bucket's winner with, "KERNELEVO_SIZE_<by>=<lo>", for a
+    bucket holding one size of `by`, [lo, lo + 1); None for a wider or unbounded bucket, or for
+    an entry without buckets (`bucket_range` None). The winner serves every shape its bucket is
+    the nearest to with that compile; the template's runtime check keeps it correct there."""
+    if bucket_range is None:
+        return None
+    lo, hi = bucket_range
+    return f"KERNELEVO_SIZE_{by}={lo}" if hi is not None and hi == lo + 1 else None

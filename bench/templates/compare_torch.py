@@ -2,7 +2,8 @@
 """Times each tuned template beside its PyTorch equivalent, in one process on the same inputs.
 
 For each template of entries.py and each of its shapes: compiles the template with
-`nvcc -cubin` twice (the lockfile's winner as -D flags, and no -D: the template's defaults),
+`nvcc -cubin` twice (the lockfile's winner as -D flags, a one-size bucket's with
+-DKERNELEVO_SIZE_<dim>=<size> as kernelevo compiles it, and no -D: the template's defaults),
 launches both through the CUDA driver API on torch tensors in torch's current stream, checks
 the output against PyTorch's, and times ours (winner, defaults) and PyTorch's with CUDA events
 from a cold, clean L2 (kernelevo's method: a 256 MiB buffer written and read back before every
@@ -33,7 +34,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import entries as entries_mod  # noqa: E402
 import results_table  # noqa: E402
 import spec_expr  # noqa: E402
-from buckets import bucket_distance, bucket_index  # noqa: E402
+from buckets import bucket_distance, bucket_index, size_define  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 DEVICE = "cuda"  # where tensors are made; the tests use "cpu"
@@ -87,11 +88,14 @@ def served_by(entry, dims):
     """What serves a shape from a lockfile entry: {"params": the winner's parameters (None: no
     entry, the source defaults), "bucket": the index of the bucket serving the shape (None
     for an entry without buckets), "label": "cols [1024, 1025)", "inside": whether the shape
-    lies in that bucket (False: the nearest bucket's winner, as the build takes it)}."""
+    lies in that bucket (False: the nearest bucket's winner, as the build takes it),
+    "size_define": the define that winner is compiled with (buckets.size_define: a one-size
+    bucket's, also for a shape it serves as the nearest; else None)}."""
     if entry is None:
-        return {"params": None, "bucket": None, "label": None, "inside": None}
+        return {"params": None, "bucket": None, "label": None, "inside": None, "size_define": None}
     if "buckets" not in entry:
-        return {"params": entry.get("params", {}), "bucket": None, "label": None, "inside": None}
+        return {"params": entry.get("params", {}), "bucket": None, "label": None, "inside": None,
+                "size_define": None}
     by, buckets = entry.get("by"), entry["buckets"]
     if not buckets:
         raise Skip("the lockfile entry has an empty bucket list")
@@ -100,7 +104,7 @@ def served_by(entry, dims):
     i = bucket_index([b["range"] for b in buckets], dims[by])
     b = buckets[i]
     return {"params": b.get("params", {}), "bucket": i, "label": f"{by} {range_text(b['range'])}",
-            "inside": bucket_distance(b["range"], dims[by]) == 0}
+            "inside": bucket_distance(b["range"], dims[by]) == 0, "size_define": size_define(by, b["range"])}
 
 
 def winner_params(lock, kernel_id, arch, device, dims=None):
@@ -116,11 +120,15 @@ def winner_params(lock, kernel_id, arch, device, dims=None):
 
 
 def winner_sets(entry):
-    """The distinct winners of an entry, in bucket order: one per distinct bucket params (a
-    plain entry: its params), as the build compiles each distinct winner once; [] for none."""
+    """The distinct compiles of an entry's winners, in bucket order: (params, size define) per
+    distinct pair of a bucket's params and its buckets.size_define (a plain entry: (its params,
+    None)), as the build compiles each once; [] for none."""
     if entry is None:
         return []
-    sets = [b.get("params", {}) for b in entry["buckets"]] if "buckets" in entry else [entry.get("params", {})]
+    if "buckets" in entry:
+        sets = [(b.get("params", {}), size_define(entry.get("by"), b["range"])) for b in entry["buckets"]]
+    else:
+        sets = [(entry.get("params", {}), None)]
     out = []
     for p in sets:
         if p not in out:
@@ -141,13 +149,17 @@ def kernel_arch(spec, device_arch):
     return spec.get("arch") or device_arch
 
 
-def nvcc_command(nvcc, source, arch, params, spec, output):
+def nvcc_command(nvcc, source, arch, params, spec, output, defines=()):
+    """nvcc's command compiling `source` with `params` as -D flags, the spec's defines and
+    `defines` (NAME=VALUE, as a one-size bucket's size define) after them, each in place of a
+    spec define of its name, as kernelevo compiles a bucket's winner."""
     source_dir = os.path.dirname(os.path.abspath(source))
     cmd = [nvcc, "-cubin", f"-arch={arch}"]
     if not any(f.startswith(("-std", "--std")) for f in spec.get("flags", [])):
         cmd.append("-std=c++17")
     cmd += define_flags(params)
-    cmd += ["-D" + d for d in spec.get("defines", [])]
+    own = {d.split("=", 1)[0] for d in defines}
+    cmd += ["-D" + d for d in spec.get("defines", []) if d.split("=", 1)[0] not in own] + ["-D" + d for d in defines]
     cmd += ["-I" + source_dir] + ["-I" + os.path.join(source_dir, d) for d in spec.get("include_dirs", [])]
     cmd += list(spec.get("flags", [])) + [source, "-o", output]
     return cmd
@@ -594,9 +606,12 @@ def tolerance(entry, spec):
     return (entry.rtol if entry.rtol is not None else rtol, entry.atol if entry.atol is not None else atol)
 
 
-def ours_key(plan, winner):
-    """The compiled winner (plan["functions"]'s key) of a shape served by `winner`."""
-    return f"ours{plan['winners'].index(winner) if winner is not None else 0}"
+def ours_key(plan, serving):
+    """The compiled winner (plan["functions"]'s key) of a shape served as `serving` (served_by's
+    answer): its params with its size define."""
+    if serving["params"] is None:
+        return "ours0"
+    return f"ours{plan['winners'].index((serving['params'], serving['size_define']))}"
 
 
 def measure_shape(ctx, plan, dims):
@@ -614,8 +629,8 @@ def measure_shape_timed(ctx, plan, dims):
     ours = {**defaults, **(winner or {})}  # a parameter the entry lacks keeps the source's default
     row = {"template": entry.template, "kernel": spec["id"], "shape": dims,
            "tuned_shape": dims in spec.get("problems", []),
-           "winner_params": winner, "served_by": serving["label"], "bucket": serving["bucket"],
-           "bucket_inside": serving["inside"], "status": "ok"}
+           "winner_params": winner, "served_by": serving["label"], "size_define": serving["size_define"],
+           "bucket": serving["bucket"], "bucket_inside": serving["inside"], "status": "ok"}
     torch.manual_seed(1234)
     values, outputs, inouts = make_args(torch, spec, dims, [ours, defaults])
     expected = entry.torch_fn(values, dims)
@@ -624,7 +639,7 @@ def measure_shape_timed(ctx, plan, dims):
     launches, args = {}, {}
     for which, params in (("ours", ours), ("defaults", defaults)):
         names = names_for(dims, params)
-        fn = plan["functions"][ours_key(plan, winner) if which == "ours" else which]
+        fn = plan["functions"][ours_key(plan, serving) if which == "ours" else which]
         args[which] = kernel_args(spec, values, driver, names)
         launches[which], row[f"{which}_geometry"] = spec_launcher(driver, fn, spec, names, stream,
                                                                   args[which])
@@ -691,16 +706,18 @@ def prepare(ctx, entry):
         raise Skip("scan gave no source defaults")
     arch = kernel_arch(spec, ctx["arch"])
     lock, device_key = lock_entry(ctx["lock"], spec["id"], arch, ctx["device"])
-    # One compile per distinct winner (per bucket for an entry with buckets), as a build does.
+    # One compile per distinct winner (per bucket for an entry with buckets, a one-size bucket's
+    # with its size define), as a build does; the defaults compile has no size define.
     plan = {"entry": entry, "spec": spec, "source": source, "arch": arch, "lock_entry": lock,
             "winners": winner_sets(lock), "defaults": defaults, "lock_device": device_key}
     cubins = os.path.join(ctx["out"], "cubins")
     os.makedirs(cubins, exist_ok=True)
-    compiles = [(f"ours{i}", p) for i, p in enumerate(plan["winners"] or [{}])] + [("defaults", {})]
+    compiles = [(f"ours{i}", p, d) for i, (p, d) in enumerate(plan["winners"] or [({}, None)])]
     plan["commands"] = {
         which: nvcc_command(ctx["nvcc"], os.path.join(root, source), arch, params, spec,
-                            os.path.join(cubins, f"{entry.template}.{spec['id']}.{which}.cubin"))
-        for which, params in compiles
+                            os.path.join(cubins, f"{entry.template}.{spec['id']}.{which}.cubin"),
+                            [define] if define else [])
+        for which, params, define in compiles + [("defaults", {}, None)]
     }
     return plan
 

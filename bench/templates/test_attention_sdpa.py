@@ -264,17 +264,22 @@ def test_per_shape_winners():
     args = att.parse_args(["--out", "x"])
     winners = att.kernel_winners(args, spec, att.DECODE, lock, "GPU")
     assert winners["params"] is None and "a winner per bucket of batch" in winners["from"], winners
-    assert att.shape_params(winners, att._shape(1, 1, 4096, 32, 4, 0)) == (b1, "batch [1, 2)")
-    assert att.shape_params(winners, att._shape(32, 1, 32768, 32, 4, 0)) == (b32, "batch [32, 33)")
-    assert att.shape_params(winners, att._shape(64, 1, 4096, 32, 4, 0)) == (b32, "batch [32, 33) (nearest)")
+    # Each compiled with its one-size bucket's size define, the nearest bucket's outside them all.
+    assert att.shape_params(winners, att._shape(1, 1, 4096, 32, 4, 0)) == (b1, "batch [1, 2)",
+                                                                           "KERNELEVO_SIZE_batch=1")
+    assert att.shape_params(winners, att._shape(32, 1, 32768, 32, 4, 0)) == (b32, "batch [32, 33)",
+                                                                             "KERNELEVO_SIZE_batch=32")
+    assert att.shape_params(winners, att._shape(64, 1, 4096, 32, 4, 0)) == (b32, "batch [32, 33) (nearest)",
+                                                                            "KERNELEVO_SIZE_batch=32")
     meta = att.kernel_meta(winners)
     assert meta["by"] == "batch" and [b["params"] for b in meta["buckets"]] == [b1, b32], meta
     # One winner, the source defaults, and --params.
     plain = {"kernels": {att.DECODE: {"targets": {"sm_90": {"GPU": {"params": b1}}}}}}
-    assert att.shape_params(att.kernel_winners(args, spec, att.DECODE, plain, "GPU"), {}) == (b1, None)
+    assert att.shape_params(att.kernel_winners(args, spec, att.DECODE, plain, "GPU"), {}) == (b1, None, None)
     assert att.kernel_winners(args, spec, att.DECODE, None, "GPU") == {"params": {}, "from": "source defaults"}
     forced = att.parse_args(["--out", "x", "--params", att.DECODE + '={"ATT_DEC_BN": 64}'])
-    assert att.shape_params(att.kernel_winners(forced, spec, att.DECODE, lock, "GPU"), {}) == ({"ATT_DEC_BN": 64}, None)
+    assert att.shape_params(att.kernel_winners(forced, spec, att.DECODE, lock, "GPU"), {}) == ({"ATT_DEC_BN": 64}, None,
+                                                                                               None)
     # The table names each bucket's winner in its head and the bucket serving each row.
     head = {"device": "GPU", "torch": "2", "date": "d", "timer": "t", "second_timer": "b", "command": "c",
             "kernels": {att.DECODE: meta}}

@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
 """Tests of how the template benchmark reads a lockfile entry with a winner per bucket (a
 spec with `dispatch`, as run.sh's PER_SHAPE=1 tunes): which bucket serves each shape (the
-nearest outside them all, the lower on a tie, as the build's dispatcher), one compile per
-distinct winner, the table's "served by" column and notes, variants.py's per-shape base and
-run.sh's per-shape dimension. Needs no GPU and no PyTorch.
+nearest outside them all, the lower on a tie, as the build's dispatcher), the size define a
+one-size bucket's winner is compiled with, one compile per distinct winner and size define,
+the table's "served by" column and notes, variants.py's per-shape base and run.sh's per-shape
+dimension. Needs no GPU and no PyTorch.
 
   python3 bench/templates/test_buckets.py [KERNELEVO_BINARY]
 
@@ -64,20 +65,37 @@ def test_bucket_index():
     assert ct.range_text([1024, 1025]) == "[1024, 1025)" and ct.range_text([8192, None]) == "[8192, inf)"
 
 
+def test_size_define():
+    # kernelevo compiles a one-size bucket's winner with KERNELEVO_SIZE_<by>=<lo>, no other.
+    assert buckets.size_define("cols", [1024, 1025]) == "KERNELEVO_SIZE_cols=1024"
+    assert buckets.size_define("n", (0, 1)) == "KERNELEVO_SIZE_n=0"
+    assert buckets.size_define("cols", [1024, 2048]) is None  # a wider bucket
+    assert buckets.size_define("cols", [8192, None]) is None  # an unbounded one
+    assert buckets.size_define("cols", None) is None  # an entry without buckets
+
+
 def test_served_by():
     got = ct.served_by(BUCKETS, {"rows": 32768, "cols": 1024})
-    assert got == {"params": {"B": 128, "V": 8}, "bucket": 0, "label": "cols [1024, 1025)", "inside": True}
+    assert got == {"params": {"B": 128, "V": 8}, "bucket": 0, "label": "cols [1024, 1025)", "inside": True,
+                   "size_define": "KERNELEVO_SIZE_cols=1024"}
     got = ct.served_by(BUCKETS, {"rows": 8, "cols": 16384})
     assert got["bucket"] == 2 and got["inside"] and got["params"] == {"B": 512, "V": 4}
-    # A shape no bucket holds: the nearest bucket's winner, marked as such.
+    assert got["size_define"] == "KERNELEVO_SIZE_cols=16384"
+    # A shape no bucket holds: the nearest bucket's winner, marked as such, compiled as the build
+    # compiles it: with that bucket's size define.
     got = ct.served_by(BUCKETS, {"rows": 3, "cols": 1000})
-    assert got == {"params": {"B": 128, "V": 8}, "bucket": 0, "label": "cols [1024, 1025)", "inside": False}
+    assert got == {"params": {"B": 128, "V": 8}, "bucket": 0, "label": "cols [1024, 1025)", "inside": False,
+                   "size_define": "KERNELEVO_SIZE_cols=1024"}
     assert ct.served_by(BUCKETS, {"rows": 2, "cols": 40000})["bucket"] == 2
     assert "split cols" in raises_skip(ct.served_by, BUCKETS, {"n": 5})
     assert "empty bucket list" in raises_skip(ct.served_by, dict(BUCKETS, buckets=[]), {"cols": 5})
     plain = {"params": {"B": 64}}
-    assert ct.served_by(plain, {"cols": 5}) == {"params": {"B": 64}, "bucket": None, "label": None, "inside": None}
-    assert ct.served_by(None, {"cols": 5})["params"] is None
+    assert ct.served_by(plain, {"cols": 5}) == {"params": {"B": 64}, "bucket": None, "label": None, "inside": None,
+                                                "size_define": None}
+    assert ct.served_by(None, {"cols": 5})["params"] is None and ct.served_by(None, {})["size_define"] is None
+    wide = {"by": "cols", "buckets": [{"params": {"B": 64}, "range": [0, 2048]},
+                                      {"params": {"B": 512}, "range": [2048, None]}]}
+    assert [ct.served_by(wide, {"cols": c})["size_define"] for c in (5, 2048, 10**6)] == [None, None, None]
 
 
 def test_lock_entry_and_winner_sets():
@@ -90,9 +108,15 @@ def test_lock_entry_and_winner_sets():
                                                                   "NVIDIA H100")
     assert ct.lock_entry(lock, "k", "sm_80", "x") == ({"params": {"B": 64}}, "NVIDIA A100")
     assert ct.lock_entry(lock, "k", "sm_89", "x") == (None, None) and ct.lock_entry(None, "k", "a", "x") == (None, None)
-    # The build compiles each distinct winner once: three buckets, two winners.
-    assert ct.winner_sets(BUCKETS) == [{"B": 128, "V": 8}, {"B": 512, "V": 4}]
-    assert ct.winner_sets({"params": {"B": 64}}) == [{"B": 64}] and ct.winner_sets(None) == []
+    # The build compiles each distinct winner once with its size define: three one-size buckets,
+    # two winners, three compiles; wide buckets sharing a winner, one.
+    assert ct.winner_sets(BUCKETS) == [({"B": 128, "V": 8}, "KERNELEVO_SIZE_cols=1024"),
+                                       ({"B": 512, "V": 4}, "KERNELEVO_SIZE_cols=8192"),
+                                       ({"B": 512, "V": 4}, "KERNELEVO_SIZE_cols=16384")]
+    wide = {"by": "cols", "buckets": [{"params": {"B": 64}, "range": [0, 2048]},
+                                      {"params": {"B": 64}, "range": [2048, None]}]}
+    assert ct.winner_sets(wide) == [({"B": 64}, None)]
+    assert ct.winner_sets({"params": {"B": 64}}) == [({"B": 64}, None)] and ct.winner_sets(None) == []
 
 
 SPEC = {"id": "k", "kernel": "k", "defaults": {"B": 256, "V": 4}, "params": {"B": [], "V": []},
@@ -118,18 +142,28 @@ def test_prepare_compiles_each_distinct_winner():
         open(os.path.join(d, "templates", "softmax.cu"), "w").close()
         plan = plan_for(BUCKETS, d)
         assert plan["spec"]["seen"] == ("templates/softmax.cu", d)  # the per-shape copy, under the root
-        assert sorted(plan["commands"]) == ["defaults", "ours0", "ours1"]
+        # A compile per one-size bucket, each with its size define, though two share a winner.
+        assert sorted(plan["commands"]) == ["defaults", "ours0", "ours1", "ours2"]
         assert "-DB=128" in plan["commands"]["ours0"] and "-DV=8" in plan["commands"]["ours0"]
-        assert "-DB=512" in plan["commands"]["ours1"]
+        assert "-DB=512" in plan["commands"]["ours1"] and "-DB=512" in plan["commands"]["ours2"]
+        sizes = {w: [c for c in cmd if c.startswith("-DKERNELEVO_SIZE_")] for w, cmd in plan["commands"].items()}
+        assert sizes == {"ours0": ["-DKERNELEVO_SIZE_cols=1024"], "ours1": ["-DKERNELEVO_SIZE_cols=8192"],
+                         "ours2": ["-DKERNELEVO_SIZE_cols=16384"], "defaults": []}, sizes
         assert not any(c.startswith("-DB") for c in plan["commands"]["defaults"])
         assert plan["commands"]["ours0"][-3] == os.path.join(d, "templates", "softmax.cu")
-        # Each shape times its bucket's compiled winner.
-        for cols, key in ((1024, "ours0"), (1000, "ours0"), (8192, "ours1"), (16384, "ours1"), (40000, "ours1")):
-            assert ct.ours_key(plan, ct.served_by(plan["lock_entry"], {"cols": cols})["params"]) == key, cols
+        # Each shape times its bucket's compiled winner (the nearest bucket's compile outside them all).
+        for cols, key in ((1024, "ours0"), (1000, "ours0"), (8192, "ours1"), (16384, "ours2"), (40000, "ours2")):
+            assert ct.ours_key(plan, ct.served_by(plan["lock_entry"], {"cols": cols})) == key, cols
+        wide = plan_for({"by": "cols", "buckets": [{"params": {"B": 64}, "range": [0, 2048]},
+                                                   {"params": {"B": 64}, "range": [2048, None]}]}, d)
+        assert sorted(wide["commands"]) == ["defaults", "ours0"]
+        assert not any(c.startswith("-DKERNELEVO_SIZE_") for c in wide["commands"]["ours0"])
         plain = plan_for({"params": {"B": 64}}, d)
         assert sorted(plain["commands"]) == ["defaults", "ours0"] and "-DB=64" in plain["commands"]["ours0"]
+        assert not any(c.startswith("-DKERNELEVO_SIZE_") for c in plain["commands"]["ours0"])
         none = plan_for(None, d)
-        assert sorted(none["commands"]) == ["defaults", "ours0"] and ct.ours_key(none, None) == "ours0"
+        assert sorted(none["commands"]) == ["defaults", "ours0"]
+        assert ct.ours_key(none, ct.served_by(None, {"cols": 5})) == "ours0"
         assert "does not exist" in raises_skip(ct.prepare, {"source_root": os.path.join(d, "no")},
                                                entries.by_template("sum"))
 
@@ -168,6 +202,16 @@ def test_variants_base_per_shape():
     assert variants.base_of(defaults, BUCKETS, {"cols": 9000}) == {"B": 512, "V": 4, "H": 0}
     assert variants.base_of(defaults, None, {"cols": 9000}) == defaults
     assert variants.distinct([{"a": 1}, {"a": 2}, {"a": 1}]) == [{"a": 1}, {"a": 2}]
+    # Each shape's variants are compiled with its bucket's size define: 8192 and 16384 share a
+    # winner but not a compile; 9000 (nearest 8192) shares 8192's.
+    shapes = [{"cols": 8192}, {"cols": 16384}, {"cols": 9000}]
+    per_shape, configs = variants.shape_configs(defaults, BUCKETS, shapes, [("H", [0, 1])])
+    base = {"B": 512, "V": 4}
+    assert per_shape["9000"] == ([dict(base, H=0), dict(base, H=1)], "KERNELEVO_SIZE_cols=8192")
+    assert configs == [(dict(base, H=0), "KERNELEVO_SIZE_cols=8192"), (dict(base, H=1), "KERNELEVO_SIZE_cols=8192"),
+                       (dict(base, H=0), "KERNELEVO_SIZE_cols=16384"), (dict(base, H=1), "KERNELEVO_SIZE_cols=16384")]
+    per_shape, configs = variants.shape_configs(defaults, None, shapes, [])
+    assert configs == [(defaults, None)] and per_shape["8192"] == ([defaults], None)
 
 
 def test_dispatch_dims():
@@ -205,7 +249,7 @@ def test_per_shape_copies(kernelevo):
 
 
 def main():
-    tests = [test_bucket_index, test_served_by, test_lock_entry_and_winner_sets,
+    tests = [test_bucket_index, test_size_define, test_served_by, test_lock_entry_and_winner_sets,
              test_prepare_compiles_each_distinct_winner, test_table_and_notes, test_variants_base_per_shape,
              test_dispatch_dims]
     for t in tests:

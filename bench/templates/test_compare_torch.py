@@ -159,6 +159,14 @@ def test_nvcc_command():
     own_std = dict(SPEC, flags=["-std=c++20"], defines=[], include_dirs=[])
     assert ct.nvcc_command("nvcc", "/s/a.cu", "sm_80", None, own_std, "o")[3:] == ["-I/s", "-std=c++20", "/s/a.cu",
                                                                                   "-o", "o"]
+    # A one-size bucket's size define comes after the spec's defines.
+    sized = ct.nvcc_command("nvcc", "/s/a.cu", "sm_90", {"B": 1}, SPEC, "o", ["KERNELEVO_SIZE_cols=1024"])
+    assert sized[4:7] == ["-DB=1", "-DEXTRA=1", "-DKERNELEVO_SIZE_cols=1024"], sized
+    # ... in place of a spec define of its name.
+    both = dict(SPEC, defines=["EXTRA=1", "KERNELEVO_SIZE_cols=7", "KERNELEVO_SIZE_colsx"])
+    sized = ct.nvcc_command("nvcc", "/s/a.cu", "sm_90", {}, both, "o", ["KERNELEVO_SIZE_cols=1024"])
+    assert [c for c in sized if c.startswith("-D")] == ["-DEXTRA=1", "-DKERNELEVO_SIZE_colsx",
+                                                        "-DKERNELEVO_SIZE_cols=1024"], sized
 
 
 def test_kernel_arch():
@@ -519,6 +527,8 @@ def test_measure_shape_takes_the_bucket_winner(kernelevo):
     for (row, runs), want, inside in zip(rows, ("small", "large", "small", "large"), (True, True, False, False)):
         assert row["agree"] and row["winner_params"] == (small if want == "small" else large), row
         assert row["served_by"] == ("cols [64, 65)" if want == "small" else "cols [2048, 2049)")
+        # the bucket's compile, with its size define also for a shape it serves as the nearest
+        assert row["size_define"] == ("KERNELEVO_SIZE_cols=64" if want == "small" else "KERNELEVO_SIZE_cols=2048")
         assert row["bucket_inside"] is inside and {fn for fn, _ in runs} == {want, "defaults"}, runs
         # the winner's geometry: 64-thread blocks for the small one, 1024 for the large one
         assert all(b == (64 if want == "small" else 1024) for fn, b in runs if fn == want), runs

@@ -9,7 +9,9 @@ tuned, and for keeping the generated Triton code that it is measured against.
 
 Every combination of the --grid values is laid over each shape's base configuration (the
 lockfile's winner for this GPU, for an entry with a winner per bucket the one serving the
-shape, else the source defaults). Each variant is checked against eager
+shape, else the source defaults), compiled with the size define of the bucket serving the shape
+as kernelevo compiles its winner (-DKERNELEVO_SIZE_<dim>=<size> for a one-size bucket; see
+buckets.size_define). Each variant is checked against eager
 PyTorch before it is timed. Writes DIR/variants_TEMPLATE.json and .md, and the code that
 Inductor generated for each shape (DIR/inductor_TEMPLATE_<shape>.py).
 """
@@ -95,6 +97,15 @@ def base_of(defaults, lock_entry, dims):
     return {**defaults, **(ct.served_by(lock_entry, dims)["params"] or {})}
 
 
+def shape_configs(defaults, lock_entry, shapes, grid):
+    """({shape name: (its variants, the size define they are compiled with: that of the bucket
+    serving the shape, as compare_torch.served_by gives it)}, the distinct (variant, size define)
+    pairs, each compiled once)."""
+    per_shape = {shape_name(d): (variants_of(base_of(defaults, lock_entry, d), grid),
+                                 ct.served_by(lock_entry, d)["size_define"]) for d in shapes}
+    return per_shape, distinct([(v, d) for vs, d in per_shape.values() for v in vs])
+
+
 def distinct(configs):
     out = []
     for c in configs:
@@ -170,18 +181,18 @@ def main(argv):
         defaults = spec["defaults"]
         arch = ct.kernel_arch(spec, device_arch)
         lock_entry, _ = ct.lock_entry(lock, spec["id"], arch, torch.cuda.get_device_name())
-        per_shape = {shape_name(d): variants_of(base_of(defaults, lock_entry, d), grid) for d in entry.shapes}
-        configs = distinct([v for vs in per_shape.values() for v in vs])  # each compiled once
+        per_shape, configs = shape_configs(defaults, lock_entry, entry.shapes, grid)
         cubins = os.path.join(a.out, "cubins")
         os.makedirs(cubins, exist_ok=True)
         source = os.path.join(ct.ROOT, "templates", entry.template + ".cu")
         cmds = [ct.nvcc_command(ct.find_nvcc(), source, arch, v, spec,
-                                os.path.join(cubins, f"{entry.template}.{i}.cubin")) for i, v in enumerate(configs)]
+                                os.path.join(cubins, f"{entry.template}.{i}.cubin"), [d] if d else [])
+                for i, (v, d) in enumerate(configs)]
         with concurrent.futures.ThreadPoolExecutor(max_workers=os.cpu_count() or 2) as pool:
             compiled_configs = list(pool.map(lambda c: _try_compile(c), cmds))
         for dims in entry.shapes:
-            variants = per_shape[shape_name(dims)]
-            images = [compiled_configs[configs.index(v)] for v in variants]
+            variants, size_define = per_shape[shape_name(dims)]
+            images = [compiled_configs[configs.index((v, size_define))] for v in variants]
             torch.manual_seed(1234)
             values, outputs, inouts = ct.make_args(torch, spec, dims, variants)
             expected = entry.torch_fn(values, dims)
@@ -198,8 +209,8 @@ def main(argv):
             more = {name: (t, t(lambda: compiled(values, dims))) for name, t, _ in timers[1:]}
             print(f"{entry.template} {dims}: torch.compile {compile_us:.1f} us (agrees: {compile_agree})", flush=True)
             for i, (params, image) in enumerate(zip(variants, images)):
-                row = {"template": entry.template, "shape": dims, "params": params, "compile_us": compile_us,
-                       "compile_agree": compile_agree}
+                row = {"template": entry.template, "shape": dims, "params": params, "size_define": size_define,
+                       "compile_us": compile_us, "compile_agree": compile_agree}
                 if isinstance(image, str):
                     row["error"] = image
                     rows.append(row)

@@ -135,13 +135,15 @@ def main(argv):
                     triton_images[key] = ct.error_text(e)
             return triton_images[key]
 
-        def cuda_image(params):
-            key = json.dumps(params or {}, sort_keys=True)
+        def cuda_image(params, size_define):
+            # A one-size bucket's winner is compiled with its size defined, as kernelevo builds it.
+            key = json.dumps([params or {}, size_define], sort_keys=True)
             if key not in cuda_images:
                 try:
                     with tempfile.TemporaryDirectory() as tmp:
                         out = os.path.join(tmp, "k.cubin")
-                        cubin = ct.compile_cubin(ct.nvcc_command(nvcc, os.path.join(ROOT, csrc), arch, params, cspec, out))
+                        cubin = ct.compile_cubin(ct.nvcc_command(nvcc, os.path.join(ROOT, csrc), arch, params, cspec, out,
+                                                                 [size_define] if size_define else []))
                     cuda_images[key] = (drv.function(cubin, cspec["kernel"]), None)
                 except Exception as e:  # noqa: BLE001
                     cuda_images[key] = ct.error_text(e)
@@ -154,7 +156,7 @@ def main(argv):
             tparams = {**triton_defaults(tspec), **(tserved["params"] or {})}
             cserved = ct.served_by(centry, dims)
             cparams = cserved["params"]
-            images = {"triton": triton_image(tparams), "cuda": cuda_image(cparams)}
+            images = {"triton": triton_image(tparams), "cuda": cuda_image(cparams, cserved["size_define"])}
             row = {"kernel": name, "shape": dims, "triton_params": tparams, "cuda_params": cparams or "defaults",
                    "triton_bucket": tserved["label"], "cuda_bucket": cserved["label"]}
             try:
