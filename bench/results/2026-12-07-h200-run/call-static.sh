@@ -4,9 +4,10 @@
 # (KERNELEVO_SIZE_<dim>): kernelevo and its GPU tests built; the flush's GPU tests; every
 # template's per-shape form tuned from a dirty L2, then compared beside torch.compile and
 # eager in one run, the comparison compiling each bucket's winner as the tune and the build
-# do. Everything archived under $OUT. DEADLINE: seconds from the start by which it ends.
+# do. Everything archived under $OUT. DEADLINE: seconds from the start by which it ends;
+# ANY_GPU=1 runs it on another GPU too (BUDGET and TUNE_TIME of each bucket's search).
 set -u
-if ! nvidia-smi --query-gpu=name --format=csv,noheader | grep -q H200; then
+if [[ ${ANY_GPU:-0} != 1 ]] && ! nvidia-smi --query-gpu=name --format=csv,noheader | grep -q H200; then
   nvidia-smi --query-gpu=name --format=csv,noheader; echo "not an H200: nothing run"; exit 3
 fi
 export PATH=/usr/local/cuda/bin:$PATH KERNELEVO_TEMPLATES_DIR=$PWD/templates
@@ -25,7 +26,7 @@ echo "gtest exit $? after $(el) s"
 grep -E "^\[ +(OK|FAILED|PASSED) |Failure" "$OUT/gtest.txt" | head -12
 T="bias_gelu layernorm_bf16 softmax swiglu sum rope_bf16 layernorm rmsnorm rmsnorm_bf16 softmax_bf16 add_rmsnorm_bf16 transpose"
 # shellcheck disable=SC2086
-KERNELEVO=$b/tool/kernelevo L2=dirty PER_SHAPE=1 BUDGET=200 TUNE_TIME=4s TUNE_ONLY=1 timeout $(( (${DEADLINE:-585} - $(el)) * 55 / 100 )) bench/templates/run.sh "$OUT/mb" $T > "$OUT/mb-tune.log" 2>&1
+KERNELEVO=$b/tool/kernelevo L2=dirty PER_SHAPE=1 BUDGET=${BUDGET:-200} TUNE_TIME=${TUNE_TIME:-4s} TUNE_ONLY=1 timeout $(( (${DEADLINE:-585} - $(el)) * 55 / 100 )) bench/templates/run.sh "$OUT/mb" $T > "$OUT/mb-tune.log" 2>&1
 echo "tune exit $? after $(el) s"
 grep -E "^== " "$OUT/mb-tune.log" | tail -3
 # shellcheck disable=SC2086
