@@ -19,8 +19,8 @@ echo "reusing: ${kev_env[*]:-(nothing: building)}"
 # Issue 24 first, in the background of nothing else: it holds the GPU alone.
 env "${kev_env[@]}" BUILD_DIR=$b PER_SHAPE=1 KERNELS="attention_fwd_sm90 attention_decode_bf16" \
   COMPARE=attention_fwd_sm90,attention_decode_bf16 VALIDATE=0 SHAPES=all LAUNCHERS= MEMCHECK=0 TUNE_TIMEOUT=90s \
-  STRATEGY=auto BUDGET=100 TUNE_TIME=30s TUNES_END=300 REP_MS=30 \
-  timeout 430 bash bench/templates/attention-run.sh "$OUT/att" > "$OUT/att.log" 2>&1
+  STRATEGY=auto BUDGET=100 TUNE_TIME="${TUNE_TIME:-30s}" TUNES_END="${TUNES_END:-300}" REP_MS=30 \
+  timeout "${ATT_TIMEOUT:-430}" bash bench/templates/attention-run.sh "$OUT/att" > "$OUT/att.log" 2>&1
 echo "attention-run exit $? after $(el) s"
 grep -vE "^\s*$" "$OUT/att.log" | tail -45
 (cd "$OUT" && [[ -d att/r ]] && tar czf att.tgz att && rm -rf att)
