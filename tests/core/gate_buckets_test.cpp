@@ -43,17 +43,23 @@ Lockfile bucketed_lock(double small_us, double large_us) {
   return lock;
 }
 
+// A check of `spec` against `lock` on the H200 the lockfile names, the source unchanged.
+CheckInput check_input(const Lockfile& lock, const KernelSpec& spec) {
+  CheckInput in;
+  in.lock = &lock;
+  in.specs = {&spec};
+  in.gpu = {"sm_90", "NVIDIA H200"};
+  in.source_hash = [](const std::string&) -> std::optional<std::string> { return kHash; };
+  return in;
+}
+
 TEST(GateBuckets, CheckJudgesEachBucketOnItsProblems) {
   const KernelSpec spec = bucketed_spec();
   // Measured 100 us: the small bucket recorded 100 (passes), the large one 50 (slower).
   const Lockfile lock = bucketed_lock(100.0, 50.0);
   FakeMeasurer measurer;
   measurer.set("head", "softmax", 100.0, 0.001);
-  CheckInput in;
-  in.lock = &lock;
-  in.specs = {&spec};
-  in.gpu = {"sm_90", "NVIDIA H200"};
-  in.source_hash = [](const std::string&) -> std::optional<std::string> { return kHash; };
+  const CheckInput in = check_input(lock, spec);
   const Report r = run_check(in, measurer);
   ASSERT_EQ(r.kernels.size(), 2u);
   EXPECT_EQ(r.kernels[0].bucket, "cols [0, 4096)");
@@ -81,11 +87,7 @@ TEST(GateBuckets, CheckAndCompareMeasureAOneSizeBucketWithItsSizeDefined) {
   FakeMeasurer measurer;
   measurer.set("head", "softmax", 100.0, 0.001);
   measurer.set("base", "softmax", 100.0, 0.001);
-  CheckInput in;
-  in.lock = &lock;
-  in.specs = {&spec};
-  in.gpu = {"sm_90", "NVIDIA H200"};
-  in.source_hash = [](const std::string&) -> std::optional<std::string> { return kHash; };
+  const CheckInput in = check_input(lock, spec);
   ASSERT_EQ(run_check(in, measurer).kernels.size(), 2u);
   const std::vector<std::string> sized{"KERNELEVO_SIZE_cols=1024"};
   ASSERT_FALSE(measurer.defines_seen.empty());
