@@ -671,15 +671,21 @@ struct TraceText {
   }
 };
 
+// The shipped softmax template copied into `dir`, and the environment of a tune of it with
+// fake workers taking 1 ms a run (`more`: further assignments, as fake_worker_env takes them).
+std::string softmax_project(const TempDir& dir, const std::string& more = "") {
+  std::filesystem::copy_file(testing::source_dir_file("templates/softmax.cu"),
+                             dir.file("softmax.cu"));
+  return testing::fake_worker_env(1, dir.file("cache"), more);
+}
+
 // A trace records how its times were taken; one timed another way (here: with the write-back
 // charged, where this run does not charge it) is not resumed, since its times would not
 // compare with new ones, and the trace is left as it was. A header that says nothing was
 // timed as kernelevo timed before traces said (cold-l2) and resumes.
 TEST(TuneTraces, ATraceTimedAnotherWayIsNotResumed) {
   TempDir dir;
-  std::filesystem::copy_file(testing::source_dir_file("templates/softmax.cu"),
-                             dir.file("softmax.cu"));
-  const std::string env = testing::fake_worker_env(1, dir.file("cache"));
+  const std::string env = softmax_project(dir);
   const std::string common = "tune softmax.cu --strategy random --format json --lockfile lock.json ";
   const CliRun first = kernelevo(dir, env, common + "--budget 2 --trace t.jsonl");
   ASSERT_EQ(first.exit_code, 0) << first.err;
@@ -718,9 +724,7 @@ TEST(TuneTraces, ATraceTimedAnotherWayIsNotResumed) {
 // evict-last) is not resumed, and one that does not say was timed before traces said.
 TEST(TuneTraces, ATraceTimedAfterAnotherFlushIsNotResumed) {
   TempDir dir;
-  std::filesystem::copy_file(testing::source_dir_file("templates/softmax.cu"),
-                             dir.file("softmax.cu"));
-  const std::string env = testing::fake_worker_env(1, dir.file("cache"));
+  const std::string env = softmax_project(dir);
   const std::string common = "tune softmax.cu --strategy random --format json --lockfile lock.json ";
   const CliRun first = kernelevo(dir, env, common + "--budget 2 --trace t.jsonl");
   ASSERT_EQ(first.exit_code, 0) << first.err;
@@ -776,10 +780,8 @@ TEST(TuneTraces, TheLockfileSaysWhichFlushTheTimesCameAfter) {
 // provenance names it. Any other --l2 is refused before anything runs.
 TEST(TuneTiming, TuneFromADirtyL2IsAskedForRecordedAndNotMixed) {
   TempDir dir;
-  std::filesystem::copy_file(testing::source_dir_file("templates/softmax.cu"),
-                             dir.file("softmax.cu"));
-  const std::string env = testing::fake_worker_env(
-      1, dir.file("cache"), "KERNELEVO_FAKE_TIMING_LOG='" + dir.file("timing.log") + "'");
+  const std::string env =
+      softmax_project(dir, "KERNELEVO_FAKE_TIMING_LOG='" + dir.file("timing.log") + "'");
   const std::string common =
       "tune softmax.cu --strategy random --format json --lockfile lock.json ";
   const CliRun dirty = kernelevo(dir, env, common + "--budget 2 --l2 dirty --trace t.jsonl");
@@ -826,10 +828,8 @@ TEST(TuneTiming, TuneFromADirtyL2IsAskedForRecordedAndNotMixed) {
 // winner the same way, and a run timed the default way does not resume the trace.
 TEST(TuneTiming, TuneWithTheWriteBackChargedIsAskedForRecordedAndNotMixed) {
   TempDir dir;
-  std::filesystem::copy_file(testing::source_dir_file("templates/softmax.cu"),
-                             dir.file("softmax.cu"));
-  const std::string env = testing::fake_worker_env(
-      1, dir.file("cache"), "KERNELEVO_FAKE_TIMING_LOG='" + dir.file("timing.log") + "'");
+  const std::string env =
+      softmax_project(dir, "KERNELEVO_FAKE_TIMING_LOG='" + dir.file("timing.log") + "'");
   const std::string common =
       "tune softmax.cu --strategy random --format json --lockfile lock.json ";
   const CliRun charged =
@@ -870,9 +870,7 @@ TEST(TuneTiming, TuneWithTheWriteBackChargedIsAskedForRecordedAndNotMixed) {
 // compiled as kernelevo compiled it before traces said (NVRTC for this device-only source).
 TEST(TuneTraces, ATraceOfAnotherCompilersCodeIsNotResumed) {
   TempDir dir;
-  std::filesystem::copy_file(testing::source_dir_file("templates/softmax.cu"),
-                             dir.file("softmax.cu"));
-  const std::string env = testing::fake_worker_env(1, dir.file("cache"));
+  const std::string env = softmax_project(dir);
   const std::string base = "tune softmax.cu --strategy random --format json ";
   const std::string common = base + "--lockfile lock.json ";
   const CliRun first = kernelevo(dir, env, common + "--budget 2 --trace t.jsonl");
