@@ -108,15 +108,20 @@ std::optional<std::string> bucket_size_define(const std::string& by, const Bucke
   return kBucketSizeMacroPrefix + by + "=" + std::to_string(range.lo);
 }
 
+std::optional<std::string> bucket_compile_define(const KernelSpec& spec, const std::string& by,
+                                                 const BucketRange& range) {
+  // A template kernel's variants are instantiated in one source by the build, and Triton
+  // takes no defines: neither can be compiled with a define of its own per bucket.
+  if (is_template_kernel(spec) || spec.language == SourceLanguage::triton) return std::nullopt;
+  return bucket_size_define(by, range);
+}
+
 KernelSpec spec_for_bucket(const KernelSpec& spec, const std::string& by,
                            const BucketRange& range) {
   KernelSpec s = spec;
   s.dispatch.reset();
   s.problems = problems_in(spec.problems, by, range);
-  // A template kernel's variants are instantiated in one source by the build, and Triton
-  // takes no defines: neither can be compiled with a define of its own per bucket.
-  if (is_template_kernel(spec) || spec.language == SourceLanguage::triton) return s;
-  auto define = bucket_size_define(by, range);
+  auto define = bucket_compile_define(spec, by, range);
   if (!define) return s;
   const std::string name = kBucketSizeMacroPrefix + by;
   std::erase_if(s.defines, [&](const std::string& d) { return d.substr(0, d.find('=')) == name; });

@@ -135,9 +135,8 @@ Result<std::vector<KernelDispatch>> plan_dispatch(const std::vector<KernelSpec>&
       if (e && e->has_buckets() && e->by == spec.dispatch->by) {
         a.by = e->by;
         for (const LockBucket& b : e->buckets)
-          a.buckets.emplace_back(
-              b.range, variant_of(b.params,
-                                  d.templated ? std::nullopt : bucket_size_define(e->by, b.range)));
+          a.buckets.emplace_back(b.range,
+                                 variant_of(b.params, bucket_compile_define(spec, e->by, b.range)));
       } else {
         if (e && e->has_buckets())
           a.why += "; its buckets split " + e->by + ", not the spec's " + spec.dispatch->by +
