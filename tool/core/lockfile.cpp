@@ -311,6 +311,11 @@ std::string l2_state_text(const std::string& timing) {
   return timed_with_writeback(timing) ? "clean (write-back charged)" : "clean";
 }
 
+std::string l2_provenance(const std::string& timing) {
+  if (timed_dirty(timing)) return ", dirty L2";
+  return timed_with_writeback(timing) ? ", write-back charged" : "";
+}
+
 std::string flush_text(int flush) {
   return flush > 0 ? "revision " + std::to_string(flush)
                    : "revision " + std::to_string(kFlushRevisionBeforeTracesSaid) + " or older";

@@ -200,6 +200,9 @@ void set_bucket(Lockfile& lock, const std::string& kernel_id, const std::string&
 // The L2 an entry's times started from, as messages name it: "clean", "dirty", or "clean
 // (write-back charged)".
 [[nodiscard]] std::string l2_state_text(const std::string& timing);
+// What an entry's `tuned_with` adds for how its times were taken: ", dirty L2", ", write-back
+// charged", or nothing for the default clean L2.
+[[nodiscard]] std::string l2_provenance(const std::string& timing);
 
 // What compiled an entry's code (LockEntry::compiler; empty or "nvcc": nvcc).
 [[nodiscard]] inline DeviceCodeCompiler device_code_of(const LockEntry& e) {

@@ -94,16 +94,15 @@ Status decide_lock(const KernelSpec& spec, const std::string& lock_source, const
                   winner_outcome.ci_high_us;
     c.before_is_old_entry = locked != nullptr;
   }
+  const std::string timing = lock_timing(run.options.l2);
   const std::string tuned_with =
       std::string("kernelevo ") + KERNELEVO_VERSION + ", CUDA " + dev.cuda_version +
       (dev.driver_version.empty() ? "" : ", driver " + dev.driver_version) + ", strategy " +
       run.options.strategy + ", " + std::to_string(result.evaluations) + " evaluations" +
-      (bucket ? " per bucket" : "") + (run.options.l2.dirty_l2 ? ", dirty L2" : "") +
-      (run.options.l2.charge_writeback ? ", write-back charged" : "") +
+      (bucket ? " per bucket" : "") + l2_provenance(timing) +
       (run.options.device_code == DeviceCodeCompiler::nvrtc ? ", NVRTC" : "") +
       (run.options.memcheck ? ", memcheck clean" : "") +
       (row.objectives.empty() ? "" : ", " + row.objectives);
-  const std::string timing = lock_timing(run.options.l2);
   // Only NVRTC's is written: an entry that does not say is nvcc's.
   const std::string compiler = run.options.device_code == DeviceCodeCompiler::nvrtc
                                    ? compiler_name(DeviceCodeCompiler::nvrtc)

@@ -84,9 +84,7 @@ Status record_variant(const std::filesystem::path& lockfile, const VariantLockEn
   lock_entry.time_us = *o.time_us;
   lock_entry.baseline_us = entry.baseline_us;
   lock_entry.tuned_with = std::string("kernelevo ") + KERNELEVO_VERSION + ", evolve " +
-                          entry.label + ", variant " + files.sha256 +
-                          (timed_dirty(entry.timing) ? ", dirty L2" : "") +
-                          (timed_with_writeback(entry.timing) ? ", write-back charged" : "");
+                          entry.label + ", variant " + files.sha256 + l2_provenance(entry.timing);
   lock_entry.timing = entry.timing;
   lock_entry.flush = kFlushRevision;  // measured by this kernelevo's GPU runner
   const std::string source_hash = sha256_of(entry.source_text);
