@@ -30,12 +30,14 @@ def bucket_index(ranges, value):
     return best
 
 
-def size_define(by, bucket_range):
+def size_define(by, bucket_range, sized=True):
     """The define kernelevo compiles a bucket's winner with, "KERNELEVO_SIZE_<by>=<lo>", for a
-    bucket holding one size of `by`, [lo, lo + 1); None for a wider or unbounded bucket, or for
-    an entry without buckets (`bucket_range` None). The winner serves every shape its bucket is
-    the nearest to with that compile; the template's runtime check keeps it correct there."""
-    if bucket_range is None:
+    bucket holding one size of `by`, [lo, lo + 1); None for a wider or unbounded bucket, for an
+    entry without buckets (`bucket_range` None), or for a bucket its tune locked without the
+    define (`sized` False: the lockfile bucket's "sized"). The winner serves every shape its
+    bucket is the nearest to with that compile; the template's runtime check keeps it correct
+    there."""
+    if bucket_range is None or sized is False:
         return None
     lo, hi = bucket_range
     return f"KERNELEVO_SIZE_{by}={lo}" if hi is not None and hi == lo + 1 else None

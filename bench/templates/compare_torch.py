@@ -104,7 +104,7 @@ def served_by(entry, dims):
     i = bucket_index([b["range"] for b in buckets], dims[by])
     b = buckets[i]
     return {"params": b.get("params", {}), "bucket": i, "label": f"{by} {range_text(b['range'])}",
-            "inside": bucket_distance(b["range"], dims[by]) == 0, "size_define": size_define(by, b["range"])}
+            "inside": bucket_distance(b["range"], dims[by]) == 0, "size_define": size_define(by, b["range"], b.get("sized", True))}
 
 
 def winner_params(lock, kernel_id, arch, device, dims=None):
@@ -126,7 +126,8 @@ def winner_sets(entry):
     if entry is None:
         return []
     if "buckets" in entry:
-        sets = [(b.get("params", {}), size_define(entry.get("by"), b["range"])) for b in entry["buckets"]]
+        sets = [(b.get("params", {}), size_define(entry.get("by"), b["range"], b.get("sized", True)))
+                for b in entry["buckets"]]
     else:
         sets = [(entry.get("params", {}), None)]
     out = []

@@ -72,6 +72,8 @@ def test_size_define():
     assert buckets.size_define("cols", [1024, 2048]) is None  # a wider bucket
     assert buckets.size_define("cols", [8192, None]) is None  # an unbounded one
     assert buckets.size_define("cols", None) is None  # an entry without buckets
+    assert buckets.size_define("cols", [1024, 1025], False) is None  # locked without it
+    assert buckets.size_define("cols", [1024, 1025], True) == "KERNELEVO_SIZE_cols=1024"
 
 
 def test_served_by():
@@ -117,6 +119,10 @@ def test_lock_entry_and_winner_sets():
                                       {"params": {"B": 64}, "range": [2048, None]}]}
     assert ct.winner_sets(wide) == [({"B": 64}, None)]
     assert ct.winner_sets({"params": {"B": 64}}) == [({"B": 64}, None)] and ct.winner_sets(None) == []
+    # A bucket locked without its size define ("sized": false) is compiled without it.
+    unsized = dict(BUCKETS, buckets=[dict(BUCKETS["buckets"][1], sized=False)])
+    assert ct.winner_sets(unsized) == [({"B": 512, "V": 4}, None)]
+    assert ct.served_by(unsized, {"cols": 8192})["size_define"] is None
 
 
 SPEC = {"id": "k", "kernel": "k", "defaults": {"B": 256, "V": 4}, "params": {"B": [], "V": []},

@@ -119,6 +119,22 @@ TEST_F(ExportTorch, AOneSizeBucketsWinnerIsCompiledWithItsSizeDefined) {
   EXPECT_NE(read_text(cubins / "sm_90.0.cubin").find("kev_size_seen"), std::string::npos);
   EXPECT_EQ(read_text(cubins / "sm_90.1.cubin").find("kev_size_seen"), std::string::npos);
   EXPECT_EQ(read_text(cubins / "sm_80.0.cubin").find("kev_size_seen"), std::string::npos);
+  const std::string manifest = read_text(dir_ / "pkgs/gated/kernel.json");
+  EXPECT_NE(manifest.find("\"size_define\": \"KERNELEVO_SIZE_hidden=256\""), std::string::npos)
+      << manifest;
+
+  // A bucket tune found faster without its size define is exported without it.
+  lock.replace(lock.find("\"range\": [256, 257]"), std::string("\"range\": [256, 257]").size(),
+               "\"range\": [256, 257], \"sized\": false");
+  lock.replace(lock.find("\"schema_version\": 3"), std::string("\"schema_version\": 3").size(),
+               "\"schema_version\": 4");
+  write_text(dir_ / "kernelevo.lock.json", lock);
+  const CommandRun unsized = exported("--out unsized");
+  ASSERT_EQ(unsized.exit_code, 0) << unsized.err;
+  EXPECT_EQ(read_text(dir_ / "unsized/gated/cubins/sm_90.0.cubin").find("kev_size_seen"),
+            std::string::npos);
+  EXPECT_EQ(read_text(dir_ / "unsized/gated/kernel.json").find("KERNELEVO_SIZE"),
+            std::string::npos);
 }
 
 TEST_F(ExportTorch, AnArchitectureWithoutAnEntryGetsTheSourceDefaults) {

@@ -85,13 +85,13 @@ TEST_F(CliLockfile, ShowOfCorruptOrNewerLockfileExits2NamingTheFile) {
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_EQ(r.err.rfind("kernelevo: kernelevo.lock.json:3:15: error: not valid JSON: ", 0), 0u)
       << r.err;
-  write_text(dir_ / "kernelevo.lock.json", R"({"schema_version": 4, "kernels": {}})");
+  write_text(dir_ / "kernelevo.lock.json", R"({"schema_version": 5, "kernels": {}})");
   r = run_kernelevo("show", dir_);
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_EQ(r.err,
-            "kernelevo: kernelevo.lock.json:1:2: error: schema_version 4 is newer than this "
+            "kernelevo: kernelevo.lock.json:1:2: error: schema_version 5 is newer than this "
             "kernelevo reads "
-            "(3); upgrade kernelevo\n");
+            "(4); upgrade kernelevo\n");
 }
 
 TEST_F(CliLockfile, ShowOfEmptyLockfileSaysSo) {

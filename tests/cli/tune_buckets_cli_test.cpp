@@ -144,6 +144,33 @@ TEST(ShowBucketsCli, PrintsARowPerBucket) {
   ASSERT_EQ(j.at("entries").size(), 2u);
   EXPECT_EQ(j["entries"][1]["bucket"], "cols [2048, inf)");
   EXPECT_EQ(j["entries"][1]["params"]["B"], 256);
+  EXPECT_FALSE(j["entries"][1].contains("sized"));
+}
+
+// A bucket tune locked without its size define says so in both forms.
+TEST(ShowBucketsCli, SaysWhichBucketsAreBuiltWithoutTheirSizeDefine) {
+  const kev::test_support::TempDir tmp;
+  const std::filesystem::path dir = tmp.path();
+  fs::create_directories(dir);
+  std::ofstream(dir / "kernelevo.lock.json")
+      << R"({"schema_version": 4, "kernels": {"k": {"source": "src/k.cu", "source_hash": "sha256:)"
+      << std::string(64, 'c')
+      << R"(", "targets": {"sm_90": {"G": {"by": "cols", "tuned_with": "t", "buckets": [)"
+      << R"({"params": {"B": 64}, "range": [1024, 1025], "sized": false, "time_us": 5.0},)"
+      << R"({"params": {"B": 256}, "range": [2048, 2049], "time_us": 70.0}]}}}}}})";
+  const auto text = kev::test_support::run_kernelevo("show", dir);
+  ASSERT_EQ(text.exit_code, 0) << text.err;
+  EXPECT_NE(text.out.find("k cols [1024, 1025)  sm_90  G       B=64 (without KERNELEVO_SIZE_cols)"),
+            std::string::npos)
+      << text.out;
+  EXPECT_NE(text.out.find("k cols [2048, 2049)  sm_90  G       B=256  "), std::string::npos)
+      << text.out;
+  const auto json = kev::test_support::run_kernelevo("show --format json", dir);
+  ASSERT_EQ(json.exit_code, 0) << json.err;
+  const auto j = nlohmann::json::parse(json.out);
+  ASSERT_EQ(j.at("entries").size(), 2u);
+  EXPECT_EQ(j["entries"][0]["sized"], false);
+  EXPECT_FALSE(j["entries"][1].contains("sized"));
 }
 
 }  // namespace

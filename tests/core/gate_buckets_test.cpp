@@ -53,6 +53,17 @@ CheckInput check_input(const Lockfile& lock, const KernelSpec& spec) {
   return in;
 }
 
+// A compare of `spec` from `base` to `head` on the H200 the lockfiles name.
+CompareInput compare_input(const Lockfile& base, const Lockfile& head, const KernelSpec& spec) {
+  CompareInput cmp;
+  cmp.base.lock = &base;
+  cmp.base.specs = {&spec};
+  cmp.head.lock = &head;
+  cmp.head.specs = {&spec};
+  cmp.gpu = {"sm_90", "NVIDIA H200"};
+  return cmp;
+}
+
 TEST(GateBuckets, CheckJudgesEachBucketOnItsProblems) {
   const KernelSpec spec = bucketed_spec();
   // Measured 100 us: the small bucket recorded 100 (passes), the large one 50 (slower).
@@ -95,16 +106,44 @@ TEST(GateBuckets, CheckAndCompareMeasureAOneSizeBucketWithItsSizeDefined) {
   EXPECT_TRUE(measurer.defines_seen.back().empty());
 
   measurer.defines_seen.clear();
-  CompareInput cmp;
-  cmp.base.lock = &lock;
-  cmp.base.specs = {&spec};
-  cmp.head.lock = &lock;
-  cmp.head.specs = {&spec};
-  cmp.gpu = {"sm_90", "NVIDIA H200"};
-  ASSERT_EQ(run_compare(cmp, measurer).kernels.size(), 2u);
+  ASSERT_EQ(run_compare(compare_input(lock, lock, spec), measurer).kernels.size(), 2u);
   ASSERT_FALSE(measurer.defines_seen.empty());
   EXPECT_EQ(measurer.defines_seen.front(), sized);  // both sides build the bucket so
   EXPECT_TRUE(measurer.defines_seen.back().empty());
+}
+
+// A bucket locked without its size define ("sized": false) is measured as the build compiles
+// it: check without the define; compare each side its own way.
+TEST(GateBuckets, CheckAndCompareMeasureAnUnsizedBucketWithoutItsSize) {
+  KernelSpec spec = bucketed_spec();
+  spec.dispatch->buckets = {{1024, 1025}, {4096, std::nullopt}};
+  Lockfile sized;
+  set_bucket(sized, "softmax", "src/softmax.cu", kHash, "sm_90", "NVIDIA H200", "cols",
+             {{1024, 1025}, {{"BLOCK", Value(128)}}, 100.0, 200.0}, "t");
+  Lockfile unsized = sized;
+  unsized.kernels["softmax"].targets["sm_90"]["NVIDIA H200"].buckets[0].sized = false;
+  FakeMeasurer measurer;
+  measurer.set("head", "softmax", 100.0, 0.001);
+  measurer.set("base", "softmax", 100.0, 0.001);
+  const CheckInput in = check_input(unsized, spec);
+  ASSERT_EQ(run_check(in, measurer).kernels.size(), 1u);
+  ASSERT_FALSE(measurer.defines_seen.empty());
+  for (const auto& defines : measurer.defines_seen) EXPECT_TRUE(defines.empty());
+
+  measurer.defines_seen.clear();
+  measurer.problems_seen.clear();
+  measurer.calls.clear();
+  ASSERT_EQ(run_compare(compare_input(sized, unsized, spec), measurer).kernels.size(),
+            1u);  // the head entry's one bucket
+  const std::vector<std::string> with{"KERNELEVO_SIZE_cols=1024"};
+  bool base_sized = false;
+  bool head_unsized = false;
+  for (std::size_t i = 0; i < measurer.calls.size(); ++i) {
+    if (measurer.calls[i] == "base:softmax") base_sized = measurer.defines_seen[i] == with;
+    if (measurer.calls[i] == "head:softmax") head_unsized = measurer.defines_seen[i].empty();
+  }
+  EXPECT_TRUE(base_sized);
+  EXPECT_TRUE(head_unsized);
 }
 
 TEST(GateBuckets, CompareHasARowPerBucketWithEachSidesParams) {

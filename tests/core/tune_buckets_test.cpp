@@ -2,6 +2,8 @@
 // bucket's problems, one row each, every bucket locked on its own under the replace rule.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "core/spec_fixture.h"
 #include "core/tune_run.h"
 #include "support/fakes.h"
@@ -137,23 +139,105 @@ TEST_F(TuneBucketsTest, AOneSizeBucketIsSearchedWithItsSizeDefined) {
   spec.defines = {"KEEP=1", "KERNELEVO_SIZE_cols=7"};  // the bucket's size replaces the spec's
   spec.dispatch->buckets = {{1024, 1025}, {2048, std::nullopt}};
   ASSERT_TRUE(tune(spec).ok());
-  ASSERT_EQ(backend.evaluated_defines.size(), 2u);
+  ASSERT_EQ(backend.evaluated_defines.size(), 3u);
   EXPECT_EQ(backend.evaluated_defines[0],
             (std::vector<std::string>{"KEEP=1", "KERNELEVO_SIZE_cols=1024"}));
-  // A bucket of many sizes is compiled for any of them: the spec's defines as written.
+  // Its winner is timed once more compiled without the bucket's size: the spec's defines.
   EXPECT_EQ(backend.evaluated_defines[1], spec.defines);
+  // A bucket of many sizes is compiled for any of them: the spec's defines as written.
+  EXPECT_EQ(backend.evaluated_defines[2], spec.defines);
 }
 
-TEST_F(TuneBucketsTest, WithoutDispatchOneRowAsBefore) {
+// The size constant can cost more than it saves (more registers, fewer blocks per SM): a
+// one-size bucket's winner is timed both ways and locked without the define when that is
+// faster with confidence; the next run re-measures it the way it is locked.
+class TuneSizedTest : public TuneBucketsTest {
+ protected:
+  TuneSizedTest() {
+    spec.dispatch->buckets = {{1024, 1025}, {2048, std::nullopt}};
+    backend.with_defines = [this](double t, const std::vector<std::string>& defines) {
+      return std::optional<double>(is_sized(defines) ? t * sized_factor : t);
+    };
+  }
+  static bool is_sized(const std::vector<std::string>& defines) {
+    return std::find(defines.begin(), defines.end(), "KERNELEVO_SIZE_cols=1024") != defines.end();
+  }
+  std::string lines() {
+    std::string all;
+    for (const auto& l : console.lines) all += l + "\n";
+    return all;
+  }
   KernelSpec spec = bucketed_spec();
-  spec.dispatch.reset();
+  double sized_factor = 1.0;
+};
+
+TEST_F(TuneSizedTest, AWinnerFasterWithoutItsSizeDefineIsLockedWithout) {
+  sized_factor = 1.2;  // 20% slower with the size defined
   auto rows = tune(spec);
+  ASSERT_TRUE(rows.ok()) << rows.error().to_string();
+  ASSERT_EQ(rows->size(), 2u);
+  const KernelRow& one = (*rows)[0];
+  EXPECT_EQ(one.sized, std::optional<bool>(false));
+  EXPECT_EQ(x_of(*one.winner), 2);  // the search's winner, whichever way it is compiled
+  EXPECT_EQ(one.winner_us, 1.0);    // 1024 columns at X = 2, unsized
+  EXPECT_EQ(one.baseline_us, 21.0 * 1.2);
+  EXPECT_EQ((*rows)[1].sized, std::nullopt);  // a bucket of many sizes has no define
+  EXPECT_FALSE(entry().buckets[0].sized);
+  EXPECT_EQ(entry().buckets[0].time_us, 1.0);
+  EXPECT_TRUE(entry().buckets[1].sized);
+  EXPECT_EQ(required_schema_version(store.lock), 4);
+  EXPECT_TRUE(
+      console.has("softmax cols [1024, 1025): without its size define, the winner 1.00 us "
+                  "(with it 1.20 us): faster with confidence, locked without it"))
+      << lines();
+
+  // Again: the locked winner is the same, locked the same way.
+  rows = tune(spec);
   ASSERT_TRUE(rows.ok());
-  ASSERT_EQ(rows->size(), 1u);
-  EXPECT_TRUE((*rows)[0].bucket.empty());
-  EXPECT_FALSE(entry().has_buckets());
-  EXPECT_EQ(backend.evaluated_problems.front().size(), 3u);
-  EXPECT_EQ(required_schema_version(store.lock), 1);
+  EXPECT_EQ((*rows)[0].lock, LockAction::already_locked);
+
+  // Now the define pays: the winner compiled with it replaces the one locked without,
+  // re-measured compiled without it (1 us) against the new 0.5 us.
+  sized_factor = 0.5;
+  backend.remeasured.clear();
+  rows = tune(spec);
+  ASSERT_TRUE(rows.ok());
+  EXPECT_EQ((*rows)[0].sized, std::optional<bool>(true));
+  EXPECT_EQ((*rows)[0].lock, LockAction::locked);
+  ASSERT_TRUE((*rows)[0].change.has_value());
+  EXPECT_EQ((*rows)[0].change->before.median_us, 1.0);
+  EXPECT_EQ((*rows)[0].change->after.median_us, 0.5);
+  EXPECT_TRUE(entry().buckets[0].sized);
+  EXPECT_EQ(required_schema_version(store.lock), 3);
+}
+
+TEST_F(TuneSizedTest, AWinnerNotFasterWithConfidenceWithoutStaysSized) {
+  sized_factor = 1.01;  // 1% apart: within the replace rule's 2%
+  auto rows = tune(spec);
+  ASSERT_TRUE(rows.ok()) << rows.error().to_string();
+  EXPECT_EQ((*rows)[0].sized, std::optional<bool>(true));
+  EXPECT_EQ((*rows)[0].winner_us, 1.01);  // the search's time, with the define
+  EXPECT_TRUE(entry().buckets[0].sized);
+  EXPECT_EQ(required_schema_version(store.lock), 3);
+  EXPECT_TRUE(
+      console.has("without its size define, the winner 1.00 us (with it 1.01 us): locked "
+                  "with it"))
+      << lines();
+}
+
+TEST_F(TuneSizedTest, ASourceThatFailsWithoutTheDefineStaysSized) {
+  backend.with_defines = [](double t, const std::vector<std::string>& defines) {
+    return is_sized(defines) ? std::optional<double>(t) : std::nullopt;
+  };
+  auto rows = tune(spec);
+  ASSERT_TRUE(rows.ok()) << rows.error().to_string();
+  EXPECT_EQ((*rows)[0].sized, std::optional<bool>(true));
+  EXPECT_EQ((*rows)[0].lock, LockAction::locked);
+  EXPECT_TRUE(entry().buckets[0].sized);
+  EXPECT_TRUE(
+      console.has("softmax cols [1024, 1025): without its size define, the source "
+                  "defaults are incorrect; the winner is locked with it"))
+      << lines();
 }
 
 }  // namespace

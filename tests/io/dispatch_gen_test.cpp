@@ -189,13 +189,20 @@ Lockfile one_size_lock(const std::string& id, const std::string& param, const st
   return l;
 }
 
-TEST(DispatchGen, AOneSizeBucketsWinnerIsCompiledWithItsSize) {
-  KernelSpec spec = spec_of("rows");
-  spec.dispatch->buckets = {{1024, 1025}, {8192, 8193}};
+// Buckets of 1024 and 8192 columns, both won by BLOCK = 64 on sm_90, which sm_80 builds for
+// every size.
+Lockfile two_sizes_and_a_plain_entry() {
   Lockfile l = one_size_lock("rows", "BLOCK", "cols", {1024, 8192}, 64);
   LockEntry plain;
   plain.params = {{"BLOCK", Value(64)}};
   set_entry(l, "rows", "src/rows.cu", "sha256:abc", "sm_80", "NVIDIA A100", plain);
+  return l;
+}
+
+TEST(DispatchGen, AOneSizeBucketsWinnerIsCompiledWithItsSize) {
+  KernelSpec spec = spec_of("rows");
+  spec.dispatch->buckets = {{1024, 1025}, {8192, 8193}};
+  const Lockfile l = two_sizes_and_a_plain_entry();
   const std::vector<KernelSpec> specs{spec};  // the plan points into it
   auto header = generate_params_header(specs, &l, options({"sm_80", "sm_90"}));
   ASSERT_TRUE(header.ok()) << header.error().to_string();
@@ -218,6 +225,25 @@ TEST(DispatchGen, AOneSizeBucketsWinnerIsCompiledWithItsSize) {
       << slots[0];
   EXPECT_NE(slots[1].find("#define KERNELEVO_SIZE_cols 8192\n"), std::string::npos) << slots[1];
   EXPECT_EQ(slots[2].find("KERNELEVO_SIZE"), std::string::npos) << slots[2];
+}
+
+// A one-size bucket tune found faster without its size define ("sized": false) is built
+// without it: the same parameters as the sm_80 entry's, so one variant serves both.
+TEST(DispatchGen, AnUnsizedBucketsWinnerIsCompiledWithoutItsSize) {
+  KernelSpec spec = spec_of("rows");
+  spec.dispatch->buckets = {{1024, 1025}, {8192, 8193}};
+  Lockfile l = two_sizes_and_a_plain_entry();
+  l.kernels["rows"].targets["sm_90"]["NVIDIA H200"].buckets[1].sized = false;
+  const std::vector<KernelSpec> specs{spec};  // the plan points into it
+  auto header = generate_params_header(specs, &l, options({"sm_80", "sm_90"}));
+  ASSERT_TRUE(header.ok()) << header.error().to_string();
+  const KernelDispatch& d = header->dispatch[0];
+  ASSERT_EQ(d.variants.size(), 2u);
+  EXPECT_EQ(d.size_defines[0], "KERNELEVO_SIZE_cols=1024");
+  EXPECT_EQ(d.size_defines[1], std::nullopt);
+  auto slot = variant_slot_text(header->dispatch, 1, 2, "/b/rows.cu", "src/rows.cu", kSource);
+  ASSERT_TRUE(slot.ok()) << slot.error().to_string();
+  EXPECT_EQ(slot->find("KERNELEVO_SIZE"), std::string::npos) << *slot;
 }
 
 TEST(DispatchGen, KernelsOfOneSlotThatNeedTwoSizesOfOneNameGetNeither) {

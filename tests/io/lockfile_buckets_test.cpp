@@ -219,7 +219,14 @@ TEST(LockfileBuckets, UntrustedFieldsAreRefusedNamingFileLineColumnAndEntry) {
       {"unknown bucket key",
        with_fields(R"("by": "cols", "buckets": [{"params": {}, "range": [0, 1], "x": 1}])"),
        "1:239: error: k sm_90 G bucket 0: unknown key 'x' (expected baseline_us, params, range, "
-       "time_us)"},
+       "sized, time_us)"},
+      {"sized in a v3 file",
+       with_fields(R"("by": "cols", "buckets": [{"params": {}, "range": [0, 1], "sized": false}])"),
+       "1:239: error: k sm_90 G bucket 0: sized: \"sized\" needs schema_version 4 (the file "
+       "says 3)"},
+      {"sized not a boolean",
+       with_fields(R"("by": "cols", "buckets": [{"params": {}, "range": [0, 1], "sized": 0}])", 4),
+       "1:239: error: k sm_90 G bucket 0: sized: expected true or false, found an integer"},
       {"empty range", with_fields(R"("by": "cols", "buckets": [{"params": {}, "range": [5, 5]}])"),
        "1:207: error: k sm_90 G bucket 0: cols bucket 0 [5, 5) is empty: its upper bound must "
        "exceed its lower"},
@@ -254,6 +261,50 @@ TEST(LockfileBuckets, UntrustedFieldsAreRefusedNamingFileLineColumnAndEntry) {
     EXPECT_EQ(lock.error().to_string(), "lock.json:" + c.error) << c.what << "\n" << c.text;
     EXPECT_EQ(lock.error().code, ExitCode::usage) << c.what;
   }
+}
+
+// A one-size bucket whose winner tune found faster compiled without its size define says so
+// ("sized": false, schema_version 4); a bucket compiled with it writes nothing new.
+TEST(LockfileBuckets, AnUnsizedBucketIsWrittenAsSchema4AndReadBack) {
+  Lockfile lock;
+  LockBucket unsized{{1024, 1025}, {{"B", Value(64)}}, 9.5, 12.3};
+  unsized.sized = false;
+  set_bucket(lock, "k", "src/k.cu", kHash, "sm_90", "NVIDIA H200", "cols", unsized, "t");
+  set_bucket(lock, "k", "src/k.cu", kHash, "sm_90", "NVIDIA H200", "cols",
+             {{2048, 2049}, {{"B", Value(256)}}, 70.1, 90.0}, "t");
+  EXPECT_EQ(required_schema_version(lock), 4);
+  lock.schema_version = 4;
+  const std::string text = format_lockfile(lock);
+  EXPECT_NE(text.find("{\"baseline_us\": 12.3, \"params\": {\"B\": 64}, \"range\": [1024, 1025], "
+                      "\"sized\": false, \"time_us\": 9.50},\n"),
+            std::string::npos)
+      << text;
+  EXPECT_EQ(text.find("\"sized\": true"), std::string::npos);
+  EXPECT_NE(text.find("\"schema_version\": 4"), std::string::npos);
+  auto back = parse_lockfile(text, "lock.json");
+  ASSERT_TRUE(back.ok()) << back.error().to_string();
+  EXPECT_EQ(*back, lock);
+  const LockEntry& e = back->kernels.at("k").targets.at("sm_90").at("NVIDIA H200");
+  EXPECT_FALSE(e.bucket_for(1024)->sized);
+  EXPECT_TRUE(e.bucket_for(4096)->sized);
+  EXPECT_EQ(e.bucket_for(4096)->params.at("B"), Value(256));
+  // "sized": true says what absence says.
+  auto explicit_true = parse_lockfile(
+      with_fields(R"("by": "cols", "buckets": [{"params": {}, "range": [0, 1], "sized": true}])",
+                  4),
+      "lock.json");
+  ASSERT_TRUE(explicit_true.ok()) << explicit_true.error().to_string();
+  EXPECT_TRUE(explicit_true->kernels.at("k").targets.at("sm_90").at("G").buckets[0].sized);
+  // The same parameters locked the other way are another build: merged as a conflict.
+  Lockfile sized;
+  set_bucket(sized, "k", "src/k.cu", kHash, "sm_90", "NVIDIA H200", "cols",
+             {{1024, 1025}, {{"B", Value(64)}}, 9.0, 12.3}, "other");
+  const MergeResult r = merge(lock, sized);
+  ASSERT_EQ(r.conflicts.size(), 1u);
+  EXPECT_EQ(r.conflicts[0].resolution,
+            "kept incoming {B=64} (9.0 us) over {B=64} without its size define (9.5 us): faster "
+            "wins");
+  EXPECT_TRUE(r.merged.kernels.at("k").targets.at("sm_90").at("NVIDIA H200").buckets[0].sized);
 }
 
 TEST(LockfileBuckets, MergeIsPerBucket) {

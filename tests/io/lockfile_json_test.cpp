@@ -227,12 +227,12 @@ TEST(LockfileJson, RefusesBadFilesWithExactMessages) {
        "lock.json:1:1: error: not valid JSON: syntax error while parsing value - unexpected end of "
        "input; expected '[', '{', or a literal (the lockfile is corrupt; restore it from version "
        "control)"},
-      {"newer schema", R"({"schema_version": 4, "kernels": {}})",
-       "lock.json:1:2: error: schema_version 4 is newer than this kernelevo reads (3); upgrade "
+      {"newer schema", R"({"schema_version": 5, "kernels": {}})",
+       "lock.json:1:2: error: schema_version 5 is newer than this kernelevo reads (4); upgrade "
        "kernelevo"},
       {"newer schema with new fields",
        R"({"schema_version": 7, "kernels": {"k": {"shiny": 1}}, "x": 1})",
-       "lock.json:1:2: error: schema_version 7 is newer than this kernelevo reads (3); upgrade "
+       "lock.json:1:2: error: schema_version 7 is newer than this kernelevo reads (4); upgrade "
        "kernelevo"},
       {"unknown top-level key", R"({"schema_version": 1, "kernels": {}, "x": 1})",
        "lock.json:1:38: error: unknown key 'x' (expected kernels, schema_version)"},
@@ -475,7 +475,7 @@ TEST(LockfileJson, CorruptOrNewerFileIsNeverOverwritten) {
   const fs::path file = dir.path() / "kernelevo.lock.json";
   for (const std::string& original :
        {std::string("{\"schema_version\": 1, \"kernels\": {"),
-        std::string(R"({"schema_version": 4, "kernels": {}, "future": true})"),
+        std::string(R"({"schema_version": 5, "kernels": {}, "future": true})"),
         with_entry(R"({"params": {"BLOCK": "x; y"}})")}) {
     write_text(file, original);
     bool changed = false;

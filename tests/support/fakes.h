@@ -95,6 +95,10 @@ class FakeTuneBackend final : public TuneBackend {
   // baseline's is this with empty params.
   std::function<std::optional<double>(const ParamSet&, const std::vector<Problem>&)>
       time_on_problems;
+  // When set, an evaluator's time `t` as its spec's defines make it (nullopt: it fails
+  // verification).
+  std::function<std::optional<double>(double t, const std::vector<std::string>& defines)>
+      with_defines;
   std::vector<std::vector<Problem>> evaluated_problems;  // each evaluator's problems, in order
   std::vector<std::vector<std::string>> evaluated_defines;  // each evaluator's spec defines
   std::vector<KernelEvaluatorOptions> evaluator_options;  // each evaluator's options, in order
@@ -127,8 +131,12 @@ class FakeTuneBackend final : public TuneBackend {
   class Evaluator final : public KernelEvaluator {
    public:
     Evaluator(FakeTuneBackend& backend, const SearchSpace& space, int gpu,
-              std::vector<Problem> problems = {})
-        : backend_(backend), space_(space), gpu_(gpu), problems_(std::move(problems)) {}
+              std::vector<Problem> problems = {}, std::vector<std::string> defines = {})
+        : backend_(backend),
+          space_(space),
+          gpu_(gpu),
+          problems_(std::move(problems)),
+          defines_(std::move(defines)) {}
     Result<Outcome> measure_baseline() override {
       if (backend_.time_on_problems && backend_.baseline_passes) return outcome({});
       Outcome o;
@@ -163,8 +171,9 @@ class FakeTuneBackend final : public TuneBackend {
    private:
     [[nodiscard]] Outcome outcome(const ParamSet& params) const {
       Outcome o;
-      const auto t = backend_.time_on_problems ? backend_.time_on_problems(params, problems_)
-                                               : backend_.time_of(params);
+      auto t = backend_.time_on_problems ? backend_.time_on_problems(params, problems_)
+                                         : backend_.time_of(params);
+      if (t && backend_.with_defines) t = backend_.with_defines(*t, defines_);
       o.disposition = t ? Disposition::passed : Disposition::incorrect;
       if (t) {
         o.time_us = *t;
@@ -178,6 +187,7 @@ class FakeTuneBackend final : public TuneBackend {
     const SearchSpace& space_;
     int gpu_;
     std::vector<Problem> problems_;
+    std::vector<std::string> defines_;
     RunReport report_;
   };
 
@@ -190,7 +200,7 @@ class FakeTuneBackend final : public TuneBackend {
       evaluated_defines.push_back(spec.defines);
       evaluator_options.push_back(options);
     }
-    return std::make_unique<Evaluator>(*this, space, gpu, spec.problems);
+    return std::make_unique<Evaluator>(*this, space, gpu, spec.problems, spec.defines);
   }
   std::unique_ptr<KernelEvaluator> sibling(KernelEvaluator& first, int gpu) override {
     return std::make_unique<Evaluator>(*this, static_cast<Evaluator&>(first).space(), gpu);

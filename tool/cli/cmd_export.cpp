@@ -202,13 +202,15 @@ int run_export(const ExportArgs& args) {
           kev::is_stale(lockp->kernels.at(spec.id), options.source_hash))
         kev::cli::warn(context + " was tuned on another version of " + spec.source);
       auto add = [&](const kev::ParamSet& params, std::optional<kev::BucketRange> bucket,
-                     std::optional<double> time, std::optional<double> base) -> kev::Status {
+                     bool sized, std::optional<double> time,
+                     std::optional<double> base) -> kev::Status {
         auto checked = kev::check_params(params, spec, context);
         if (!checked) return checked.error();
         kev::TorchVariant v;
         v.params = with_defaults(*defaults, params);
         if (auto st = kev::check_constraints(v.params, spec, context); !st) return st.error();
         v.bucket = bucket;
+        if (bucket) v.size_define = kev::bucket_compile_define(spec, e.by, *bucket, sized);
         v.time_us = time;
         v.baseline_us = base;
         wanted.emplace_back(params, std::move(v));
@@ -217,9 +219,9 @@ int run_export(const ExportArgs& args) {
       if (e.has_buckets()) {
         a.by = e.by;
         for (const auto& b : e.buckets)
-          if (auto s = add(b.params, b.range, b.time_us, b.baseline_us); !s)
+          if (auto s = add(b.params, b.range, b.sized, b.time_us, b.baseline_us); !s)
             return report(s.error());
-      } else if (auto s = add(e.params, std::nullopt, e.time_us, e.baseline_us); !s) {
+      } else if (auto s = add(e.params, std::nullopt, true, e.time_us, e.baseline_us); !s) {
         return report(s.error());
       }
     }
@@ -228,9 +230,9 @@ int run_export(const ExportArgs& args) {
                                              ? kev::device_code_of(*choice.entry)
                                              : kev::DeviceCodeCompiler::nvcc;
     for (auto& [params, v] : wanted) {
-      // A one-size bucket's winner is compiled as the build compiles it (bucket_size_define).
+      // A one-size bucket's winner is compiled as the build compiles it (bucket_compile_define).
       const kev::KernelSpec bucket_compiled =
-          v.bucket ? kev::spec_for_bucket(spec, a.by, *v.bucket) : spec;
+          v.bucket ? kev::spec_for_bucket(spec, a.by, *v.bucket, v.size_define.has_value()) : spec;
       auto image = compile_image(bucket_compiled, text, params, arch, false, code);
       if (!image) return report(image.error());
       v.image = std::move(*image);

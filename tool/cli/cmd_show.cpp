@@ -26,12 +26,14 @@ std::string optional_time(const std::optional<double>& us) {
 struct Slot {
   std::string bucket;
   kev::LockEntry entry;  // the bucket's params and times, the entry's other fields
+  std::string unsized;   // a bucket locked without its size define: the macro's name
 };
 std::vector<Slot> slots(const kev::LockEntry& e) {
-  if (!e.has_buckets()) return {{"", e}};
+  if (!e.has_buckets()) return {{"", e, ""}};
   std::vector<Slot> out;
   for (const auto& b : e.buckets) {
-    out.push_back({kev::bucket_label(e.by, b.range), e.bucket_winner(b)});
+    out.push_back({kev::bucket_label(e.by, b.range), e.bucket_winner(b),
+                   b.sized ? "" : kev::kBucketSizeMacroPrefix + e.by});
   }
   return out;
 }
@@ -66,11 +68,12 @@ void print_text(const kev::Lockfile& lock) {
   for (const auto& [id, kernel] : lock.kernels)
     for (const auto& [arch, devices] : kernel.targets)
       for (const auto& [device, entry] : devices)
-        for (const auto& [bucket, e] : slots(entry))
+        for (const auto& [bucket, e, unsized] : slots(entry))
           rows.push_back({bucket.empty() ? id : id + " " + bucket, arch,
                           device + (e.is_default && devices.size() > 1 ? " (default)" : ""),
-                          params_text(e.params, " ", "(source defaults)"), optional_time(e.time_us),
-                          optional_time(e.baseline_us), entry_speedup(e),
+                          params_text(e.params, " ", "(source defaults)") +
+                              (unsized.empty() ? "" : " (without " + unsized + ")"),
+                          optional_time(e.time_us), optional_time(e.baseline_us), entry_speedup(e),
                           e.tuned_with.empty() ? "-" : e.tuned_with});
   print_table(rows, {false, false, false, false, true, true, true, false});
 }
@@ -91,7 +94,7 @@ void print_json(const kev::Lockfile& lock) {
   for (const auto& [id, kernel] : lock.kernels) {
     for (const auto& [arch, devices] : kernel.targets) {
       for (const auto& [device, entry] : devices)
-        for (const auto& [bucket, e] : slots(entry)) {
+        for (const auto& [bucket, e, unsized] : slots(entry)) {
           nlohmann::ordered_json params = nlohmann::ordered_json::object();
           for (const auto& [name, value] : e.params) params[name] = value_json(value);
           const auto speedup = e.speedup();
@@ -110,6 +113,7 @@ void print_json(const kev::Lockfile& lock) {
                                    : nlohmann::ordered_json(nullptr)},
                {"tuned_with", e.tuned_with}});
           if (!bucket.empty()) entries.back()["bucket"] = bucket;
+          if (!unsized.empty()) entries.back()["sized"] = false;
         }
     }
   }

@@ -53,7 +53,7 @@ std::string lock_text(const KernelRow& row, const std::string& lockfile) {
     case LockAction::locked:
       return (row.defaults_locked ? "the source defaults (no configuration was faster) locked in "
                                   : "locked in ") +
-             lockfile;
+             lockfile + (row.sized == false ? ", compiled without its size define" : "");
     case LockAction::already_locked:
       return "already locked";
     case LockAction::kept:
@@ -154,6 +154,7 @@ void print_tune_json(const std::vector<TuneDevice>& gpus, const TuneOptions& opt
     if (r.winner)
       for (const auto& [name, v] : *r.winner) params[name] = io::value_to_json<json>(v);
     k["winner"] = r.winner ? params : json(nullptr);
+    if (r.sized) k["sized"] = *r.sized;
     json problems = json::array();
     for (const auto& p : r.problems)
       problems.push_back({{"problem", p.problem},

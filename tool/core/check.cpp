@@ -201,7 +201,7 @@ Report run_check(const CheckInput& in, Measurer& measurer) {
         const LockEntry one = entry->second.bucket_winner(b);
         std::optional<KernelSpec> bucket_spec;
         if (spec != nullptr) {
-          bucket_spec = spec_for_bucket(*spec, entry->second.by, b.range);
+          bucket_spec = spec_for_bucket(*spec, entry->second.by, b.range, b.sized);
           if (bucket_spec->problems.empty()) {
             k.verdict = KernelVerdict::stale;
             k.params = b.params;

@@ -183,9 +183,10 @@ Report run_compare(const CompareInput& in, Measurer& measurer) {
       std::optional<KernelSpec> base_spec;
       std::optional<KernelSpec> head_spec;
       const auto restrict = [&](SideKernel& side, std::optional<KernelSpec>& storage) {
+        const LockBucket* serving = side.entry ? side.entry->bucket_for(range.lo) : nullptr;
         if (side.entry != nullptr) side.params = side.entry->params_for(range.lo);
         if (side.spec == nullptr) return;
-        storage = spec_for_bucket(*side.spec, by, range);
+        storage = spec_for_bucket(*side.spec, by, range, serving == nullptr || serving->sized);
         side.spec = &*storage;
       };
       restrict(b, base_spec);

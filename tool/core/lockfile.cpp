@@ -24,11 +24,16 @@ LockEntry LockEntry::bucket_winner(const LockBucket& bucket) const {
   return one;
 }
 
-const ParamSet& LockEntry::params_for(std::int64_t value) const {
-  if (buckets.empty()) return params;
+const LockBucket* LockEntry::bucket_for(std::int64_t value) const {
+  if (buckets.empty()) return nullptr;
   std::vector<BucketRange> ranges;
   for (const auto& b : buckets) ranges.push_back(b.range);
-  return buckets[nearest_bucket(ranges, value)].params;
+  return &buckets[nearest_bucket(ranges, value)];
+}
+
+const ParamSet& LockEntry::params_for(std::int64_t value) const {
+  const LockBucket* b = bucket_for(value);
+  return b ? b->params : params;
 }
 
 // --- architectures ----------------------------------------------------------------------
@@ -210,10 +215,15 @@ Status check_constraints(const ParamSet& full, const KernelSpec& spec, const std
 }
 
 int required_schema_version(const Lockfile& lock) {
+  bool buckets = false;
   for (const auto& [id, kernel] : lock.kernels)
     for (const auto& [arch, devices] : kernel.targets)
       for (const auto& [device, entry] : devices)
-        if (entry.has_buckets()) return 3;
+        for (const LockBucket& b : entry.buckets) {
+          if (!b.sized) return 4;
+          buckets = true;
+        }
+  if (buckets) return 3;
   for (const auto& [id, kernel] : lock.kernels)
     if (kernel.variant && kernel.variant->has_hashes()) return 2;
   return 1;
@@ -395,15 +405,17 @@ void merge_bucket_entries(LockEntry& into, const LockEntry& incoming, const std:
     auto same = std::find_if(into.buckets.begin(), into.buckets.end(),
                              [&](const LockBucket& x) { return x.range == b.range; });
     if (same != into.buckets.end()) {
-      if (same->params == b.params) continue;
+      if (same->params == b.params && same->sized == b.sized) continue;
       const bool take = incoming_is_faster(*same, b);
       const LockBucket& kept = take ? b : *same;
       const LockBucket& dropped = take ? *same : b;
+      const auto build = [](const LockBucket& x) {
+        return describe_params(x.params) + (x.sized ? "" : " without its size define");
+      };
       conflicts.push_back({id, arch, where,
-                           std::string("kept ") + (take ? "incoming " : "base ") +
-                               describe_params(kept.params) + " (" + bucket_time(kept) + ") over " +
-                               describe_params(dropped.params) + " (" + bucket_time(dropped) +
-                               "): faster wins"});
+                           std::string("kept ") + (take ? "incoming " : "base ") + build(kept) +
+                               " (" + bucket_time(kept) + ") over " + build(dropped) + " (" +
+                               bucket_time(dropped) + "): faster wins"});
       if (take) *same = b;
       continue;
     }

@@ -25,6 +25,9 @@ struct LockBucket {
   ParamSet params;
   std::optional<double> time_us;      // over the bucket's problems
   std::optional<double> baseline_us;  // the source defaults', over the same problems
+  // A one-size bucket's winner is compiled with its size defined (bucket_compile_define)
+  // unless tune found it faster without: false (schema_version 4). Other buckets ignore it.
+  bool sized = true;
   friend bool operator==(const LockBucket&, const LockBucket&) = default;
 };
 
@@ -55,6 +58,8 @@ struct LockEntry {
   // The parameters a problem with `by` = `value` builds: its bucket's, else the nearest
   // bucket's; `params` for an entry without buckets.
   [[nodiscard]] const ParamSet& params_for(std::int64_t value) const;
+  // The bucket serving `value` (as params_for picks it); null for an entry without buckets.
+  [[nodiscard]] const LockBucket* bucket_for(std::int64_t value) const;
   // The entry as the winner of one of its buckets alone: the bucket's params and times,
   // the entry's other fields, no buckets.
   [[nodiscard]] LockEntry bucket_winner(const LockBucket& bucket) const;
@@ -87,7 +92,7 @@ struct Lockfile {
   // The newest schema this kernelevo reads. A file is written with the oldest schema that
   // holds its contents (required_schema_version), so older readers keep reading files
   // without variants and refuse the others with "upgrade kernelevo".
-  static constexpr int kSchemaVersion = 3;
+  static constexpr int kSchemaVersion = 4;
   int schema_version = 1;
   std::map<std::string, LockedKernel> kernels;  // by kernel id
   friend bool operator==(const Lockfile&, const Lockfile&) = default;

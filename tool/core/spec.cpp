@@ -109,19 +109,20 @@ std::optional<std::string> bucket_size_define(const std::string& by, const Bucke
 }
 
 std::optional<std::string> bucket_compile_define(const KernelSpec& spec, const std::string& by,
-                                                 const BucketRange& range) {
+                                                 const BucketRange& range, bool sized) {
   // A template kernel's variants are instantiated in one source by the build, and Triton
   // takes no defines: neither can be compiled with a define of its own per bucket.
-  if (is_template_kernel(spec) || spec.language == SourceLanguage::triton) return std::nullopt;
+  if (!sized || is_template_kernel(spec) || spec.language == SourceLanguage::triton)
+    return std::nullopt;
   return bucket_size_define(by, range);
 }
 
-KernelSpec spec_for_bucket(const KernelSpec& spec, const std::string& by,
-                           const BucketRange& range) {
+KernelSpec spec_for_bucket(const KernelSpec& spec, const std::string& by, const BucketRange& range,
+                           bool sized) {
   KernelSpec s = spec;
   s.dispatch.reset();
   s.problems = problems_in(spec.problems, by, range);
-  auto define = bucket_compile_define(spec, by, range);
+  auto define = bucket_compile_define(spec, by, range, sized);
   if (!define) return s;
   const std::string name = kBucketSizeMacroPrefix + by;
   std::erase_if(s.defines, [&](const std::string& d) { return d.substr(0, d.find('=')) == name; });
@@ -135,7 +136,7 @@ KernelSpec bucket_spec(const KernelSpec& spec, std::size_t bucket) {
     s.dispatch.reset();
     return s;
   }
-  return spec_for_bucket(spec, spec.dispatch->by, spec.dispatch->buckets[bucket]);
+  return spec_for_bucket(spec, spec.dispatch->by, spec.dispatch->buckets[bucket], true);
 }
 
 }  // namespace kev

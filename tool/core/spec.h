@@ -158,16 +158,18 @@ inline constexpr const char* kBucketSizeMacroPrefix = "KERNELEVO_SIZE_";
                                                             const BucketRange& range);
 
 // The size define `spec`'s winner of the bucket `range` of `by` is compiled with:
-// bucket_size_define's, except for a template kernel or a Triton kernel (none). The one rule
+// bucket_size_define's when `sized` (the lock's LockBucket::sized; a bucket's search compiles
+// its points sized), except for a template kernel or a Triton kernel (none). The one rule
 // spec_for_bucket and the build's dispatch variants follow.
 [[nodiscard]] std::optional<std::string> bucket_compile_define(const KernelSpec& spec,
                                                                const std::string& by,
-                                                               const BucketRange& range);
+                                                               const BucketRange& range,
+                                                               bool sized);
 
 // `spec` restricted to the problems whose `by` lies in `range`, without dispatch, compiled
 // with the bucket's size define (bucket_compile_define) in place of any define of that name.
 [[nodiscard]] KernelSpec spec_for_bucket(const KernelSpec& spec, const std::string& by,
-                                         const BucketRange& range);
+                                         const BucketRange& range, bool sized);
 
 // `spec` restricted to bucket `bucket` of its dispatch (spec_for_bucket): what each bucket's
 // search tunes.

@@ -39,19 +39,26 @@ struct BucketSearch {
   std::size_t index = 0;
   std::string by;
   BucketRange range;
+  // A bucket searched with its size defined (bucket_compile_define): the bucket's spec
+  // compiled without it, what its winner is timed against.
+  std::optional<KernelSpec> unsized;
 };
 
 // The lockfile: a locked winner is re-measured now and replaced only by a challenger that
 // is faster with confidence (per bucket for a kernel with buckets).
+// `unsized`: the bucket's evaluator compiling without its size define (null: none), which
+// re-measures a winner locked without it.
 Status decide_lock(const KernelSpec& spec, const std::string& lock_source, const DeviceInfo& dev,
-                   KernelEvaluator& evaluator, const Outcome& baseline, const TuneResult& result,
-                   const Evaluation& chosen, KernelRow& row,
+                   KernelEvaluator& evaluator, KernelEvaluator* unsized, const Outcome& baseline,
+                   const TuneResult& result, const Evaluation& chosen, KernelRow& row,
                    const std::optional<BucketSearch>& bucket, const Run& run) {
   const ParamSet& winner = *row.winner;
+  const bool sized = row.sized.value_or(true);
   const std::string hash = run.store.source_hash(spec.source);
   auto current = run.store.read_lockfile();
   if (!current) return current.error();
   const ParamSet* locked = nullptr;
+  bool locked_sized = true;
   const std::string arch = lock_arch(&spec, dev.arch);
   if (auto k = current->kernels.find(spec.id);
       k != current->kernels.end() && k->second.source_hash == hash)
@@ -61,17 +68,24 @@ Status decide_lock(const KernelSpec& spec, const std::string& lock_source, const
         if (!bucket && !entry.has_buckets()) locked = &entry.params;
         if (bucket && entry.by == bucket->by)
           for (const LockBucket& b : entry.buckets)
-            if (b.range == bucket->range) locked = &b.params;
+            if (b.range == bucket->range) {
+              locked = &b.params;
+              locked_sized = b.sized;
+            }
       }
   row.lock = LockAction::locked;
-  if (locked && *locked == winner) {
+  if (locked && *locked == winner && locked_sized == sized) {
     row.lock = LockAction::already_locked;
     return ok_status();
   }
   const Outcome& winner_outcome = chosen.outcome;
   Outcome before = baseline;
   if (locked) {
-    before = evaluator.evaluate_params(*locked);
+    if (locked_sized || unsized == nullptr) {
+      before = evaluator.evaluate_params(*locked);
+    } else {
+      before = unsized->evaluate_params(*locked);
+    }
     const auto m_locked = measured(before);
     const auto m_new = measured(winner_outcome);
     if (m_locked && m_new && !should_replace(*m_locked, *m_new)) {
@@ -110,7 +124,7 @@ Status decide_lock(const KernelSpec& spec, const std::string& lock_source, const
   return run.store.update_lockfile([&](Lockfile& lock) -> Status {
     if (bucket) {
       set_bucket(lock, spec.id, lock_source, hash, arch, dev.name, bucket->by,
-                 {bucket->range, winner, row.winner_us, row.baseline_us}, tuned_with, timing,
+                 {bucket->range, winner, row.winner_us, row.baseline_us, sized}, tuned_with, timing,
                  compiler, kFlushRevision);
       return ok_status();
     }
@@ -177,6 +191,50 @@ struct KernelContext {
   std::string lock_source;
   KernelTrace* trace = nullptr;  // the kernel's trace with buckets; null: opened per search
 };
+
+// A one-size bucket's points are compiled with its size defined, a constant the compiler
+// folds in; it can also cost more than it saves (more registers, fewer blocks per SM). The
+// winner is timed both ways, back to back, and locked without the define when that is faster
+// with confidence (should_replace), `row` and `chosen` then taking the unsized times. Returns
+// the evaluator compiling without the define (null when its baseline fails: sized).
+std::unique_ptr<KernelEvaluator> choose_sized(const KernelSpec& unsized_spec,
+                                              const SearchSpace& space, int gpu,
+                                              KernelEvaluator& sized, Evaluation& chosen,
+                                              KernelRow& row, const std::string& name,
+                                              const KernelContext& context, const Run& run) {
+  row.sized = true;
+  const ParamSet& winner = *row.winner;
+  auto plain = run.backend.evaluator(unsized_spec, space, gpu, context.options);
+  const std::string what = name + ": without its size define, ";
+  auto base = plain->measure_baseline();
+  if (!base || !base->passed()) {
+    const std::string why = base ? std::string("are ") + to_string(base->disposition) +
+                                       (base->detail.empty() ? "" : ": " + base->detail)
+                                 : "fail: " + base.error().message;
+    run.console.note(what + "the source defaults " + why + "; the winner is locked with it");
+    return nullptr;
+  }
+  const Outcome with = sized.evaluate_params(winner);
+  const Outcome without = plain->evaluate_params(winner);
+  const auto m_with = measured(with);
+  const auto m_without = measured(without);
+  const auto text = [](const Outcome& o, const std::optional<Measured>& m) {
+    return m ? format_time_us(m->median_us, TimeDigits::compact)
+             : std::string(to_string(o.disposition));
+  };
+  const std::string times =
+      "the winner " + text(without, m_without) + " (with it " + text(with, m_with) + ")";
+  if (!m_with || !m_without || !should_replace(*m_with, *m_without)) {
+    run.console.note(what + times + ": locked with it");
+    return plain;
+  }
+  run.console.note(what + times + ": faster with confidence, locked without it");
+  row.sized = false;
+  row.winner_us = without.time_us;
+  row.problems = problem_rows(plain->last_report());
+  chosen.outcome = without;
+  return plain;
+}
 
 // One search of `spec` (a kernel, or one bucket of it: `bucket`) on `gpus`: the baseline,
 // the search, memcheck, the lock decision.
@@ -323,9 +381,15 @@ Result<KernelRow> tune_search(const KernelSpec& spec, const std::optional<Bucket
     chosen.outcome = *baseline;
   }
 
+  std::unique_ptr<KernelEvaluator> unsized;
+  if (bucket && bucket->unsized)
+    unsized = choose_sized(*bucket->unsized, space, gpu.index, *evaluator, chosen, row, name,
+                           context, run);
+  KernelEvaluator& built = row.sized == false ? *unsized : *evaluator;
+
   if (options.memcheck) {
     run.console.note(name + ": running the winner under compute-sanitizer memcheck");
-    const auto check = run.backend.memcheck(*evaluator, winner, gpu.index, dev);
+    const auto check = run.backend.memcheck(built, winner, gpu.index, dev);
     row.memcheck = check.summary;
     if (!check.clean) {
       row.failure = check.ran ? "the winner fails memcheck: " + check.summary
@@ -335,8 +399,8 @@ Result<KernelRow> tune_search(const KernelSpec& spec, const std::optional<Bucket
       return row;
     }
   }
-  if (auto st = decide_lock(spec, context.lock_source, dev, *evaluator, *baseline, result, chosen,
-                            row, bucket, run);
+  if (auto st = decide_lock(spec, context.lock_source, dev, *evaluator, unsized.get(), *baseline,
+                            result, chosen, row, bucket, run);
       !st)
     return st.error();
   return row;
@@ -383,7 +447,10 @@ Result<std::vector<KernelRow>> tune_kernel(const KernelSpec& spec,
   std::vector<KernelRow> rows;
   for (std::size_t b = 0; b < d.buckets.size(); ++b) {
     const KernelSpec one = bucket_spec(spec, b);
-    auto row = tune_search(one, BucketSearch{b, d.by, d.buckets[b]}, gpus, context, run);
+    BucketSearch search{b, d.by, d.buckets[b], std::nullopt};
+    if (bucket_compile_define(spec, d.by, d.buckets[b], true))
+      search.unsized = spec_for_bucket(spec, d.by, d.buckets[b], false);
+    auto row = tune_search(one, search, gpus, context, run);
     if (!row) return row.error();
     rows.push_back(std::move(*row));
   }

@@ -55,6 +55,9 @@ struct KernelRow {
   std::vector<ProblemRow> problems;  // the winner's
   // The search's best was slower than the source defaults, so the winner is the defaults.
   bool defaults_locked = false;
+  // A one-size bucket searched with its size defined: whether the winner is locked with it
+  // (false: it was faster with confidence without). Unset for other searches.
+  std::optional<bool> sized;
   std::uint64_t evaluations = 0;
   std::map<Disposition, std::uint64_t> counts;
   double elapsed_s = 0.0;

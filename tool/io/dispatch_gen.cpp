@@ -135,8 +135,8 @@ Result<std::vector<KernelDispatch>> plan_dispatch(const std::vector<KernelSpec>&
       if (e && e->has_buckets() && e->by == spec.dispatch->by) {
         a.by = e->by;
         for (const LockBucket& b : e->buckets)
-          a.buckets.emplace_back(b.range,
-                                 variant_of(b.params, bucket_compile_define(spec, e->by, b.range)));
+          a.buckets.emplace_back(
+              b.range, variant_of(b.params, bucket_compile_define(spec, e->by, b.range, b.sized)));
       } else {
         if (e && e->has_buckets())
           a.why += "; its buckets split " + e->by + ", not the spec's " + spec.dispatch->by +

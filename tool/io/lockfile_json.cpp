@@ -197,10 +197,11 @@ std::int64_t read_bound(const Json& j, const Where& where) {
   return j.get<std::int64_t>();
 }
 
-// {"baseline_us": ..., "params": {...}, "range": [lo, hi or null], "time_us": ...}
-LockBucket read_bucket(const Json& j, const Where& where) {
+// {"baseline_us": ..., "params": {...}, "range": [lo, hi or null], "sized": false,
+// "time_us": ...}
+LockBucket read_bucket(const Json& j, const Where& where, int version) {
   require_object(j, where);
-  allow_keys(j, {"baseline_us", "params", "range", "time_us"}, where);
+  allow_keys(j, {"baseline_us", "params", "range", "sized", "time_us"}, where);
   LockBucket b;
   const Where range_where = where.field("range");
   const Json& range = require_key(j, "range", where);
@@ -212,6 +213,15 @@ LockBucket read_bucket(const Json& j, const Where& where) {
   if (j.contains("time_us")) b.time_us = require_time(j["time_us"], where.field("time_us"));
   if (j.contains("baseline_us"))
     b.baseline_us = require_time(j["baseline_us"], where.field("baseline_us"));
+  if (j.contains("sized")) {
+    const Where sized_where = where.field("sized");
+    if (version < 4)
+      fail(sized_where,
+           "\"sized\" needs schema_version 4 (the file says " + std::to_string(version) + ")");
+    if (!j["sized"].is_boolean())
+      fail(sized_where, std::string("expected true or false, found ") + type_name(j["sized"]));
+    b.sized = j["sized"].get<bool>();
+  }
   return b;
 }
 
@@ -234,7 +244,7 @@ void read_buckets(const Json& j, const Where& where, int version, LockEntry& e) 
   std::vector<BucketRange> ranges;
   for (std::size_t i = 0; i < buckets.size(); ++i) {
     const Where at = buckets_where.element(i, where.label + " bucket " + std::to_string(i));
-    e.buckets.push_back(read_bucket(buckets[i], at));
+    e.buckets.push_back(read_bucket(buckets[i], at, version));
     ranges.push_back(e.buckets.back().range);
     if (auto why = bucket_ranges_error(ranges)) fail(at, e.by + " " + *why);
   }
@@ -469,13 +479,15 @@ std::string params_field(const ParamSet& params) {
   return text + "}";
 }
 
-// One line: {"baseline_us": ..., "params": {...}, "range": [lo, hi], "time_us": ...}
+// One line: {"baseline_us": ..., "params": {...}, "range": [lo, hi], "sized": false,
+// "time_us": ...} ("sized" only when false)
 std::string bucket_text(const LockBucket& b) {
   std::vector<std::string> fields;
   if (b.baseline_us) fields.push_back("\"baseline_us\": " + format_lockfile_us(*b.baseline_us));
   fields.push_back(params_field(b.params));
   fields.push_back("\"range\": [" + std::to_string(b.range.lo) + ", " +
                    (b.range.hi ? std::to_string(*b.range.hi) : std::string("null")) + "]");
+  if (!b.sized) fields.push_back("\"sized\": false");
   if (b.time_us) fields.push_back("\"time_us\": " + format_lockfile_us(*b.time_us));
   std::string text = "{";
   for (std::size_t i = 0; i < fields.size(); ++i) text += (i ? ", " : "") + fields[i];

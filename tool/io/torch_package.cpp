@@ -187,6 +187,7 @@ std::string torch_kernel_json(const KernelSpec& spec, const TorchSignature& sign
       } else {
         vj["bucket"] = nullptr;
       }
+      vj["size_define"] = v.size_define ? Json(*v.size_define) : Json(nullptr);
       vj["time_us"] = optional_json(v.time_us);
       vj["baseline_us"] = optional_json(v.baseline_us);
       vj.update(image_json(v.image, cubin_name(a.arch, std::to_string(i))));

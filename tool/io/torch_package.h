@@ -31,6 +31,8 @@ struct TorchVariant {
   std::optional<BucketRange> bucket;  // the sizes of `TorchArch::by` it serves
   std::optional<double> time_us;      // as the lockfile records them
   std::optional<double> baseline_us;
+  // The define its one-size bucket's winner was compiled with (bucket_compile_define).
+  std::optional<std::string> size_define;
   TorchImage image;
 };
 

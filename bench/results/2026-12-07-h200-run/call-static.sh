@@ -4,8 +4,9 @@
 # (KERNELEVO_SIZE_<dim>): kernelevo and its GPU tests built; the flush's GPU tests; every
 # template's per-shape form tuned from a dirty L2, then compared beside torch.compile and
 # eager in one run, the comparison compiling each bucket's winner as the tune and the build
-# do. Everything archived under $OUT. DEADLINE: seconds from the start by which it ends;
-# ANY_GPU=1 runs it on another GPU too (BUDGET and TUNE_TIME of each bucket's search).
+# do; each one-size bucket's winner is also timed without its size define and locked the faster
+# way (sized.txt lists the choices). Everything archived under $OUT. DEADLINE: seconds from the
+# start by which it ends; ANY_GPU=1 runs it on another GPU too (BUDGET and TUNE_TIME of each bucket's search).
 set -u
 if [[ ${ANY_GPU:-0} != 1 ]] && ! nvidia-smi --query-gpu=name --format=csv,noheader | grep -q H200; then
   nvidia-smi --query-gpu=name --format=csv,noheader; echo "not an H200: nothing run"; exit 3
@@ -29,6 +30,9 @@ T="bias_gelu layernorm_bf16 softmax swiglu sum rope_bf16 layernorm rmsnorm rmsno
 KERNELEVO=$b/tool/kernelevo L2=dirty PER_SHAPE=1 BUDGET=${BUDGET:-200} TUNE_TIME=${TUNE_TIME:-4s} TUNE_ONLY=1 timeout $(( (${DEADLINE:-585} - $(el)) * 55 / 100 )) bench/templates/run.sh "$OUT/mb" $T > "$OUT/mb-tune.log" 2>&1
 echo "tune exit $? after $(el) s"
 grep -E "^== " "$OUT/mb-tune.log" | tail -3
+# Each one-size bucket's winner timed with and without its size define, and how it is locked.
+grep -h "without its size define" "$OUT"/mb/tune_*.log > "$OUT/sized.txt" 2>/dev/null
+echo "buckets locked without their size define: $(grep -c "locked without it" "$OUT/sized.txt") of $(wc -l < "$OUT/sized.txt")"
 # shellcheck disable=SC2086
 KERNELEVO=$b/tool/kernelevo L2=dirty PER_SHAPE=1 COMPARE_ONLY=1 REP_MS=50 timeout $((${DEADLINE:-585} - $(el))) bench/templates/run.sh "$OUT/mb" $T > "$OUT/mb-compare.log" 2>&1
 echo "compare exit $? after $(el) s"
