@@ -225,7 +225,12 @@ TEST_F(TuneSizedTest, AWinnerNotFasterWithConfidenceWithoutStaysSized) {
       << lines();
 }
 
+// Where the source no longer passes compiled without the define, the winner stays sized, and
+// replaces one locked without it (which would no longer pass either).
 TEST_F(TuneSizedTest, ASourceThatFailsWithoutTheDefineStaysSized) {
+  sized_factor = 1.2;
+  ASSERT_TRUE(tune(spec).ok());
+  ASSERT_FALSE(entry().buckets[0].sized);
   backend.with_defines = [](double t, const std::vector<std::string>& defines) {
     return is_sized(defines) ? std::optional<double>(t) : std::nullopt;
   };

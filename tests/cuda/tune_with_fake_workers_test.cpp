@@ -505,6 +505,53 @@ TEST(CheckBuckets, EachBucketsWinnerIsMeasuredOnItsOwnProblems) {
     EXPECT_TRUE(own.count(problems) == 1) << problems << " (" << n << " runs)";
 }
 
+// A one-size bucket's winner compiled with its size define is slower (the define adds a symbol
+// the fake worker times at double): tune locks it without the define ("sized": false) and
+// check then measures images without it; where the define costs nothing it stays sized.
+TEST(TuneSized, AWinnerFasterWithoutItsSizeDefineIsLockedAndCheckedWithout) {
+  for (const bool costs : {true, false}) {
+    TempDir dir;
+    std::filesystem::copy_file(testing::source_dir_file("tests/cmake/dispatch/rows.cu"),
+                               dir.file("rows.cu"));
+    std::ofstream(dir.file("rows.cu"), std::ios::app)
+        << "\n#ifdef KERNELEVO_SIZE_rows\n__device__ int kev_sized_marker = "
+           "KERNELEVO_SIZE_rows;\n#endif\n";
+    const std::string env = testing::fake_worker_env(1, dir.file("cache")) +
+                            (costs ? " KERNELEVO_FAKE_SLOW_MARKER=kev_sized_marker" : "");
+    const CliRun tune =
+        kernelevo(dir, env, "tune rows.cu --strategy exhaustive --lockfile lock.json");
+    ASSERT_EQ(tune.exit_code, 0) << tune.err;
+    std::ifstream in(dir.file("lock.json"));
+    const auto lock = nlohmann::json::parse(in);
+    const auto& cols = lock["kernels"]["cols_scale"]["targets"]["sm_90"]["Fake H200"];
+    ASSERT_EQ(cols["buckets"].size(), 2u) << lock.dump(2);
+    for (const auto& b : cols["buckets"]) EXPECT_EQ(b.contains("sized"), costs) << lock.dump(2);
+    EXPECT_EQ(lock["schema_version"], costs ? 4 : 3);
+    EXPECT_THAT(tune.err, ::testing::HasSubstr(
+                              "cols_scale rows [8, 9): without its size define, the winner "));
+    EXPECT_THAT(tune.err, ::testing::HasSubstr(costs ? "faster with confidence, locked without it"
+                                                     : ": locked with it"));
+
+    const CliRun check = kernelevo(dir,
+                                   env +
+                                       " KERNELEVO_FAKE_MARKER=kev_sized_marker "
+                                       "KERNELEVO_FAKE_MARKER_LOG='" +
+                                       dir.file("marker.log") + "'",
+                                   "check rows.cu --lockfile lock.json --rounds 2");
+    ASSERT_NE(check.exit_code, 2) << check.err;
+    std::ifstream log(dir.file("marker.log"));
+    std::map<std::string, int> seen;
+    for (std::string line; std::getline(log, line);) ++seen[line];
+    // Only cols_scale's one-size buckets can hold the marker: its winners' runs, and the
+    // sized baselines of each bucket, hold it exactly when the lock says sized.
+    EXPECT_GT(seen["absent"], 0);
+    if (costs)
+      EXPECT_EQ(seen["found"], 0) << check.err;
+    else
+      EXPECT_GT(seen["found"], 0) << check.err;
+  }
+}
+
 // `check` measures what the build compiles: the evolved variant while its lockfile entry is
 // current, else the original. The variant defines a string the original lacks, and the fake
 // worker says whether each image it runs holds it.

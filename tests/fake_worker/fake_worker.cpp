@@ -15,6 +15,8 @@
 // shared trailing reference_function block shared trailing" (what the images' compilers
 // decided of their launch, - where the spec decides). With KERNELEVO_FAKE_BASELINE_US set, a
 // run of the source defaults (its parameters are the reference's: the baseline) takes that time.
+// With KERNELEVO_FAKE_SLOW_MARKER set, a run whose compiled image holds that text takes twice
+// as long (a compile that costs, as a size constant that raises registers can).
 #include <fcntl.h>
 #include <unistd.h>
 
@@ -86,6 +88,9 @@ kev::RunReport fake_run(const kev::RunRequest& request) {
   if (const char* base = std::getenv("KERNELEVO_FAKE_BASELINE_US");
       base != nullptr && request.params == request.reference_params)
     us = std::atof(base);
+  if (const char* slow = std::getenv("KERNELEVO_FAKE_SLOW_MARKER");
+      slow != nullptr && request.candidate.image.find(slow) != std::string::npos)
+    us *= 2.0;
   kev::RunReport report;
   if (const char* warning = std::getenv("KERNELEVO_FAKE_WARNING")) report.warnings = warning;
   report.outcome.disposition = kev::Disposition::passed;

@@ -70,7 +70,7 @@ Status decide_lock(const KernelSpec& spec, const std::string& lock_source, const
           for (const LockBucket& b : entry.buckets)
             if (b.range == bucket->range) {
               locked = &b.params;
-              locked_sized = b.sized;
+              locked_sized = b.sized || !bucket->unsized;  // a wider bucket builds one way
             }
       }
   row.lock = LockAction::locked;
@@ -81,10 +81,14 @@ Status decide_lock(const KernelSpec& spec, const std::string& lock_source, const
   const Outcome& winner_outcome = chosen.outcome;
   Outcome before = baseline;
   if (locked) {
-    if (locked_sized || unsized == nullptr) {
+    if (locked_sized) {
       before = evaluator.evaluate_params(*locked);
-    } else {
+    } else if (unsized != nullptr) {
       before = unsized->evaluate_params(*locked);
+    } else {  // choose_sized found the source no longer passing without the define
+      before = Outcome{};
+      before.disposition = Disposition::incorrect;
+      before.detail = "compiled without its size define, the source defaults do not pass";
     }
     const auto m_locked = measured(before);
     const auto m_new = measured(winner_outcome);
