@@ -183,5 +183,26 @@ TEST(GateBuckets, TuneReportHasARowPerBucket) {
   EXPECT_EQ(r.kernels[1].params.at("BLOCK"), Value(512));
 }
 
+// A reviewer sees in the report which buckets the build compiles without their size define,
+// and when that changed, since the parameters alone do not say.
+TEST(GateBuckets, TuneReportSaysWhichBucketsAreBuiltWithoutTheirSizeDefine) {
+  const Lockfile base = bucketed_lock(10.0, 40.0);
+  Lockfile head = base;
+  head.kernels["softmax"].targets["sm_90"]["NVIDIA H200"].buckets[0].sized = false;
+  Report r = report_from_lockfile(head, {}, &base);
+  ASSERT_EQ(r.kernels.size(), 2u);
+  EXPECT_NE(r.kernels[0].evidence.find("; compiled without its size define (was with it)"),
+            std::string::npos)
+      << r.kernels[0].evidence;
+  EXPECT_EQ(r.kernels[1].evidence.find("size define"), std::string::npos);
+  r = report_from_lockfile(base, {}, &head);
+  EXPECT_NE(r.kernels[0].evidence.find("; compiled with its size define (was without it)"),
+            std::string::npos)
+      << r.kernels[0].evidence;
+  r = report_from_lockfile(head);
+  EXPECT_NE(r.kernels[0].evidence.find("; compiled without its size define;"), std::string::npos)
+      << r.kernels[0].evidence;
+}
+
 }  // namespace
 }  // namespace kev

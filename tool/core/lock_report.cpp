@@ -159,10 +159,14 @@ Report report_from_lockfile(const Lockfile& lock, const LockReportFilter& filter
         for (const LockBucket& slot : slots) {
           const LockEntry one = entry.has_buckets() ? entry.bucket_winner(slot) : entry;
           std::optional<LockEntry> old_one;
+          bool old_sized = true;
           if (old != nullptr && !entry.has_buckets() && !old->has_buckets()) old_one = *old;
           if (old != nullptr && entry.has_buckets())
             for (const LockBucket& b : old->buckets)
-              if (b.range == slot.range) old_one = old->bucket_winner(b);
+              if (b.range == slot.range) {
+                old_one = old->bucket_winner(b);
+                old_sized = b.sized;
+              }
           KernelReport k;
           k.id = id;
           if (entry.has_buckets()) k.bucket = bucket_label(entry.by, slot.range);
@@ -177,6 +181,13 @@ Report report_from_lockfile(const Lockfile& lock, const LockReportFilter& filter
             judge(k, one, old_one ? &*old_one : nullptr);
           if (old_one && old_one->params != one.params)
             k.evidence += "; parameters changed from " + params_text(old_one->params);
+          // What a reviewer cannot see in the parameters: the build compiles this bucket's
+          // winner without its size define (tune found it faster so).
+          if (!slot.sized)
+            k.evidence += std::string("; compiled without its size define") +
+                          (old_one && old_sized ? " (was with it)" : "");
+          else if (old_one && !old_sized)
+            k.evidence += "; compiled with its size define (was without it)";
           const auto tuned = parse_tuned_with(entry.tuned_with);
           k.strategy = tuned.strategy;
           k.evaluations = tuned.evaluations;
