@@ -1,8 +1,12 @@
 // For each strategy, recorded space and budget: the mean over seeds of optimum_time /
 // found_time (1.0 = the space's optimum found), with a 95% confidence interval.
 // Usage: kernelevo_strategy_table [--seeds N] [--strategies a,b] [--budgets 25,50]
-//                                 [--csv FILE] GROUP=FILE[,FILE...] ...
-// Each GROUP is reported separately and with its average over its spaces.
+//                                 [--transfer N] [--csv FILE] GROUP=FILE[,FILE...] ...
+// Each GROUP is reported separately and with its average over its spaces. --transfer N adds,
+// for each strategy, a row "S+seeded" whose searches first evaluate the optima of N other
+// spaces of the group (one kernel on other GPUs; the next N in the group's order, wrapping):
+// how much starting from a related search's winner helps, as tune starts a bucket's search
+// from its nearest buckets' winners (kBucketSeeds of them).
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -37,7 +41,18 @@ struct Space {
   kev::Recording recording;
   std::unique_ptr<kev::RecordedSpace> space;
   double optimum_us = 0;
+  kev::ParamSet optimum;          // the fastest passed point's parameters
+  std::vector<kev::Point> seeds;  // --transfer: the group's other optima in this space
 };
+
+kev::ParamSet optimum_params(const Space& s) {
+  const kev::RecordedPoint* best = nullptr;
+  for (const auto& p : s.recording.points())
+    if (p.outcome.passed() && p.outcome.time_us &&
+        (best == nullptr || *p.outcome.time_us < *best->outcome.time_us))
+      best = &p;
+  return best != nullptr ? s.space->to_params(best->point) : kev::ParamSet{};
+}
 
 struct Stat {
   double mean = 0, half_width = 0;
@@ -57,7 +72,7 @@ Stat stat_of(const std::vector<double>& xs) {
 
 // quality[b] for one run: optimum / best found within the first budgets[b] evaluations.
 std::vector<double> run_one(const Space& s, const std::string& strategy, std::uint64_t seed,
-                            const std::vector<std::uint64_t>& budgets) {
+                            const std::vector<std::uint64_t>& budgets, bool seeded) {
   auto strat = kev::make_strategy(strategy, *s.space, seed);
   if (!strat) {
     std::cerr << strat.error().to_string() << '\n';
@@ -71,6 +86,7 @@ std::vector<double> run_one(const Space& s, const std::string& strategy, std::ui
   req.strategy = strat->get();
   req.evaluator = &evaluator;
   req.budget.evaluations = budgets.back();
+  if (seeded) req.seeds = s.seeds;
   req.observer = [&](const kev::Evaluation& e, std::size_t index, const kev::Evaluation*) {
     if (e.outcome.passed() && e.outcome.time_us) best = std::min(best, *e.outcome.time_us);
     for (std::size_t b = 0; b < budgets.size(); ++b)
@@ -90,6 +106,7 @@ int main(int argc, char** argv) {
   std::vector<std::string> strategies{"auto", "local", "evolve", "anneal", "random"};
   std::vector<std::uint64_t> budgets{25, 50, 100, 200, 400};
   std::string csv_path;
+  std::size_t transfer = 0;
   std::vector<std::pair<std::string, std::vector<std::string>>> groups;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
@@ -109,6 +126,8 @@ int main(int argc, char** argv) {
       for (const auto& b : split(next(), ',')) budgets.push_back(std::stoull(b));
     } else if (a == "--csv")
       csv_path = next();
+    else if (a == "--transfer")
+      transfer = std::stoull(next());
     else {
       const auto eq = a.find('=');
       if (eq == std::string::npos) {
@@ -133,23 +152,42 @@ int main(int argc, char** argv) {
       s.recording = std::move(*rec);
       s.space = std::make_unique<kev::RecordedSpace>(s.recording);
       s.optimum_us = s.recording.optimum_us().value_or(0);
+      s.optimum = optimum_params(s);
       spaces.push_back(std::move(s));
     }
+  for (std::size_t i = 0; i < spaces.size(); ++i) {
+    std::vector<std::size_t> group;  // the group's members, starting after space i
+    for (std::size_t k = 1; k < spaces.size(); ++k)
+      if (spaces[(i + k) % spaces.size()].group == spaces[i].group)
+        group.push_back((i + k) % spaces.size());
+    for (std::size_t k = 0; k < group.size() && k < transfer; ++k)
+      if (auto p = spaces[i].space->from_params(spaces[group[k]].optimum))
+        spaces[i].seeds.push_back(*p);
+  }
+  // Each strategy, then with --transfer each again seeded ("S+seeded").
+  std::vector<std::pair<std::string, bool>> runs;
+  for (const auto& st : strategies) runs.emplace_back(st, false);
+  if (transfer > 0)
+    for (const auto& st : strategies) runs.emplace_back(st, true);
+  const auto run_name = [&](std::size_t st) {
+    return runs[st].first + (runs[st].second ? "+seeded" : "");
+  };
 
   // results[strategy][space][seed][budget]
   std::vector<std::vector<std::vector<std::vector<double>>>> results(
-      strategies.size(), std::vector<std::vector<std::vector<double>>>(
-                             spaces.size(), std::vector<std::vector<double>>(seeds)));
+      runs.size(), std::vector<std::vector<std::vector<double>>>(
+                       spaces.size(), std::vector<std::vector<double>>(seeds)));
   const unsigned threads = std::max(1u, std::min(8u, std::thread::hardware_concurrency()));
   std::vector<std::thread> pool;
   for (unsigned t = 0; t < threads; ++t)
     pool.emplace_back([&, t] {
       std::size_t job = 0;
-      for (std::size_t st = 0; st < strategies.size(); ++st)
+      for (std::size_t st = 0; st < runs.size(); ++st)
         for (std::size_t sp = 0; sp < spaces.size(); ++sp)
           for (std::uint64_t seed = 0; seed < seeds; ++seed, ++job)
             if (job % threads == t)
-              results[st][sp][seed] = run_one(spaces[sp], strategies[st], seed + 1, budgets);
+              results[st][sp][seed] =
+                  run_one(spaces[sp], runs[st].first, seed + 1, budgets, runs[st].second);
     });
   for (auto& th : pool) th.join();
 
@@ -167,7 +205,7 @@ int main(int argc, char** argv) {
     for (std::size_t sp = 0; sp < spaces.size(); ++sp)
       if (spaces[sp].group == group) members.push_back(sp);
     auto row = [&](const std::string& label, std::size_t st, const std::vector<std::size_t>& sps) {
-      std::printf("| %s | %s |", label.c_str(), strategies[st].c_str());
+      std::printf("| %s | %s |", label.c_str(), run_name(st).c_str());
       for (std::size_t b = 0; b < budgets.size(); ++b) {
         std::vector<double> per_seed(seeds, 0.0);  // mean over the spaces, per seed
         for (std::uint64_t seed = 0; seed < seeds; ++seed) {
@@ -178,15 +216,15 @@ int main(int argc, char** argv) {
         std::printf(" %.3f ± %.3f |", s.mean, s.half_width);
         if (csv)
           std::fprintf(csv, "%s,%s,%s,%llu,%.5f,%.5f,%.5f,%llu\n", group.c_str(), label.c_str(),
-                       strategies[st].c_str(), static_cast<unsigned long long>(budgets[b]), s.mean,
+                       run_name(st).c_str(), static_cast<unsigned long long>(budgets[b]), s.mean,
                        s.mean - s.half_width, s.mean + s.half_width,
                        static_cast<unsigned long long>(seeds));
       }
       std::printf("\n");
     };
     for (auto sp : members)
-      for (std::size_t st = 0; st < strategies.size(); ++st) row(spaces[sp].name, st, {sp});
-    for (std::size_t st = 0; st < strategies.size(); ++st) row("**average**", st, members);
+      for (std::size_t st = 0; st < runs.size(); ++st) row(spaces[sp].name, st, {sp});
+    for (std::size_t st = 0; st < runs.size(); ++st) row("**average**", st, members);
   }
   if (csv) std::fclose(csv);
   return 0;

@@ -92,6 +92,31 @@ TEST_F(TuneBucketsCli, ReplaysEachBucketsSearch) {
   EXPECT_EQ(report["kernels"][1]["bucket"], "cols [2048, inf)");
 }
 
+// A replayed bucket's search starts from the nearest replayed bucket's winner, as tune's does:
+// with two evaluations a bucket, bucket 0 finds B = 128 (of 64 and 128), and bucket 1's first
+// evaluation is that, before the exhaustive order's 64.
+TEST_F(TuneBucketsCli, ABucketsReplayStartsFromTheNearestBucketsWinner) {
+  std::string t = bucketed_trace();
+  const auto at = t.find(R"({"params":{"B":128},"disposition":"passed","time_us":7.0)");
+  ASSERT_NE(at, std::string::npos);
+  t.replace(t.find("\"time_us\":5.0"), 13, "\"time_us\":9.0");  // bucket 0: 64 slower than 128
+  std::ofstream(dir_ / "seeded.jsonl") << t;
+  const auto run = kev::test_support::run_kernelevo(
+      "tune --replay seeded.jsonl --strategy exhaustive --budget 2 --format json --trace "
+      "out.jsonl",
+      dir_);
+  ASSERT_EQ(run.exit_code, 0) << run.out << run.err;
+  const auto j = nlohmann::json::parse(run.out);
+  EXPECT_EQ(j["buckets"][0]["best"]["params"]["B"], 128);
+  std::ifstream out(dir_ / "out.jsonl");
+  std::vector<int> bucket1;
+  for (std::string line; std::getline(out, line);) {
+    const auto r = nlohmann::json::parse(line);
+    if (r.contains("bucket") && r["bucket"] == 1) bucket1.push_back(r["params"]["B"]);
+  }
+  EXPECT_EQ(bucket1, (std::vector<int>{128, 64}));
+}
+
 TEST_F(TuneBucketsCli, TextNamesEachBucket) {
   const auto run =
       kev::test_support::run_kernelevo("tune --replay trace.jsonl --strategy exhaustive", dir_);

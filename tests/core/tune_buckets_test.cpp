@@ -58,6 +58,11 @@ class TuneBucketsTest : public ::testing::Test {
   const LockEntry& entry() {
     return store.lock.kernels.at("softmax").targets.at("sm_90").at("Fake GPU");
   }
+  std::string lines() {
+    std::string all;
+    for (const auto& l : console.lines) all += l + "\n";
+    return all;
+  }
 
   FakeTuneBackend backend;
   FakeTuneStore store;
@@ -162,11 +167,6 @@ class TuneSizedTest : public TuneBucketsTest {
   static bool is_sized(const std::vector<std::string>& defines) {
     return std::find(defines.begin(), defines.end(), "KERNELEVO_SIZE_cols=1024") != defines.end();
   }
-  std::string lines() {
-    std::string all;
-    for (const auto& l : console.lines) all += l + "\n";
-    return all;
-  }
   KernelSpec spec = bucketed_spec();
   double sized_factor = 1.0;
 };
@@ -242,6 +242,50 @@ TEST_F(TuneSizedTest, ASourceThatFailsWithoutTheDefineStaysSized) {
   EXPECT_TRUE(
       console.has("softmax cols [1024, 1025): without its size define, the source "
                   "defaults are incorrect; the winner is locked with it"))
+      << lines();
+}
+
+TEST_F(TuneBucketsTest, WithoutDispatchOneRowAsBefore) {
+  KernelSpec spec = bucketed_spec();
+  spec.dispatch.reset();
+  auto rows = tune(spec);
+  ASSERT_TRUE(rows.ok());
+  ASSERT_EQ(rows->size(), 1u);
+  EXPECT_TRUE((*rows)[0].bucket.empty());
+  EXPECT_FALSE(entry().has_buckets());
+  EXPECT_EQ(backend.evaluated_problems.front().size(), 3u);
+  EXPECT_EQ(required_schema_version(store.lock), 1);
+}
+
+// A bucket's search starts from the winners of the nearest buckets searched before it.
+TEST_F(TuneBucketsTest, ABucketsSearchStartsFromItsNeighboursWinners) {
+  KernelSpec spec = bucketed_spec();
+  spec.dispatch->buckets = {{1024, 1025}, {4096, 4097}, {8192, 8193}};
+  options.strategy = "random";
+  std::vector<std::pair<std::int64_t, std::int64_t>> order;  // (the problem's cols, X)
+  backend.time_on_problems = [&](const ParamSet& p, const std::vector<Problem>& problems) {
+    const std::int64_t x = p.count("X") ? x_of(p) : 4;
+    if (p.count("X")) order.emplace_back(problems.front().dims.at("cols"), x);
+    return std::optional<double>(10.0 + static_cast<double>(std::abs(x - 3)));
+  };
+  auto rows = tune(spec);
+  ASSERT_TRUE(rows.ok()) << rows.error().to_string();
+  // Each search's first evaluation: a random one for 1024; 1024's winner (X = 3) for 4096;
+  // for 8192 4096's winner, which is 1024's too: one point, evaluated once.
+  std::vector<std::int64_t> first_x;
+  std::int64_t last_cols = -1;
+  for (const auto& [c, x] : order) {
+    if (c != last_cols) first_x.push_back(x);
+    last_cols = c;
+  }
+  ASSERT_EQ(first_x.size(), 3u);
+  EXPECT_EQ(first_x[1], 3);
+  EXPECT_EQ(first_x[2], 3);
+  EXPECT_EQ((*rows)[2].evaluations, 8u);  // every point once, the seed among them
+  EXPECT_TRUE(console.has("softmax cols [4096, 4097): starting from the winners of [1024, 1025)"))
+      << lines();
+  EXPECT_TRUE(console.has(
+      "softmax cols [8192, 8193): starting from the winners of [4096, 4097) and [1024, 1025)"))
       << lines();
 }
 

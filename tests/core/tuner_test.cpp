@@ -65,6 +65,44 @@ TEST(TunerTest, CountsPriorEvaluationsAndNeverRepeatsThem) {
   EXPECT_DOUBLE_EQ(evaluator.incumbents.back(), *result.best->outcome.time_us);
 }
 
+// Seeds are evaluated first, in order, skipping those in prior or outside the space; the
+// exhaustive strategy then walks the rest without evaluating a seed again.
+TEST(TunerTest, SeedsAreEvaluatedFirstAndNeverTwice) {
+  const auto rec = testing::synthetic_recording();
+  const RecordedSpace space(rec);
+  RecordingEvaluator evaluator(rec);
+  auto s = make_strategy("exhaustive", space, 1);
+  ASSERT_TRUE(s.ok());
+  TuneRequest req = request(space, s->get(), &evaluator);
+  req.lookahead = 4;
+  const std::size_t n = rec.points().size();
+  const Point last = rec.points()[n - 1].point;
+  const Point middle = rec.points()[n / 2].point;
+  const Point first = rec.points()[0].point;
+  req.prior.push_back({first, rec.points()[0].outcome, 0.5});
+  Point outside = last;
+  outside[0] = 1000;  // no such value index
+  req.seeds = {last, outside, first, middle, last};
+  const auto result = run_tuner(std::move(req));
+  ASSERT_EQ(result.history.size(), n);
+  EXPECT_EQ(result.history[0].point, first);  // the prior
+  EXPECT_EQ(result.history[1].point, last);   // then the seeds, in order, once each
+  EXPECT_EQ(result.history[2].point, middle);
+  std::set<Point> distinct;
+  for (const auto& e : result.history) distinct.insert(e.point);
+  EXPECT_EQ(distinct.size(), n);
+  EXPECT_TRUE(result.exhausted);
+
+  // Within the budget: one evaluation is the first seed alone.
+  auto again = make_strategy("exhaustive", space, 1);
+  TuneRequest one = request(space, again->get(), &evaluator);
+  one.budget.evaluations = 1;
+  one.seeds = {middle, last};
+  const auto single = run_tuner(std::move(one));
+  ASSERT_EQ(single.history.size(), 1u);
+  EXPECT_EQ(single.history[0].point, middle);
+}
+
 TEST(TunerTest, LookaheadPrefetchesUpcomingProposals) {
   const auto rec = testing::synthetic_recording();
   const RecordedSpace space(rec);

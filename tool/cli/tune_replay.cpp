@@ -116,9 +116,12 @@ struct Replayed {
   std::optional<Error> error;
 };
 
+// `seeds`: the winners of the nearest buckets replayed before it, evaluated first, as tune
+// starts a bucket's search.
 Replayed replay_search(const TuneOptions& options, const TuneBudget& budget, const Recording& rec,
                        const RecordedSpace& space, TraceSetup& trace,
-                       std::optional<std::size_t> bucket, const std::string& label) {
+                       std::optional<std::size_t> bucket, const std::string& label,
+                       const std::vector<ParamSet>& seeds) {
   auto strategy = make_strategy(options.strategy, space, options.seed);
   if (!strategy) return {{}, strategy.error()};
   std::vector<Evaluation> prior;
@@ -139,6 +142,8 @@ Replayed replay_search(const TuneOptions& options, const TuneBudget& budget, con
   request.evaluator = &evaluator;
   request.budget = budget;
   request.prior = std::move(prior);
+  for (const ParamSet& p : seeds)
+    if (auto point = space.from_params(p)) request.seeds.push_back(std::move(*point));
   request.observer = [&](const Evaluation& e, std::size_t index, const Evaluation* best) {
     trace.record(e, space, bucket);
     progress.evaluated(index, e, best);
@@ -186,10 +191,20 @@ int tune_replay(const TuneOptions& options, std::optional<Report>* report_out) {
   r.mode = "replay";
   json buckets = json::array();
   bool all_passed = true;
+  std::vector<BucketRange> won;  // buckets replayed so far that have a winner
+  std::vector<ParamSet> winners;
   for (std::size_t i = 0; i < recs->parts.size(); ++i) {
     const io::RecordingPart& part = recs->parts[i];
+    std::vector<ParamSet> seeds;
+    if (part.bucket)
+      for (const std::size_t n : nearest_buckets(won, recs->buckets[*part.bucket], kBucketSeeds))
+        seeds.push_back(winners[n]);
     const Replayed done = replay_search(options, *budget, part.recording, spaces[i], *trace,
-                                        part.bucket, part.bucket_label);
+                                        part.bucket, part.bucket_label, seeds);
+    if (part.bucket && done.result.best) {
+      won.push_back(recs->buckets[*part.bucket]);
+      winners.push_back(spaces[i].to_params(done.result.best->point));
+    }
     if (done.error) return report(*done.error);
     if (trace->write_error) return report(*trace->write_error);
     all_passed = all_passed && done.result.best.has_value();

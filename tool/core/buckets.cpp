@@ -45,6 +45,17 @@ std::size_t nearest_bucket(const std::vector<BucketRange>& ranges, std::int64_t 
   return best;
 }
 
+std::vector<std::size_t> nearest_buckets(const std::vector<BucketRange>& ranges,
+                                         const BucketRange& target, std::size_t most) {
+  std::vector<std::size_t> order(ranges.size());
+  for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+    return ranges[a].distance(target.lo) < ranges[b].distance(target.lo);
+  });
+  if (order.size() > most) order.resize(most);
+  return order;
+}
+
 std::string bucket_label(const std::string& dim, const BucketRange& range) {
   return dim + " " + range.to_string();
 }

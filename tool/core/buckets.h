@@ -38,6 +38,14 @@ inline constexpr std::size_t kMaxBuckets = 64;
 // `ranges` must not be empty.
 [[nodiscard]] std::size_t nearest_bucket(const std::vector<BucketRange>& ranges, std::int64_t v);
 
+// The indices of up to `most` of `ranges` nearest to `target` (by the distance of its lower
+// bound, the earlier on a tie), nearest first: whose winners a bucket's search starts from.
+[[nodiscard]] std::vector<std::size_t> nearest_buckets(const std::vector<BucketRange>& ranges,
+                                                       const BucketRange& target, std::size_t most);
+
+// How many neighbouring buckets' winners a bucket's search evaluates first (tune, replay).
+inline constexpr std::size_t kBucketSeeds = 2;
+
 // "cols [0, 2048)": a bucket as reports and notes name it.
 [[nodiscard]] std::string bucket_label(const std::string& dim, const BucketRange& range);
 

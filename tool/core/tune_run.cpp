@@ -20,6 +20,14 @@ std::string gpu_list(const std::vector<int>& indices) {
   return s;
 }
 
+// "[0, 2048) and [8192, inf)"
+std::string join(const std::vector<std::string>& parts) {
+  std::string s;
+  for (std::size_t i = 0; i < parts.size(); ++i)
+    s += (i == 0 ? "" : i + 1 == parts.size() ? " and " : ", ") + parts[i];
+  return s;
+}
+
 std::vector<ProblemRow> problem_rows(const RunReport& report) {
   std::vector<ProblemRow> rows;
   for (const auto& p : report.problems)
@@ -42,6 +50,10 @@ struct BucketSearch {
   // A bucket searched with its size defined (bucket_compile_define): the bucket's spec
   // compiled without it, what its winner is timed against.
   std::optional<KernelSpec> unsized;
+  // The winners of the nearest buckets searched before it (nearest_buckets), evaluated first:
+  // neighbouring sizes tend to want neighbouring configurations.
+  std::vector<ParamSet> seeds;
+  std::vector<std::string> seed_labels;
 };
 
 // The lockfile: a locked winner is re-measured now and replaced only by a challenger that
@@ -316,6 +328,12 @@ Result<KernelRow> tune_search(const KernelSpec& spec, const std::optional<Bucket
   request.more_evaluators.assign(evaluators.begin() + 1, evaluators.end());
   request.budget = options.budget;
   request.prior = std::move(prior);
+  if (bucket) {
+    for (const ParamSet& p : bucket->seeds)
+      if (auto point = space.from_params(p)) request.seeds.push_back(std::move(*point));
+    if (!request.seeds.empty())
+      run.console.note(name + ": starting from the winners of " + join(bucket->seed_labels));
+  }
   request.lookahead = 16;
   auto note_throttle = [&](const RunReport& report) {
     if (report.warnings.empty()) return;
@@ -449,13 +467,23 @@ Result<std::vector<KernelRow>> tune_kernel(const KernelSpec& spec,
   run.console.note(spec.id + ": " + std::to_string(d.buckets.size()) + " buckets of " + d.by +
                    ", one search each");
   std::vector<KernelRow> rows;
+  std::vector<BucketRange> won;  // the buckets searched so far that have a winner
+  std::vector<ParamSet> winners;
   for (std::size_t b = 0; b < d.buckets.size(); ++b) {
     const KernelSpec one = bucket_spec(spec, b);
-    BucketSearch search{b, d.by, d.buckets[b], std::nullopt};
+    BucketSearch search{b, d.by, d.buckets[b], std::nullopt, {}, {}};
     if (bucket_compile_define(spec, d.by, d.buckets[b], true))
       search.unsized = spec_for_bucket(spec, d.by, d.buckets[b], false);
+    for (const std::size_t n : nearest_buckets(won, d.buckets[b], kBucketSeeds)) {
+      search.seeds.push_back(winners[n]);
+      search.seed_labels.push_back(won[n].to_string());
+    }
     auto row = tune_search(one, search, gpus, context, run);
     if (!row) return row.error();
+    if (row->winner) {
+      won.push_back(d.buckets[b]);
+      winners.push_back(*row->winner);
+    }
     rows.push_back(std::move(*row));
   }
   return rows;

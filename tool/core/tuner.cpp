@@ -4,6 +4,7 @@
 #include <cmath>
 #include <deque>
 #include <mutex>
+#include <set>
 #include <thread>
 
 namespace kev {
@@ -55,7 +56,17 @@ TuneResult run_tuner(TuneRequest request) {
                                       : UINT64_MAX;
   };
 
-  std::deque<Point> pending;  // asked, not yet evaluated
+  std::deque<Point> pending;  // asked (or seeded), not yet evaluated
+  std::set<Point> seeded;
+  {
+    std::set<Point> known;
+    for (const auto& e : request.prior) known.insert(e.point);
+    for (const Point& p : request.seeds)
+      if (request.space->contains(p) && known.insert(p).second) {
+        seeded.insert(p);
+        pending.push_back(p);
+      }
+  }
   bool strategy_done = false;
   auto fill = [&](std::size_t want) {
     while (!strategy_done && pending.size() < want && pending.size() < remaining()) {
@@ -64,6 +75,7 @@ TuneResult run_tuner(TuneRequest request) {
         strategy_done = true;
         break;
       }
+      if (seeded.count(*p)) continue;  // evaluated as a seed; its outcome is told
       pending.push_back(std::move(*p));
     }
   };

@@ -38,6 +38,10 @@ struct TuneRequest {
   std::vector<Evaluator*> more_evaluators;
   TuneBudget budget;
   std::vector<Evaluation> prior;  // from a resumed trace: told to the strategy, never repeated
+  // Points evaluated before the strategy's first proposals (the winners of neighbouring
+  // buckets, say): those valid in the space and not in `prior`, in order, within the budget.
+  // Told to the strategy as its own; a proposal of one is not evaluated again.
+  std::vector<Point> seeds;
   // How many proposals to hand to Evaluator::prefetch ahead of the one being evaluated.
   // 0 keeps the search strictly sequential (each proposal sees every earlier outcome).
   std::size_t lookahead = 0;
