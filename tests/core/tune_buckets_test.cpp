@@ -160,7 +160,8 @@ class TuneSizedTest : public TuneBucketsTest {
  protected:
   TuneSizedTest() {
     spec.dispatch->buckets = {{1024, 1025}, {2048, std::nullopt}};
-    backend.with_defines = [this](double t, const std::vector<std::string>& defines) {
+    backend.with_defines = [this](double t, const ParamSet&,
+                                  const std::vector<std::string>& defines) {
       return std::optional<double>(is_sized(defines) ? t * sized_factor : t);
     };
   }
@@ -180,7 +181,7 @@ TEST_F(TuneSizedTest, AWinnerFasterWithoutItsSizeDefineIsLockedWithout) {
   EXPECT_EQ(one.sized, std::optional<bool>(false));
   EXPECT_EQ(x_of(*one.winner), 2);  // the search's winner, whichever way it is compiled
   EXPECT_EQ(one.winner_us, 1.0);    // 1024 columns at X = 2, unsized
-  EXPECT_EQ(one.baseline_us, 21.0 * 1.2);
+  EXPECT_EQ(one.baseline_us, 21.0);  // the defaults as a build without a lock compiles them
   EXPECT_EQ((*rows)[1].sized, std::nullopt);  // a bucket of many sizes has no define
   EXPECT_FALSE(entry().buckets[0].sized);
   EXPECT_EQ(entry().buckets[0].time_us, 1.0);
@@ -225,13 +226,41 @@ TEST_F(TuneSizedTest, AWinnerNotFasterWithConfidenceWithoutStaysSized) {
       << lines();
 }
 
+// The build without a lock compiles the source defaults without the define: a winner they
+// beat with confidence is not locked; they are, without the define.
+TEST_F(TuneSizedTest, TheDefaultsWithoutTheDefineReplaceASlowerWinner) {
+  backend.defaults = {{"X", Value(4)}};
+  // Sized, X = 2 is the best (1 us) and the defaults X = 4 slow (21 us); unsized, the defaults
+  // take 0.5 us and everything else 10 times its sized time.
+  backend.with_defines = [](double t, const ParamSet& p, const std::vector<std::string>& defines) {
+    if (is_sized(defines)) return std::optional<double>(t);
+    const bool defaults = !p.count("X") || x_of(p) == 4;
+    return std::optional<double>(defaults ? 0.5 : 10.0 * t);
+  };
+  auto rows = tune(spec);
+  ASSERT_TRUE(rows.ok()) << rows.error().to_string();
+  const KernelRow& one = (*rows)[0];
+  EXPECT_EQ(x_of(*one.winner), 4);
+  EXPECT_TRUE(one.defaults_locked);
+  EXPECT_EQ(one.sized, std::optional<bool>(false));
+  EXPECT_EQ(one.winner_us, 0.5);
+  EXPECT_EQ(one.baseline_us, 0.5);
+  EXPECT_EQ(x_of(entry().buckets[0].params), 4);
+  EXPECT_FALSE(entry().buckets[0].sized);
+  EXPECT_TRUE(
+      console.has("softmax cols [1024, 1025): without its size define, the source "
+                  "defaults 0.50 us beat the winner's 1.00 us with confidence: the "
+                  "defaults are locked without it"))
+      << lines();
+}
+
 // Where the source no longer passes compiled without the define, the winner stays sized, and
 // replaces one locked without it (which would no longer pass either).
 TEST_F(TuneSizedTest, ASourceThatFailsWithoutTheDefineStaysSized) {
   sized_factor = 1.2;
   ASSERT_TRUE(tune(spec).ok());
   ASSERT_FALSE(entry().buckets[0].sized);
-  backend.with_defines = [](double t, const std::vector<std::string>& defines) {
+  backend.with_defines = [](double t, const ParamSet&, const std::vector<std::string>& defines) {
     return is_sized(defines) ? std::optional<double>(t) : std::nullopt;
   };
   auto rows = tune(spec);

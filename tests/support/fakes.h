@@ -95,9 +95,10 @@ class FakeTuneBackend final : public TuneBackend {
   // baseline's is this with empty params.
   std::function<std::optional<double>(const ParamSet&, const std::vector<Problem>&)>
       time_on_problems;
-  // When set, an evaluator's time `t` as its spec's defines make it (nullopt: it fails
-  // verification).
-  std::function<std::optional<double>(double t, const std::vector<std::string>& defines)>
+  // When set, an evaluator's time `t` of `params` (empty: the baseline) as its spec's defines
+  // make it (nullopt: it fails verification).
+  std::function<std::optional<double>(double t, const ParamSet& params,
+                                      const std::vector<std::string>& defines)>
       with_defines;
   std::vector<std::vector<Problem>> evaluated_problems;  // each evaluator's problems, in order
   std::vector<std::vector<std::string>> evaluated_defines;  // each evaluator's spec defines
@@ -173,7 +174,7 @@ class FakeTuneBackend final : public TuneBackend {
       Outcome o;
       auto t = backend_.time_on_problems ? backend_.time_on_problems(params, problems_)
                                          : backend_.time_of(params);
-      if (t && backend_.with_defines) t = backend_.with_defines(*t, defines_);
+      if (t && backend_.with_defines) t = backend_.with_defines(*t, params, defines_);
       o.disposition = t ? Disposition::passed : Disposition::incorrect;
       if (t) {
         o.time_us = *t;

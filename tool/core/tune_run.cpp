@@ -211,15 +211,19 @@ struct KernelContext {
 // A one-size bucket's points are compiled with its size defined, a constant the compiler
 // folds in; it can also cost more than it saves (more registers, fewer blocks per SM). The
 // winner is timed both ways, back to back, and locked without the define when that is faster
-// with confidence (should_replace), `row` and `chosen` then taking the unsized times. Returns
-// the evaluator compiling without the define (null when its baseline fails: sized).
-std::unique_ptr<KernelEvaluator> choose_sized(const KernelSpec& unsized_spec,
+// with confidence (should_replace), `row` and `chosen` then taking the unsized times. The
+// build without a lock compiles the source defaults without the define, so they are the
+// bucket's baseline, timed beside the two, and locked instead when they beat the winner with
+// confidence. Returns the evaluator compiling without the define (null when its baseline
+// fails: the winner stays sized).
+std::unique_ptr<KernelEvaluator> choose_sized(const KernelSpec& spec,
+                                              const KernelSpec& unsized_spec,
                                               const SearchSpace& space, int gpu,
                                               KernelEvaluator& sized, Evaluation& chosen,
                                               KernelRow& row, const std::string& name,
                                               const KernelContext& context, const Run& run) {
   row.sized = true;
-  const ParamSet& winner = *row.winner;
+  const ParamSet winner = *row.winner;
   auto plain = run.backend.evaluator(unsized_spec, space, gpu, context.options);
   const std::string what = name + ": without its size define, ";
   auto base = plain->measure_baseline();
@@ -230,8 +234,20 @@ std::unique_ptr<KernelEvaluator> choose_sized(const KernelSpec& unsized_spec,
     run.console.note(what + "the source defaults " + why + "; the winner is locked with it");
     return nullptr;
   }
+  const ParamSet defaults = plain->baseline_defaults();
+  const bool defaults_lockable = !defaults.empty() && defaults != winner &&
+                                 check_params(defaults, spec, name).ok() &&
+                                 check_constraints(defaults, spec, name).ok();
   const Outcome with = sized.evaluate_params(winner);
   const Outcome without = plain->evaluate_params(winner);
+  const std::vector<ProblemRow> without_rows = problem_rows(plain->last_report());
+  Outcome plain_defaults = *base;
+  std::vector<ProblemRow> defaults_rows = problem_rows(plain->baseline_report());
+  if (defaults_lockable) {
+    plain_defaults = plain->evaluate_params(defaults);
+    defaults_rows = problem_rows(plain->last_report());
+  }
+  row.baseline_us = plain_defaults.time_us;  // what the build compiles without a lock
   const auto m_with = measured(with);
   const auto m_without = measured(without);
   const auto text = [](const Outcome& o, const std::optional<Measured>& m) {
@@ -240,15 +256,29 @@ std::unique_ptr<KernelEvaluator> choose_sized(const KernelSpec& unsized_spec,
   };
   const std::string times =
       "the winner " + text(without, m_without) + " (with it " + text(with, m_with) + ")";
+  std::optional<Measured> kept = m_with;
   if (!m_with || !m_without || !should_replace(*m_with, *m_without)) {
     run.console.note(what + times + ": locked with it");
-    return plain;
+  } else {
+    run.console.note(what + times + ": faster with confidence, locked without it");
+    row.sized = false;
+    row.winner_us = without.time_us;
+    row.problems = without_rows;
+    chosen.outcome = without;
+    kept = m_without;
   }
-  run.console.note(what + times + ": faster with confidence, locked without it");
-  row.sized = false;
-  row.winner_us = without.time_us;
-  row.problems = problem_rows(plain->last_report());
-  chosen.outcome = without;
+  const auto m_defaults = measured(plain_defaults);
+  if (defaults_lockable && kept && m_defaults && should_replace(*kept, *m_defaults)) {
+    run.console.note(what + "the source defaults " + text(plain_defaults, m_defaults) +
+                     " beat the winner's " + format_time_us(kept->median_us, TimeDigits::compact) +
+                     " with confidence: the defaults are locked without it");
+    row.winner = defaults;
+    row.winner_us = plain_defaults.time_us;
+    row.problems = defaults_rows;
+    row.defaults_locked = true;
+    row.sized = false;
+    chosen.outcome = plain_defaults;
+  }
   return plain;
 }
 
@@ -404,9 +434,11 @@ Result<KernelRow> tune_search(const KernelSpec& spec, const std::optional<Bucket
   }
 
   std::unique_ptr<KernelEvaluator> unsized;
-  if (bucket && bucket->unsized)
-    unsized = choose_sized(*bucket->unsized, space, gpu.index, *evaluator, chosen, row, name,
+  if (bucket && bucket->unsized) {
+    unsized = choose_sized(spec, *bucket->unsized, space, gpu.index, *evaluator, chosen, row, name,
                            context, run);
+    winner = *row.winner;
+  }
   KernelEvaluator& built = row.sized == false ? *unsized : *evaluator;
 
   if (options.memcheck) {
