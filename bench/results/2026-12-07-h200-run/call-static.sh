@@ -27,7 +27,7 @@ echo "gtest exit $? after $(el) s"
 grep -E "^\[ +(OK|FAILED|PASSED) |Failure" "$OUT/gtest.txt" | head -12
 T="${TEMPLATES:-bias_gelu layernorm_bf16 softmax swiglu sum rope_bf16 layernorm rmsnorm rmsnorm_bf16 softmax_bf16 add_rmsnorm_bf16 transpose}"
 # shellcheck disable=SC2086
-KERNELEVO=$b/tool/kernelevo L2=dirty PER_SHAPE=1 BUDGET=${BUDGET:-200} TUNE_TIME=${TUNE_TIME:-4s} TUNE_ONLY=1 timeout $(( (${DEADLINE:-585} - $(el)) * 55 / 100 )) bench/templates/run.sh "$OUT/mb" $T > "$OUT/mb-tune.log" 2>&1
+KERNELEVO=$b/tool/kernelevo L2=dirty PER_SHAPE=1 BUDGET=${BUDGET:-200} TUNE_TIME=${TUNE_TIME:-4s} TUNE_ONLY=1 timeout $(( ${DEADLINE:-585} - $(el) - 110 )) bench/templates/run.sh "$OUT/mb" $T > "$OUT/mb-tune.log" 2>&1
 echo "tune exit $? after $(el) s"
 grep -E "^== " "$OUT/mb-tune.log" | tail -3
 # Each one-size bucket's winner timed with and without its size define, and how it is locked.
