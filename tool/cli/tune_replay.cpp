@@ -8,6 +8,7 @@
 #include "cli/command.h"
 #include "cli/progress.h"
 #include "cli/tune_trace.h"
+#include "core/bucket_seeds.h"
 #include "core/recorded_space.h"
 #include "core/replay_evaluator.h"
 #include "core/strategy.h"
@@ -121,7 +122,7 @@ struct Replayed {
 Replayed replay_search(const TuneOptions& options, const TuneBudget& budget, const Recording& rec,
                        const RecordedSpace& space, TraceSetup& trace,
                        std::optional<std::size_t> bucket, const std::string& label,
-                       const std::vector<ParamSet>& seeds) {
+                       const std::vector<BucketSeed>& seeds) {
   auto strategy = make_strategy(options.strategy, space, options.seed);
   if (!strategy) return {{}, strategy.error()};
   std::vector<Evaluation> prior;
@@ -142,8 +143,7 @@ Replayed replay_search(const TuneOptions& options, const TuneBudget& budget, con
   request.evaluator = &evaluator;
   request.budget = budget;
   request.prior = std::move(prior);
-  for (const ParamSet& p : seeds)
-    if (auto point = space.from_params(p)) request.seeds.push_back(std::move(*point));
+  request.seeds = seed_points(space, seeds);
   request.observer = [&](const Evaluation& e, std::size_t index, const Evaluation* best) {
     trace.record(e, space, bucket);
     progress.evaluated(index, e, best);
@@ -191,20 +191,15 @@ int tune_replay(const TuneOptions& options, std::optional<Report>* report_out) {
   r.mode = "replay";
   json buckets = json::array();
   bool all_passed = true;
-  std::vector<BucketRange> won;  // buckets replayed so far that have a winner
-  std::vector<ParamSet> winners;
+  BucketWinners won;  // of the buckets replayed so far
   for (std::size_t i = 0; i < recs->parts.size(); ++i) {
     const io::RecordingPart& part = recs->parts[i];
-    std::vector<ParamSet> seeds;
-    if (part.bucket)
-      for (const std::size_t n : nearest_buckets(won, recs->buckets[*part.bucket], kBucketSeeds))
-        seeds.push_back(winners[n]);
+    const std::vector<BucketSeed> seeds =
+        part.bucket ? won.nearest(recs->buckets[*part.bucket]) : std::vector<BucketSeed>{};
     const Replayed done = replay_search(options, *budget, part.recording, spaces[i], *trace,
                                         part.bucket, part.bucket_label, seeds);
-    if (part.bucket && done.result.best) {
-      won.push_back(recs->buckets[*part.bucket]);
-      winners.push_back(spaces[i].to_params(done.result.best->point));
-    }
+    if (part.bucket && done.result.best)
+      won.add(recs->buckets[*part.bucket], spaces[i].to_params(done.result.best->point));
     if (done.error) return report(*done.error);
     if (trace->write_error) return report(*trace->write_error);
     all_passed = all_passed && done.result.best.has_value();

@@ -43,9 +43,6 @@ inline constexpr std::size_t kMaxBuckets = 64;
 [[nodiscard]] std::vector<std::size_t> nearest_buckets(const std::vector<BucketRange>& ranges,
                                                        const BucketRange& target, std::size_t most);
 
-// How many neighbouring buckets' winners a bucket's search evaluates first (tune, replay).
-inline constexpr std::size_t kBucketSeeds = 2;
-
 // "cols [0, 2048)": a bucket as reports and notes name it.
 [[nodiscard]] std::string bucket_label(const std::string& dim, const BucketRange& range);
 

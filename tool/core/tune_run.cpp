@@ -4,6 +4,7 @@
 #include <mutex>
 #include <thread>
 
+#include "core/bucket_seeds.h"
 #include "core/buckets.h"
 #include "core/spec_space.h"
 #include "core/strategy.h"
@@ -50,10 +51,8 @@ struct BucketSearch {
   // A bucket searched with its size defined (bucket_compile_define): the bucket's spec
   // compiled without it, what its winner is timed against.
   std::optional<KernelSpec> unsized;
-  // The winners of the nearest buckets searched before it (nearest_buckets), evaluated first:
-  // neighbouring sizes tend to want neighbouring configurations.
-  std::vector<ParamSet> seeds;
-  std::vector<std::string> seed_labels;
+  // Evaluated first: the winners of the nearest buckets searched before it.
+  std::vector<BucketSeed> seeds;
 };
 
 // The lockfile: a locked winner is re-measured now and replaced only by a challenger that
@@ -359,10 +358,11 @@ Result<KernelRow> tune_search(const KernelSpec& spec, const std::optional<Bucket
   request.budget = options.budget;
   request.prior = std::move(prior);
   if (bucket) {
-    for (const ParamSet& p : bucket->seeds)
-      if (auto point = space.from_params(p)) request.seeds.push_back(std::move(*point));
+    request.seeds = seed_points(space, bucket->seeds);
+    std::vector<std::string> from;
+    for (const BucketSeed& s : bucket->seeds) from.push_back(s.from.to_string());
     if (!request.seeds.empty())
-      run.console.note(name + ": starting from the winners of " + join(bucket->seed_labels));
+      run.console.note(name + ": starting from the winners of " + join(from));
   }
   request.lookahead = 16;
   auto note_throttle = [&](const RunReport& report) {
@@ -499,23 +499,15 @@ Result<std::vector<KernelRow>> tune_kernel(const KernelSpec& spec,
   run.console.note(spec.id + ": " + std::to_string(d.buckets.size()) + " buckets of " + d.by +
                    ", one search each");
   std::vector<KernelRow> rows;
-  std::vector<BucketRange> won;  // the buckets searched so far that have a winner
-  std::vector<ParamSet> winners;
+  BucketWinners won;
   for (std::size_t b = 0; b < d.buckets.size(); ++b) {
     const KernelSpec one = bucket_spec(spec, b);
-    BucketSearch search{b, d.by, d.buckets[b], std::nullopt, {}, {}};
+    BucketSearch search{b, d.by, d.buckets[b], std::nullopt, won.nearest(d.buckets[b])};
     if (bucket_compile_define(spec, d.by, d.buckets[b], true))
       search.unsized = spec_for_bucket(spec, d.by, d.buckets[b], false);
-    for (const std::size_t n : nearest_buckets(won, d.buckets[b], kBucketSeeds)) {
-      search.seeds.push_back(winners[n]);
-      search.seed_labels.push_back(won[n].to_string());
-    }
     auto row = tune_search(one, search, gpus, context, run);
     if (!row) return row.error();
-    if (row->winner) {
-      won.push_back(d.buckets[b]);
-      winners.push_back(*row->winner);
-    }
+    if (row->winner) won.add(d.buckets[b], *row->winner);
     rows.push_back(std::move(*row));
   }
   return rows;
