@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "scripted_server.h"
+#include "support/temp_dir.h"
 
 namespace kev::test {
 
@@ -55,9 +56,9 @@ std::unique_ptr<ChatClient> client_for(const std::string& url, double timeout_s 
   return std::move(client.value());
 }
 
-#define START_SERVER(var, steps)                                                                \
-  ScriptedServer var(                                                                           \
-      steps, test::fresh_dir(::testing::UnitTest::GetInstance()->current_test_info()->name())); \
+#define START_SERVER(var, steps)               \
+  test_support::TempDir var##_dir;             \
+  ScriptedServer var(steps, var##_dir.path()); \
   if (!var.ok()) GTEST_SKIP() << "python3 not available to run the scripted server"
 
 TEST(ChatClient, SendsTheProtocolAndTotalsUsage) {

@@ -19,6 +19,7 @@
 #include "llm/evolve_output.h"
 #include "llm/prompts.h"
 #include "scripted_server.h"
+#include "support/temp_dir.h"
 
 namespace kev::llm {
 namespace {
@@ -122,7 +123,8 @@ TEST(EvolveScripted, EachAnswerMeetsItsFateAndOnlyTheVerifiedFasterVariantLands)
       {{"delay", 4}, {"content", "too late"}},
       say(kProse),
   });
-  const auto dir = test::fresh_dir("evolve-scripted");
+  const test_support::TempDir temp;
+  const std::filesystem::path dir = temp.path();
   test::ScriptedServer server(script, dir / "server");
   if (!server.ok()) GTEST_SKIP() << "python3 not available to run the scripted server";
   setenv("KERNELEVO_LLM_API_KEY", kKey, 1);  // as a user would have it
@@ -266,7 +268,8 @@ TEST(EvolveScripted, TheGpuDemonstrationScriptBuildsItsCandidates) {
 // A variant timed another way than the default (evolve --l2 dirty or clean+write-back) is
 // recorded so: `check` then times it the same way, and its provenance says how.
 TEST(EvolveOutput, AVariantTimedWithItsWriteBackChargedIsRecordedSo) {
-  const auto project = test::fresh_dir("evolve-timing");
+  const test_support::TempDir temp;
+  const std::filesystem::path project = temp.path();
   std::filesystem::create_directories(project / "src");
   const auto lockfile = project / "kernelevo.lock.json";
   const std::string original = fixture("evolve/saxpy.cu");

@@ -94,15 +94,6 @@ class ScriptedServer {
   FILE* pipe_ = nullptr;
 };
 
-// A fresh, empty folder under the system temp dir for one test.
-inline std::filesystem::path fresh_dir(const std::string& name) {
-  auto dir = std::filesystem::temp_directory_path() /
-             ("kernelevo-llm-" + name + "-" + std::to_string(getpid()));
-  std::filesystem::remove_all(dir);
-  std::filesystem::create_directories(dir);
-  return dir;
-}
-
 // An ephemeral port that nothing listens on (bound, then released).
 int unused_port();
 
