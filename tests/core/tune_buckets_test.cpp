@@ -254,6 +254,24 @@ TEST_F(TuneSizedTest, TheDefaultsWithoutTheDefineReplaceASlowerWinner) {
       << lines();
 }
 
+// The sized choice compiles three more times (the winner both ways, the defaults without the
+// define): they are asked for ahead, so a backend compiles them beside the baseline's compile.
+TEST_F(TuneSizedTest, TheSizedChoicesCompilesAreAskedForAheadOfItsBaseline) {
+  backend.defaults = {{"X", Value(4)}};
+  ASSERT_TRUE(tune(spec).ok());
+  const std::vector<std::string> expected = {
+      "measure_baseline KERNELEVO_SIZE_cols=1024",     // the search's
+      "prefetch_params KERNELEVO_SIZE_cols=1024 X=2",  // its winner, measured again
+      "prefetch_params  X=2 | X=4",                    // the winner and defaults without
+      "measure_baseline ",
+      "evaluate_params KERNELEVO_SIZE_cols=1024 X=2",
+      "evaluate_params  X=2",
+      "evaluate_params  X=4",
+      "measure_baseline ",  // the next bucket, of many sizes
+  };
+  EXPECT_EQ(backend.calls, expected);
+}
+
 // Where the source no longer passes compiled without the define, the winner stays sized, and
 // replaces one locked without it (which would no longer pass either).
 TEST_F(TuneSizedTest, ASourceThatFailsWithoutTheDefineStaysSized) {

@@ -8,8 +8,10 @@
 #include <thread>
 
 #include "compile_test_support.h"
+#include "core/spec_space.h"
 #include "core/tune_run.h"
 #include "cuda/gpu_backend.h"
+#include "cuda/gpu_evaluator.h"
 #include "support/fakes.h"
 
 namespace kev::cuda {
@@ -87,6 +89,27 @@ TEST_F(GpuTuneRunTest, ADeviceOnlySourceIsTunedThroughNvccAsTheBuildCompilesItOn
   ASSERT_EQ(store_.lock.kernels.size(), 1u);
   const auto& entry = store_.lock.kernels.begin()->second.targets.begin()->second.begin()->second;
   EXPECT_EQ(entry.tuned_with.find("NVRTC"), std::string::npos) << entry.tuned_with;
+}
+
+// A one-size bucket's sized choice asks for its compiles before the baseline is measured (the
+// source not yet read): they are of the source, and evaluate_params takes them, not compiling
+// again.
+TEST_F(GpuTuneRunTest, ParameterSetsCompiledAheadOfTheBaselineAreTheSourcesAndNotCompiledTwice) {
+  const KernelSpec spec = spec_for("#define X 1\n__global__ void k(float* y) { y[0] = X; }\n");
+  SpecSpace space(spec, spec.problems);
+  FakeRunner runner;
+  GpuEvaluator evaluator(spec, space, nvcc_, runner, {});
+  evaluator.prefetch_params({{{"X", Value(3)}}, {{"X", Value(5)}}});
+  auto base = evaluator.measure_baseline();
+  ASSERT_TRUE(base.ok()) << base.error().message;
+  EXPECT_EQ(evaluator.evaluate_params({{"X", Value(5)}}).time_us, 10.0);
+  EXPECT_EQ(evaluator.evaluate_params({{"X", Value(3)}}).time_us, 10.0);
+  EXPECT_EQ(nvcc_.calls.load(), 3);  // the baseline's, and X = 3 and 5 once each
+  ASSERT_EQ(runner.images.size(), 3u);
+  EXPECT_EQ(runner.images[1], "IMAGE:#define X 1\n__global__ void k(float* y) { y[0] = X; }\n;X=5");
+  // Not asked for ahead: compiled now.
+  EXPECT_EQ(evaluator.evaluate_params({{"X", Value(3)}}).time_us, 10.0);
+  EXPECT_EQ(nvcc_.calls.load(), 4);
 }
 
 // A decode kernel of 12 us is launched between other work, its code and data cold: timed back

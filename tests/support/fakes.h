@@ -57,10 +57,16 @@ class FakeRunner final : public Runner {
   };
   std::atomic<int> runs{0};
   std::atomic<int> runs_batching_short_launches{0};  // TimingOptions::batch_below_us > 0
+  std::mutex mutex;
+  std::vector<std::string> images;  // each run's candidate image, in order
 
   Result<DeviceInfo> device_info() override { return device; }
   RunReport run(const RunRequest& request) override {
     ++runs;
+    {
+      std::lock_guard lock(mutex);
+      images.push_back(request.candidate.image);
+    }
     if (request.timing.batch_below_us > 0.0) ++runs_batching_short_launches;
     RunReport report;
     const auto t = time_of(request.params);
@@ -113,6 +119,10 @@ class FakeTuneBackend final : public TuneBackend {
   std::mutex mutex;
   std::map<int, int> evaluations_by_gpu;  // evaluate() calls, by GPU index
   std::vector<ParamSet> remeasured;       // evaluate_params() calls
+  // Every evaluator's calls in order, "<call> <spec defines> <params>": "measure_baseline
+  // KERNELEVO_SIZE_cols=1024", "prefetch_params  X=2 | X=4" (the searches' evaluate and
+  // prefetch calls left out).
+  std::vector<std::string> calls;
   int memchecks = 0;
 
   Result<DeviceInfo> open_device(int index) override {
@@ -139,6 +149,7 @@ class FakeTuneBackend final : public TuneBackend {
           problems_(std::move(problems)),
           defines_(std::move(defines)) {}
     Result<Outcome> measure_baseline() override {
+      log("measure_baseline", {});
       if (backend_.time_on_problems && backend_.baseline_passes) return outcome({});
       Outcome o;
       o.disposition = backend_.baseline_passes ? Disposition::passed : Disposition::incorrect;
@@ -166,10 +177,28 @@ class FakeTuneBackend final : public TuneBackend {
         std::lock_guard lock(backend_.mutex);
         backend_.remeasured.push_back(params);
       }
+      log("evaluate_params", {params});
       return outcome(params);
+    }
+    void prefetch_params(const std::vector<ParamSet>& upcoming) override {
+      log("prefetch_params", upcoming);
     }
 
    private:
+    void log(const std::string& call, const std::vector<ParamSet>& sets) {
+      std::string line = call + " ";
+      for (std::size_t i = 0; i < defines_.size(); ++i) line += (i ? "," : "") + defines_[i];
+      for (std::size_t i = 0; i < sets.size(); ++i) {
+        line += i ? " | " : " ";
+        bool first = true;
+        for (const auto& [k, v] : sets[i]) {
+          line += (first ? "" : ",") + k + "=" + v.to_string();
+          first = false;
+        }
+      }
+      std::lock_guard lock(backend_.mutex);
+      backend_.calls.push_back(line);
+    }
     [[nodiscard]] Outcome outcome(const ParamSet& params) const {
       Outcome o;
       auto t = backend_.time_on_problems ? backend_.time_on_problems(params, problems_)

@@ -32,6 +32,9 @@ class KernelEvaluator : public Evaluator {
   [[nodiscard]] virtual const RunReport& baseline_report() const = 0;
   // Measures a parameter set (a locked winner re-measured in this run).
   virtual Outcome evaluate_params(const ParamSet& params) = 0;
+  // Hint: these parameter sets will soon go to evaluate_params (lets a backend compile ahead,
+  // in parallel, even before measure_baseline).
+  virtual void prefetch_params(const std::vector<ParamSet>& upcoming) { (void)upcoming; }
   // The source defaults the baseline compiled with, every parameter's (read by
   // measure_baseline; empty before it, or when they are not known).
   [[nodiscard]] virtual ParamSet baseline_defaults() const { return {}; }

@@ -225,6 +225,12 @@ std::unique_ptr<KernelEvaluator> choose_sized(const KernelSpec& spec,
   const ParamSet winner = *row.winner;
   auto plain = run.backend.evaluator(unsized_spec, space, gpu, context.options);
   const std::string what = name + ": without its size define, ";
+  // The compiles side by side: the winner's both ways and the defaults' while the baseline's
+  // runs (the same source, so the same defaults).
+  sized.prefetch_params({winner});
+  std::vector<ParamSet> ahead{winner};
+  if (const ParamSet d = sized.baseline_defaults(); !d.empty() && d != winner) ahead.push_back(d);
+  plain->prefetch_params(ahead);
   auto base = plain->measure_baseline();
   if (!base || !base->passed()) {
     const std::string why = base ? std::string("are ") + to_string(base->disposition) +
@@ -303,6 +309,9 @@ Result<KernelRow> tune_search(const KernelSpec& spec, const std::optional<Bucket
   run.console.note(name + ": " + to_string(configurations) +
                    " configurations; measuring the baseline" +
                    (options.gpus_named ? " on GPU " + std::to_string(gpu.index) : ""));
+  // The search starts from the nearest buckets' winners: they compile while the baseline does.
+  std::vector<Point> seeds = bucket ? seed_points(space, bucket->seeds) : std::vector<Point>{};
+  evaluator->prefetch(seeds);
   auto baseline = evaluator->measure_baseline();
   if (!baseline) {
     run.console.error(baseline.error());
@@ -358,7 +367,7 @@ Result<KernelRow> tune_search(const KernelSpec& spec, const std::optional<Bucket
   request.budget = options.budget;
   request.prior = std::move(prior);
   if (bucket) {
-    request.seeds = seed_points(space, bucket->seeds);
+    request.seeds = std::move(seeds);
     std::vector<std::string> from;
     for (const BucketSeed& s : bucket->seeds) from.push_back(s.from.to_string());
     if (!request.seeds.empty())

@@ -14,6 +14,12 @@ std::string tail_of(const std::string& log, std::size_t max = 4000) {
   return log.size() <= max ? log : "..." + log.substr(log.size() - max);
 }
 
+std::string defines_key(const CompileRequest& request) {
+  std::string key;
+  for (const auto& [name, value] : request.defines) key += name + "=" + value + "\n";
+  return key;
+}
+
 }  // namespace
 
 GpuEvaluator::GpuEvaluator(const KernelSpec& spec, const SearchSpace& space, Compiler& compiler,
@@ -38,6 +44,7 @@ GpuEvaluator::GpuEvaluator(const GpuEvaluator& first, Runner& runner)
       runner_(runner),
       options_(first.options_),
       compiles_(first.compiles_),
+      source_loaded_(first.source_loaded_),
       source_text_(first.source_text_),
       defaults_(first.defaults_),
       reference_(first.reference_),
@@ -60,13 +67,34 @@ std::shared_future<CompileOutput> GpuEvaluator::compile_async(const ParamSet& pa
   return compiles_->pool->submit(request_for(params, false)).share();
 }
 
-Result<Outcome> GpuEvaluator::measure_baseline() {
+Status GpuEvaluator::load_source() {
+  if (source_loaded_) return ok_status();
   auto text = options_.source_text ? options_.source_text : read_whole_file(spec_.source);
   if (!text) return make_error("cannot read the kernel source " + spec_.source, spec_.where);
-  source_text_ = std::move(*text);
-  auto defaults = source_defaults(source_text_, spec_);
+  auto defaults = source_defaults(*text, spec_);
   if (!defaults) return defaults.error();
+  source_text_ = std::move(*text);
   defaults_ = std::move(defaults).value();
+  source_loaded_ = true;
+  return ok_status();
+}
+
+std::shared_future<CompileOutput> GpuEvaluator::params_compile(const ParamSet& params) {
+  CompileRequest request = request_for(params, false);
+  const std::string key = defines_key(request);
+  {
+    std::lock_guard lock(compiles_->mutex);
+    if (auto it = compiles_->pending_params.find(key); it != compiles_->pending_params.end()) {
+      auto future = it->second;
+      compiles_->pending_params.erase(it);
+      return future;
+    }
+  }
+  return compiles_->pool->submit(std::move(request)).share();
+}
+
+Result<Outcome> GpuEvaluator::measure_baseline() {
+  if (auto loaded = load_source(); !loaded) return loaded.error();
 
   const bool triton = spec_.language == SourceLanguage::triton;
   // A Triton spec's defaults are the configuration its baseline compiles with.
@@ -131,7 +159,7 @@ RunReport GpuEvaluator::run_params_on(Runner& runner, const ParamSet& params,
                                       const TimingOptions& timing, bool time_it) {
   ParamSet full = defaults_;
   for (const auto& [k, v] : params) full[k] = v;
-  const CompileOutput out = compile_async(params).get();
+  const CompileOutput out = params_compile(params).get();
   RunReport report;
   if (!out.ok) {
     report.outcome.disposition = Disposition::compile_failed;
@@ -147,7 +175,7 @@ RunReport GpuEvaluator::run_params_on(Runner& runner, const ParamSet& params,
 Outcome GpuEvaluator::evaluate_params(const ParamSet& params) {
   ParamSet full = defaults_;
   for (const auto& [k, v] : params) full[k] = v;
-  CompileOutput out = compile_async(params).get();
+  CompileOutput out = params_compile(params).get();
   compile_seconds_ += out.seconds;
   if (!out.ok) {
     Outcome o;
@@ -186,11 +214,24 @@ Outcome GpuEvaluator::evaluate(const Point& p) {
 }
 
 void GpuEvaluator::prefetch(const std::vector<Point>& upcoming) {
+  if (!load_source()) return;  // measure_baseline says why
   std::lock_guard lock(compiles_->mutex);
   for (const auto& p : upcoming) {
     const std::string key = space_.key(p);
     if (compiles_->pending.count(key) || compiles_->taken.count(key)) continue;
     compiles_->pending.emplace(key, compile_async(space_.to_params(p)));
+  }
+}
+
+void GpuEvaluator::prefetch_params(const std::vector<ParamSet>& upcoming) {
+  if (!load_source()) return;  // measure_baseline says why
+  std::lock_guard lock(compiles_->mutex);
+  for (const ParamSet& params : upcoming) {
+    CompileRequest request = request_for(params, false);
+    std::string key = defines_key(request);
+    if (compiles_->pending_params.count(key)) continue;
+    compiles_->pending_params.emplace(std::move(key),
+                                      compiles_->pool->submit(std::move(request)).share());
   }
 }
 

@@ -48,7 +48,9 @@ class GpuEvaluator final : public KernelEvaluator {
   Result<Outcome> measure_baseline() override;
 
   Outcome evaluate(const Point& p) override;
+  // Both compile ahead on the pool; before measure_baseline they read the source first.
   void prefetch(const std::vector<Point>& upcoming) override;
+  void prefetch_params(const std::vector<ParamSet>& upcoming) override;
   void set_incumbent_us(double best_us) override;
 
   // The last run's per-problem results (GB/s, fraction of the copy ceiling).
@@ -70,11 +72,16 @@ class GpuEvaluator final : public KernelEvaluator {
   struct Compiles {
     std::mutex mutex;
     std::map<std::string, std::shared_future<CompileOutput>> pending;  // by space key
+    // prefetch_params's, by the request's defines, until evaluate_params takes them
+    std::map<std::string, std::shared_future<CompileOutput>> pending_params;
     std::set<std::string> taken;  // evaluated or being evaluated: never prefetched again
     std::unique_ptr<CompilePool> pool;
   };
 
   GpuEvaluator(const GpuEvaluator& first, Runner& runner);  // sibling()'s
+  Status load_source();                                     // source_text_ and defaults_, once
+  // A parameter set's compile: prefetch_params's when there is one, else a new one.
+  std::shared_future<CompileOutput> params_compile(const ParamSet& params);
   CompileRequest request_for(const ParamSet& params, bool with_reference) const;
   std::shared_future<CompileOutput> compile_async(const ParamSet& params);
   Outcome run(const ParamSet& params, const CompileOutput& compiled);
@@ -86,6 +93,7 @@ class GpuEvaluator final : public KernelEvaluator {
   Runner& runner_;
   GpuEvaluatorOptions options_;
   std::shared_ptr<Compiles> compiles_;
+  bool source_loaded_ = false;
   std::string source_text_;
   ParamSet defaults_;
   KernelImage reference_;
