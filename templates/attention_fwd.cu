@@ -57,13 +57,13 @@
 #define ATT_MIN_BLOCKS 1
 #endif
 #ifndef ATT_DEC_WARPS_N
-#define ATT_DEC_WARPS_N 4
+#define ATT_DEC_WARPS_N 8
 #endif
 #ifndef ATT_DEC_BN
 #define ATT_DEC_BN 32
 #endif
 #ifndef ATT_DEC_STAGES
-#define ATT_DEC_STAGES 3
+#define ATT_DEC_STAGES 1
 #endif
 #ifndef ATT_DEC_BLOCKS
 #define ATT_DEC_BLOCKS 132
@@ -234,6 +234,11 @@ struct Config {
   static constexpr int CLUSTER = CLUSTER_;  // decode: splits merged in clusters of this many CTAs
   // Decode: the copy and merge loops kept as loops, not unrolled (ATT_DEC_COMPACT).
   static constexpr bool COMPACT = COMPACT_;
+  // Decode with one stage: its K and V copies are two groups waited for apart. Q K^T starts
+  // when K is in, while V still arrives, the next tile's K is on its way during the softmax and
+  // P V, its V during the next Q K^T, so the copies in flight never drain to none between
+  // tiles (measured faster at every decode shape than waiting for both at once).
+  static constexpr bool STAGGER = SPLIT_ && STAGES_ == 1;
   static constexpr int BM = 16 * MT * WM;  // query rows of a block
   static constexpr int KN = BN * WN;       // keys of a block's tile
   static constexpr int kThreads = 32 * WM * WN;
@@ -290,6 +295,23 @@ __device__ __forceinline__ void load_kv_tile(unsigned k_dst, unsigned v_dst, con
     const unsigned dst = tile_offset<C::D>(r, c);
     cp_async_16(k_dst + dst, k + off, valid);
     cp_async_16(v_dst + dst, v + off, valid);
+  });
+}
+
+// K or V alone (a decode stage's copies, one group each).
+template <class C>
+__device__ __forceinline__ void load_tile(unsigned dst, const __nv_bfloat16* src, const Geometry& g,
+                                          const RowMap& map, int n0) {
+  strided_for<C::COMPACT>(threadIdx.x, C::KN * C::kChunks, C::kThreads, [&](int i) {
+    const int r = i / C::kChunks;
+    const int c = i % C::kChunks;
+    const int key = n0 + r;
+    const bool valid = key < g.seq_k;
+    const long long off =
+        (static_cast<long long>(map.b * g.seq_k + (valid ? key : 0)) * g.kv_heads + map.kvh) *
+            C::D +
+        c * 8;
+    cp_async_16(dst + tile_offset<C::D>(r, c), src + off, valid);
   });
 }
 
@@ -375,7 +397,13 @@ __device__ void attention_block(const __nv_bfloat16* __restrict__ q,
   }
   const float scale_log2 = rsqrtf(static_cast<float>(D)) * kLog2e;
 
-  if constexpr (STAGES > 1) {
+  if constexpr (C::STAGGER) {
+    // Two groups a tile from here on: K (the first with Q's copies), then V.
+    if (t_begin < t_end) load_tile<C>(k_stage(0), k, g, map, t_begin * KN);
+    cp_async_commit();
+    if (t_begin < t_end) load_tile<C>(v_stage(0), v, g, map, t_begin * KN);
+    cp_async_commit();
+  } else if constexpr (STAGES > 1) {
 #pragma unroll
     for (int s = 0; s < STAGES - 1; ++s) {
       if (t_begin + s < t_end)
@@ -387,7 +415,11 @@ __device__ void attention_block(const __nv_bfloat16* __restrict__ q,
   for (int t = t_begin; t < t_end; ++t) {
     const int it = t - t_begin;
     int stage;
-    if constexpr (STAGES == 1) {
+    if constexpr (C::STAGGER) {
+      stage = 0;
+      cp_async_wait<1>();  // this tile's K (V may still be on its way)
+      __syncthreads();
+    } else if constexpr (STAGES == 1) {
       stage = 0;
       __syncthreads();  // every warp is done with the previous tile
       load_kv_tile<C>(k_stage(0), v_stage(0), k, v, g, map, t * KN);
@@ -435,6 +467,11 @@ __device__ void attention_block(const __nv_bfloat16* __restrict__ q,
           mma_16816(s[mt][j + 1], a[mt], b[2], b[3]);
         }
       }
+    }
+    if constexpr (C::STAGGER) {
+      __syncthreads();  // every warp is done with this K: the next tile's comes in its place
+      if (t + 1 < t_end) load_tile<C>(ks, k, g, map, (t + 1) * KN);
+      cp_async_commit();
     }
 
     // Masks only where this warp's keys pass the end or the causal diagonal.
@@ -485,6 +522,10 @@ __device__ void attention_block(const __nv_bfloat16* __restrict__ q,
       }
     }
 
+    if constexpr (C::STAGGER) {
+      cp_async_wait<1>();  // this tile's V (the next K may still be on its way)
+      __syncthreads();
+    }
     // O += P V: P's accumulators of two 8-key tiles are the A operand of one 16-key step.
 #pragma unroll
     for (int kk = 0; kk < BN / 16; ++kk) {
@@ -508,6 +549,11 @@ __device__ void attention_block(const __nv_bfloat16* __restrict__ q,
           mma_16816(acc[mt][dn + 1], a[mt], b[2], b[3]);
         }
       }
+    }
+    if constexpr (C::STAGGER) {
+      __syncthreads();  // every warp is done with this V
+      if (t + 1 < t_end) load_tile<C>(vs, v, g, map, (t + 1) * KN);
+      cp_async_commit();
     }
   }
   // Every copy landed, the Q tile's too when a split has no keys (with one stage its copies

@@ -38,9 +38,14 @@ configs=(
   "persistent_c1_bn192_s2=PINGPONG=0 CONSUMERS=1 BN=192 STAGES=2"
   # The decode kernel's (DEC_ settings, ATT_DEC_ in the source): fine splits (up to 64 a
   # query block, a tile each), unrolled copies with two stages, and clustered splits.
-  "dec_fine=DEC_BLOCKS=2112 DEC_MIN_TILES=1 DEC_WARPS_N=1 DEC_BN=32"
-  "dec_unrolled=DEC_COMPACT=0 DEC_BLOCKS=264 DEC_STAGES=2"
-  "dec_cluster4=DEC_CLUSTER=4 DEC_BLOCKS=528"
+  # (The defaults are one stage, its K and V waited for apart, and eight warps: these name
+  # their stages and warps.)
+  "dec_fine=DEC_BLOCKS=2112 DEC_MIN_TILES=1 DEC_WARPS_N=1 DEC_BN=32 DEC_STAGES=3"
+  "dec_unrolled=DEC_COMPACT=0 DEC_BLOCKS=264 DEC_STAGES=2 DEC_WARPS_N=4"
+  "dec_cluster4=DEC_CLUSTER=4 DEC_BLOCKS=528 DEC_STAGES=3 DEC_WARPS_N=4"
+  # One stage, several tiles a split, and the finest split.
+  "dec_one_stage=DEC_STAGES=1 DEC_WARPS_N=8 DEC_BLOCKS=132 DEC_MIN_TILES=1"
+  "dec_one_stage_fine=DEC_STAGES=1 DEC_WARPS_N=2 DEC_BN=64 DEC_BLOCKS=2112"
 )
 if [[ -n ${ONLY:-} ]]; then
   kept=()
