@@ -279,22 +279,36 @@ struct RowMap {
   __device__ int head(int r) const { return group_rows ? head0 + r % group : head0; }
 };
 
+// Chunk i of a K or V tile of C::KN keys from key n0: its element offset in k or v (key 0's
+// for a key past the end, whose copy zero-fills), its byte offset in the tile, and whether
+// its key exists.
+struct TileChunk {
+  long long src;
+  unsigned dst;
+  bool valid;
+};
+template <class C>
+__device__ __forceinline__ TileChunk tile_chunk(int i, const Geometry& g, const RowMap& map,
+                                                int n0) {
+  const int r = i / C::kChunks;
+  const int c = i % C::kChunks;
+  const int key = n0 + r;
+  const bool valid = key < g.seq_k;
+  const long long src =
+      (static_cast<long long>(map.b * g.seq_k + (valid ? key : 0)) * g.kv_heads + map.kvh) *
+          C::D +
+      c * 8;
+  return {src, tile_offset<C::D>(r, c), valid};
+}
+
 template <class C>
 __device__ __forceinline__ void load_kv_tile(unsigned k_dst, unsigned v_dst, const __nv_bfloat16* k,
                                              const __nv_bfloat16* v, const Geometry& g,
                                              const RowMap& map, int n0) {
   strided_for<C::COMPACT>(threadIdx.x, C::KN * C::kChunks, C::kThreads, [&](int i) {
-    const int r = i / C::kChunks;
-    const int c = i % C::kChunks;
-    const int key = n0 + r;
-    const bool valid = key < g.seq_k;
-    const long long off =
-        (static_cast<long long>(map.b * g.seq_k + (valid ? key : 0)) * g.kv_heads + map.kvh) *
-            C::D +
-        c * 8;
-    const unsigned dst = tile_offset<C::D>(r, c);
-    cp_async_16(k_dst + dst, k + off, valid);
-    cp_async_16(v_dst + dst, v + off, valid);
+    const TileChunk t = tile_chunk<C>(i, g, map, n0);
+    cp_async_16(k_dst + t.dst, k + t.src, t.valid);
+    cp_async_16(v_dst + t.dst, v + t.src, t.valid);
   });
 }
 
@@ -303,15 +317,8 @@ template <class C>
 __device__ __forceinline__ void load_tile(unsigned dst, const __nv_bfloat16* src, const Geometry& g,
                                           const RowMap& map, int n0) {
   strided_for<C::COMPACT>(threadIdx.x, C::KN * C::kChunks, C::kThreads, [&](int i) {
-    const int r = i / C::kChunks;
-    const int c = i % C::kChunks;
-    const int key = n0 + r;
-    const bool valid = key < g.seq_k;
-    const long long off =
-        (static_cast<long long>(map.b * g.seq_k + (valid ? key : 0)) * g.kv_heads + map.kvh) *
-            C::D +
-        c * 8;
-    cp_async_16(dst + tile_offset<C::D>(r, c), src + off, valid);
+    const TileChunk t = tile_chunk<C>(i, g, map, n0);
+    cp_async_16(dst + t.dst, src + t.src, t.valid);
   });
 }
 
