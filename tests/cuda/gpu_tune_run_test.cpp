@@ -112,6 +112,23 @@ TEST_F(GpuTuneRunTest, ParameterSetsCompiledAheadOfTheBaselineAreTheSourcesAndNo
   EXPECT_EQ(nvcc_.calls.load(), 4);
 }
 
+// A bucket's seeds are prefetched before its baseline is measured: compiled from the source
+// and taken by the search's evaluation.
+TEST_F(GpuTuneRunTest, PointsCompiledAheadOfTheBaselineAreTheSourcesAndNotCompiledTwice) {
+  const KernelSpec spec = spec_for("#define X 1\n__global__ void k(float* y) { y[0] = X; }\n");
+  SpecSpace space(spec, spec.problems);
+  FakeRunner runner;
+  GpuEvaluator evaluator(spec, space, nvcc_, runner, {});
+  const auto seed = space.from_params({{"X", Value(6)}});
+  ASSERT_TRUE(seed.has_value());
+  evaluator.prefetch({*seed});
+  ASSERT_TRUE(evaluator.measure_baseline().ok());
+  EXPECT_TRUE(evaluator.evaluate(*seed).passed());
+  EXPECT_EQ(nvcc_.calls.load(), 2);  // the baseline's and X = 6's
+  ASSERT_EQ(runner.images.size(), 2u);
+  EXPECT_EQ(runner.images[1], "IMAGE:#define X 1\n__global__ void k(float* y) { y[0] = X; }\n;X=6");
+}
+
 // A decode kernel of 12 us is launched between other work, its code and data cold: timed back
 // to back in batches it ranked schedules otherwise than a lone launch does (measured on an
 // H200: the batched winner 17.8 us alone, another schedule 13.3). `timing: alone` asks for
