@@ -225,11 +225,16 @@ std::unique_ptr<KernelEvaluator> choose_sized(const KernelSpec& spec,
   const ParamSet winner = *row.winner;
   auto plain = run.backend.evaluator(unsized_spec, space, gpu, context.options);
   const std::string what = name + ": without its size define, ";
+  // The same source, so the same defaults as the search's baseline compiled with.
+  const ParamSet defaults = sized.baseline_defaults();
+  const bool defaults_lockable = !defaults.empty() && defaults != winner &&
+                                 check_params(defaults, spec, name).ok() &&
+                                 check_constraints(defaults, spec, name).ok();
   // The compiles side by side: the winner's both ways and the defaults' while the baseline's
-  // runs (the same source, so the same defaults).
+  // runs.
   sized.prefetch_params({winner});
   std::vector<ParamSet> ahead{winner};
-  if (const ParamSet d = sized.baseline_defaults(); !d.empty() && d != winner) ahead.push_back(d);
+  if (defaults_lockable) ahead.push_back(defaults);
   plain->prefetch_params(ahead);
   auto base = plain->measure_baseline();
   if (!base || !base->passed()) {
@@ -239,10 +244,6 @@ std::unique_ptr<KernelEvaluator> choose_sized(const KernelSpec& spec,
     run.console.note(what + "the source defaults " + why + "; the winner is locked with it");
     return nullptr;
   }
-  const ParamSet defaults = plain->baseline_defaults();
-  const bool defaults_lockable = !defaults.empty() && defaults != winner &&
-                                 check_params(defaults, spec, name).ok() &&
-                                 check_constraints(defaults, spec, name).ok();
   const Outcome with = sized.evaluate_params(winner);
   const Outcome without = plain->evaluate_params(winner);
   const std::vector<ProblemRow> without_rows = problem_rows(plain->last_report());
