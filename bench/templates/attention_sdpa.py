@@ -6,7 +6,7 @@ with the same two timers as bench/templates/compare_torch.py on the same tensors
 
   bench/templates/attention_sdpa.py --out DIR [--lockfile LOCK] [--params KERNEL=JSON ...]
                                     [--shapes all|prefill|decode|validate] [--kernelevo BIN]
-                                    [--kernels K1,K2,...] [--source FILE]
+                                    [--kernels K1,K2,...] [--source FILE] [--rounds N]
 
 The prefill shapes run every selected prefill kernel: the portable one (attention_fwd_bf16)
 and, on an sm_90 GPU, the Hopper one (attention_fwd_sm90, built for sm_90a, its operands
@@ -24,13 +24,17 @@ DIR/attention.json.
 SDPA gets the tensors in the kernel's layout, [batch, seq, heads, head_dim], as views
 transposed to [batch, heads, seq, head_dim] (the layout its flash and memory-efficient kernels
 read natively), and, separately, contiguous [batch, heads, seq, head_dim] copies made before
-timing; its figure is the fastest backend and layout. causal: SDPA's is_causal (the lower
+timing; its figure is the fastest backend and layout. --rounds (default 3): the first round
+times ours and every backend, the later ones ours and that round's fastest backend, one after
+the other, and each side's time is the median of its rounds, so a clock that sags under a long
+run's load is charged to both sides alike. causal: SDPA's is_causal (the lower
 triangle, the same mask as the kernel's for seq_q == seq_k); decode shapes are not causal.
 A do_bench figure marked † may hold host time: issuing that call took the host longer than
 do_bench's L2 clearing keeps the GPU busy (compare_torch.host_bound).
 """
 
 import argparse
+import contextlib
 import datetime
 import json
 import math
@@ -149,6 +153,26 @@ def sdpa_calls(torch, q, k, v, d):
                 continue
             out.append((f"{name}/{layout}", fn, r, pinned))
     return out
+
+
+def time_in_rounds(candidates, timers, rounds):
+    """{name: {timer: [its median in each round]}} for `candidates` [(name, fn, pinned)] (pinned
+    a context entered around its timing, or None), each round timing every candidate by every
+    timer, one after the other: a GPU whose clock sags under a long run's load (power, heat)
+    charges the sag to every side alike, not to whichever ran last."""
+    out = {name: {t: [] for t in timers} for name, _, _ in candidates}
+    for _ in range(rounds):
+        for name, fn, pinned in candidates:
+            with (pinned() if pinned else contextlib.nullcontext()):
+                for t, timer in timers.items():
+                    out[name][t].append(timer(fn))
+    return out
+
+
+def median(values):
+    ordered = sorted(values)
+    n = len(ordered)
+    return ordered[n // 2] if n % 2 else (ordered[n // 2 - 1] + ordered[n // 2]) / 2
 
 
 def kernel_winners(args, spec, kernel, lock, device):
@@ -279,28 +303,38 @@ def run(args):
                 row["mismatch_lse"] = mismatch(torch, lse, rl, 1e-3, 1e-3)
             del ro, rl
             if args.shapes != "validate":
-                row["ours_us"] = clean(launch)
-                row["ours_do_bench_us"] = bench(launch)
-                row["ours_host_us"] = ct.host_issue_us(torch, launch)
-                best = None
+                # Round one times ours and every SDPA backend; the later rounds ours and the
+                # fastest backend of round one again, each side's time the median of its rounds.
                 row["sdpa"] = {}
+                candidates = [("ours", launch, None)]
                 for name, fn, r, pinned in sdpa_calls(torch, q, k, v, d):
                     if fn is None:
                         row["sdpa"][name] = {"error": r}
                         continue
                     got = r.transpose(1, 2).float()
-                    e = (got - o.float()).abs().max().item()
-                    with pinned():
-                        t = clean(fn)
-                        tb = bench(fn)
-                        host = ct.host_issue_us(torch, fn)
-                    row["sdpa"][name] = {"us": t, "do_bench_us": tb, "host_us": host, "max_diff_to_ours": e}
-                    if best is None or t < best[1]:
-                        best = (name, t, tb, host)
+                    row["sdpa"][name] = {"max_diff_to_ours": (got - o.float()).abs().max().item()}
+                    candidates.append((name, fn, pinned))
                     del r, got
+                timers = {"us": clean, "do_bench_us": bench}
+                times = time_in_rounds(candidates, timers, 1)
+                sdpa = [c for c in candidates if c[0] != "ours"]
+                best = min(sdpa, key=lambda c: times[c[0]]["us"][0]) if sdpa else None
+                later = time_in_rounds([candidates[0]] + ([best] if best else []), timers, args.rounds - 1)
+                for name, fn, pinned in candidates:
+                    for t in timers:
+                        times[name][t] += later.get(name, {}).get(t, [])
+                    with (pinned() if pinned else contextlib.nullcontext()):
+                        host = ct.host_issue_us(torch, fn)
+                    cell = {t: median(times[name][t]) for t in timers}
+                    cell.update({"host_us": host, "rounds_us": times[name]["us"],
+                                 "rounds_do_bench_us": times[name]["do_bench_us"]})
+                    if name == "ours":
+                        row.update({f"ours_{t}": v for t, v in cell.items()})
+                    else:
+                        row["sdpa"][name].update(cell)
                 if best:
-                    row["sdpa_best"] = {"backend": best[0], "us": best[1], "do_bench_us": best[2],
-                                        "host_us": best[3]}
+                    row["sdpa_best"] = {"backend": best[0], **{k: row["sdpa"][best[0]][k] for k in
+                                                               ("us", "do_bench_us", "host_us")}}
                 row["tflops"] = flops(d) / (row["ours_us"] * 1e-6) / 1e12
         except Exception as e:  # noqa: BLE001 - one shape's failure goes into the table
             row["error"] = ct.error_text(e, 400)
@@ -310,6 +344,9 @@ def run(args):
 
     meta = {"device": device, "torch": torch.__version__, "date": datetime.datetime.utcnow().isoformat() + "Z",
             "timer": clean_desc, "second_timer": bench_desc, "command": " ".join(sys.argv),
+            "rounds": (f"{args.rounds}: ours and every SDPA backend timed one after the other, then ours and the "
+                       f"fastest backend of that round {args.rounds - 1} more times alike; each time the median "
+                       "of its rounds"),
             "clearing_us": clearing_us,
             "host": platform.node(),
             "kernels": {k: kernel_meta(v["winners"]) for k, v in kernels.items()}}
@@ -353,8 +390,9 @@ def do_bench_cell(meta, us, host_us):
 
 def table(meta, rows):
     out = ["# templates/attention_fwd.cu beside PyTorch SDPA", ""]
-    for key in ("device", "torch", "date", "timer", "second_timer", "command"):
-        out.append(f"- {key}: {meta[key]}")
+    for key in ("device", "torch", "date", "timer", "second_timer", "rounds", "command"):
+        if key in meta:
+            out.append(f"- {key}: {meta[key]}")
     for k, v in meta["kernels"].items():
         if "buckets" in v:
             out.append(f"- {k}: {v['from']}")
@@ -408,10 +446,15 @@ def parse_args(argv):
     p.add_argument("--spec-json", help="`kernelevo scan templates/attention_fwd.cu --format json` output, "
                    "in place of running --kernelevo")
     p.add_argument("--rep-ms", type=int, default=100)
+    p.add_argument("--rounds", type=int, default=3,
+                   help="rounds of timing, ours and SDPA's fastest backend one after the other in each, "
+                        "each side's time the median of its rounds (default 3)")
     p.add_argument("--kernels", default=",".join(DEFAULT_KERNELS),
                    help=f"comma-separated kernel ids to run, of {', '.join(KERNELS)} (the sm_90a ones only on "
                         "an sm_90 GPU)")
     args = p.parse_args(argv)
+    if args.rounds < 1:
+        p.error("--rounds: at least 1")
     args.kernels = [k for k in args.kernels.split(",") if k]
     unknown = [k for k in args.kernels if k not in KERNELS]
     if unknown:
