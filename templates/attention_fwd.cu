@@ -1172,6 +1172,21 @@ extern "C" __global__ void attention_decode_bf16_naive(
 #ifndef ATT90_CTAS
 #define ATT90_CTAS 132
 #endif
+// 1 (with CTAS): Stream-K. The persistent blocks share the key tiles of all query tiles
+// evenly, each a contiguous run of them, so no block waits on a last round of whole tiles (4096
+// tiles on 132 blocks take 32 rounds where 31.03 would do). A query tile whose keys two or
+// more blocks share is finished by the last of them to arrive (an atomic ticket), which merges
+// the others' unnormalised partial outputs from scratch (o_part, counter); without scratch
+// (null pointers) the blocks take whole tiles.
+#ifndef ATT90_STREAM
+#define ATT90_STREAM 0
+#endif
+// 1 (with PINGPONG): consumer 1's last turn of a tile hands consumer 0 the next tile's first,
+// so consumer 0 starts that tile's Q K^T and softmax while consumer 1 finishes its P V and
+// stores its output.
+#ifndef ATT90_HANDOFF
+#define ATT90_HANDOFF 0
+#endif
 // The fp16 kernel's own parameters (attention_fwd_sm90_f16), the same meanings.
 #ifndef ATT90H_BN
 #define ATT90H_BN 128
@@ -1193,6 +1208,12 @@ extern "C" __global__ void attention_decode_bf16_naive(
 #endif
 #ifndef ATT90H_CTAS
 #define ATT90H_CTAS 132
+#endif
+#ifndef ATT90H_STREAM
+#define ATT90H_STREAM 0
+#endif
+#ifndef ATT90H_HANDOFF
+#define ATT90H_HANDOFF 0
 #endif
 
 // A TMA tensor map (CUtensorMap: 128 opaque bytes), encoded by the host for the kernel's
@@ -1331,11 +1352,14 @@ using attention_detail::pack_bf16;
 using attention_detail::shared_address;
 
 template <int D_, int BN_, int CONSUMERS_, int STAGES_, bool OVERLAP_, bool PINGPONG_, bool LAZY_,
-          int CTAS_>
+          int CTAS_, bool STREAM_, bool HANDOFF_>
 struct Config {
   static constexpr int D = D_, BN = BN_, CONSUMERS = CONSUMERS_, STAGES = STAGES_;
   static constexpr bool OVERLAP = OVERLAP_, PINGPONG = PINGPONG_, LAZY = LAZY_;
   static constexpr int CTAS = CTAS_;  // 0: a block per tile; else persistent blocks
+  // Persistent blocks share the key tiles of all query tiles evenly (Stream-K), given scratch.
+  static constexpr bool STREAM = STREAM_ && CTAS_ > 0;
+  static constexpr bool HANDOFF = HANDOFF_ && PINGPONG_;
   // Persistent blocks load the next tile's Q into a second buffer during this tile.
   static constexpr int kQSlots = CTAS > 0 ? 2 : 1;
   static constexpr int BM = 64 * CONSUMERS;
@@ -1597,8 +1621,96 @@ __device__ __forceinline__ int key_tiles(int m0, const attention_detail::Geometr
   return n_end > 0 ? (n_end + C::BN - 1) / C::BN : 0;
 }
 
+// A block's piece of work: key tiles [tb, te) of the query tile `tile`, which has `len` key
+// tiles in all; where other blocks share its keys (parts > 1), `first` is the block that holds
+// its first key tile, `slot` this block's scratch slot for its partial output, and `pos` the
+// position of its first key tile in the stream of all of them.
+struct Work {
+  Tile tile;
+  int tb, te, len, parts, first, slot;
+  long long pos;
+};
+
+// The pieces a block takes, in order: without STREAM (or scratch) the whole tiles of tile_at,
+// one a turn; with it, the key tiles of all query tiles (the query blocks of one head together,
+// heads in order), block c taking positions [c W / G, (c + 1) W / G) of the W in all, cut at
+// tile boundaries. A query tile with no key tiles (nothing visible) belongs to the block whose
+// run holds its position, the last block's where that is W. The producer and the consumers
+// walk it alike.
+template <class C>
+struct Walk {
+  bool stream;
+  int turn = 0;
+  int bh = 0, m = 0;  // Stream-K: the tile at `pos`, and the block's run [start, end) of `total`
+  long long total = 0, start = 0, end = 0, pos = 0;
+
+  __device__ Walk(const attention_detail::Geometry& g, bool use_stream) : stream(use_stream) {
+    if (!stream) return;
+    const int m_blocks = (g.seq_q + C::BM - 1) / C::BM;
+    long long per_head = 0;
+    for (int i = 0; i < m_blocks; ++i) per_head += key_tiles<C>(i * C::BM, g);
+    total = per_head * g.batch * g.heads;
+    start = static_cast<long long>(blockIdx.x) * total / gridDim.x;
+    end = static_cast<long long>(blockIdx.x + 1) * total / gridDim.x;
+    if (total == 0) {  // nothing to read anywhere: the last block writes every tile
+      bh = blockIdx.x + 1 == gridDim.x ? 0 : g.batch * g.heads;
+      return;
+    }
+    bh = static_cast<int>(start / per_head);
+    pos = bh * per_head;
+    for (;;) {  // to the first tile that holds `start` or begins at it
+      const int len = key_tiles<C>(m * C::BM, g);
+      if (!(pos < start && pos + len <= start)) break;
+      pos += len;
+      ++m;
+    }
+  }
+  // The block whose run holds position w (of total > 0).
+  __device__ int block_of(long long w) const {
+    const long long grid = gridDim.x;
+    const long long c = ((w + 1) * grid + total - 1) / total - 1;
+    return static_cast<int>(c < 0 ? 0 : (c >= grid ? grid - 1 : c));
+  }
+  // Block c's scratch slot for its part of the tile at position p: 2c for its first piece (the
+  // tile began before its run), 2c + 1 for its last (the tile begins in its run and goes on).
+  __device__ int slot_of(int c, long long p) const {
+    return 2 * c + (p < static_cast<long long>(c) * total / gridDim.x ? 0 : 1);
+  }
+  __device__ bool next(const attention_detail::Geometry& g, Work& w) {
+    if (!stream) {
+      if (!tile_at<C>(turn++, g, w.tile)) return false;
+      w.len = key_tiles<C>(w.tile.m_block * C::BM, g);
+      w.tb = 0;
+      w.te = w.len;
+      w.parts = 1;
+      return true;
+    }
+    if (bh >= g.batch * g.heads) return false;
+    if (pos > end || (pos == end && blockIdx.x + 1 != gridDim.x)) return false;
+    w.tile = {bh / g.heads, bh % g.heads, m};
+    w.len = key_tiles<C>(m * C::BM, g);
+    w.pos = pos;
+    w.tb = static_cast<int>(start > pos ? start - pos : 0);
+    w.te = static_cast<int>(end - pos < w.len ? end - pos : w.len);
+    w.parts = 1;
+    if (w.len > 0 && (pos < start || pos + w.len > end)) {
+      w.first = block_of(pos);
+      w.parts = block_of(pos + w.len - 1) - w.first + 1;
+      w.slot = slot_of(static_cast<int>(blockIdx.x), pos);
+    }
+    pos += w.len;
+    if (++m == (g.seq_q + C::BM - 1) / C::BM) {
+      m = 0;
+      ++bh;
+    }
+    ++turn;
+    return true;
+  }
+};
+
 template <class C, bool kHalf>
-__device__ void attention_block(float* __restrict__ lse, const attention_detail::Geometry g,
+__device__ void attention_block(float* __restrict__ lse, float* __restrict__ o_part,
+                                unsigned* __restrict__ counter, const attention_detail::Geometry g,
                                 const TensorMap& map_q, const TensorMap& map_k,
                                 const TensorMap& map_v, const TensorMap& map_o) {
   constexpr int D = C::D, BN = C::BN, STAGES = C::STAGES;
@@ -1621,6 +1733,7 @@ __device__ void attention_block(float* __restrict__ lse, const attention_detail:
   const auto k_empty = [&](int s) { return bars + 8u * (2 * QS + 2 * STAGES + s); };
   const auto v_empty = [&](int s) { return bars + 8u * (2 * QS + 3 * STAGES + s); };
   const int shift = g.seq_k - g.seq_q;  // key j is visible to position i when j <= i + shift
+  const bool stream = C::STREAM && o_part != nullptr && counter != nullptr;
 
   if (threadIdx.x == 0) {
     prefetch_tensor_map(map_q);
@@ -1670,8 +1783,10 @@ __device__ void attention_block(float* __restrict__ lse, const attention_detail:
                     v_full(s));
       ++it;
     };
-    Tile tile;
-    for (int turn = 0; tile_at<C>(turn, g, tile); ++turn) {
+    Walk<C> walk(g, stream);
+    Work w;
+    for (int turn = 0; walk.next(g, w); ++turn) {
+      const Tile& tile = w.tile;
       const int slot = turn % QS;
       if (turn >= QS) mbar_wait(q_empty(slot), ((turn / QS) & 1) ^ 1);
       mbar_arrive_expect_bytes(q_full(slot), C::kQBytes);
@@ -1679,8 +1794,7 @@ __device__ void attention_block(float* __restrict__ lse, const attention_detail:
       for (int blk = 0; blk < C::kBlocks; ++blk)
         tma_load_4d(q_tile(slot) + blk * C::kQBlockBytes, map_q, 64 * blk, tile.head,
                     tile.m_block * C::BM, tile.b, q_full(slot));
-      const int n_tiles = key_tiles<C>(tile.m_block * C::BM, g);
-      for (int t = 0; t < n_tiles; ++t) load_kv(t, tile);
+      for (int t = w.tb; t < w.te; ++t) load_kv(t, tile);
     }
     return;
   }
@@ -1691,13 +1805,16 @@ __device__ void attention_block(float* __restrict__ lse, const attention_detail:
   const int lane = threadIdx.x % 32;
   const float scale_log2 = rsqrtf(static_cast<float>(D)) * kLog2e;
 
-  int it = 0;  // key tiles consumed before this tile's (the ring's position)
-  Tile tile;
-  for (int turn = 0; tile_at<C>(turn, g, tile); ++turn) {
+  int it = 0;              // key tiles consumed before this piece's (the ring's position)
+  bool handed_on = false;  // consumer 1: this tile's first arrival was made at the last one's end
+  Walk<C> walk(g, stream);
+  Work w;
+  for (int turn = 0; walk.next(g, w); ++turn) {
+    const Tile& tile = w.tile;
+    const int tb = w.tb, te = w.te;  // the piece's key tiles
     const int slot = turn % QS;
     const unsigned q_c = q_tile(slot) + static_cast<unsigned>(consumer * 64 * 128);  // its rows
     const int m0 = tile.m_block * C::BM;
-    const int n_tiles = key_tiles<C>(m0, g);
     const int c0 = m0 + consumer * 64;         // its first row
     const int r0 = c0 + warp * 16 + lane / 4;  // this thread's rows
     int limit[2];
@@ -1712,8 +1829,10 @@ __device__ void attention_block(float* __restrict__ lse, const attention_detail:
     float s[BN / 2];
     unsigned p[BN / 4];
     float alpha[2];
-    const auto stage_of = [&](int t) { return (it + t) % STAGES; };
-    const auto parity_of = [&](int t) { return static_cast<unsigned>(((it + t) / STAGES) & 1); };
+    const auto stage_of = [&](int t) { return (it + t - tb) % STAGES; };
+    const auto parity_of = [&](int t) {
+      return static_cast<unsigned>(((it + t - tb) / STAGES) & 1);
+    };
 
     // S = Q K^T for tile stage `stage`: k-step kk is 16 columns of a 64-column block.
     const auto qk = [&](int stage) {
@@ -1759,21 +1878,30 @@ __device__ void attention_block(float* __restrict__ lse, const attention_detail:
       first_masked = min(first_masked, visible > 0 ? visible / BN : 0);
     }
     // Ping-pong turns: consumer c waits on barrier 4 + c for the other's arrival there, issues
-    // its wgmma, then lets the other go; consumer 1 lets consumer 0 take the first turn of each
-    // tile, and leaves out the arrival after its last turn, which nobody would wait for (the
-    // next tile's first arrival takes its place).
+    // its wgmma, then lets the other go. Consumer 0 takes the first turn of each tile. With
+    // ATT90_HANDOFF, consumer 1's arrival after its last turn of a tile is consumer 0's first
+    // turn of the block's next tile that has turns, so consumer 0 starts that tile's Q K^T and
+    // softmax while consumer 1 finishes its P V and stores its output; consumer 1 arrives at the
+    // start of a tile only where no arrival was handed on. Without it, consumer 1 leaves out
+    // the arrival after its last turn and lets consumer 0 go at its next tile's start.
+    bool hand_on = false;  // consumer 1: the block's next tile has turns (arrive after the last)
+    if constexpr (C::PINGPONG && C::HANDOFF) {
+      Walk<C> ahead = walk;
+      Work next;
+      hand_on = consumer == 1 && ahead.next(g, next) && next.te > next.tb;
+    }
     const auto turn_begin = [&] {
       if constexpr (C::PINGPONG) asm volatile("bar.sync %0, 256;\n" ::"r"(4 + consumer) : "memory");
     };
     const auto turn_end = [&](bool last) {
       if constexpr (C::PINGPONG)
-        if (!(last && consumer == 1))
+        if (!(last && consumer == 1 && !hand_on))
           asm volatile("bar.arrive %0, 256;\n" ::"r"(4 + (consumer ^ 1)) : "memory");
     };
 
     mbar_wait(q_full(slot), (turn / QS) & 1);
     if constexpr (!C::OVERLAP) {
-      for (int t = 0; t < n_tiles; ++t) {
+      for (int t = tb; t < te; ++t) {
         const int stage = stage_of(t);
         const unsigned parity = parity_of(t);
         mbar_wait(k_full(stage), parity);
@@ -1791,19 +1919,20 @@ __device__ void attention_block(float* __restrict__ lse, const attention_detail:
         fence_registers(p);
         release(v_empty(stage));
       }
-    } else if (n_tiles > 0) {
-      // Tile 0's scores, then for each later tile: its Q K^T issued, the previous tile's P V
-      // issued, the scores' softmax while P V runs, and O rescaled once P V is done. The waits
-      // for the tiles come before a turn, so a turn only issues.
-      if (C::PINGPONG && consumer == 1) asm volatile("bar.arrive %0, 256;\n" ::"r"(4) : "memory");
-      mbar_wait(k_full(stage_of(0)), parity_of(0));
+    } else if (te > tb) {
+      // The first tile's scores, then for each later tile: its Q K^T issued, the one before's
+      // P V issued, the scores' softmax while P V runs, and O rescaled once P V is done. The
+      // waits for the tiles come before a turn, so a turn only issues.
+      if (C::PINGPONG && consumer == 1 && !handed_on)
+        asm volatile("bar.arrive %0, 256;\n" ::"r"(4) : "memory");
+      mbar_wait(k_full(stage_of(tb)), parity_of(tb));
       turn_begin();
-      qk(stage_of(0));
+      qk(stage_of(tb));
       turn_end(false);
       wgmma_wait<0>();
       fence_registers(s);
-      release(k_empty(stage_of(0)));
-      softmax(0);
+      release(k_empty(stage_of(tb)));
+      softmax(tb);
       pack_p<BN, kHalf>(p, s);
       // One turn per tile in both loops, so the consumers' turns still alternate.
       // `masked` is a constant at each call, so the inlined softmax is the masked or the
@@ -1831,11 +1960,11 @@ __device__ void attention_block(float* __restrict__ lse, const attention_detail:
         rescale<D, C::LAZY>(acc, alpha);
         pack_p<BN, kHalf>(p, s);
       };
-      int t = 1;
-      for (; t < min(first_masked, n_tiles); ++t) step(t, false);
-      for (; t < n_tiles; ++t) step(t, true);
-      const int last = stage_of(n_tiles - 1);
-      mbar_wait(v_full(last), parity_of(n_tiles - 1));
+      int t = tb + 1;
+      for (; t < min(first_masked, te); ++t) step(t, false);
+      for (; t < te; ++t) step(t, true);
+      const int last = stage_of(te - 1);
+      mbar_wait(v_full(last), parity_of(te - 1));
       turn_begin();
       pv(last);
       turn_end(true);
@@ -1843,8 +1972,67 @@ __device__ void attention_block(float* __restrict__ lse, const attention_detail:
       fence_registers(acc);
       fence_registers(p);
       release(v_empty(last));
+      handed_on = hand_on;
     }
-    it += n_tiles;
+    it += te - tb;
+
+    // A piece of a tile whose keys other blocks share: its unnormalised output and row states
+    // go to its scratch slot; the last part to arrive (the ticket of the tile's first block)
+    // merges the others' into its own registers and finishes the tile below. The ticket is one
+    // acquire-release atomic by thread 0 between two barriers, as the decode kernel's.
+    if constexpr (C::STREAM) {
+      if (w.parts > 1) {
+        __shared__ unsigned is_last[C::CONSUMERS];
+        const int tid = threadIdx.x % 128;
+        const auto part_of = [&](int part_slot) {
+          return reinterpret_cast<float4*>(o_part) +
+                 (static_cast<long long>(part_slot) * C::CONSUMERS + consumer) * (D / 8 + 1) * 128;
+        };
+        float4* mine = part_of(w.slot);
+#pragma unroll
+        for (int j = 0; j < D / 8; ++j)
+          mine[j * 128 + tid] =
+              make_float4(acc[4 * j], acc[4 * j + 1], acc[4 * j + 2], acc[4 * j + 3]);
+        mine[(D / 8) * 128 + tid] = make_float4(st.max[0], st.max[1], st.sum[0], st.sum[1]);
+        asm volatile("bar.sync %0, 128;\n" ::"r"(1 + consumer) : "memory");
+        if (tid == 0) {
+          unsigned* ticket = counter + w.first * C::CONSUMERS + consumer;
+          is_last[consumer] = attention_detail::atomic_add_acq_rel(ticket, 1u) ==
+                              static_cast<unsigned>(w.parts - 1);
+          if (is_last[consumer]) *ticket = 0u;  // left zero for the next launch
+        }
+        asm volatile("bar.sync %0, 128;\n" ::"r"(1 + consumer) : "memory");
+        if (!is_last[consumer]) {
+          if (tid == 0) mbar_arrive(q_empty(slot));
+          continue;
+        }
+#pragma unroll 1
+        for (int c = w.first; c < w.first + w.parts; ++c) {
+          if (c == static_cast<int>(blockIdx.x)) continue;
+          const float4* other = part_of(walk.slot_of(c, w.pos));
+          const float4 state = __ldcg(other + (D / 8) * 128 + tid);
+          const float their_max[2] = {state.x, state.y}, their_sum[2] = {state.z, state.w};
+          float mine_f[2], their_f[2];
+#pragma unroll
+          for (int h = 0; h < 2; ++h) {
+            const float m_new = fmaxf(st.max[h], their_max[h]);
+            const float m_use = m_new == ATT_NEG_INF ? 0.f : m_new;
+            mine_f[h] = fast_exp2(st.max[h] - m_use);
+            their_f[h] = fast_exp2(their_max[h] - m_use);
+            st.sum[h] = st.sum[h] * mine_f[h] + their_sum[h] * their_f[h];
+            st.max[h] = m_new;
+          }
+#pragma unroll
+          for (int j = 0; j < D / 8; ++j) {
+            const float4 x = __ldcg(other + j * 128 + tid);
+            acc[4 * j] = acc[4 * j] * mine_f[0] + x.x * their_f[0];
+            acc[4 * j + 1] = acc[4 * j + 1] * mine_f[0] + x.y * their_f[0];
+            acc[4 * j + 2] = acc[4 * j + 2] * mine_f[1] + x.z * their_f[1];
+            acc[4 * j + 3] = acc[4 * j + 3] * mine_f[1] + x.w * their_f[1];
+          }
+        }
+      }
+    }
 
     // The epilogue: the quad's sums, O normalised into this warpgroup's own Q rows of shared
     // memory (its last Q K^T is done) in the swizzle map_o's boxes use, then TMA stores.
@@ -1897,17 +2085,16 @@ __device__ void attention_block(float* __restrict__ lse, const attention_detail:
 // A kernel's body: the block of its configuration for head_dim 128 or 64 (another writes
 // nothing).
 template <template <int> class Cfg, bool kHalf>
-__device__ __forceinline__ void attention_kernel(float* __restrict__ lse, int batch, int seq_q,
-                                                 int seq_k, int heads, int kv_heads, int head_dim,
-                                                 int causal, const TensorMap& map_q,
-                                                 const TensorMap& map_k, const TensorMap& map_v,
-                                                 const TensorMap& map_o) {
+__device__ __forceinline__ void attention_kernel(
+    float* __restrict__ lse, float* __restrict__ o_part, unsigned* __restrict__ counter, int batch,
+    int seq_q, int seq_k, int heads, int kv_heads, int head_dim, int causal, const TensorMap& map_q,
+    const TensorMap& map_k, const TensorMap& map_v, const TensorMap& map_o) {
   const attention_detail::Geometry g{batch, seq_q, seq_k, heads, kv_heads, heads / kv_heads,
                                      causal};
   if (head_dim == 128)
-    attention_block<Cfg<128>, kHalf>(lse, g, map_q, map_k, map_v, map_o);
+    attention_block<Cfg<128>, kHalf>(lse, o_part, counter, g, map_q, map_k, map_v, map_o);
   else if (head_dim == 64)
-    attention_block<Cfg<64>, kHalf>(lse, g, map_q, map_k, map_v, map_o);
+    attention_block<Cfg<64>, kHalf>(lse, o_part, counter, g, map_q, map_k, map_v, map_o);
 }
 
 }  // namespace attention_sm90_detail
@@ -1915,11 +2102,13 @@ __device__ __forceinline__ void attention_kernel(float* __restrict__ lse, int ba
 template <int D>
 using Att90Config =
     attention_sm90_detail::Config<D, ATT90_BN, ATT90_CONSUMERS, ATT90_STAGES, ATT90_OVERLAP != 0,
-                                  ATT90_PINGPONG != 0, ATT90_LAZY != 0, ATT90_CTAS>;
+                                  ATT90_PINGPONG != 0, ATT90_LAZY != 0, ATT90_CTAS,
+                                  ATT90_STREAM != 0, ATT90_HANDOFF != 0>;
 template <int D>
-using Att90HConfig = attention_sm90_detail::Config<D, ATT90H_BN, ATT90H_CONSUMERS, ATT90H_STAGES,
-                                                   ATT90H_OVERLAP != 0, ATT90H_PINGPONG != 0,
-                                                   ATT90H_LAZY != 0, ATT90H_CTAS>;
+using Att90HConfig =
+    attention_sm90_detail::Config<D, ATT90H_BN, ATT90H_CONSUMERS, ATT90H_STAGES,
+                                  ATT90H_OVERLAP != 0, ATT90H_PINGPONG != 0, ATT90H_LAZY != 0,
+                                  ATT90H_CTAS, ATT90H_STREAM != 0, ATT90H_HANDOFF != 0>;
 #endif
 
 #if ATT_HAS(2)
@@ -1936,8 +2125,13 @@ params:
   ATT90_PINGPONG: [0, 1]
   ATT90_LAZY: [0, 1]
   ATT90_CTAS: [0, 132]
+  # Stream-K over the persistent blocks (ATT90_CTAS > 0; without it, no effect)
+  ATT90_STREAM: [0, 1]
+  # ping-pong's hand-off from one tile to the next (ATT90_PINGPONG; without it, no effect)
+  ATT90_HANDOFF: [0, 1]
 let:
   BM: "64 * ATT90_CONSUMERS"
+  STREAM: "ATT90_STREAM * (ATT90_CTAS > 0)"
   # Persistent blocks (CTAS) keep two Q tiles.
   QSLOTS: "1 + (ATT90_CTAS > 0)"
   BARRIERS: "8 * (2 * QSLOTS + 4 * ATT90_STAGES)"
@@ -1973,6 +2167,10 @@ args:
   - {name: v, type: "const bfloat16*", count: "batch*seq_k*kv_heads*head_dim", init: normal}
   - {name: o, type: "bfloat16*", count: "batch*seq_q*heads*head_dim", output: true}
   - {name: lse, type: "float*", count: "batch*heads*seq_q", output: true}
+  # Stream-K's partial outputs (two slots a block, each consumer's 128 threads' head_dim / 2
+  # values and row states) and the tickets (a block's and consumer's); one element without it
+  - {name: o_part, type: "float*", count: "max(1, STREAM * 2 * ATT90_CTAS * ATT90_CONSUMERS * (head_dim / 8 + 1) * 512)", scratch: true}
+  - {name: counter, type: "unsigned*", count: "max(1, STREAM * ATT90_CTAS * ATT90_CONSUMERS)", scratch: true}
   - {name: batch, type: int, value: batch}
   - {name: seq_q, type: int, value: seq_q}
   - {name: seq_k, type: int, value: seq_k}
@@ -1985,8 +2183,9 @@ args:
   - {name: map_v, tensor_map: {of: v, dims: [head_dim, kv_heads, seq_k, batch], box: [64, 1, ATT90_BN, 1], swizzle: 128}}
   - {name: map_o, tensor_map: {of: o, dims: [head_dim, heads, seq_q, batch], box: [64, 1, 64, 1], swizzle: 128}}
 launch:
-  # ATT90_CTAS > 0: that many blocks at most, and no more than the SMs (or tiles), one dimension
-  grid: ["max(ceil_div(seq_q, BM) * (ATT90_CTAS == 0), min(min(ATT90_CTAS, sm_count), ceil_div(seq_q, BM) * heads * batch))",
+  # ATT90_CTAS > 0: that many blocks at most, and no more than the SMs (or, without STREAM, the
+  # tiles), one dimension
+  grid: ["max(ceil_div(seq_q, BM) * (ATT90_CTAS == 0), min(min(ATT90_CTAS, sm_count), max(ceil_div(seq_q, BM) * heads * batch, STREAM * sm_count)))",
          "max(heads * (ATT90_CTAS == 0), 1)", "max(batch * (ATT90_CTAS == 0), 1)"]
   block: ["128 * (ATT90_CONSUMERS + 1)"]
   shared_bytes: "(BM * QSLOTS + 2 * ATT90_STAGES * ATT90_BN) * head_dim * 2 + BARRIERS + 1024"
@@ -1999,13 +2198,15 @@ metrics: {flops: "4 * batch * heads * head_dim * (causal * (seq_q * seq_k - seq_
 extern "C" __global__ void __launch_bounds__(128 * (ATT90_CONSUMERS + 1), 1) attention_fwd_sm90(
     const __nv_bfloat16* __restrict__ q, const __nv_bfloat16* __restrict__ k,
     const __nv_bfloat16* __restrict__ v, __nv_bfloat16* __restrict__ o, float* __restrict__ lse,
-    int batch, int seq_q, int seq_k, int heads, int kv_heads, int head_dim, int causal,
-    const __grid_constant__ TensorMap map_q, const __grid_constant__ TensorMap map_k,
-    const __grid_constant__ TensorMap map_v, const __grid_constant__ TensorMap map_o) {
+    float* __restrict__ o_part, unsigned* __restrict__ counter, int batch, int seq_q, int seq_k,
+    int heads, int kv_heads, int head_dim, int causal, const __grid_constant__ TensorMap map_q,
+    const __grid_constant__ TensorMap map_k, const __grid_constant__ TensorMap map_v,
+    const __grid_constant__ TensorMap map_o) {
   // q, k, v and o are read and written through the tensor maps.
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
-  attention_sm90_detail::attention_kernel<Att90Config, false>(
-      lse, batch, seq_q, seq_k, heads, kv_heads, head_dim, causal, map_q, map_k, map_v, map_o);
+  attention_sm90_detail::attention_kernel<Att90Config, false>(lse, o_part, counter, batch, seq_q,
+                                                              seq_k, heads, kv_heads, head_dim,
+                                                              causal, map_q, map_k, map_v, map_o);
 #else
   __trap();  // wgmma and setmaxnreg need sm_90a
 #endif
@@ -2015,9 +2216,10 @@ extern "C" __global__ void __launch_bounds__(128 * (ATT90_CONSUMERS + 1), 1) att
 extern "C" __global__ void attention_fwd_sm90_naive(
     const __nv_bfloat16* __restrict__ q, const __nv_bfloat16* __restrict__ k,
     const __nv_bfloat16* __restrict__ v, __nv_bfloat16* __restrict__ o, float* __restrict__ lse,
-    int batch, int seq_q, int seq_k, int heads, int kv_heads, int head_dim, int causal,
+    float* __restrict__, unsigned* __restrict__, int batch, int seq_q, int seq_k, int heads,
+    int kv_heads, int head_dim, int causal, const __grid_constant__ TensorMap,
     const __grid_constant__ TensorMap, const __grid_constant__ TensorMap,
-    const __grid_constant__ TensorMap, const __grid_constant__ TensorMap) {
+    const __grid_constant__ TensorMap) {
   attention_detail::attention_naive(q, k, v, o, lse, batch, seq_q, seq_k, heads, kv_heads, head_dim,
                                     causal);
 }
@@ -2037,8 +2239,13 @@ params:
   ATT90H_PINGPONG: [0, 1]
   ATT90H_LAZY: [0, 1]
   ATT90H_CTAS: [0, 132]
+  # Stream-K over the persistent blocks (ATT90H_CTAS > 0; without it, no effect)
+  ATT90H_STREAM: [0, 1]
+  # ping-pong's hand-off from one tile to the next (ATT90H_PINGPONG; without it, no effect)
+  ATT90H_HANDOFF: [0, 1]
 let:
   BM: "64 * ATT90H_CONSUMERS"
+  STREAM: "ATT90H_STREAM * (ATT90H_CTAS > 0)"
   # Persistent blocks (CTAS) keep two Q tiles.
   QSLOTS: "1 + (ATT90H_CTAS > 0)"
   BARRIERS: "8 * (2 * QSLOTS + 4 * ATT90H_STAGES)"
@@ -2070,6 +2277,10 @@ args:
   - {name: v, type: "const half*", count: "batch*seq_k*kv_heads*head_dim", init: normal}
   - {name: o, type: "half*", count: "batch*seq_q*heads*head_dim", output: true}
   - {name: lse, type: "float*", count: "batch*heads*seq_q", output: true}
+  # Stream-K's partial outputs (two slots a block, each consumer's 128 threads' head_dim / 2
+  # values and row states) and the tickets (a block's and consumer's); one element without it
+  - {name: o_part, type: "float*", count: "max(1, STREAM * 2 * ATT90H_CTAS * ATT90H_CONSUMERS * (head_dim / 8 + 1) * 512)", scratch: true}
+  - {name: counter, type: "unsigned*", count: "max(1, STREAM * ATT90H_CTAS * ATT90H_CONSUMERS)", scratch: true}
   - {name: batch, type: int, value: batch}
   - {name: seq_q, type: int, value: seq_q}
   - {name: seq_k, type: int, value: seq_k}
@@ -2082,8 +2293,9 @@ args:
   - {name: map_v, tensor_map: {of: v, dims: [head_dim, kv_heads, seq_k, batch], box: [64, 1, ATT90H_BN, 1], swizzle: 128}}
   - {name: map_o, tensor_map: {of: o, dims: [head_dim, heads, seq_q, batch], box: [64, 1, 64, 1], swizzle: 128}}
 launch:
-  # ATT90H_CTAS > 0: that many blocks at most, and no more than the SMs (or tiles), one dimension
-  grid: ["max(ceil_div(seq_q, BM) * (ATT90H_CTAS == 0), min(min(ATT90H_CTAS, sm_count), ceil_div(seq_q, BM) * heads * batch))",
+  # ATT90H_CTAS > 0: that many blocks at most, and no more than the SMs (or, without STREAM, the
+  # tiles), one dimension
+  grid: ["max(ceil_div(seq_q, BM) * (ATT90H_CTAS == 0), min(min(ATT90H_CTAS, sm_count), max(ceil_div(seq_q, BM) * heads * batch, STREAM * sm_count)))",
          "max(heads * (ATT90H_CTAS == 0), 1)", "max(batch * (ATT90H_CTAS == 0), 1)"]
   block: ["128 * (ATT90H_CONSUMERS + 1)"]
   shared_bytes: "(BM * QSLOTS + 2 * ATT90H_STAGES * ATT90H_BN) * head_dim * 2 + BARRIERS + 1024"
@@ -2096,16 +2308,18 @@ metrics: {flops: "4 * batch * heads * head_dim * (causal * (seq_q * seq_k - seq_
 extern "C" __global__ void __launch_bounds__(128 * (ATT90H_CONSUMERS + 1), 1)
     attention_fwd_sm90_f16(const __half* __restrict__ q, const __half* __restrict__ k,
                            const __half* __restrict__ v, __half* __restrict__ o,
-                           float* __restrict__ lse, int batch, int seq_q, int seq_k, int heads,
-                           int kv_heads, int head_dim, int causal,
+                           float* __restrict__ lse, float* __restrict__ o_part,
+                           unsigned* __restrict__ counter, int batch, int seq_q, int seq_k,
+                           int heads, int kv_heads, int head_dim, int causal,
                            const __grid_constant__ TensorMap map_q,
                            const __grid_constant__ TensorMap map_k,
                            const __grid_constant__ TensorMap map_v,
                            const __grid_constant__ TensorMap map_o) {
   // q, k, v and o are read and written through the tensor maps.
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
-  attention_sm90_detail::attention_kernel<Att90HConfig, true>(
-      lse, batch, seq_q, seq_k, heads, kv_heads, head_dim, causal, map_q, map_k, map_v, map_o);
+  attention_sm90_detail::attention_kernel<Att90HConfig, true>(lse, o_part, counter, batch, seq_q,
+                                                              seq_k, heads, kv_heads, head_dim,
+                                                              causal, map_q, map_k, map_v, map_o);
 #else
   __trap();  // wgmma and setmaxnreg need sm_90a
 #endif
@@ -2113,10 +2327,10 @@ extern "C" __global__ void __launch_bounds__(128 * (ATT90H_CONSUMERS + 1), 1)
 
 extern "C" __global__ void attention_fwd_sm90_f16_naive(
     const __half* __restrict__ q, const __half* __restrict__ k, const __half* __restrict__ v,
-    __half* __restrict__ o, float* __restrict__ lse, int batch, int seq_q, int seq_k, int heads,
-    int kv_heads, int head_dim, int causal, const __grid_constant__ TensorMap,
+    __half* __restrict__ o, float* __restrict__ lse, float* __restrict__, unsigned* __restrict__,
+    int batch, int seq_q, int seq_k, int heads, int kv_heads, int head_dim, int causal,
     const __grid_constant__ TensorMap, const __grid_constant__ TensorMap,
-    const __grid_constant__ TensorMap) {
+    const __grid_constant__ TensorMap, const __grid_constant__ TensorMap) {
   attention_detail::attention_naive(q, k, v, o, lse, batch, seq_q, seq_k, heads, kv_heads, head_dim,
                                     causal);
 }
@@ -2130,7 +2344,10 @@ extern "C" __global__ void attention_fwd_sm90_f16_naive(
 // driver entry point (no -lcuda). The decode kernel's scratch is the caller's: `o_part`
 // 64 * batch * seq_q * heads * head_dim floats, `lse_part` 64 * batch * seq_q * heads floats,
 // `counter` batch * seq_q * heads unsigned ints, zeroed before the first call (the kernel
-// leaves them zero). A copy made by `kernelevo init --dispatch` lists them in `entries`.
+// leaves them zero). So is the Hopper prefill kernels' (used with ATT90_STREAM, any build's
+// parameters): `o_part` 2 * 132 * 3 * (head_dim / 8 + 1) * 512 floats (27.6 MB at head_dim
+// 128), `counter` 396 unsigned ints zeroed before the first call; or both null, and the blocks
+// take whole query tiles. A copy made by `kernelevo init --dispatch` lists them in `entries`.
 #if !defined(__CUDACC_RTC__)
 #include <cudaTypedefs.h>
 
@@ -2230,12 +2447,15 @@ inline cudaError_t encode_bshd(TensorMap& map, CUtensorMapDataType type, const v
 }
 
 template <class Cfg, class T>
-inline cudaError_t launch_sm90(const T* q, const T* k, const T* v, T* o, float* lse, int batch,
-                               int seq_q, int seq_k, int heads, int kv_heads, int head_dim,
-                               int causal, cudaStream_t stream, CUtensorMapDataType type,
-                               void (*kernel)(const T*, const T*, const T*, T*, float*, int, int,
-                                              int, int, int, int, int, TensorMap, TensorMap,
-                                              TensorMap, TensorMap)) {
+inline cudaError_t launch_sm90(const T* q, const T* k, const T* v, T* o, float* lse, float* o_part,
+                               unsigned* counter, int batch, int seq_q, int seq_k, int heads,
+                               int kv_heads, int head_dim, int causal, cudaStream_t stream,
+                               CUtensorMapDataType type,
+                               void (*kernel)(const T*, const T*, const T*, T*, float*, float*,
+                                              unsigned*, int, int, int, int, int, int, int,
+                                              TensorMap, TensorMap, TensorMap, TensorMap)) {
+  static_assert(!Cfg::STREAM || Cfg::CTAS <= 132,
+                "Stream-K's scratch (the launchers' comment) is sized for at most 132 blocks");
   if (!shape_ok(batch, seq_q, seq_k, heads, kv_heads, head_dim)) return cudaErrorInvalidValue;
   if (batch == 0 || seq_q == 0) return cudaSuccess;
   TensorMap maps[4];
@@ -2261,15 +2481,17 @@ inline cudaError_t launch_sm90(const T* q, const T* k, const T* v, T* o, float* 
     if (e == cudaSuccess) e = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device);
     if (e != cudaSuccess) return e;
     if (sms < ctas) ctas = sms;
-    if (tiles < ctas) ctas = tiles;
+    // Stream-K shares the key tiles over every block; whole tiles need no more blocks than tiles.
+    const bool stream_k = Cfg::STREAM && o_part != nullptr && counter != nullptr;
+    if (!stream_k && tiles < ctas) ctas = tiles;
   }
   const dim3 grid = Cfg::CTAS == 0
                         ? dim3(static_cast<unsigned>(blocks), static_cast<unsigned>(heads),
                                static_cast<unsigned>(batch))
                         : dim3(static_cast<unsigned>(ctas));
   kernel<<<grid, Cfg::kThreads, static_cast<size_t>(shared), stream>>>(
-      q, k, v, o, lse, batch, seq_q, seq_k, heads, kv_heads, head_dim, causal, maps[0], maps[1],
-      maps[2], maps[3]);
+      q, k, v, o, lse, o_part, counter, batch, seq_q, seq_k, heads, kv_heads, head_dim, causal,
+      maps[0], maps[1], maps[2], maps[3]);
   return cudaGetLastError();
 }
 #endif
@@ -2337,16 +2559,17 @@ extern "C" cudaError_t attention_decode_bf16_launch(const __nv_bfloat16* q, cons
 #endif
 
 #if ATT_HAS(2)
-// The Hopper prefill kernel (sm_90a), bf16.
+// The Hopper prefill kernel (sm_90a), bf16; its scratch as the section's comment says.
 extern "C" cudaError_t attention_fwd_sm90_launch(const __nv_bfloat16* q, const __nv_bfloat16* k,
                                                  const __nv_bfloat16* v, __nv_bfloat16* o,
-                                                 float* lse, int batch, int seq_q, int seq_k,
-                                                 int heads, int kv_heads, int head_dim, int causal,
+                                                 float* lse, float* o_part, unsigned* counter,
+                                                 int batch, int seq_q, int seq_k, int heads,
+                                                 int kv_heads, int head_dim, int causal,
                                                  cudaStream_t stream) {
 #if !defined(__CUDA_ARCH__) || defined(__CUDA_ARCH_FEAT_SM90_ALL)  // (host code: the host pass)
   return attention_host::launch_sm90<Att90Config<128>>(
-      q, k, v, o, lse, batch, seq_q, seq_k, heads, kv_heads, head_dim, causal, stream,
-      CU_TENSOR_MAP_DATA_TYPE_BFLOAT16, attention_fwd_sm90);
+      q, k, v, o, lse, o_part, counter, batch, seq_q, seq_k, heads, kv_heads, head_dim, causal,
+      stream, CU_TENSOR_MAP_DATA_TYPE_BFLOAT16, attention_fwd_sm90);
 #else
   return cudaErrorNotSupported;  // (the device passes parse host code too; it never runs there)
 #endif
@@ -2354,16 +2577,17 @@ extern "C" cudaError_t attention_fwd_sm90_launch(const __nv_bfloat16* q, const _
 #endif
 
 #if ATT_HAS(3)
-// The Hopper prefill kernel (sm_90a), fp16.
+// The Hopper prefill kernel (sm_90a), fp16; its scratch as the bf16 one's.
 extern "C" cudaError_t attention_fwd_sm90_f16_launch(const __half* q, const __half* k,
                                                      const __half* v, __half* o, float* lse,
-                                                     int batch, int seq_q, int seq_k, int heads,
-                                                     int kv_heads, int head_dim, int causal,
+                                                     float* o_part, unsigned* counter, int batch,
+                                                     int seq_q, int seq_k, int heads, int kv_heads,
+                                                     int head_dim, int causal,
                                                      cudaStream_t stream) {
 #if !defined(__CUDA_ARCH__) || defined(__CUDA_ARCH_FEAT_SM90_ALL)  // (host code: the host pass)
   return attention_host::launch_sm90<Att90HConfig<128>>(
-      q, k, v, o, lse, batch, seq_q, seq_k, heads, kv_heads, head_dim, causal, stream,
-      CU_TENSOR_MAP_DATA_TYPE_FLOAT16, attention_fwd_sm90_f16);
+      q, k, v, o, lse, o_part, counter, batch, seq_q, seq_k, heads, kv_heads, head_dim, causal,
+      stream, CU_TENSOR_MAP_DATA_TYPE_FLOAT16, attention_fwd_sm90_f16);
 #else
   return cudaErrorNotSupported;  // (the device passes parse host code too; it never runs there)
 #endif

@@ -36,6 +36,13 @@ configs=(
   "persistent=PINGPONG=0"
   "persistent_c3_bn64_s1_no_overlap=PINGPONG=0 CONSUMERS=3 BN=64 STAGES=1 OVERLAP=0"
   "persistent_c1_bn192_s2=PINGPONG=0 CONSUMERS=1 BN=192 STAGES=2"
+  # Ping-pong's hand-off between tiles, persistent and a block a tile.
+  "handoff=HANDOFF=1"
+  "pingpong_handoff=CTAS=0 HANDOFF=1"
+  # Stream-K over the persistent blocks: with the hand-off, without ping-pong, three consumers.
+  "stream=STREAM=1 HANDOFF=1"
+  "stream_no_pingpong=STREAM=1 PINGPONG=0"
+  "stream_c3_bn64_s1_no_overlap=STREAM=1 PINGPONG=0 CONSUMERS=3 BN=64 STAGES=1 OVERLAP=0"
   # The decode kernel's (DEC_ settings, ATT_DEC_ in the source): fine splits (up to 64 a
   # query block, a tile each), unrolled copies with two stages, and clustered splits.
   # (The defaults are one stage, its K and V waited for apart, and eight warps: these name

@@ -279,7 +279,7 @@ def run(args):
             tensors = {"q": q, "k": k, "v": v, "o": o, "lse": lse}
             for a in spec["args"]:
                 if a.get("scratch"):
-                    names = ct.names_for(d, params)
+                    names = ct.names_for(d, {**spec.get("defaults", {}), **params})
                     n = spec_expr.evaluate(a["count"], names)
                     tensors[a["name"]] = torch.zeros(n * 4, dtype=torch.uint8, device="cuda")
             names = ct.names_for(d, {**spec.get("defaults", {}), **params})

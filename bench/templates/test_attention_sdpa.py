@@ -155,17 +155,28 @@ def test_hopper_arguments(specs):
     h = specs[att.PREFILL90]
     d = att._shape(2, 300, 100, 4, 2, 1, 64)
     params = dict(h["defaults"], ATT90_BN=64, ATT90_CONSUMERS=3)
-    tensors = {n: FakeTensor(0x10000 * (i + 1)) for i, n in enumerate(("q", "k", "v", "o", "lse"))}
+    tensors = {n: FakeTensor(0x10000 * (i + 1))
+               for i, n in enumerate(("q", "k", "v", "o", "lse", "o_part", "counter"))}
     drv = FakeDriver()
     args = att.kernel_args(h, tensors, d, drv, ct.names_for(d, params))
-    assert len(args) == 16
+    assert len(args) == 18
     assert [m[:2] for m in drv.maps] == [("__nv_bfloat16", 0x10000), ("__nv_bfloat16", 0x20000),
                                         ("__nv_bfloat16", 0x30000), ("__nv_bfloat16", 0x40000)]
     assert drv.maps[0][2:] == ([64, 4, 300, 2], [64, 1, 192, 1], 128)
     assert drv.maps[1][2:] == ([64, 2, 100, 2], [64, 1, 64, 1], 128)
     assert drv.maps[2][2:] == drv.maps[1][2:]
     assert drv.maps[3][2:] == ([64, 4, 300, 2], [64, 1, 64, 1], 128)
-    assert args[12:] == [("map", 1), ("map", 2), ("map", 3), ("map", 4)]
+    assert args[14:] == [("map", 1), ("map", 2), ("map", 3), ("map", 4)]
+    # Stream-K's scratch follows lse; with it the persistent grid fills the SMs even where the
+    # query tiles are fewer (16 here), and without it the scratch is one element.
+    whole = ct.geometry(h, ct.names_for(d, params))[0]
+    streamed = ct.geometry(h, ct.names_for(d, dict(params, ATT90_STREAM=1)))[0]
+    assert whole == [16, 1, 1] and streamed == [132, 1, 1], (whole, streamed)
+    scratch = {a["name"]: a["count"] for a in h["args"] if a.get("scratch")}
+    assert spec_expr.evaluate(scratch["o_part"], ct.names_for(d, params)) == 1
+    assert spec_expr.evaluate(scratch["o_part"], ct.names_for(d, dict(params, ATT90_STREAM=1))) == \
+        2 * 132 * 3 * (64 // 8 + 1) * 512
+    assert spec_expr.evaluate(scratch["counter"], ct.names_for(d, dict(params, ATT90_STREAM=1))) == 132 * 3
     # The fp16 kernel: the same geometry and maps over fp16 buffers.
     h16 = specs[att.PREFILL90_F16]
     params16 = {k.replace("ATT90_", "ATT90H_"): v for k, v in params.items()}
@@ -440,9 +451,6 @@ def test_time_in_rounds_alternates_the_sides():
 def test_rounds_option():
     assert att.parse_args(["--out", "x"]).rounds == 3
     assert att.parse_args(["--out", "x", "--rounds", "1"]).rounds == 1
-    import contextlib
-    import io
-
     try:
         with contextlib.redirect_stderr(io.StringIO()):
             att.parse_args(["--out", "x", "--rounds", "0"])

@@ -32,11 +32,19 @@ static_assert(Decode<kernelevo::dispatch::attention_decode_bf16_for_arch(
   const T *q, const T *k, const T *v, T *o, float *lse, int batch, int seq_q, int seq_k, \
       int heads, int kv_heads, int head_dim, int causal, cudaStream_t stream
 #define PREFILL_CALL q, k, v, o, lse, batch, seq_q, seq_k, heads, kv_heads, head_dim, causal, stream
+// The Hopper kernels' launchers take Stream-K's scratch after lse.
+#define SM90_ARGS(T)                                                                      \
+  const T *q, const T *k, const T *v, T *o, float *lse, float *o_part, unsigned *counter, \
+      int batch, int seq_q, int seq_k, int heads, int kv_heads, int head_dim, int causal, \
+      cudaStream_t stream
+#define SM90_CALL \
+  q, k, v, o, lse, o_part, counter, batch, seq_q, seq_k, heads, kv_heads, head_dim, causal, stream
 
 #define DECLARE_PREFILL(name, T, k) extern "C" cudaError_t name##_launch_kev##k(PREFILL_ARGS(T));
+#define DECLARE_SM90_KERNEL(name, T, k) extern "C" cudaError_t name##_launch_kev##k(SM90_ARGS(T));
 #define DECLARE_BF16(k) DECLARE_PREFILL(attention_fwd_bf16, __nv_bfloat16, k)
-#define DECLARE_SM90(k) DECLARE_PREFILL(attention_fwd_sm90, __nv_bfloat16, k)
-#define DECLARE_SM90_F16(k) DECLARE_PREFILL(attention_fwd_sm90_f16, __half, k)
+#define DECLARE_SM90(k) DECLARE_SM90_KERNEL(attention_fwd_sm90, __nv_bfloat16, k)
+#define DECLARE_SM90_F16(k) DECLARE_SM90_KERNEL(attention_fwd_sm90_f16, __half, k)
 #define DECLARE_DECODE(k)                                                                       \
   extern "C" cudaError_t attention_decode_bf16_launch_kev##k(                                   \
       const __nv_bfloat16*, const __nv_bfloat16*, const __nv_bfloat16*, __nv_bfloat16*, float*, \
@@ -50,9 +58,12 @@ KERNELEVO_VARIANTS_attention_decode_bf16(DECLARE_DECODE)
 #define CASE(name, k) \
   case k:             \
     return name##_launch_kev##k(PREFILL_CALL);
+#define CASE_SM90_KERNEL(name, k) \
+  case k:                         \
+    return name##_launch_kev##k(SM90_CALL);
 #define CASE_BF16(k) CASE(attention_fwd_bf16, k)
-#define CASE_SM90(k) CASE(attention_fwd_sm90, k)
-#define CASE_SM90_F16(k) CASE(attention_fwd_sm90_f16, k)
+#define CASE_SM90(k) CASE_SM90_KERNEL(attention_fwd_sm90, k)
+#define CASE_SM90_F16(k) CASE_SM90_KERNEL(attention_fwd_sm90_f16, k)
 
 extern "C" cudaError_t attention_fwd_bf16_launch(PREFILL_ARGS(__nv_bfloat16)) {
   switch (kernelevo::dispatch::attention_fwd_bf16(batch)) {
@@ -61,13 +72,13 @@ extern "C" cudaError_t attention_fwd_bf16_launch(PREFILL_ARGS(__nv_bfloat16)) {
   return cudaErrorInvalidValue;
 }
 // clang-format on
-extern "C" cudaError_t attention_fwd_sm90_launch(PREFILL_ARGS(__nv_bfloat16)) {
+extern "C" cudaError_t attention_fwd_sm90_launch(SM90_ARGS(__nv_bfloat16)) {
   switch (kernelevo::dispatch::attention_fwd_sm90(batch)) {
     KERNELEVO_VARIANTS_attention_fwd_sm90(CASE_SM90)
   }
   return cudaErrorInvalidValue;
 }
-extern "C" cudaError_t attention_fwd_sm90_f16_launch(PREFILL_ARGS(__half)) {
+extern "C" cudaError_t attention_fwd_sm90_f16_launch(SM90_ARGS(__half)) {
   switch (kernelevo::dispatch::attention_fwd_sm90_f16(batch)) {
     KERNELEVO_VARIANTS_attention_fwd_sm90_f16(CASE_SM90_F16)
   }

@@ -20,11 +20,12 @@ extern "C" cudaError_t attention_decode_bf16_launch(const __nv_bfloat16*, const 
                                                     float*, float*, unsigned*, int, int, int, int,
                                                     int, int, int, cudaStream_t);
 extern "C" cudaError_t attention_fwd_sm90_launch(const __nv_bfloat16*, const __nv_bfloat16*,
-                                                 const __nv_bfloat16*, __nv_bfloat16*, float*, int,
-                                                 int, int, int, int, int, int, cudaStream_t);
+                                                 const __nv_bfloat16*, __nv_bfloat16*, float*,
+                                                 float*, unsigned*, int, int, int, int, int, int,
+                                                 int, cudaStream_t);
 extern "C" cudaError_t attention_fwd_sm90_f16_launch(const __half*, const __half*, const __half*,
-                                                     __half*, float*, int, int, int, int, int, int,
-                                                     int, cudaStream_t);
+                                                     __half*, float*, float*, unsigned*, int, int,
+                                                     int, int, int, int, int, cudaStream_t);
 
 namespace {
 
@@ -171,7 +172,17 @@ int main() {
                            {1, 64, 0, 2, 2, 128, 0},
                            // More query tiles (144 of 128 rows) than persistent blocks
                            // (ATT90_CTAS=132): some blocks take two, of unequal length.
-                           {3, 333, 333, 16, 2, 128, 1}};
+                           {3, 333, 333, 16, 2, 128, 1},
+                           // With ATT90_STREAM: one query tile's 32 key tiles on 32 blocks (a
+                           // merge of 32 parts), and causal tiles cut at uneven points.
+                           {1, 128, 4096, 1, 1, 128, 0},
+                           {2, 256, 3000, 4, 2, 64, 1}};
+  // The Hopper launchers' Stream-K scratch, as the template's launchers' comment sizes it.
+  float* sm90_part = nullptr;
+  unsigned* sm90_counter = nullptr;
+  cudaMalloc(&sm90_part, 2 * 132 * 3 * (128 / 8 + 1) * 512 * sizeof(float));
+  cudaMalloc(&sm90_counter, 396 * sizeof(unsigned));
+  cudaMemset(sm90_counter, 0, 396 * sizeof(unsigned));
   bool ok = true;
   for (const Shape& s : prefill) {
     const auto args = [&](auto fn) {
@@ -180,10 +191,28 @@ int main() {
                   s.causal, nullptr);
       };
     };
+    const auto sm90_args = [&](auto fn) {
+      return [&, fn](auto* q, auto* k, auto* v, auto* o, float* lse) {
+        return fn(q, k, v, o, lse, sm90_part, sm90_counter, s.batch, s.seq_q, s.seq_k, s.heads,
+                  s.kv_heads, s.head_dim, s.causal, nullptr);
+      };
+    };
     ok = run<__nv_bfloat16>("attention_fwd_bf16", s, args(attention_fwd_bf16_launch)) && ok;
-    ok = run<__nv_bfloat16>("attention_fwd_sm90", s, args(attention_fwd_sm90_launch)) && ok;
-    ok = run<__half>("attention_fwd_sm90_f16", s, args(attention_fwd_sm90_f16_launch)) && ok;
+    ok = run<__nv_bfloat16>("attention_fwd_sm90", s, sm90_args(attention_fwd_sm90_launch)) && ok;
+    ok = run<__half>("attention_fwd_sm90_f16", s, sm90_args(attention_fwd_sm90_f16_launch)) && ok;
   }
+  // Without scratch the Hopper kernels take whole tiles, whatever their build.
+  const Shape whole = {3, 333, 333, 16, 2, 128, 1};
+  ok = run<__nv_bfloat16>("attention_fwd_sm90 (no scratch)", whole,
+                          [&](auto* q, auto* k, auto* v, auto* o, float* lse) {
+                            return attention_fwd_sm90_launch(q, k, v, o, lse, nullptr, nullptr,
+                                                             whole.batch, whole.seq_q, whole.seq_k,
+                                                             whole.heads, whole.kv_heads,
+                                                             whole.head_dim, whole.causal, nullptr);
+                          }) &&
+       ok;
+  cudaFree(sm90_part);
+  cudaFree(sm90_counter);
   // Decode: a query token, three causal ones over two query blocks at head_dim 64, no keys,
   // and a batch of 2 against 5000 keys (splits of unequal length at most schedules).
   const Shape decodes[] = {{3, 1, 1000, 8, 1, 128, 0},
