@@ -1615,45 +1615,48 @@ __device__ __forceinline__ bool tile_at(int turn, const attention_detail::Geomet
 // The key tiles a query block at m0 reads: all of them, or causal, those up to its last row's
 // diagonal.
 template <class C>
-__device__ __forceinline__ int key_tiles(int m0, const attention_detail::Geometry& g) {
+__host__ __device__ __forceinline__ int key_tiles(int m0, const attention_detail::Geometry& g) {
   int n_end = g.seq_k;
   if (g.causal) n_end = min(n_end, min(m0 + C::BM, g.seq_q) + g.seq_k - g.seq_q);
   return n_end > 0 ? (n_end + C::BN - 1) / C::BN : 0;
 }
 
 // A block's piece of work: key tiles [tb, te) of the query tile `tile`, which has `len` key
-// tiles in all; where other blocks share its keys (parts > 1), `first` is the block that holds
-// its first key tile, `slot` this block's scratch slot for its partial output, and `pos` the
-// position of its first key tile in the stream of all of them.
+// tiles in all; where other blocks share its keys (parts > 1: the blocks first..last that hold
+// any, StreamRun::holds), `slot` is this block's scratch slot for its partial output and `pos`
+// the position of the tile's first key tile in the stream of all of them.
 struct Work {
   Tile tile;
-  int tb, te, len, parts, first, slot;
+  int tb, te, len, parts, first, last, slot;
   long long pos;
 };
 
-// The pieces a block takes, in order: without STREAM (or scratch) the whole tiles of tile_at,
-// one a turn; with it, the key tiles of all query tiles (the query blocks of one head together,
-// heads in order), block c taking positions [c W / G, (c + 1) W / G) of the W in all, cut at
-// tile boundaries. A query tile with no key tiles (nothing visible) belongs to the block whose
-// run holds its position, the last block's where that is W. The producer and the consumers
-// walk it alike.
+// Stream-K's pieces of block `block` of `grid`: the key tiles of all query tiles (the query
+// blocks of one head together, heads in order), the block taking positions
+// [block W / grid, (block + 1) W / grid) of the W in all, cut at tile boundaries. A query tile
+// with no key tiles (nothing visible) belongs to the block whose run holds its position, the
+// last block's where that is W. Host code too, for tests/templates/attention_stream_run.cu.
 template <class C>
-struct Walk {
-  bool stream;
-  int turn = 0;
-  int bh = 0, m = 0;  // Stream-K: the tile at `pos`, and the block's run [start, end) of `total`
+struct StreamRun {
+  int block, grid;
+  int bh = 0, m = 0;  // the tile at `pos`, and the block's run [start, end) of `total`
   long long total = 0, start = 0, end = 0, pos = 0;
 
-  __device__ Walk(const attention_detail::Geometry& g, bool use_stream) : stream(use_stream) {
-    if (!stream) return;
+  __host__ __device__ StreamRun(const attention_detail::Geometry& g, int block_index,
+                                int block_count)
+      : block(block_index), grid(block_count) {
     const int m_blocks = (g.seq_q + C::BM - 1) / C::BM;
     long long per_head = 0;
     for (int i = 0; i < m_blocks; ++i) per_head += key_tiles<C>(i * C::BM, g);
     total = per_head * g.batch * g.heads;
-    start = static_cast<long long>(blockIdx.x) * total / gridDim.x;
-    end = static_cast<long long>(blockIdx.x + 1) * total / gridDim.x;
+    start = static_cast<long long>(block) * total / grid;
+    end = static_cast<long long>(block + 1) * total / grid;
     if (total == 0) {  // nothing to read anywhere: the last block writes every tile
-      bh = blockIdx.x + 1 == gridDim.x ? 0 : g.batch * g.heads;
+      bh = block + 1 == grid ? 0 : g.batch * g.heads;
+      return;
+    }
+    if (start == end) {  // fewer key tiles than blocks: this one has none (never the last)
+      bh = g.batch * g.heads;
       return;
     }
     bh = static_cast<int>(start / per_head);
@@ -1666,27 +1669,23 @@ struct Walk {
     }
   }
   // The block whose run holds position w (of total > 0).
-  __device__ int block_of(long long w) const {
-    const long long grid = gridDim.x;
+  __host__ __device__ int block_of(long long w) const {
     const long long c = ((w + 1) * grid + total - 1) / total - 1;
     return static_cast<int>(c < 0 ? 0 : (c >= grid ? grid - 1 : c));
   }
+  // Whether block c's run holds any position: all do unless there are fewer than blocks.
+  __host__ __device__ bool holds(int c) const {
+    return total >= grid ||
+           static_cast<long long>(c) * total / grid < static_cast<long long>(c + 1) * total / grid;
+  }
   // Block c's scratch slot for its part of the tile at position p: 2c for its first piece (the
   // tile began before its run), 2c + 1 for its last (the tile begins in its run and goes on).
-  __device__ int slot_of(int c, long long p) const {
-    return 2 * c + (p < static_cast<long long>(c) * total / gridDim.x ? 0 : 1);
+  __host__ __device__ int slot_of(int c, long long p) const {
+    return 2 * c + (p < static_cast<long long>(c) * total / grid ? 0 : 1);
   }
-  __device__ bool next(const attention_detail::Geometry& g, Work& w) {
-    if (!stream) {
-      if (!tile_at<C>(turn++, g, w.tile)) return false;
-      w.len = key_tiles<C>(w.tile.m_block * C::BM, g);
-      w.tb = 0;
-      w.te = w.len;
-      w.parts = 1;
-      return true;
-    }
+  __host__ __device__ bool next(const attention_detail::Geometry& g, Work& w) {
     if (bh >= g.batch * g.heads) return false;
-    if (pos > end || (pos == end && blockIdx.x + 1 != gridDim.x)) return false;
+    if (pos > end || (pos == end && block + 1 != grid)) return false;
     w.tile = {bh / g.heads, bh % g.heads, m};
     w.len = key_tiles<C>(m * C::BM, g);
     w.pos = pos;
@@ -1695,15 +1694,39 @@ struct Walk {
     w.parts = 1;
     if (w.len > 0 && (pos < start || pos + w.len > end)) {
       w.first = block_of(pos);
-      w.parts = block_of(pos + w.len - 1) - w.first + 1;
-      w.slot = slot_of(static_cast<int>(blockIdx.x), pos);
+      w.last = block_of(pos + w.len - 1);
+      // With fewer positions than blocks each block that holds any holds one.
+      w.parts = total >= grid ? w.last - w.first + 1 : w.len;
+      w.slot = slot_of(block, pos);
     }
     pos += w.len;
     if (++m == (g.seq_q + C::BM - 1) / C::BM) {
       m = 0;
       ++bh;
     }
-    ++turn;
+    return true;
+  }
+};
+
+// The pieces a block takes, in order: without STREAM (or scratch) the whole tiles of tile_at,
+// one a turn; with it, StreamRun's. The producer and the consumers walk it alike.
+template <class C>
+struct Walk {
+  bool stream;
+  int turn = 0;
+  StreamRun<C> run;
+
+  __device__ Walk(const attention_detail::Geometry& g, bool use_stream)
+      : stream(use_stream),
+        run(use_stream ? g : attention_detail::Geometry{}, static_cast<int>(blockIdx.x),
+            static_cast<int>(gridDim.x)) {}
+  __device__ bool next(const attention_detail::Geometry& g, Work& w) {
+    if (stream) return run.next(g, w);
+    if (!tile_at<C>(turn++, g, w.tile)) return false;
+    w.len = key_tiles<C>(w.tile.m_block * C::BM, g);
+    w.tb = 0;
+    w.te = w.len;
+    w.parts = 1;
     return true;
   }
 };
@@ -2007,9 +2030,9 @@ __device__ void attention_block(float* __restrict__ lse, float* __restrict__ o_p
           continue;
         }
 #pragma unroll 1
-        for (int c = w.first; c < w.first + w.parts; ++c) {
-          if (c == static_cast<int>(blockIdx.x)) continue;
-          const float4* other = part_of(walk.slot_of(c, w.pos));
+        for (int c = w.first; c <= w.last; ++c) {
+          if (c == static_cast<int>(blockIdx.x) || !walk.run.holds(c)) continue;
+          const float4* other = part_of(walk.run.slot_of(c, w.pos));
           const float4 state = __ldcg(other + (D / 8) * 128 + tid);
           const float their_max[2] = {state.x, state.y}, their_sum[2] = {state.z, state.w};
           float mine_f[2], their_f[2];
