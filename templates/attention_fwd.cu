@@ -1592,6 +1592,20 @@ __device__ __forceinline__ void rescale(float (&o)[D / 2], const float (&alpha)[
 struct Tile {
   int b, head, m_block;
 };
+// tile_at's persistent order as host code too (StreamRun's whole tiles; tile_at keeps its own
+// copy, whose code this would change): the tile of index i, and the index block `block` of
+// `grid` takes at its turn `turn`.
+__host__ __device__ __forceinline__ Tile tile_of(unsigned i, const attention_detail::Geometry& g,
+                                                 int m_blocks) {
+  const int bh = static_cast<int>(i / m_blocks);
+  const int j = static_cast<int>(i % m_blocks);
+  // causal: j = 0, 1, 2, 3, ... are the query blocks m_blocks - 1, 0, m_blocks - 2, 1, ...
+  return {bh / g.heads, bh % g.heads, g.causal ? (j % 2 == 0 ? m_blocks - 1 - j / 2 : j / 2) : j};
+}
+__host__ __device__ __forceinline__ unsigned tile_index(int turn, unsigned block, unsigned grid,
+                                                        int causal) {
+  return causal ? 2 * (block + (turn / 2) * grid) + turn % 2 : block + turn * grid;
+}
 template <class C>
 __device__ __forceinline__ bool tile_at(int turn, const attention_detail::Geometry& g, Tile& t) {
   const int m_blocks = (g.seq_q + C::BM - 1) / C::BM;
@@ -1631,42 +1645,48 @@ struct Work {
   long long pos;
 };
 
-// Stream-K's pieces of block `block` of `grid`: the key tiles of all query tiles (the query
-// blocks of one head together, heads in order), the block taking positions
-// [block W / grid, (block + 1) W / grid) of the W in all, cut at tile boundaries. A query tile
-// with no key tiles (nothing visible) belongs to the block whose run holds its position, the
-// last block's where that is W. Host code too, for tests/templates/attention_stream_run.cu.
+// Stream-K's pieces of block `block` of `grid`. First whole tiles in tile_at's order, one a
+// turn, for as many turns as every block has one (causal: whole pairs); then the key tiles of
+// the tiles left (fewer than the blocks, or than twice as many causal), in the same order, the
+// block taking positions [block W / grid, (block + 1) W / grid) of the W in all, cut at tile
+// boundaries. So the blocks split only the last round's tiles, neighbours whose keys and values
+// the L2 shares, as whole tiles in order do. A tile left with no key tiles (nothing visible)
+// belongs to the block whose run holds its position, the last block's where that is W. Host
+// code too, for tests/templates/attention_stream_run.cu.
 template <class C>
 struct StreamRun {
-  int block, grid;
-  int bh = 0, m = 0;  // the tile at `pos`, and the block's run [start, end) of `total`
-  long long total = 0, start = 0, end = 0, pos = 0;
+  int block, grid, m_blocks;
+  int turn = 0, whole_turns = 0;
+  // Stream-K: the index of the tile at `pos`, and the block's run [start, end) of `total`
+  long long tile = 0, tiles = 0, total = 0, start = 0, end = 0, pos = 0;
 
   __host__ __device__ StreamRun(const attention_detail::Geometry& g, int block_index,
                                 int block_count)
-      : block(block_index), grid(block_count) {
-    const int m_blocks = (g.seq_q + C::BM - 1) / C::BM;
-    long long per_head = 0;
-    for (int i = 0; i < m_blocks; ++i) per_head += key_tiles<C>(i * C::BM, g);
-    total = per_head * g.batch * g.heads;
+      : block(block_index), grid(block_count), m_blocks((g.seq_q + C::BM - 1) / C::BM) {
+    tiles = static_cast<long long>(m_blocks) * g.batch * g.heads;
+    whole_turns = static_cast<int>(g.causal ? 2 * (tiles / (2LL * grid)) : tiles / grid);
+    const long long first = static_cast<long long>(whole_turns) * grid;
+    for (long long i = first; i < tiles; ++i) total += length(g, i);
     start = static_cast<long long>(block) * total / grid;
     end = static_cast<long long>(block + 1) * total / grid;
-    if (total == 0) {  // nothing to read anywhere: the last block writes every tile
-      bh = block + 1 == grid ? 0 : g.batch * g.heads;
+    tile = first;
+    if (total == 0) {  // nothing left to read: the last block writes every tile left
+      if (block + 1 != grid) tile = tiles;
       return;
     }
-    if (start == end) {  // fewer key tiles than blocks: this one has none (never the last)
-      bh = g.batch * g.heads;
+    if (start == end) {  // fewer key tiles left than blocks: this one has none (never the last)
+      tile = tiles;
       return;
     }
-    bh = static_cast<int>(start / per_head);
-    pos = bh * per_head;
     for (;;) {  // to the first tile that holds `start` or begins at it
-      const int len = key_tiles<C>(m * C::BM, g);
+      const int len = length(g, tile);
       if (!(pos < start && pos + len <= start)) break;
       pos += len;
-      ++m;
+      ++tile;
     }
+  }
+  __host__ __device__ int length(const attention_detail::Geometry& g, long long i) const {
+    return key_tiles<C>(tile_of(static_cast<unsigned>(i), g, m_blocks).m_block * C::BM, g);
   }
   // The block whose run holds position w (of total > 0).
   __host__ __device__ int block_of(long long w) const {
@@ -1684,14 +1704,21 @@ struct StreamRun {
     return 2 * c + (p < static_cast<long long>(c) * total / grid ? 0 : 1);
   }
   __host__ __device__ bool next(const attention_detail::Geometry& g, Work& w) {
-    if (bh >= g.batch * g.heads) return false;
+    w.parts = 1;
+    if (turn < whole_turns) {
+      w.tile = tile_of(tile_index(turn++, block, grid, g.causal), g, m_blocks);
+      w.len = key_tiles<C>(w.tile.m_block * C::BM, g);
+      w.tb = 0;
+      w.te = w.len;
+      return true;
+    }
+    if (tile >= tiles) return false;
     if (pos > end || (pos == end && block + 1 != grid)) return false;
-    w.tile = {bh / g.heads, bh % g.heads, m};
-    w.len = key_tiles<C>(m * C::BM, g);
+    w.tile = tile_of(static_cast<unsigned>(tile), g, m_blocks);
+    w.len = key_tiles<C>(w.tile.m_block * C::BM, g);
     w.pos = pos;
     w.tb = static_cast<int>(start > pos ? start - pos : 0);
     w.te = static_cast<int>(end - pos < w.len ? end - pos : w.len);
-    w.parts = 1;
     if (w.len > 0 && (pos < start || pos + w.len > end)) {
       w.first = block_of(pos);
       w.last = block_of(pos + w.len - 1);
@@ -1700,10 +1727,7 @@ struct StreamRun {
       w.slot = slot_of(block, pos);
     }
     pos += w.len;
-    if (++m == (g.seq_q + C::BM - 1) / C::BM) {
-      m = 0;
-      ++bh;
-    }
+    ++tile;
     return true;
   }
 };

@@ -1,9 +1,10 @@
 // Stream-K's partition of templates/attention_fwd.cu (StreamRun), run on the host: for each
-// geometry and block count, every block's pieces together cover every key tile of every query
-// tile exactly once, a query tile with no key tiles is written by exactly one block, and a tile
-// whose keys several blocks share names the same blocks, scratch slots and ticket in every one
-// of them (the merge reads exactly the slots its parts wrote; no two tiles share a ticket or a
-// slot). Prints the first failure and exits 1, else 0.
+// geometry and block count, every block's pieces (whole tiles for the full rounds, then Stream-K
+// over the last round's) together cover every key tile of every query tile exactly once, a query
+// tile with no key tiles is written by exactly one block, and a tile whose keys several blocks
+// share names the same blocks, scratch slots and ticket in every one of them (the merge reads
+// exactly the slots its parts wrote; no two tiles share a ticket or a slot). Prints the first
+// failure and exits 1, else 0.
 #define ATT_ONLY 2
 #include <cstdio>
 #include <map>
@@ -71,6 +72,10 @@ bool check(const Shape& s, int grid) {
     if (partial > 2) return fail("a block with more than two partial pieces", -1);
     (void)pieces;
   }
+  // Whole tiles for every full round: only the last round's tiles (twice the blocks' count at
+  // most, causal) are split, so the blocks never spread over the whole problem.
+  if (splits.size() > 2u * static_cast<unsigned>(grid))
+    return fail("split tiles beyond the last round", -1);
   std::set<int> tickets;
   const attention_sm90_detail::StreamRun<C> any(g, 0, grid);
   for (const auto& [tile, split] : splits) {
