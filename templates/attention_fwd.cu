@@ -1172,12 +1172,12 @@ extern "C" __global__ void attention_decode_bf16_naive(
 #ifndef ATT90_CTAS
 #define ATT90_CTAS 132
 #endif
-// 1 (with CTAS): Stream-K. The persistent blocks share the key tiles of all query tiles
-// evenly, each a contiguous run of them, so no block waits on a last round of whole tiles (4096
-// tiles on 132 blocks take 32 rounds where 31.03 would do). A query tile whose keys two or
-// more blocks share is finished by the last of them to arrive (an atomic ticket), which merges
-// the others' unnormalised partial outputs from scratch (o_part, counter); without scratch
-// (null pointers) the blocks take whole tiles.
+// 1 (with CTAS): Stream-K over the last round. The persistent blocks take whole tiles for every
+// full round, then share the key tiles of the tiles left evenly, so no block waits on a last
+// round of whole tiles (4096 tiles on 132 blocks take 32 rounds where 31.03 would do). A query
+// tile whose keys two or more blocks share is finished by the last of them to arrive (an
+// atomic ticket), which merges the others' unnormalised partial outputs from scratch (o_part,
+// counter); without scratch (null pointers) the blocks take whole tiles only.
 #ifndef ATT90_STREAM
 #define ATT90_STREAM 0
 #endif
@@ -1357,7 +1357,7 @@ struct Config {
   static constexpr int D = D_, BN = BN_, CONSUMERS = CONSUMERS_, STAGES = STAGES_;
   static constexpr bool OVERLAP = OVERLAP_, PINGPONG = PINGPONG_, LAZY = LAZY_;
   static constexpr int CTAS = CTAS_;  // 0: a block per tile; else persistent blocks
-  // Persistent blocks share the key tiles of all query tiles evenly (Stream-K), given scratch.
+  // Persistent blocks split the last round's tiles along their keys (Stream-K), given scratch.
   static constexpr bool STREAM = STREAM_ && CTAS_ > 0;
   static constexpr bool HANDOFF = HANDOFF_ && PINGPONG_;
   // Persistent blocks load the next tile's Q into a second buffer during this tile.
@@ -1643,6 +1643,13 @@ struct Work {
   Tile tile;
   int tb, te, len, parts, first, last, slot;
   long long pos;
+  // The whole of tile t, of len key tiles.
+  __host__ __device__ void whole(const Tile& t, int key_tile_count) {
+    tile = t;
+    len = te = key_tile_count;
+    tb = 0;
+    parts = 1;
+  }
 };
 
 // Stream-K's pieces of block `block` of `grid`. First whole tiles in tile_at's order, one a
@@ -1704,12 +1711,9 @@ struct StreamRun {
     return 2 * c + (p < static_cast<long long>(c) * total / grid ? 0 : 1);
   }
   __host__ __device__ bool next(const attention_detail::Geometry& g, Work& w) {
-    w.parts = 1;
     if (turn < whole_turns) {
-      w.tile = tile_of(tile_index(turn++, block, grid, g.causal), g, m_blocks);
-      w.len = key_tiles<C>(w.tile.m_block * C::BM, g);
-      w.tb = 0;
-      w.te = w.len;
+      const Tile t = tile_of(tile_index(turn++, block, grid, g.causal), g, m_blocks);
+      w.whole(t, key_tiles<C>(t.m_block * C::BM, g));
       return true;
     }
     if (tile >= tiles) return false;
@@ -1719,6 +1723,7 @@ struct StreamRun {
     w.pos = pos;
     w.tb = static_cast<int>(start > pos ? start - pos : 0);
     w.te = static_cast<int>(end - pos < w.len ? end - pos : w.len);
+    w.parts = 1;
     if (w.len > 0 && (pos < start || pos + w.len > end)) {
       w.first = block_of(pos);
       w.last = block_of(pos + w.len - 1);
@@ -1746,11 +1751,9 @@ struct Walk {
             static_cast<int>(gridDim.x)) {}
   __device__ bool next(const attention_detail::Geometry& g, Work& w) {
     if (stream) return run.next(g, w);
-    if (!tile_at<C>(turn++, g, w.tile)) return false;
-    w.len = key_tiles<C>(w.tile.m_block * C::BM, g);
-    w.tb = 0;
-    w.te = w.len;
-    w.parts = 1;
+    Tile t;
+    if (!tile_at<C>(turn++, g, t)) return false;
+    w.whole(t, key_tiles<C>(t.m_block * C::BM, g));
     return true;
   }
 };

@@ -40,6 +40,7 @@ import json
 import math
 import os
 import platform
+import statistics
 import sys
 import tempfile
 import time
@@ -167,12 +168,6 @@ def time_in_rounds(candidates, timers, rounds):
                 for t, timer in timers.items():
                     out[name][t].append(timer(fn))
     return out
-
-
-def median(values):
-    ordered = sorted(values)
-    n = len(ordered)
-    return ordered[n // 2] if n % 2 else (ordered[n // 2 - 1] + ordered[n // 2]) / 2
 
 
 def kernel_winners(args, spec, kernel, lock, device):
@@ -325,7 +320,7 @@ def run(args):
                         times[name][t] += later.get(name, {}).get(t, [])
                     with (pinned() if pinned else contextlib.nullcontext()):
                         host = ct.host_issue_us(torch, fn)
-                    cell = {t: median(times[name][t]) for t in timers}
+                    cell = {t: statistics.median(times[name][t]) for t in timers}
                     cell.update({"host_us": host, "rounds_us": times[name]["us"],
                                  "rounds_do_bench_us": times[name]["do_bench_us"]})
                     if name == "ours":
