@@ -26,9 +26,10 @@ transposed to [batch, heads, seq, head_dim] (the layout its flash and memory-eff
 read natively), and, separately, contiguous [batch, heads, seq, head_dim] copies made before
 timing; its figure is the fastest backend and layout. --rounds (default 3): the first round
 times ours and every backend, the later ones ours and that round's fastest backend, one after
-the other, and each side's time is the median of its rounds, so a clock that sags under a long
-run's load is charged to both sides alike. causal: SDPA's is_causal (the lower
-triangle, the same mask as the kernel's for seq_q == seq_k); decode shapes are not causal.
+the other (every second round in reverse order), and each side's time is the median of its
+rounds, so a clock that sags under a long run's load is charged to both sides alike. causal:
+SDPA's is_causal (the lower triangle, the same mask as the kernel's for seq_q == seq_k);
+decode shapes are not causal.
 A do_bench figure marked † may hold host time: issuing that call took the host longer than
 do_bench's L2 clearing keeps the GPU busy (compare_torch.host_bound).
 """
@@ -153,20 +154,6 @@ def sdpa_calls(torch, q, k, v, d):
                 out.append((f"{name}/{layout}", None, ct.error_text(e, 160), None))
                 continue
             out.append((f"{name}/{layout}", fn, r, pinned))
-    return out
-
-
-def time_in_rounds(candidates, timers, rounds):
-    """{name: {timer: [its median in each round]}} for `candidates` [(name, fn, pinned)] (pinned
-    a context entered around its timing, or None), each round timing every candidate by every
-    timer, one after the other: a GPU whose clock sags under a long run's load (power, heat)
-    charges the sag to every side alike, not to whichever ran last."""
-    out = {name: {t: [] for t in timers} for name, _, _ in candidates}
-    for _ in range(rounds):
-        for name, fn, pinned in candidates:
-            with (pinned() if pinned else contextlib.nullcontext()):
-                for t, timer in timers.items():
-                    out[name][t].append(timer(fn))
     return out
 
 
@@ -311,10 +298,11 @@ def run(args):
                     candidates.append((name, fn, pinned))
                     del r, got
                 timers = {"us": clean, "do_bench_us": bench}
-                times = time_in_rounds(candidates, timers, 1)
+                times = ct.time_in_rounds(candidates, timers, 1)
                 sdpa = [c for c in candidates if c[0] != "ours"]
                 best = min(sdpa, key=lambda c: times[c[0]]["us"][0]) if sdpa else None
-                later = time_in_rounds([candidates[0]] + ([best] if best else []), timers, args.rounds - 1)
+                later = ct.time_in_rounds([candidates[0]] + ([best] if best else []), timers, args.rounds - 1,
+                                           first_round=1)
                 for name, fn, pinned in candidates:
                     for t in timers:
                         times[name][t] += later.get(name, {}).get(t, [])
@@ -340,8 +328,8 @@ def run(args):
     meta = {"device": device, "torch": torch.__version__, "date": datetime.datetime.utcnow().isoformat() + "Z",
             "timer": clean_desc, "second_timer": bench_desc, "command": " ".join(sys.argv),
             "rounds": (f"{args.rounds}: ours and every SDPA backend timed one after the other, then ours and the "
-                       f"fastest backend of that round {args.rounds - 1} more times alike; each time the median "
-                       "of its rounds"),
+                       f"fastest backend of that round {args.rounds - 1} more times alike, every second round in "
+                       "reverse order; each time the median of its rounds"),
             "clearing_us": clearing_us,
             "host": platform.node(),
             "kernels": {k: kernel_meta(v["winners"]) for k, v in kernels.items()}}

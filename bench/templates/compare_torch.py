@@ -10,20 +10,26 @@ from a cold, clean L2 (kernelevo's method: a 256 MiB buffer written and read bac
 run), then ours and PyTorch's again with triton.testing.do_bench, whose L2 clearing leaves
 dirty lines that the timed run writes back. For the memory-bound templates the same PyTorch code
 is also compiled with torch.compile(fn, dynamic=False) per shape (after torch._dynamo.reset()),
-checked like ours and timed by both timers. Writes OUT/templates.md and OUT/templates.json. A
+checked like ours and timed by both timers. --rounds N (default 3): the first round times every
+candidate, the later ones ours, eager and compiled again, every second round in reverse order,
+each figure the median of its rounds, so a clock that drifts over the run (power, heat) is
+charged to every side alike. Writes OUT/templates.md and OUT/templates.json. A
 template that is missing or fails is reported as such, and so is a shape that torch.compile
 fails on; the run goes on.
 
-  compare_torch.py --out OUT --kernelevo BIN [--lockfile F] [--devices F] [--no-compile] [TEMPLATE...]
+  compare_torch.py --out OUT --kernelevo BIN [--lockfile F] [--devices F] [--no-compile] [--rounds N]
+                   [TEMPLATE...]
 """
 
 import argparse
 import concurrent.futures
+import contextlib
 import ctypes
 import datetime
 import json
 import os
 import shlex
+import statistics
 import subprocess
 import sys
 import time
@@ -505,6 +511,24 @@ def make_timer(torch, warmup_ms, rep_ms):
                 events_timer(torch, rep_ms, flush.zero_))
 
 
+def time_in_rounds(candidates, timers, rounds, first_round=0):
+    """{name: {timer: [its median in each round]}} for `candidates` [(name, fn, pinned)] (pinned
+    a context entered around its timing, or None): each round times every candidate by every
+    timer, one after the other, so a GPU whose clock sags under a long run's load (power, heat)
+    charges the sag to every side alike, not to whichever ran last; every second round (counted
+    from `first_round`) runs them in the reverse order, so a steady drift within a round favours
+    no side either. `timers` maps a timer's name to the timer; a candidate with a fourth element
+    (a set of timer names) is timed by those only."""
+    out = {c[0]: {t: [] for t in timers if len(c) < 4 or t in c[3]} for c in candidates}
+    for r in range(first_round, first_round + rounds):
+        for name, fn, pinned, *only in (candidates if r % 2 == 0 else reversed(candidates)):
+            with (pinned() if pinned else contextlib.nullcontext()):
+                for t, timer in timers.items():
+                    if not only or t in only[0]:
+                        out[name][t].append(timer(fn))
+    return out
+
+
 def host_issue_us(torch, fn, calls=20):
     """Median microseconds the host takes to issue `fn` (its Python path and launches), the GPU
     left to run behind it."""
@@ -556,11 +580,11 @@ def error_text(e, limit=2000):
     return f"{type(e).__name__}: {str(e).strip()}"[:limit]
 
 
-def measure_compiled(ctx, row, entry, values, dims, inouts, expected, rtol, atol):
+def prepare_compiled(ctx, row, entry, values, dims, inouts, expected, rtol, atol):
     """Compiles entry.torch_fn with ctx["compile"], checks its output against the eager one
-    (the inout buffers restored first, so it sees the reference's inputs), warms it and times it
-    with both timers on the same inputs. A failure anywhere goes into row["compile_error"]; a
-    CUDA error that outlives it (a lost context) is raised."""
+    (the inout buffers restored first, so it sees the reference's inputs) and warms it: the
+    call to time (a GuardedCall), or None. A failure anywhere goes into row["compile_error"]; a CUDA error that
+    outlives it (a lost context) is raised."""
     torch = ctx["torch"]
     try:
         start = time.perf_counter()
@@ -578,22 +602,73 @@ def measure_compiled(ctx, row, entry, values, dims, inouts, expected, rtol, atol
         for _ in range(COMPILE_WARMUP_CALLS):
             compiled(values, dims)
         sync(torch)
-
-        def run():
-            compiled(values, dims)
-
-        row["compile_us"] = ctx["bench"](run)
-        if ctx.get("bench_dobench"):
-            row["compile_us_dobench"] = ctx["bench_dobench"](run)
-            if ctx.get("host_us"):
-                row["compile_host_us"] = ctx["host_us"](run)
+        run = GuardedCall(lambda: compiled(values, dims))
     except Exception as e:  # the cell says so; the shape's other numbers stand
-        row["compile_error"] = error_text(e)
-        for key in ("compile_us", "compile_us_dobench"):
-            row.pop(key, None)
-        print(f"compare_torch: torch.compile failed for {entry.template} {dims}: {error_text(e, 300)}",
-              file=sys.stderr)
+        compile_failed(row, entry, dims, e)
+        run = None
     sync(torch)  # raises when the failure left the CUDA context unusable
+    return run
+
+
+def compile_failed(row, entry, dims, e):
+    row["compile_error"] = error_text(e)
+    print(f"compare_torch: torch.compile failed for {entry.template} {dims}: {error_text(e, 300)}",
+          file=sys.stderr)
+
+
+class GuardedCall:
+    """torch.compile's code as a timed call: an exception it raises is kept in `failure` (the
+    first one) rather than raised, and it runs nothing after, so its timing fails alone."""
+
+    def __init__(self, fn):
+        self.fn, self.failure = fn, []
+
+    def __call__(self):
+        if self.failure:
+            return
+        try:
+            self.fn()
+        except Exception as e:  # noqa: BLE001 - reported in the row by measure_shape_timed
+            self.failure.append(e)
+
+
+def timed_candidates(launches, entry, values, dims, compiled):
+    """[(name, fn, None, timers)] in the order a round times them: ours, the defaults, eager
+    PyTorch, the entry's other PyTorch forms, torch.compile's code. ours, eager and compiled
+    are timed by both timers, the rest by the events timer only."""
+    both, events = {"us", "dobench"}, {"us"}
+    out = [("ours", launches["ours"], None, both), ("defaults", launches["defaults"], None, events),
+           ("torch", lambda: entry.torch_fn(values, dims), None, both)]
+    out += [(label, lambda fn=fn: fn(values, dims), None, events) for label, fn in entry.also_timed.items()]
+    if compiled:
+        out.append(("compile", compiled, None, both))
+    return out
+
+
+RIVALS = ("ours", "torch", "compile")  # what the rounds after the first time again
+
+
+def time_shape(ctx, row, candidates):
+    """Times `candidates` (timed_candidates) in ctx["rounds"] rounds (default 1): the first
+    times every candidate, the later ones ours, eager and compiled again (time_in_rounds); each
+    figure is the median of its rounds, each round's figure kept in row["rounds_us"] and
+    row["rounds_us_dobench"]. A compiled call that fails while timed loses its cells, not the row."""
+    timers = {"us": ctx["bench"]}
+    if ctx.get("bench_dobench"):
+        timers["dobench"] = ctx["bench_dobench"]
+    rounds = ctx.get("rounds", 1)
+    times = time_in_rounds(candidates, timers, 1)
+    rivals = [c for c in candidates if c[0] in RIVALS]
+    later = time_in_rounds(rivals, timers, rounds - 1, first_round=1)
+    for name, per_timer in later.items():
+        for t, values in per_timer.items():
+            times[name][t] += values
+    suffix = {"us": "_us", "dobench": "_us_dobench"}
+    for name, per_timer in times.items():
+        for t, values in per_timer.items():
+            row[name + suffix[t]] = statistics.median(values)
+            row.setdefault("rounds" + suffix[t], {})[name] = values
+    row["rounds"] = rounds
 
 
 def worse_error(a, b):
@@ -650,25 +725,28 @@ def measure_shape_timed(ctx, plan, dims):
     row["max_error"], row["agree"] = check(torch, launches["ours"], outputs, inouts, expected, rtol, atol)
     _, defaults_agree = check(torch, launches["defaults"], outputs, inouts, expected, rtol, atol)
     row["defaults_agree"] = defaults_agree
-    bench = ctx["bench"]
-    row["ours_us"] = bench(launches["ours"])
-    row["defaults_us"] = bench(launches["defaults"])
-    row["torch_us"] = bench(lambda: entry.torch_fn(values, dims))
-    for label, fn in entry.also_timed.items():
-        row[f"{label}_us"] = bench(lambda fn=fn: fn(values, dims))
-    if ctx.get("bench_dobench"):  # the same two kernels under triton's do_bench
-        row["ours_us_dobench"] = ctx["bench_dobench"](launches["ours"])
-        row["torch_us_dobench"] = ctx["bench_dobench"](lambda: entry.torch_fn(values, dims))
-        if ctx.get("host_us"):  # whether do_bench may have charged the host's issue time
-            row["ours_host_us"] = ctx["host_us"](launches["ours"])
-            row["torch_host_us"] = ctx["host_us"](lambda: entry.torch_fn(values, dims))
-        row["ratio_dobench"] = row["torch_us_dobench"] / row["ours_us_dobench"]
+    compiled = None
     if entry.memory_bound and ctx.get("compile"):  # the same PyTorch code under torch.compile
-        measure_compiled(ctx, row, entry, values, dims, inouts, expected, rtol, atol)
-        if row.get("compile_us"):
-            row["ratio_compile"] = row["compile_us"] / row["ours_us"]
-        if row.get("compile_us_dobench") and row.get("ours_us_dobench"):
-            row["ratio_compile_dobench"] = row["compile_us_dobench"] / row["ours_us_dobench"]
+        compiled = prepare_compiled(ctx, row, entry, values, dims, inouts, expected, rtol, atol)
+    candidates = timed_candidates(launches, entry, values, dims, compiled)
+    time_shape(ctx, row, candidates)
+    if compiled and compiled.failure:  # it failed while timed: its cells go, the row stays
+        for key in ("compile_us", "compile_us_dobench"):
+            row.pop(key, None)
+        for rounds in (row.get("rounds_us", {}), row.get("rounds_us_dobench", {})):
+            rounds.pop("compile", None)
+        compile_failed(row, entry, dims, compiled.failure[0])
+        sync(torch)
+    if ctx.get("bench_dobench") and ctx.get("host_us"):  # whether do_bench may have charged the host's issue time
+        for name, fn, *_ in candidates:
+            if name in ("ours", "torch", "compile") and f"{name}_us_dobench" in row:
+                row[f"{name}_host_us"] = ctx["host_us"](fn)
+    if row.get("ours_us_dobench"):
+        row["ratio_dobench"] = row["torch_us_dobench"] / row["ours_us_dobench"]
+    if row.get("compile_us"):
+        row["ratio_compile"] = row["compile_us"] / row["ours_us"]
+    if row.get("compile_us_dobench") and row.get("ours_us_dobench"):
+        row["ratio_compile_dobench"] = row["compile_us_dobench"] / row["ours_us_dobench"]
     # Verified again after timing: a kernel must not depend on state left by an earlier run.
     err_after, agree_after = check(torch, launches["ours"], outputs, inouts, expected, rtol, atol)
     row["max_error"] = worse_error(row["max_error"], err_after)
@@ -774,11 +852,18 @@ def parse_args(argv):
     p.add_argument("--warmup-ms", type=int, default=25)
     p.add_argument("--rep-ms", type=int, default=200)
     p.add_argument("--command", help="the command line to record (default: this one)")
+    p.add_argument("--rounds", type=int, default=3,
+                   help="rounds of timing: the first times every candidate, the later ones ours, eager PyTorch and "
+                        "torch.compile's code again, every second round in reverse order; each figure the median of "
+                        "its rounds (default 3)")
     p.add_argument("--no-compile", action="store_true", help="no torch.compile column")
     p.add_argument("--source-root", help="the directory holding templates/T.cu, the sources the lockfile's "
                    "entries were tuned on (default: the repository; run.sh's PER_SHAPE=1: OUT)")
     p.add_argument("templates", nargs="*")
-    return p.parse_args(argv)
+    a = p.parse_args(argv)
+    if a.rounds < 1:
+        p.error("--rounds: at least 1")
+    return a
 
 
 def load_json(path):
@@ -805,8 +890,11 @@ def main(argv):
     gpu = devices[0] if devices else {}
     ctx = {"out": out, "kernelevo": os.path.abspath(a.kernelevo), "nvcc": find_nvcc(), "lock": load_json(a.lockfile or os.path.join(out, "kernelevo.lock.json")),
            "device": gpu.get("name"), "arch": gpu.get("arch"), "copy_gbps": gpu.get("copy_gbps"),
-           "source_root": os.path.abspath(a.source_root) if a.source_root else ROOT}
+           "source_root": os.path.abspath(a.source_root) if a.source_root else ROOT, "rounds": a.rounds}
     meta["copy_gbps"] = ctx["copy_gbps"]
+    meta["rounds"] = (f"{a.rounds}: every candidate timed by each timer one after the other, then ours, eager "
+                      f"PyTorch and torch.compile's code {a.rounds - 1} more times alike, every second round in "
+                      "reverse order; each figure the median of its rounds")
     try:
         import torch
 

@@ -107,7 +107,7 @@ def row_cells(row, meta=None):
 
 def markdown(meta, rows):
     lines = ["# Templates against PyTorch", ""]
-    for key in ("device", "date", "torch", "timer", "second_timer", "compile", "copy_gbps", "budget", "command"):
+    for key in ("device", "date", "torch", "timer", "second_timer", "rounds", "compile", "copy_gbps", "budget", "command"):
         if meta.get(key) is not None:
             value = meta[key]
             if key == "copy_gbps" and isinstance(value, (int, float)):

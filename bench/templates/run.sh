@@ -7,7 +7,8 @@
 # Environment: KERNELEVO (the binary; default build/tool/kernelevo, built into BUILD_DIR,
 # default /tmp/kernelevo-bench-build, when missing), BUDGET (evaluations per tune, default
 # 40, a resumed trace's included: raise it to continue a tune), TUNE_TIME (wall-time limit
-# of each tune, default 6s), REP_MS (do_bench time per measurement, default 200), JOBS,
+# of each tune, default 6s), REP_MS (do_bench time per measurement, default 200), ROUNDS
+# (rounds of the comparison's timing, each figure the median of its rounds, default 3), JOBS,
 # PYTHON (the interpreter with torch and triton, default python3), COMPARE_ONLY=1 to skip the
 # tunes and time OUT_DIR's locked winners again, TORCH_COMPILE=0 to leave out the torch.compile
 # column (each memory-bound shape's PyTorch code compiled and timed beside eager), TUNE_ONLY=1
@@ -120,7 +121,7 @@ budget_note="kernelevo tune --strategy auto --budget $budget --time $tune_time -
 [[ "${COMPARE_ONLY:-0}" == 1 ]] && budget_note="the lockfile's winners as an earlier run tuned them (their tuned_with), $per_what"
 BUDGET_NOTE="$budget_note" \
   "${PYTHON:-python3}" "$here/compare_torch.py" --out "$out" --kernelevo "$kev" --rep-ms "${REP_MS:-200}" \
-  --source-root "$project" --command "$command" "${compile_flag[@]}" "${templates[@]}"
+  --rounds "${ROUNDS:-3}" --source-root "$project" --command "$command" "${compile_flag[@]}" "${templates[@]}"
 status=$?
 step "done: $out/templates.md"
 cat "$out/templates.md"

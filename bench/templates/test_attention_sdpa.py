@@ -411,40 +411,10 @@ def main(argv):
     test_table()
     test_per_shape_winners()
     test_host_bound_do_bench()
-    test_time_in_rounds_alternates_the_sides()
     test_rounds_option()
     test_sdpa_calls_pin_the_backend_around_plain_calls()
     print("attention_sdpa: all tests passed")
     return 0
-
-
-def test_time_in_rounds_alternates_the_sides():
-    # Every round times each candidate by each timer before the next candidate, so a drift over
-    # the run lands on every side; a candidate's pinned context is entered around its timing.
-    log = []
-
-    class Pin:
-        def __enter__(self):
-            log.append("enter")
-
-        def __exit__(self, *exc):
-            log.append("exit")
-
-    clock = iter(range(100))
-
-    def timer(label):
-        def time(fn):
-            log.append((fn(), label))
-            return float(next(clock))
-        return time
-
-    timers = {"us": timer("clean"), "do_bench_us": timer("bench")}
-    got = att.time_in_rounds([("ours", lambda: "ours", None), ("cudnn", lambda: "cudnn", Pin)], timers, 2)
-    assert log == [("ours", "clean"), ("ours", "bench"), "enter", ("cudnn", "clean"), ("cudnn", "bench"), "exit",
-                   ("ours", "clean"), ("ours", "bench"), "enter", ("cudnn", "clean"), ("cudnn", "bench"), "exit"]
-    assert got == {"ours": {"us": [0.0, 4.0], "do_bench_us": [1.0, 5.0]},
-                   "cudnn": {"us": [2.0, 6.0], "do_bench_us": [3.0, 7.0]}}
-    assert att.time_in_rounds([("ours", lambda: 0, None)], timers, 0) == {"ours": {"us": [], "do_bench_us": []}}
 
 
 def test_rounds_option():

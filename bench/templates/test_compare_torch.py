@@ -278,6 +278,57 @@ def test_markdown_table():
     assert "†" not in md
 
 
+def test_time_in_rounds_alternates_the_sides():
+    # Every round times each candidate by each timer before the next candidate, so a drift over
+    # the run lands on every side; every second round runs them in reverse, so a drift within a
+    # round favours none; a candidate's pinned context is entered around its timing, and one
+    # naming its timers is timed by those only.
+    log = []
+
+    class Pin:
+        def __enter__(self):
+            log.append("enter")
+
+        def __exit__(self, *exc):
+            log.append("exit")
+
+    clock = iter(range(100))
+
+    def timer(label):
+        def time(fn):
+            log.append((fn(), label))
+            return float(next(clock))
+        return time
+
+    timers = {"us": timer("clean"), "do_bench_us": timer("bench")}
+    got = ct.time_in_rounds([("ours", lambda: "ours", None), ("cudnn", lambda: "cudnn", Pin)], timers, 3)
+    assert log == [("ours", "clean"), ("ours", "bench"), "enter", ("cudnn", "clean"), ("cudnn", "bench"), "exit",
+                   "enter", ("cudnn", "clean"), ("cudnn", "bench"), "exit", ("ours", "clean"), ("ours", "bench"),
+                   ("ours", "clean"), ("ours", "bench"), "enter", ("cudnn", "clean"), ("cudnn", "bench"), "exit"]
+    assert got == {"ours": {"us": [0.0, 6.0, 8.0], "do_bench_us": [1.0, 7.0, 9.0]},
+                   "cudnn": {"us": [2.0, 4.0, 10.0], "do_bench_us": [3.0, 5.0, 11.0]}}
+    assert ct.time_in_rounds([("ours", lambda: 0, None)], timers, 0) == {"ours": {"us": [], "do_bench_us": []}}
+    log.clear()
+    got = ct.time_in_rounds([("a", lambda: "a", None, {"us"}), ("b", lambda: "b", None, {"us", "do_bench_us"})],
+                            timers, 1, first_round=1)  # an odd round: reversed
+    assert log == [("b", "clean"), ("b", "bench"), ("a", "clean")], log
+    assert got == {"a": {"us": [14.0]}, "b": {"us": [12.0], "do_bench_us": [13.0]}}
+
+
+def test_rounds_option():
+    assert ct.parse_args(["--out", "x", "--kernelevo", "k"]).rounds == 3
+    assert ct.parse_args(["--out", "x", "--kernelevo", "k", "--rounds", "1"]).rounds == 1
+    import contextlib
+    import io
+
+    try:
+        with contextlib.redirect_stderr(io.StringIO()):
+            ct.parse_args(["--out", "x", "--kernelevo", "k", "--rounds", "0"])
+    except SystemExit:
+        return
+    raise AssertionError("--rounds 0 accepted")
+
+
 def test_host_bound_do_bench_cells():
     # A call the host takes longer to issue than do_bench's clearing keeps the GPU busy: its
     # do_bench cell is marked and the table says why; the others are not.
@@ -411,7 +462,7 @@ def test_with_torch_on_cpu(kernelevo):
                 t = values[a["name"]]
                 assert t.numel() == evaluate(a["count"], ct.names_for(dims, spec["defaults"])), (e.template, a)
                 if a.get("init") == "randint":
-                    assert t.min() >= a["init_range"][0] and t.max() < a["init_range"][1]
+                    assert t.float().min() >= a["init_range"][0] and t.float().max() < a["init_range"][1]
     ct.DEVICE = "cuda"
 
 
@@ -459,7 +510,7 @@ def test_measure_shape_with_a_fake_driver(kernelevo):
            "bench_dobench": lambda fn: (fn(), next(dobench_times))[1],
            "host_us": lambda fn: (fn(), next(host_times))[1]}
     winner = dict(spec["defaults"], LAYERNORM_BLOCK=512)
-    plan = {"entry": e, "spec": spec, "lock_entry": {"params": winner}, "winners": [winner],
+    plan = {"entry": e, "spec": spec, "lock_entry": {"params": winner}, "winners": [(winner, None)],
             "defaults": spec["defaults"], "functions": {"ours0": "k", "defaults": "k"}}
     dims = {"rows": 4096, "cols": 64}
     try:
@@ -534,11 +585,13 @@ def test_measure_shape_takes_the_bucket_winner(kernelevo):
         assert all(b == (64 if want == "small" else 1024) for fn, b in runs if fn == want), runs
 
 
-def measure_with_fakes(kernelevo, template, dims, compile_fn, kernel_id=None, memory_bound=None):
+def measure_with_fakes(kernelevo, template, dims, compile_fn, kernel_id=None, memory_bound=None,
+                       times=(50.0, 80.0, 120.0, 100.0), dobench_times=(55.0, 110.0, 105.0), rounds=None):
     """measure_shape on the CPU for `template` at `dims`, the fake kernel writing PyTorch's
     answer into every output (inout ones in place, as the real kernel does), `compile_fn`
-    standing in for torch.compile; the fake timers give ours 50 us, defaults 80, eager 120 and
-    compiled 100 (do_bench: 55, 110, 105)."""
+    standing in for torch.compile; the fake timers give `times` and `dobench_times` in the order
+    they are asked (by default, one round: ours 50 us, defaults 80, eager 120 and compiled 100;
+    do_bench: 55, 110, 105)."""
     import dataclasses
 
     import torch
@@ -561,12 +614,13 @@ def measure_with_fakes(kernelevo, template, dims, compile_fn, kernel_id=None, me
         driver.kernel = kernel
         return values, outputs, inouts
 
-    times = iter([50.0, 80.0, 120.0, 100.0])
-    dobench_times = iter([55.0, 110.0, 105.0])
+    times, dobench_times = iter(times), iter(dobench_times)
     ctx = {"torch": torch, "driver": driver, "bench": lambda fn: (fn(), next(times))[1], "copy_gbps": 4000.0,
            "bench_dobench": lambda fn: (fn(), next(dobench_times))[1], "compile": compile_fn}
+    if rounds is not None:
+        ctx["rounds"] = rounds
     plan = {"entry": e, "spec": spec, "lock_entry": {"params": dict(spec["defaults"])},
-            "winners": [dict(spec["defaults"])], "defaults": spec["defaults"],
+            "winners": [(dict(spec["defaults"]), None)], "defaults": spec["defaults"],
             "functions": {"ours0": "k", "defaults": "k"}}
     ct.DEVICE = "cpu"
     try:
@@ -629,6 +683,44 @@ def test_torch_compile_column_with_fakes(kernelevo):
     row = measure_with_fakes(kernelevo, "gemm_tc", {"M": 32, "N": 16, "K": 16}, lambda fn: called.append(fn),
                              kernel_id="gemm_tc_f16")
     assert not called and "compile_us" not in row and "compile_error" not in row
+
+
+def test_rounds_with_fakes(kernelevo):
+    """Three rounds: the first times ours, the defaults, eager and compiled; the second eager,
+    compiled and ours again in reverse order, the third in order; each figure the median of its
+    rounds, the rounds kept. A compiled call that fails while timed loses its cells and says
+    why; ours and eager stand."""
+    dims = {"rows": 6, "cols": 40}
+    row = measure_with_fakes(kernelevo, "add_rmsnorm_bf16", dims, lambda fn: fn, rounds=3,
+                             times=(50.0, 80.0, 120.0, 100.0, 104.0, 118.0, 54.0, 52.0, 125.0, 99.0),
+                             dobench_times=(55.0, 110.0, 105.0, 101.0, 112.0, 57.0, 56.0, 111.0, 103.0))
+    assert row["rounds"] == 3 and row["agree"] and row["compile_agree"]
+    assert row["rounds_us"] == {"ours": [50.0, 54.0, 52.0], "defaults": [80.0], "torch": [120.0, 118.0, 125.0],
+                                "compile": [100.0, 104.0, 99.0]}, row["rounds_us"]
+    assert row["rounds_us_dobench"] == {"ours": [55.0, 57.0, 56.0], "torch": [110.0, 112.0, 111.0],
+                                        "compile": [105.0, 101.0, 103.0]}, row["rounds_us_dobench"]
+    assert (row["ours_us"], row["defaults_us"], row["torch_us"], row["compile_us"]) == (52.0, 80.0, 120.0, 100.0)
+    assert (row["ours_us_dobench"], row["torch_us_dobench"], row["compile_us_dobench"]) == (56.0, 111.0, 103.0)
+    assert row["ratio_compile"] == 100.0 / 52.0 and row["ratio_dobench"] == 111.0 / 56.0
+    assert row["ratio_compile_dobench"] == 103.0 / 56.0
+
+    def fails_when_timed(fn):
+        calls = []
+
+        def compiled(a, d):
+            calls.append(1)
+            if len(calls) > 1 + ct.COMPILE_WARMUP_CALLS:  # checked and warmed, then it breaks
+                raise RuntimeError("illegal memory access")
+            return fn(a, d)
+        return compiled
+
+    row = measure_with_fakes(kernelevo, "add_rmsnorm_bf16", dims, fails_when_timed, rounds=3,
+                             times=(50.0, 80.0, 120.0, 100.0, 104.0, 118.0, 54.0, 52.0, 125.0, 99.0),
+                             dobench_times=(55.0, 110.0, 105.0, 101.0, 112.0, 57.0, 56.0, 111.0, 103.0))
+    assert row["compile_error"] == "RuntimeError: illegal memory access" and row["compile_agree"]
+    assert not any(k in row for k in ("compile_us", "compile_us_dobench", "ratio_compile", "ratio_compile_dobench"))
+    assert "compile" not in row["rounds_us"] and "compile" not in row["rounds_us_dobench"]
+    assert (row["ours_us"], row["torch_us"], row["ours_us_dobench"]) == (52.0, 120.0, 56.0) and row["agree"]
 
 
 def test_real_torch_compile_on_cpu(kernelevo):
@@ -720,6 +812,7 @@ def main():
              test_winner_lookup, test_nvcc_command, test_kernel_arch,
              test_tolerances_and_errors, test_compile_setup, test_entries, test_markdown_table,
              test_host_bound_do_bench_cells, test_write_files,
+             test_time_in_rounds_alternates_the_sides, test_rounds_option,
              test_driver_argument_plumbing, test_tensor_map_arguments,
              test_tune_note_reads_a_template_or_a_kernel_tune, test_demotion_kernel_is_the_runners]
     for t in tests:
@@ -733,7 +826,7 @@ def main():
             import torch  # noqa: F401
         except ImportError:
             print("skipped test_with_torch_on_cpu, test_measure_shape_with_a_fake_driver, "
-                  "test_torch_compile_column_with_fakes (no PyTorch)")
+                  "test_torch_compile_column_with_fakes, test_rounds_with_fakes (no PyTorch)")
         else:
             test_with_torch_on_cpu(os.path.abspath(sys.argv[1]))
             print("ok test_with_torch_on_cpu")
@@ -743,6 +836,8 @@ def main():
             print("ok test_measure_shape_takes_the_bucket_winner")
             test_torch_compile_column_with_fakes(os.path.abspath(sys.argv[1]))
             print("ok test_torch_compile_column_with_fakes")
+            test_rounds_with_fakes(os.path.abspath(sys.argv[1]))
+            print("ok test_rounds_with_fakes")
             if os.environ.get("KERNELEVO_TEST_TORCH_COMPILE") == "1":
                 test_real_torch_compile_on_cpu(os.path.abspath(sys.argv[1]))
                 print("ok test_real_torch_compile_on_cpu")

@@ -6,7 +6,8 @@
 # eager in one run, the comparison compiling each bucket's winner as the tune and the build
 # do; each one-size bucket's winner is also timed without its size define and locked the faster
 # way (sized.txt lists the choices). Everything archived under $OUT. DEADLINE: seconds from the
-# start by which it ends; ANY_GPU=1 runs it on another GPU too (BUDGET and TUNE_TIME of each bucket's search).
+# start by which it ends, the last 160 s the comparison's (three rounds of timing: run.sh's
+# ROUNDS); ANY_GPU=1 runs it on another GPU too (BUDGET and TUNE_TIME of each bucket's search).
 set -u
 if [[ ${ANY_GPU:-0} != 1 ]] && ! nvidia-smi --query-gpu=name --format=csv,noheader | grep -q H200; then
   nvidia-smi --query-gpu=name --format=csv,noheader; echo "not an H200: nothing run"; exit 3
@@ -27,7 +28,7 @@ echo "gtest exit $? after $(el) s"
 grep -E "^\[ +(OK|FAILED|PASSED) |Failure" "$OUT/gtest.txt" | head -12
 T="${TEMPLATES:-bias_gelu layernorm_bf16 softmax swiglu sum rope_bf16 layernorm rmsnorm rmsnorm_bf16 softmax_bf16 add_rmsnorm_bf16 transpose}"
 # shellcheck disable=SC2086
-KERNELEVO=$b/tool/kernelevo L2=dirty PER_SHAPE=1 BUDGET=${BUDGET:-200} TUNE_TIME=${TUNE_TIME:-4s} TUNE_ONLY=1 timeout $(( ${DEADLINE:-585} - $(el) - 110 )) bench/templates/run.sh "$OUT/mb" $T > "$OUT/mb-tune.log" 2>&1
+KERNELEVO=$b/tool/kernelevo L2=dirty PER_SHAPE=1 BUDGET=${BUDGET:-200} TUNE_TIME=${TUNE_TIME:-4s} TUNE_ONLY=1 timeout $(( ${DEADLINE:-585} - $(el) - 160 )) bench/templates/run.sh "$OUT/mb" $T > "$OUT/mb-tune.log" 2>&1
 echo "tune exit $? after $(el) s"
 grep -E "^== " "$OUT/mb-tune.log" | tail -3
 # Each one-size bucket's winner timed with and without its size define, and how it is locked.
