@@ -1652,30 +1652,54 @@ struct Work {
   }
 };
 
+// The sum of floor((A i + b) / B) over i in [0, n), for b >= 0: the terms grow by A / G every
+// B / G of them (G = gcd(A, B)), so one period's sum gives the rest.
+__host__ __device__ constexpr int gcd_of(int a, int b) { return b == 0 ? a : gcd_of(b, a % b); }
+template <int A, int B>
+__host__ __device__ long long sum_of_floors(long long n, long long b) {
+  constexpr int kPeriod = B / gcd_of(A, B), kStep = A / gcd_of(A, B);
+  long long period = 0;
+  for (int i = 0; i < kPeriod; ++i) period += (A * i + b) / B;
+  const long long q = n / kPeriod, r = n % kPeriod;
+  long long sum = q * period + static_cast<long long>(kStep) * kPeriod * (q * (q - 1) / 2);
+  for (int i = 0; i < r; ++i) sum += (A * i + b) / B + q * kStep;
+  return sum;
+}
+
 // Stream-K's pieces of block `block` of `grid`. First whole tiles in tile_at's order, one a
 // turn, for as many turns as every block has one (causal: whole pairs); then the key tiles of
 // the tiles left (fewer than the blocks, or than twice as many causal), in the same order, the
 // block taking positions [block W / grid, (block + 1) W / grid) of the W in all, cut at tile
 // boundaries. So the blocks split only the last round's tiles, neighbours whose keys and values
 // the L2 shares, as whole tiles in order do. A tile left with no key tiles (nothing visible)
-// belongs to the block whose run holds its position, the last block's where that is W. Host
-// code too, for tests/templates/attention_stream_run.cu.
+// belongs to the block whose run holds its position, the last block's where that is W. W and
+// the tile holding a block's first position come in closed form (keys_from), not by walking
+// the tiles: every thread of a block places itself before its first tile. Host code too, for
+// tests/templates/attention_stream_run.cu.
 template <class C>
 struct StreamRun {
   int block, grid, m_blocks;
   int turn = 0, whole_turns = 0;
+  bool placed = false;  // tile and pos set (place)
   // Stream-K: the index of the tile at `pos`, and the block's run [start, end) of `total`
   long long tile = 0, tiles = 0, total = 0, start = 0, end = 0, pos = 0;
 
+  // With `place_now` false, the search for the block's first tile waits for its first piece
+  // after the whole tiles (the producer's choice: it runs ahead of the consumers there, not
+  // before its first load).
   __host__ __device__ StreamRun(const attention_detail::Geometry& g, int block_index,
-                                int block_count)
+                                int block_count, bool place_now = true)
       : block(block_index), grid(block_count), m_blocks((g.seq_q + C::BM - 1) / C::BM) {
     tiles = static_cast<long long>(m_blocks) * g.batch * g.heads;
     whole_turns = static_cast<int>(g.causal ? 2 * (tiles / (2LL * grid)) : tiles / grid);
-    const long long first = static_cast<long long>(whole_turns) * grid;
-    for (long long i = first; i < tiles; ++i) total += length(g, i);
+    total = keys_from(g, static_cast<long long>(whole_turns) * grid);
     start = static_cast<long long>(block) * total / grid;
     end = static_cast<long long>(block + 1) * total / grid;
+    if (place_now) place(g);
+  }
+  __host__ __device__ void place(const attention_detail::Geometry& g) {
+    placed = true;
+    const long long first = static_cast<long long>(whole_turns) * grid;
     tile = first;
     if (total == 0) {  // nothing left to read: the last block writes every tile left
       if (block + 1 != grid) tile = tiles;
@@ -1685,15 +1709,51 @@ struct StreamRun {
       tile = tiles;
       return;
     }
-    for (;;) {  // to the first tile that holds `start` or begins at it
-      const int len = length(g, tile);
-      if (!(pos < start && pos + len <= start)) break;
-      pos += len;
-      ++tile;
+    // The first tile that holds `start` or begins at it: the predicate rises once over the
+    // tiles, and the last of them (which ends at total > start) has it.
+    long long lo = first, hi = tiles - 1;
+    while (lo < hi) {
+      const long long mid = lo + (hi - lo) / 2;
+      const long long at = total - keys_from(g, mid), after = total - keys_from(g, mid + 1);
+      if (at >= start || after > start)
+        hi = mid;
+      else
+        lo = mid + 1;
     }
+    tile = lo;
+    pos = total - keys_from(g, lo);
   }
-  __host__ __device__ int length(const attention_detail::Geometry& g, long long i) const {
-    return key_tiles<C>(tile_of(static_cast<unsigned>(i), g, m_blocks).m_block * C::BM, g);
+  // The key tiles of query blocks [0, m) of one head, in the blocks' own order (key_tiles's
+  // count for each: all of them, or causal, those up to the diagonal).
+  __host__ __device__ long long keys_below(const attention_detail::Geometry& g, int m) const {
+    const long long all = g.seq_k > 0 ? (g.seq_k + C::BN - 1) / C::BN : 0;
+    if (!g.causal) return m * all;
+    // Causal: a whole block m (of seq_q / BM) reads up to (m + 1) BM + shift keys (shift =
+    // seq_k - seq_q), none before the first block for which that is positive; a last, partial
+    // block reads them all.
+    const int whole = min(m, g.seq_q / C::BM);
+    const int shift = g.seq_k - g.seq_q;
+    const int lo = shift >= 0 ? 0 : min(whole, -shift / C::BM);
+    long long sum = (m - whole) * all;
+    if (whole > lo)
+      sum += sum_of_floors<C::BM, C::BN>(whole - lo, (lo + 1) * C::BM + shift + C::BN - 1);
+    return sum;
+  }
+  // The key tiles of the tiles at places [j, m_blocks) of one head's order (tile_of's: causal,
+  // the query blocks m_blocks - 1, 0, m_blocks - 2, 1, ..., so those from place j on are the
+  // blocks [j / 2, m_blocks - (j + 1) / 2)).
+  __host__ __device__ long long head_keys_from(const attention_detail::Geometry& g, int j) const {
+    if (!g.causal) return keys_below(g, m_blocks) - keys_below(g, j);
+    return keys_below(g, m_blocks - (j + 1) / 2) - keys_below(g, j / 2);
+  }
+  // The key tiles of the tiles [i, tiles), in tile_of's order.
+  __host__ __device__ long long keys_from(const attention_detail::Geometry& g, long long i) const {
+    if (i >= tiles) return 0;
+    // (The launch keeps the tile count below 2^31.)
+    const unsigned bh = static_cast<unsigned>(i) / static_cast<unsigned>(m_blocks);
+    const int j = static_cast<int>(static_cast<unsigned>(i) - bh * m_blocks);
+    return head_keys_from(g, j) +
+           (static_cast<long long>(g.batch) * g.heads - bh - 1) * head_keys_from(g, 0);
   }
   // The block whose run holds position w (of total > 0).
   __host__ __device__ int block_of(long long w) const {
@@ -1716,6 +1776,7 @@ struct StreamRun {
       w.whole(t, key_tiles<C>(t.m_block * C::BM, g));
       return true;
     }
+    if (!placed) place(g);
     if (tile >= tiles) return false;
     if (pos > end || (pos == end && block + 1 != grid)) return false;
     w.tile = tile_of(static_cast<unsigned>(tile), g, m_blocks);
@@ -1745,10 +1806,10 @@ struct Walk {
   int turn = 0;
   StreamRun<C> run;
 
-  __device__ Walk(const attention_detail::Geometry& g, bool use_stream)
+  __device__ Walk(const attention_detail::Geometry& g, bool use_stream, bool place_now)
       : stream(use_stream),
         run(use_stream ? g : attention_detail::Geometry{}, static_cast<int>(blockIdx.x),
-            static_cast<int>(gridDim.x)) {}
+            static_cast<int>(gridDim.x), place_now) {}
   __device__ bool next(const attention_detail::Geometry& g, Work& w) {
     if (stream) return run.next(g, w);
     Tile t;
@@ -1833,7 +1894,7 @@ __device__ void attention_block(float* __restrict__ lse, float* __restrict__ o_p
                     v_full(s));
       ++it;
     };
-    Walk<C> walk(g, stream);
+    Walk<C> walk(g, stream, false);
     Work w;
     for (int turn = 0; walk.next(g, w); ++turn) {
       const Tile& tile = w.tile;
@@ -1857,7 +1918,7 @@ __device__ void attention_block(float* __restrict__ lse, float* __restrict__ o_p
 
   int it = 0;              // key tiles consumed before this piece's (the ring's position)
   bool handed_on = false;  // consumer 1: this tile's first arrival was made at the last one's end
-  Walk<C> walk(g, stream);
+  Walk<C> walk(g, stream, true);
   Work w;
   for (int turn = 0; walk.next(g, w); ++turn) {
     const Tile& tile = w.tile;
