@@ -1636,8 +1636,8 @@ __host__ __device__ __forceinline__ int key_tiles(int m0, const attention_detail
 }
 
 // A block's piece of work: key tiles [tb, te) of the query tile `tile`, which has `len` key
-// tiles in all; where other blocks share its keys (parts > 1: the blocks first..last that hold
-// any, StreamRun::holds), `slot` is this block's scratch slot for its partial output and `pos`
+// tiles in all; where other blocks share its keys (parts > 1: blocks among first..last,
+// StreamRun::part_block), `slot` is this block's scratch slot for its partial output and `pos`
 // the position of the tile's first key tile in the stream of all of them.
 struct Work {
   Tile tile;
@@ -1760,16 +1760,16 @@ struct StreamRun {
     const long long c = ((w + 1) * grid + total - 1) / total - 1;
     return static_cast<int>(c < 0 ? 0 : (c >= grid ? grid - 1 : c));
   }
-  // Whether block c's run holds any position: all do unless there are fewer than blocks.
-  __host__ __device__ bool holds(int c) const {
-    return total >= grid ||
-           static_cast<long long>(c) * total / grid < static_cast<long long>(c + 1) * total / grid;
+  // The block of part k (< w.parts) of a split tile: the blocks first..last all hold positions,
+  // unless there are fewer positions than blocks, when each of the tile's positions is its own
+  // block's. (The merge asks it of each part: no division but block_of's, where asking each
+  // block first..last whether it holds any took two each.)
+  __host__ __device__ int part_block(const Work& w, int k) const {
+    return total >= grid ? w.first + k : block_of(w.pos + k);
   }
-  // Block c's scratch slot for its part of the tile at position p: 2c for its first piece (the
-  // tile began before its run), 2c + 1 for its last (the tile begins in its run and goes on).
-  __host__ __device__ int slot_of(int c, long long p) const {
-    return 2 * c + (p < static_cast<long long>(c) * total / grid ? 0 : 1);
-  }
+  // Block c's scratch slot for its part of a split tile: 2c + 1 for the tile's first block (the
+  // tile begins in its run and goes on), 2c for the others (the tile began before their runs).
+  __host__ __device__ static int part_slot(const Work& w, int c) { return 2 * c + (c == w.first); }
   __host__ __device__ bool next(const attention_detail::Geometry& g, Work& w) {
     if (turn < whole_turns) {
       const Tile t = tile_of(tile_index(turn++, block, grid, g.causal), g, m_blocks);
@@ -1790,7 +1790,7 @@ struct StreamRun {
       w.last = block_of(pos + w.len - 1);
       // With fewer positions than blocks each block that holds any holds one.
       w.parts = total >= grid ? w.last - w.first + 1 : w.len;
-      w.slot = slot_of(block, pos);
+      w.slot = part_slot(w, block);
     }
     pos += w.len;
     ++tile;
@@ -2118,9 +2118,10 @@ __device__ void attention_block(float* __restrict__ lse, float* __restrict__ o_p
           continue;
         }
 #pragma unroll 1
-        for (int c = w.first; c <= w.last; ++c) {
-          if (c == static_cast<int>(blockIdx.x) || !walk.run.holds(c)) continue;
-          const float4* other = part_of(walk.run.slot_of(c, w.pos));
+        for (int k = 0; k < w.parts; ++k) {
+          const int c = walk.run.part_block(w, k);
+          if (c == static_cast<int>(blockIdx.x)) continue;
+          const float4* other = part_of(StreamRun<C>::part_slot(w, c));
           const float4 state = __ldcg(other + (D / 8) * 128 + tid);
           const float their_max[2] = {state.x, state.y}, their_sum[2] = {state.z, state.w};
           float mine_f[2], their_f[2];

@@ -72,6 +72,7 @@ bool check(const Shape& s, int grid) {
   std::vector<int> empty_written(tiles, 0);
   struct Split {
     int first = -1, last = -1, parts = 0;
+    long long pos = 0;
     std::map<int, int> slot_of_block;
   };
   std::map<int, Split> splits;
@@ -110,12 +111,13 @@ bool check(const Shape& s, int grid) {
         split.first = w.first;
         split.last = w.last;
         split.parts = w.parts;
+        split.pos = w.pos;
       }
-      if (split.first != w.first || split.last != w.last || split.parts != w.parts)
+      if (split.first != w.first || split.last != w.last || split.parts != w.parts ||
+          split.pos != w.pos)
         return fail("the parts of a tile disagree on its first block or count", tile);
       if (block < w.first || block > w.last) return fail("a part outside its blocks", tile);
       split.slot_of_block[block] = w.slot;
-      if (w.slot != run.slot_of(block, w.pos)) return fail("a slot the merge would not read", tile);
       if (!slots_used.insert(w.slot).second) return fail("a slot written twice", tile);
       if (w.slot / 2 != block) return fail("a slot of another block", tile);
     }
@@ -132,13 +134,20 @@ bool check(const Shape& s, int grid) {
   for (const auto& [tile, split] : splits) {
     if (static_cast<int>(split.slot_of_block.size()) != split.parts)
       return fail("a split tile whose parts are not its count", tile);
-    // The merge reads the blocks first..last that hold positions: exactly the parts.
-    std::set<int> merged;
-    for (int c = split.first; c <= split.last; ++c)
-      if (any.holds(c)) merged.insert(c);
-    std::set<int> wrote;
-    for (const auto& [block, slot] : split.slot_of_block) wrote.insert(block);
-    if (merged != wrote) return fail("the merge's blocks are not the parts'", tile);
+    // The merge reads each part's block and slot: exactly the blocks and slots the parts wrote.
+    attention_sm90_detail::Work w{};
+    w.first = split.first;
+    w.last = split.last;
+    w.parts = split.parts;
+    w.pos = split.pos;
+    std::map<int, int> read;
+    for (int k = 0; k < split.parts; ++k) {
+      const int c = any.part_block(w, k);
+      if (c < split.first || c > split.last) return fail("a merged part outside its blocks", tile);
+      read[c] = attention_sm90_detail::StreamRun<C>::part_slot(w, c);
+    }
+    if (read != split.slot_of_block)
+      return fail("the merge's blocks or slots are not the parts'", tile);
     if (!tickets.insert(split.first).second) return fail("two split tiles share a ticket", tile);
   }
   for (int tile = 0; tile < tiles; ++tile) {
