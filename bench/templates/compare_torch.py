@@ -583,8 +583,8 @@ def error_text(e, limit=2000):
 def prepare_compiled(ctx, row, entry, values, dims, inouts, expected, rtol, atol):
     """Compiles entry.torch_fn with ctx["compile"], checks its output against the eager one
     (the inout buffers restored first, so it sees the reference's inputs) and warms it: the
-    call to time (a GuardedCall), or None. A failure anywhere goes into row["compile_error"]; a CUDA error that
-    outlives it (a lost context) is raised."""
+    call to time (a GuardedCall), or None. A failure anywhere goes into row["compile_error"]; a
+    CUDA error that outlives it (a lost context) is raised."""
     torch = ctx["torch"]
     try:
         start = time.perf_counter()
