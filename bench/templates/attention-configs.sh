@@ -7,7 +7,8 @@
 # tuner verifies the points it times, this covers the schedules before a tune reaches them.
 #   bench/templates/attention-configs.sh OUT_DIR
 # Writes OUT_DIR/NAME.out per configuration and OUT_DIR/summary.txt. Exit 1 if any differs.
-# ONLY (a bash regular expression) keeps the configurations whose names match it.
+# ONLY (a bash regular expression) keeps the configurations whose names match it; RUN_JOBS
+# (default 4) programs run at once once built.
 set -uo pipefail
 out=${1:?usage: bench/templates/attention-configs.sh OUT_DIR}
 root=$(cd "$(dirname "$0")/../.." && pwd)
@@ -62,6 +63,7 @@ fi
 build() {  # name, then NAME=VALUE settings
   local name=$1 defines=() kv
   shift
+  rm -f "$out/$name.rc"  # an earlier run's into the same folder
   for kv in "$@"; do
     if [[ $kv == DEC_* ]]; then defines+=("-DATT_$kv"); else defines+=("-DATT90_$kv" "-DATT90H_$kv"); fi
   done
@@ -73,16 +75,27 @@ for c in "${configs[@]}"; do
   build "${c%%=*}" ${c#*=} &
 done
 wait
+# The programs check, they do not time: RUN_JOBS (default 4) of them share the GPU at once.
+run_one() {  # name: its output, and its exit status in NAME.rc
+  timeout 120 "$out/$1" > "$out/$1.out" 2>&1
+  echo $? > "$out/$1.rc"
+  rm -f "$out/$1"
+}
+for c in "${configs[@]}"; do
+  name=${c%%=*}
+  [[ -x $out/$name ]] || continue
+  while (( $(jobs -rp | wc -l) >= ${RUN_JOBS:-4} )); do wait -n; done
+  run_one "$name" &
+done
+wait
 status=0
 for c in "${configs[@]}"; do
   name=${c%%=*}
-  [[ -x $out/$name ]] || { echo "$name (${c#*=}): not built" | tee -a "$out/summary.txt"; status=1; continue; }
-  timeout 120 "$out/$name" > "$out/$name.out" 2>&1
-  rc=$?
+  [[ -f $out/$name.rc ]] || { echo "$name (${c#*=}): not built" | tee -a "$out/summary.txt"; status=1; continue; }
+  rc=$(cat "$out/$name.rc")
   differs=$(grep -c "DIFFERS\|launch failed" "$out/$name.out")
   agrees=$(grep -c "agrees" "$out/$name.out")
   echo "$name (${c#*=}): exit $rc, $agrees agree, $differs differ or fail" | tee -a "$out/summary.txt"
   [[ $rc == 0 && $differs == 0 ]] || status=1
-  rm -f "$out/$name"
 done
 exit $status
