@@ -1674,8 +1674,8 @@ __host__ __device__ long long sum_of_floors(long long n, long long b) {
 // the L2 shares, as whole tiles in order do. A tile left with no key tiles (nothing visible)
 // belongs to the block whose run holds its position, the last block's where that is W. W and
 // the tile holding a block's first position come in closed form (keys_from), not by walking
-// the tiles: every thread of a block places itself before its first tile. Host code too, for
-// tests/templates/attention_stream_run.cu.
+// the tiles: the consumers place themselves before their first tile, the producer at its first
+// piece after the whole tiles. Host code too, for tests/templates/attention_stream_run.cu.
 template <class C>
 struct StreamRun {
   int block, grid, m_blocks;
