@@ -1655,14 +1655,20 @@ struct Work {
 // The sum of floor((A i + b) / B) over i in [0, n), for b >= 0: the terms grow by A / G every
 // B / G of them (G = gcd(A, B)), so one period's sum gives the rest.
 __host__ __device__ constexpr int gcd_of(int a, int b) { return b == 0 ? a : gcd_of(b, a % b); }
+// (Rolled loops: the placement is inlined at two places, and unrolled they tripled the code
+// of a kernel with BN 176.)
 template <int A, int B>
-__host__ __device__ long long sum_of_floors(long long n, long long b) {
+__host__ __device__ long long sum_of_floors(int n, int b) {
   constexpr int kPeriod = B / gcd_of(A, B), kStep = A / gcd_of(A, B);
-  long long period = 0;
+  int period = 0;
+#pragma unroll 1
   for (int i = 0; i < kPeriod; ++i) period += (A * i + b) / B;
-  const long long q = n / kPeriod, r = n % kPeriod;
-  long long sum = q * period + static_cast<long long>(kStep) * kPeriod * (q * (q - 1) / 2);
-  for (int i = 0; i < r; ++i) sum += (A * i + b) / B + q * kStep;
+  const int q = n / kPeriod, r = n % kPeriod;
+  long long sum =
+      static_cast<long long>(q) * period +
+      static_cast<long long>(kStep) * kPeriod * (static_cast<long long>(q) * (q - 1) / 2);
+#pragma unroll 1
+  for (int i = 0; i < r; ++i) sum += (A * i + b) / B + static_cast<long long>(q) * kStep;
   return sum;
 }
 
@@ -1683,6 +1689,7 @@ struct StreamRun {
   bool placed = false;  // tile and pos set (place)
   // Stream-K: the index of the tile at `pos`, and the block's run [start, end) of `total`
   long long tile = 0, tiles = 0, total = 0, start = 0, end = 0, pos = 0;
+  long long per_head = 0;  // the key tiles of one head's tiles
 
   // With `place_now` false, the search for the block's first tile waits for its first piece
   // after the whole tiles (the producer's choice: it runs ahead of the consumers there, not
@@ -1692,6 +1699,7 @@ struct StreamRun {
       : block(block_index), grid(block_count), m_blocks((g.seq_q + C::BM - 1) / C::BM) {
     tiles = static_cast<long long>(m_blocks) * g.batch * g.heads;
     whole_turns = static_cast<int>(g.causal ? 2 * (tiles / (2LL * grid)) : tiles / grid);
+    per_head = keys_below(g, m_blocks);
     total = keys_from(g, static_cast<long long>(whole_turns) * grid);
     start = static_cast<long long>(block) * total / grid;
     end = static_cast<long long>(block + 1) * total / grid;
@@ -1709,19 +1717,20 @@ struct StreamRun {
       tile = tiles;
       return;
     }
-    // The first tile that holds `start` or begins at it: the predicate rises once over the
-    // tiles, and the last of them (which ends at total > start) has it.
-    long long lo = first, hi = tiles - 1;
+    // The first tile that begins at `start` or holds it: the first tile t that begins at or
+    // after it (positions rise with t; the end, tiles, begins at total > start), or where t
+    // begins after it, the tile before t.
+    long long lo = first, hi = tiles;
     while (lo < hi) {
       const long long mid = lo + (hi - lo) / 2;
-      const long long at = total - keys_from(g, mid), after = total - keys_from(g, mid + 1);
-      if (at >= start || after > start)
+      if (total - keys_from(g, mid) >= start)
         hi = mid;
       else
         lo = mid + 1;
     }
-    tile = lo;
     pos = total - keys_from(g, lo);
+    if (pos > start) pos = total - keys_from(g, --lo);
+    tile = lo;
   }
   // The key tiles of query blocks [0, m) of one head, in the blocks' own order (key_tiles's
   // count for each: all of them, or causal, those up to the diagonal).
@@ -1752,8 +1761,7 @@ struct StreamRun {
     // (The launch keeps the tile count below 2^31.)
     const unsigned bh = static_cast<unsigned>(i) / static_cast<unsigned>(m_blocks);
     const int j = static_cast<int>(static_cast<unsigned>(i) - bh * m_blocks);
-    return head_keys_from(g, j) +
-           (static_cast<long long>(g.batch) * g.heads - bh - 1) * head_keys_from(g, 0);
+    return head_keys_from(g, j) + (static_cast<long long>(g.batch) * g.heads - bh - 1) * per_head;
   }
   // The block whose run holds position w (of total > 0).
   __host__ __device__ int block_of(long long w) const {
@@ -1770,13 +1778,19 @@ struct StreamRun {
   // Block c's scratch slot for its part of a split tile: 2c + 1 for the tile's first block (the
   // tile begins in its run and goes on), 2c for the others (the tile began before their runs).
   __host__ __device__ static int part_slot(const Work& w, int c) { return 2 * c + (c == w.first); }
+  // next() for a run made with place_now false: placed at its first piece after the whole
+  // tiles. (A separate entry, so that the consumers' next() holds no copy of place.)
+  __host__ __device__ bool next_late(const attention_detail::Geometry& g, Work& w) {
+    if (!placed && turn >= whole_turns) place(g);
+    return next(g, w);
+  }
+  // The next piece (placed: made with place_now, or by next_late).
   __host__ __device__ bool next(const attention_detail::Geometry& g, Work& w) {
     if (turn < whole_turns) {
       const Tile t = tile_of(tile_index(turn++, block, grid, g.causal), g, m_blocks);
       w.whole(t, key_tiles<C>(t.m_block * C::BM, g));
       return true;
     }
-    if (!placed) place(g);
     if (tile >= tiles) return false;
     if (pos > end || (pos == end && block + 1 != grid)) return false;
     w.tile = tile_of(static_cast<unsigned>(tile), g, m_blocks);
@@ -1800,18 +1814,19 @@ struct StreamRun {
 
 // The pieces a block takes, in order: without STREAM (or scratch) the whole tiles of tile_at,
 // one a turn; with it, StreamRun's. The producer and the consumers walk it alike.
-template <class C>
+// kLate: Stream-K's placement waits for the first piece after the whole tiles (the producer).
+template <class C, bool kLate>
 struct Walk {
   bool stream;
   int turn = 0;
   StreamRun<C> run;
 
-  __device__ Walk(const attention_detail::Geometry& g, bool use_stream, bool place_now)
+  __device__ Walk(const attention_detail::Geometry& g, bool use_stream)
       : stream(use_stream),
         run(use_stream ? g : attention_detail::Geometry{}, static_cast<int>(blockIdx.x),
-            static_cast<int>(gridDim.x), place_now) {}
+            static_cast<int>(gridDim.x), !kLate) {}
   __device__ bool next(const attention_detail::Geometry& g, Work& w) {
-    if (stream) return run.next(g, w);
+    if (stream) return kLate ? run.next_late(g, w) : run.next(g, w);
     Tile t;
     if (!tile_at<C>(turn++, g, t)) return false;
     w.whole(t, key_tiles<C>(t.m_block * C::BM, g));
@@ -1894,7 +1909,7 @@ __device__ void attention_block(float* __restrict__ lse, float* __restrict__ o_p
                     v_full(s));
       ++it;
     };
-    Walk<C> walk(g, stream, false);
+    Walk<C, true> walk(g, stream);
     Work w;
     for (int turn = 0; walk.next(g, w); ++turn) {
       const Tile& tile = w.tile;
@@ -1918,7 +1933,7 @@ __device__ void attention_block(float* __restrict__ lse, float* __restrict__ o_p
 
   int it = 0;              // key tiles consumed before this piece's (the ring's position)
   bool handed_on = false;  // consumer 1: this tile's first arrival was made at the last one's end
-  Walk<C> walk(g, stream, true);
+  Walk<C, false> walk(g, stream);
   Work w;
   for (int turn = 0; walk.next(g, w); ++turn) {
     const Tile& tile = w.tile;
@@ -1997,7 +2012,7 @@ __device__ void attention_block(float* __restrict__ lse, float* __restrict__ o_p
     // the arrival after its last turn and lets consumer 0 go at its next tile's start.
     bool hand_on = false;  // consumer 1: the block's next tile has turns (arrive after the last)
     if constexpr (C::PINGPONG && C::HANDOFF) {
-      Walk<C> ahead = walk;
+      Walk<C, false> ahead = walk;
       Work next;
       hand_on = consumer == 1 && ahead.next(g, next) && next.te > next.tb;
     }

@@ -89,7 +89,7 @@ bool check(const Shape& s, int grid) {
     attention_sm90_detail::Work w{}, lw{};
     int pieces = 0, partial = 0;
     while (run.next(g, w)) {
-      if (!lazy.next(g, lw) || lw.tile.b != w.tile.b || lw.tile.head != w.tile.head ||
+      if (!lazy.next_late(g, lw) || lw.tile.b != w.tile.b || lw.tile.head != w.tile.head ||
           lw.tile.m_block != w.tile.m_block || lw.tb != w.tb || lw.te != w.te ||
           lw.parts != w.parts)
         return fail("the producer's pieces differ from the consumers'", -1);
@@ -121,7 +121,7 @@ bool check(const Shape& s, int grid) {
       if (!slots_used.insert(w.slot).second) return fail("a slot written twice", tile);
       if (w.slot / 2 != block) return fail("a slot of another block", tile);
     }
-    if (lazy.next(g, lw)) return fail("the producer has a piece the consumers do not", -1);
+    if (lazy.next_late(g, lw)) return fail("the producer has a piece the consumers do not", -1);
     if (partial > 2) return fail("a block with more than two partial pieces", -1);
     (void)pieces;
   }
