@@ -1652,11 +1652,10 @@ struct Work {
   }
 };
 
-// The sum of floor((A i + b) / B) over i in [0, n), for b >= 0: the terms grow by A / G every
-// B / G of them (G = gcd(A, B)), so one period's sum gives the rest.
 __host__ __device__ constexpr int gcd_of(int a, int b) { return b == 0 ? a : gcd_of(b, a % b); }
-// (Rolled loops: the placement is inlined at two places, and unrolled they tripled the code
-// of a kernel with BN 176.)
+// The sum of floor((A i + b) / B) over i in [0, n), for b >= 0: the terms grow by A / G every
+// B / G of them (G = gcd(A, B)), so one period's sum gives the rest. (The loops stay rolled:
+// the placement is inlined at two places, and unrolled they tripled the code at BN 176.)
 template <int A, int B>
 __host__ __device__ long long sum_of_floors(int n, int b) {
   constexpr int kPeriod = B / gcd_of(A, B), kStep = A / gcd_of(A, B);
