@@ -1655,7 +1655,8 @@ struct Work {
 __host__ __device__ constexpr int gcd_of(int a, int b) { return b == 0 ? a : gcd_of(b, a % b); }
 // The sum of floor((A i + b) / B) over i in [0, n), for b >= 0: the terms grow by A / G every
 // B / G of them (G = gcd(A, B)), so one period's sum gives the rest. (The loops stay rolled:
-// the placement is inlined at two places, and unrolled they tripled the code at BN 176.)
+// unrolled over BN 176's 11-term period, the search asking twice a step at four inlined places,
+// they tripled the kernel's code.)
 template <int A, int B>
 __host__ __device__ long long sum_of_floors(int n, int b) {
   constexpr int kPeriod = B / gcd_of(A, B), kStep = A / gcd_of(A, B);
@@ -1751,7 +1752,7 @@ struct StreamRun {
   // the query blocks m_blocks - 1, 0, m_blocks - 2, 1, ..., so those from place j on are the
   // blocks [j / 2, m_blocks - (j + 1) / 2)).
   __host__ __device__ long long head_keys_from(const attention_detail::Geometry& g, int j) const {
-    if (!g.causal) return keys_below(g, m_blocks) - keys_below(g, j);
+    if (!g.causal) return per_head - keys_below(g, j);
     return keys_below(g, m_blocks - (j + 1) / 2) - keys_below(g, j / 2);
   }
   // The key tiles of the tiles [i, tiles), in tile_of's order.
