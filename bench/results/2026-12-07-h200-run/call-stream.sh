@@ -7,6 +7,8 @@
 # tiles), with Stream-K, and with Stream-K and the hand-off, each beside SDPA's fastest
 # backend in alternating rounds, both timers, every row verified; the GPU's clocks and power
 # sampled throughout (clocks.csv, marks.txt). About 330-370 s on an H100's timings.
+# Shorter: CONFIGS (the configurations' regular expression), CONFIGS_TIME (their limit, s),
+# RUNS (the runs, in order, of whole, stream and stream_handoff), RUN_TIME (each run's limit).
 set -u
 export PATH=/usr/local/cuda/bin:$PATH KERNELEVO_TEMPLATES_DIR=$PWD/templates
 start=$(date +%s)
@@ -21,21 +23,23 @@ b=/tmp/kev-build
 { cmake -S . -B $b -G Ninja -DCMAKE_BUILD_TYPE=Release -DKERNELEVO_BUILD_BENCH=OFF > /dev/null &&
   ninja -C $b -j8 kernelevo > "$OUT/build.log" 2>&1; echo "build exit $? after $(el) s"; } &
 build=$!
-ONLY='^(defaults|stream.*)$' timeout 240 bash bench/templates/attention-configs.sh "$OUT/configs" > "$OUT/configs.log" 2>&1
+ONLY=${CONFIGS:-'^(defaults|stream.*)$'} timeout "${CONFIGS_TIME:-240}" bash bench/templates/attention-configs.sh "$OUT/configs" > "$OUT/configs.log" 2>&1
 echo "configs exit $? after $(el) s"; cat "$OUT/configs/summary.txt"
+# Fewer files come back than a run writes: each step's folder packed as soon as it ends.
+pkill -f "$OUT/configs/" || true  # programs the limit left running would share the GPU with the timing
+(cd "$OUT" && tar czf configs.tgz configs && rm -rf configs)
 wait $build
 run() {  # name, then attention_sdpa.py arguments
   local name=$1; shift
   echo "== $name from $(el) s" >> "$OUT/marks.txt"; date -u +%T >> "$OUT/marks.txt"
-  timeout 120 python3 bench/templates/attention_sdpa.py --out "$OUT/$name" --kernelevo $b/tool/kernelevo \
+  timeout "${RUN_TIME:-120}" python3 bench/templates/attention_sdpa.py --out "$OUT/$name" --kernelevo $b/tool/kernelevo \
     --shapes prefill --kernels attention_fwd_sm90 --rep-ms 30 "$@" > "$OUT/$name.log" 2>&1
   echo "$name exit $? after $(el) s"
   grep -E '^\| attention' "$OUT/$name/attention.md" | awk -F'|' '{print $3,$4,$6,$7,$8,$11,$12,$13,$14}'
+  (cd "$OUT" && [[ -d $name ]] && cp "$name/attention.md" "$name.md"; tar czf "$name.tgz" "$name" && rm -rf "$name")
 }
-run whole
-run stream --params 'attention_fwd_sm90={"ATT90_STREAM": 1}'
-run stream_handoff --params 'attention_fwd_sm90={"ATT90_STREAM": 1, "ATT90_HANDOFF": 1}'
+declare -A params=([whole]='' [stream]='{"ATT90_STREAM": 1}' [stream_handoff]='{"ATT90_STREAM": 1, "ATT90_HANDOFF": 1}')
+for r in ${RUNS:-whole stream stream_handoff}; do
+  if [[ -n ${params[$r]} ]]; then run "$r" --params "attention_fwd_sm90=${params[$r]}"; else run "$r"; fi
+done
 kill $smi
-# Fewer files come back than a run writes: each run's folder packed.
-cd "$OUT" && tar czf configs.tgz configs && rm -rf configs && for d in whole stream stream_handoff; do
-  [[ -d $d ]] && cp "$d/attention.md" "$d.md" && tar czf "$d.tgz" "$d" && rm -rf "$d"; done
