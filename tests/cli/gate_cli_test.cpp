@@ -106,8 +106,15 @@ TEST(CheckCli, BrokenWinnerFails) {
 
 TEST(CheckCli, NoGpuSkipsUnlessRequired) {
   TempDir tmp;  // an empty project: nothing to load, nothing to measure on
-  EXPECT_EQ(run("cd " + tmp.path.string() + " && " + kBin + " check").rc, 3);
-  EXPECT_EQ(run("cd " + tmp.path.string() + " && " + kBin + " check --require-gpu").rc, 1);
+  const auto skipped = kev::test_support::run_in(tmp.path, kBin + " check");
+  EXPECT_EQ(skipped.exit_code, 3) << skipped.err;
+  EXPECT_NE(skipped.err.find("kernelevo: check skipped: no GPU (exit 3)"), std::string::npos)
+      << skipped.err;
+  const auto required = kev::test_support::run_in(tmp.path, kBin + " check --require-gpu");
+  EXPECT_EQ(required.exit_code, 1) << required.err;
+  EXPECT_NE(required.err.find("(--require-gpu or KERNELEVO_REQUIRE_GPU: a missing GPU fails"),
+            std::string::npos)
+      << required.err;
 }
 
 TEST(CheckCli, UnknownDeviceNeedsArch) {
@@ -154,6 +161,22 @@ TEST(CheckCli, CompileSettingsAreReadAsTuneReadsThem) {
     EXPECT_EQ(r.exit_code, 2) << command << ": " << r.err;
     EXPECT_NE(r.err.find("cannot read " + missing), std::string::npos) << command << ": " << r.err;
   }
+  EXPECT_EQ(repo.worktrees(), 1);
+}
+
+// Without a GPU, compare stops before checking out the base: exit 3, said as check says it,
+// or a failure with --require-gpu.
+TEST(CompareCli, NoGpuSkipsUnlessRequired) {
+  Repo repo;
+  const auto skipped = kev::test_support::run_in(repo.path, kBin + " compare --base HEAD");
+  if (skipped.exit_code == 0) GTEST_SKIP() << "a GPU is present";
+  EXPECT_EQ(skipped.exit_code, 3) << skipped.err;
+  EXPECT_NE(skipped.err.find("kernelevo: compare skipped: no GPU (exit 3)"), std::string::npos)
+      << skipped.err;
+  const auto required =
+      kev::test_support::run_in(repo.path, kBin + " compare --base HEAD --require-gpu");
+  EXPECT_EQ(required.exit_code, 1) << required.err;
+  EXPECT_EQ(required.err.find("skipped"), std::string::npos) << required.err;
   EXPECT_EQ(repo.worktrees(), 1);
 }
 

@@ -10,7 +10,6 @@
 
 #include "cli/command.h"
 #include "cli/gate_common.h"
-#include "cli/gpu_measurer.h"
 #include "cli/timeout_option.h"
 #include "core/check.h"
 #include "io/hash.h"
@@ -45,17 +44,6 @@ bool env_requires_gpu() {
   return v == "1" || v == "on" || v == "true" || v == "yes" || v == "y";
 }
 
-int no_gpu(const kev::Error& error, bool require_gpu) {
-  if (require_gpu) {
-    kev::Error e = error;
-    e.message += " (--require-gpu or KERNELEVO_REQUIRE_GPU: a missing GPU fails the check)";
-    e.code = kev::ExitCode::failure;
-    return kev::cli::report(e);
-  }
-  std::cerr << "kernelevo: " << error.message << "\nkernelevo: check skipped: no GPU (exit 3)\n";
-  return static_cast<int>(kev::ExitCode::environment);
-}
-
 int run_check_command(const CheckArgs& args) {
   const bool require_gpu = args.require_gpu || (args.require_gpu_from_env && env_requires_gpu());
   const auto timeout = kev::cli::evaluation_timeout(args.timeout);
@@ -74,33 +62,25 @@ int run_check_command(const CheckArgs& args) {
     if (auto st = kev::cli::apply_gate_settings(args.compile_settings, specs); !st)
       return kev::cli::report(st.error());
 
-  std::unique_ptr<kev::Measurer> measurer;
-  if (replay) {
-    kev::cli::ReplayInputs in;
-    in.head = args.replay;
-    if (!args.arch.empty()) in.arch = args.arch;
-    in.seed = args.seed;
-    auto m = kev::cli::make_replay_measurer(in, *lock);
-    if (!m) return kev::cli::report(m.error());
-    measurer = std::move(*m);
-  } else {
-    auto m = kev::cli::make_gpu_measurer({args.device, args.seed, *timeout});
-    if (!m) {
-      if (m.error().code == kev::ExitCode::environment) return no_gpu(m.error(), require_gpu);
-      return kev::cli::report(m.error());
-    }
-    measurer = std::move(*m);
+  kev::cli::ReplayInputs in;
+  in.head = args.replay;
+  if (!args.arch.empty()) in.arch = args.arch;
+  in.seed = args.seed;
+  auto gate = kev::cli::make_gate_measurer(replay ? &in : nullptr,
+                                           {args.device, args.seed, *timeout}, *lock);
+  if (!gate) {
+    if (replay || gate.error().code != kev::ExitCode::environment)
+      return kev::cli::report(gate.error());
+    return kev::cli::skip_without_gpu(
+        gate.error(), "check", require_gpu,
+        "--require-gpu or KERNELEVO_REQUIRE_GPU: a missing GPU fails the check");
   }
-  auto gpu = measurer->identify();
-  if (!gpu) {
-    if (gpu.error().code == kev::ExitCode::environment) return no_gpu(gpu.error(), require_gpu);
-    return kev::cli::report(gpu.error());
-  }
+  const kev::GpuIdentity& gpu = gate->gpu;
 
   kev::CheckInput input;
   input.lock = &*lock;
   for (const auto& s : specs) input.specs.push_back(&s);
-  input.gpu = *gpu;
+  input.gpu = gpu;
   const auto root = std::filesystem::path(args.lockfile).parent_path();
   input.root = root.empty() ? "." : root.string();
   input.source_hash = [root](const std::string& source) -> std::optional<std::string> {
@@ -110,9 +90,9 @@ int run_check_command(const CheckArgs& args) {
   };
   input.options = args.options;
   if (!replay) input.compiled = kev::cli::compiled_sources(input.specs, &*lock, args.lockfile);
-  std::cerr << "kernelevo: checking the locked winners for " << gpu->device << " (" << gpu->arch
+  std::cerr << "kernelevo: checking the locked winners for " << gpu.device << " (" << gpu.arch
             << ")" << (replay ? " from recorded traces" : "") << "\n";
-  kev::Report report = kev::run_check(input, *measurer);
+  kev::Report report = kev::run_check(input, *gate->measurer);
   report.mode = replay ? "replay" : "gpu";
   auto written = kev::cli::emit_report(report, args.report_json, args.report_md);
   if (!written) return kev::cli::report(written.error());

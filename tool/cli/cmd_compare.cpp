@@ -8,7 +8,6 @@
 #include "cli/base_worktree.h"
 #include "cli/command.h"
 #include "cli/gate_common.h"
-#include "cli/gpu_measurer.h"
 #include "cli/timeout_option.h"
 #include "core/compare_gate.h"
 #include "io/lockfile_json.h"
@@ -62,33 +61,19 @@ int run_compare_command(const CompareArgs& args) {
     if (auto st = kev::cli::apply_gate_settings(args.compile_settings, none); !st)
       return kev::cli::report(st.error());
   }
-  std::unique_ptr<kev::Measurer> measurer;
-  if (replay) {
-    kev::cli::ReplayInputs in;
-    in.head = args.replay_head;
-    in.base = args.replay_base;
-    if (!args.arch.empty()) in.arch = args.arch;
-    in.seed = args.seed;
-    auto m = kev::cli::make_replay_measurer(in, *head_lock);
-    if (!m) return kev::cli::report(m.error());
-    measurer = std::move(*m);
-  } else {
-    auto m = kev::cli::make_gpu_measurer({args.device, args.seed, *timeout});
-    if (!m) {
-      if (m.error().code != kev::ExitCode::environment) return kev::cli::report(m.error());
-      if (args.require_gpu) {
-        kev::Error e = m.error();
-        e.code = kev::ExitCode::failure;
-        return kev::cli::report(e);
-      }
-      std::cerr << "kernelevo: " << m.error().message
-                << "\nkernelevo: compare skipped: no GPU (exit 3)\n";
-      return static_cast<int>(kev::ExitCode::environment);
-    }
-    measurer = std::move(*m);
+  kev::cli::ReplayInputs in;
+  in.head = args.replay_head;
+  in.base = args.replay_base;
+  if (!args.arch.empty()) in.arch = args.arch;
+  in.seed = args.seed;
+  auto gate = kev::cli::make_gate_measurer(replay ? &in : nullptr,
+                                           {args.device, args.seed, *timeout}, *head_lock);
+  if (!gate) {
+    if (replay || gate.error().code != kev::ExitCode::environment)
+      return kev::cli::report(gate.error());
+    return kev::cli::skip_without_gpu(gate.error(), "compare", args.require_gpu, "");
   }
-  auto gpu = measurer->identify();
-  if (!gpu) return kev::cli::report(gpu.error());
+  const kev::GpuIdentity& gpu = gate->gpu;
 
   auto worktree = kev::cli::BaseWorktree::create(args.base);
   if (!worktree) return kev::cli::report(worktree.error());
@@ -129,13 +114,13 @@ int run_compare_command(const CompareArgs& args) {
                                                      worktree->project_dir());
     input.head.compiled = kev::cli::compiled_sources(input.head.specs, &*head_lock, args.lockfile);
   }
-  input.gpu = *gpu;
+  input.gpu = gpu;
   input.base_ref = args.base;
   input.options = args.options;
   input.options.stats.bootstrap.seed ^= args.seed;
-  std::cerr << "kernelevo: comparing " << args.base << " with the head on " << gpu->device << " ("
-            << gpu->arch << "), " << args.options.rounds << " interleaved rounds\n";
-  kev::Report report = kev::run_compare(input, *measurer);
+  std::cerr << "kernelevo: comparing " << args.base << " with the head on " << gpu.device << " ("
+            << gpu.arch << "), " << args.options.rounds << " interleaved rounds\n";
+  kev::Report report = kev::run_compare(input, *gate->measurer);
   report.mode = replay ? "replay" : "gpu";
   auto written = kev::cli::emit_report(report, args.report_json, args.report_md);
   if (!written) return kev::cli::report(written.error());

@@ -83,6 +83,37 @@ Result<std::unique_ptr<ReplayMeasurer>> make_replay_measurer(const ReplayInputs&
   return m;
 }
 
+Result<GateMeasurer> make_gate_measurer(const ReplayInputs* replay, const GpuMeasurerOptions& gpu,
+                                        const Lockfile& lock) {
+  GateMeasurer out;
+  if (replay != nullptr) {
+    auto m = make_replay_measurer(*replay, lock);
+    if (!m) return m.error();
+    out.measurer = std::move(*m);
+  } else {
+    auto m = make_gpu_measurer(gpu);
+    if (!m) return m.error();
+    out.measurer = std::move(*m);
+  }
+  auto identity = out.measurer->identify();
+  if (!identity) return identity.error();
+  out.gpu = *identity;
+  return out;
+}
+
+int skip_without_gpu(const Error& error, const std::string& command, bool require_gpu,
+                     const std::string& required_by) {
+  if (require_gpu) {
+    Error e = error;
+    if (!required_by.empty()) e.message += " (" + required_by + ")";
+    e.code = ExitCode::failure;
+    return report(e);
+  }
+  std::cerr << "kernelevo: " << error.message << "\nkernelevo: " << command
+            << " skipped: no GPU (exit 3)\n";
+  return static_cast<int>(ExitCode::environment);
+}
+
 Status emit_report(Report& report, const std::string& json_path, const std::string& markdown_path) {
   report.tool = std::string("kernelevo ") + KERNELEVO_VERSION;
   const std::string md = io::report_markdown(report);

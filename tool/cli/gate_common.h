@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "cli/gpu_measurer.h"
 #include "core/lockfile.h"
 #include "core/measurer.h"
 #include "core/replay_measurer.h"
@@ -33,6 +34,23 @@ struct ReplayInputs {
 // The replay backend, identified as the GPU named in the traces' headers.
 [[nodiscard]] Result<std::unique_ptr<ReplayMeasurer>> make_replay_measurer(const ReplayInputs& in,
                                                                            const Lockfile& lock);
+
+// The measurer a gate runs on and the GPU it measures for: the replay backend when `replay`
+// is given, else the GPU of `gpu`. No usable GPU (making the backend or identifying the
+// device) is an error with ExitCode::environment, which the command turns into a skip
+// (skip_without_gpu).
+struct GateMeasurer {
+  std::unique_ptr<Measurer> measurer;
+  GpuIdentity gpu;
+};
+[[nodiscard]] Result<GateMeasurer> make_gate_measurer(const ReplayInputs* replay,
+                                                      const GpuMeasurerOptions& gpu,
+                                                      const Lockfile& lock);
+
+// A gate without a GPU: exit 3 (skipped) with `error` said, or, where a GPU is required, a
+// failure whose message ends with `required_by` (what asked for one).
+[[nodiscard]] int skip_without_gpu(const Error& error, const std::string& command, bool require_gpu,
+                                   const std::string& required_by);
 
 // Writes the report: Markdown on stdout (and to `markdown_path`), JSON to `json_path`.
 [[nodiscard]] Status emit_report(Report& report, const std::string& json_path,
