@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -203,6 +204,37 @@ TEST(LockfileJson, TimeFormatIsStable) {
   for (double x : {0.0004, 0.9995, 1.0, 9.994, 9.995, 10.0, 99.95, 1234.5678}) {
     const std::string once = format_lockfile_us(x);
     EXPECT_EQ(format_lockfile_us(std::stod(once)), once) << x;
+  }
+}
+
+// A time the reader takes is written so that it reads back, and writing it again gives the
+// same text; a time no kernel takes (a 72-digit one was written cut off at 63 characters, one
+// below half a nanosecond as 0.000, which reads as no time) is refused where it is read.
+TEST(LockfileJson, EveryTimeThatReadsIsWrittenSoItReadsBack) {
+  const auto read = [](const std::string& time) {
+    return parse_lockfile(with_entry(R"({"params": {}, "time_us": )" + time + "}"), "in.lock.json");
+  };
+  for (const std::string time :
+       {"1e10", "9999999999.96", "0.001", "0.0010004", "0.8123", "143.0", "12345.67"}) {
+    const auto lock = read(time);
+    ASSERT_TRUE(lock.ok()) << time << ": " << lock.error().to_string();
+    const std::string written = format_lockfile(*lock);
+    const auto again = parse_lockfile(written, "written.lock.json");
+    ASSERT_TRUE(again.ok()) << time << ": " << again.error().to_string() << "\n" << written;
+    EXPECT_EQ(format_lockfile(*again), written) << time;
+    const auto& entry = again->kernels.at("k").targets.at("sm_90").at("NVIDIA H200");
+    ASSERT_TRUE(entry.time_us.has_value()) << time;
+    EXPECT_NEAR(*entry.time_us / std::stod(time), 1.0, 0.01) << time << " -> " << written;
+  }
+  for (const std::string time : {"8.0133e71", "1e300", "1.7976931348623157e308", "10000000001",
+                                 "1e-9", "0.00049996", "0.0009", "4.9e-324"}) {
+    const auto lock = read(time);
+    ASSERT_FALSE(lock.ok()) << time;
+    EXPECT_NE(lock.error().to_string().find(
+                  "in.lock.json:1:205: error: k sm_90 NVIDIA H200: time_us: expected a number of "
+                  "microseconds from 0.001 to 1e10, not "),
+              std::string::npos)
+        << lock.error().to_string();
   }
 }
 
@@ -505,6 +537,30 @@ TEST(LockfileJson, FailedChangeLeavesTheFileAlone) {
   });
   EXPECT_FALSE(s.ok());
   EXPECT_EQ(read_text(file), original);
+}
+
+// A change that leaves a time the file cannot hold (none, or not a number) is refused before
+// anything is written: the lockfile stays as it was and stays readable.
+TEST(LockfileJson, AnUpdateThatWouldNotReadBackIsRefused) {
+  TempDir dir;
+  const fs::path file = dir.path() / "kernelevo.lock.json";
+  const std::string original =
+      read_text(fs::path(KERNELEVO_FIXTURES) / "lockfiles/basic.lock.json");
+  for (const double bad : {0.0, -1.0, std::nan("")}) {
+    write_text(file, original);
+    const Status s = update_lockfile(file, [&](Lockfile& lock) {
+      LockEntry e;
+      e.params = {{"BLOCK", Value(128)}};
+      e.time_us = bad;
+      set_entry(lock, "k", "src/k.cu", kHash, "sm_90", "NVIDIA H200", e);
+      return ok_status();
+    });
+    ASSERT_FALSE(s.ok()) << bad;
+    EXPECT_NE(s.error().to_string().find(file.string()), std::string::npos)
+        << s.error().to_string();
+    EXPECT_NE(s.error().to_string().find("time_us"), std::string::npos) << s.error().to_string();
+    EXPECT_EQ(read_text(file), original) << bad;
+  }
 }
 
 // A kernel with `variant` (the JSON text of its value).

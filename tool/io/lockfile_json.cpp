@@ -25,6 +25,26 @@ constexpr std::size_t kMaxKernelId = 128;
 constexpr std::size_t kMaxDeviceName = 128;
 constexpr std::size_t kMaxPath = 1024;
 constexpr std::size_t kMaxTunedWith = 512;
+// The times a lockfile holds, in microseconds: from a nanosecond (three decimals, the finest
+// the file writes) to 1e10 (hours: above any evaluation's time limit).
+constexpr double kMinTimeUs = 0.001;
+constexpr double kMaxTimeUs = 1e10;
+
+std::string format_double(double d) {
+  char buf[64];
+  const auto r = std::to_chars(buf, buf + sizeof buf, d);  // shortest text that reads back exactly
+  std::string s(buf, r.ptr);
+  if (s.find_first_of(".e") == std::string::npos) s += ".0";  // stays a float when read back
+  return s;
+}
+
+// Why `us` is no time a lockfile holds, if it is not.
+std::optional<std::string> time_error(double us) {
+  if (!std::isfinite(us) || us <= 0.0) return "expected a positive number of microseconds";
+  if (us < kMinTimeUs || us > kMaxTimeUs)
+    return "expected a number of microseconds from 0.001 to 1e10, not " + format_double(us);
+  return std::nullopt;
+}
 
 // --- reading ----------------------------------------------------------------------------
 
@@ -144,7 +164,7 @@ double require_time(const Json& j, const Where& where) {
   if (!j.is_number())
     fail(where, std::string("expected a number of microseconds, found ") + type_name(j));
   const double d = j.get<double>();
-  if (!std::isfinite(d) || d <= 0.0) fail(where, "expected a positive number of microseconds");
+  if (auto why = time_error(d)) fail(where, *why);
   return d;
 }
 
@@ -453,14 +473,6 @@ SourceLocation locate_keys(std::string_view text, const std::vector<std::string>
 
 std::string quote(const std::string& s) { return Json(s).dump(); }
 
-std::string format_double(double d) {
-  char buf[64];
-  const auto r = std::to_chars(buf, buf + sizeof buf, d);  // shortest text that reads back exactly
-  std::string s(buf, r.ptr);
-  if (s.find_first_of(".e") == std::string::npos) s += ".0";  // stays a float when read back
-  return s;
-}
-
 std::string format_value(const Value& v) {
   if (v.is_int()) return std::to_string(*v.as_int());
   if (v.is_double()) return format_double(v.as_double());
@@ -552,7 +564,7 @@ bool is_project_path(std::string_view s) {
 }
 
 std::string format_lockfile_us(double us) {
-  char buf[64];
+  char buf[400];  // whatever the double: DBL_MAX has 309 digits
   int decimals = time_decimals(us);
   std::snprintf(buf, sizeof buf, "%.*f", decimals, us);
   // Rounding can carry into the next range (9.996 -> "10.00"); format the rounded value
@@ -634,6 +646,31 @@ Result<Lockfile> read_lockfile_or_empty(const std::filesystem::path& path) {
   return parse_lockfile(**text, path.string());
 }
 
+namespace {
+
+// The first time in `lock` that the reader would refuse, as "k sm_90 H200: time_us: why".
+std::optional<std::string> times_error(const Lockfile& lock) {
+  for (const auto& [id, kernel] : lock.kernels)
+    for (const auto& [arch, devices] : kernel.targets)
+      for (const auto& [device, entry] : devices) {
+        const std::string at = id + " " + arch + " " + device + ": ";
+        const auto check = [&](const std::optional<double>& t, const std::string& field) {
+          const auto why = t ? time_error(*t) : std::nullopt;
+          return why ? std::optional<std::string>(at + field + ": " + *why) : std::nullopt;
+        };
+        for (std::size_t i = 0; i < entry.buckets.size(); ++i) {
+          const std::string b = "buckets[" + std::to_string(i) + "].";
+          if (auto why = check(entry.buckets[i].time_us, b + "time_us")) return why;
+          if (auto why = check(entry.buckets[i].baseline_us, b + "baseline_us")) return why;
+        }
+        if (auto why = check(entry.time_us, "time_us")) return why;
+        if (auto why = check(entry.baseline_us, "baseline_us")) return why;
+      }
+  return std::nullopt;
+}
+
+}  // namespace
+
 Status update_lockfile(const std::filesystem::path& path,
                        const std::function<Status(Lockfile&)>& change) {
   return update_file_locked(path, kMaxLockfileBytes,
@@ -646,6 +683,13 @@ Status update_lockfile(const std::filesystem::path& path,
                               }
                               if (auto s = change(lock); !s) return s.error();
                               lock.schema_version = required_schema_version(lock);
+                              // What is written must read: a time the change left that the
+                              // reader refuses (none, or not a number) fails here, the file
+                              // untouched.
+                              if (auto why = times_error(lock))
+                                return make_error(
+                                    "not written, the file is left as it was: " + *why,
+                                    {path.string()});
                               return format_lockfile(lock);
                             });
 }
