@@ -650,13 +650,18 @@ namespace {
 
 // The first time in `lock` that the reader would refuse, as "k sm_90 H200: time_us: why".
 std::optional<std::string> times_error(const Lockfile& lock) {
-  for (const auto& [id, kernel] : lock.kernels)
-    for (const auto& [arch, devices] : kernel.targets)
-      for (const auto& [device, entry] : devices) {
-        const std::string at = id + " " + arch + " " + device + ": ";
-        const auto check = [&](const std::optional<double>& t, const std::string& field) {
+  // Pairs, not structured bindings: clang before 16 cannot capture those in a lambda.
+  for (const auto& kernel : lock.kernels)
+    for (const auto& arch : kernel.second.targets)
+      for (const auto& device : arch.second) {
+        const LockEntry& entry = device.second;
+        const auto check = [&](const std::optional<double>& t,
+                               const std::string& field) -> std::optional<std::string> {
           const auto why = t ? time_error(*t) : std::nullopt;
-          return why ? std::optional<std::string>(at + field + ": " + *why) : std::nullopt;
+          if (!why) return std::nullopt;
+          std::string at = kernel.first;
+          at.append(" ").append(arch.first).append(" ").append(device.first).append(": ");
+          return at.append(field).append(": ").append(*why);
         };
         for (std::size_t i = 0; i < entry.buckets.size(); ++i) {
           const std::string b = "buckets[" + std::to_string(i) + "].";
