@@ -43,13 +43,11 @@ TEST(EvolveCli, DryRunPrintsBothPromptsAndSendsNothing) {
 
 // --l2 takes tune's values; any other is refused before anything runs.
 TEST(EvolveCli, L2TakesTunesValues) {
-  const CliRun ok = run_cli(
-      "env KERNELEVO_LLM_URL=http://127.0.0.1:1/v1 KERNELEVO_LLM_MODEL=m " + kBinary +
-      " evolve " + kFixture + " --dry-run --l2 clean+write-back");
+  const CliRun ok = run_cli("env KERNELEVO_LLM_URL=http://127.0.0.1:1/v1 KERNELEVO_LLM_MODEL=m " +
+                            kBinary + " evolve " + kFixture + " --dry-run --l2 clean+write-back");
   EXPECT_EQ(ok.rc, 0) << ok.out;
-  const CliRun warm = run_cli(
-      "env KERNELEVO_LLM_URL=http://127.0.0.1:1/v1 KERNELEVO_LLM_MODEL=m " + kBinary +
-      " evolve " + kFixture + " --dry-run --l2 warm");
+  const CliRun warm = run_cli("env KERNELEVO_LLM_URL=http://127.0.0.1:1/v1 KERNELEVO_LLM_MODEL=m " +
+                              kBinary + " evolve " + kFixture + " --dry-run --l2 warm");
   EXPECT_EQ(warm.rc, 2) << warm.out;
   EXPECT_NE(warm.out.find("--l2"), std::string::npos) << warm.out;
 }

@@ -39,7 +39,8 @@ TEST(TimeoutOption, ADurationIsAccepted) {
 // check and compare measure the winners on the spec's problems, references included: a tune
 // that needed a longer limit needs it there too.
 TEST(TimeoutOption, CheckAndCompareTakeItToo) {
-  for (const std::string command : {"check specs/softmax.cu", "compare --base HEAD specs/softmax.cu"}) {
+  for (const std::string command :
+       {"check specs/softmax.cu", "compare --base HEAD specs/softmax.cu"}) {
     const auto bad = kev::test_support::run_kernelevo(command + " --timeout 0s", kFixtures);
     EXPECT_EQ(bad.exit_code, 2) << command << ": " << bad.err;
     EXPECT_NE(bad.err.find("--timeout 0s: expected 1s to 1h"), std::string::npos)

@@ -238,11 +238,11 @@ TEST(LockReport, ARowTheRunLockedUsesTheRunsMeasurementsAndInterval) {
   EXPECT_LT(*soft.ratio_ci_low, 70.0 / 98.0);
   EXPECT_GT(*soft.ratio_ci_high, 70.0 / 98.0);
   EXPECT_EQ(soft.verdict, KernelVerdict::faster);
-  EXPECT_NE(soft.evidence.find("98.0 us → 70.0 us (1.40x over the old entry, both measured in "
-                               "this run, 95% CI " +
-                               speedup_interval_text(*soft.ratio_ci_low, *soft.ratio_ci_high) +
-                               ")"),
-            std::string::npos)
+  EXPECT_NE(
+      soft.evidence.find("98.0 us → 70.0 us (1.40x over the old entry, both measured in "
+                         "this run, 95% CI " +
+                         speedup_interval_text(*soft.ratio_ci_low, *soft.ratio_ci_high) + ")"),
+      std::string::npos)
       << soft.evidence;
   EXPECT_NE(soft.evidence.find("parameters changed from BLOCK=256"), std::string::npos);
   EXPECT_FALSE(rms.ratio_ci_low);  // not locked by the run: recorded times, no interval

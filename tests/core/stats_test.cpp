@@ -70,9 +70,10 @@ TEST(Stats, RatioIntervalOfMediansAddsTheLogHalfWidths) {
   EXPECT_NEAR(one.low, 0.49, 1e-12);
   EXPECT_NEAR(one.high, 0.52, 1e-12);
   // Nothing usable: no interval rather than a made-up one.
-  for (const Interval& bad : {ratio_interval_of_medians(0.0, {0.0, 1.0}, 50.0, {49.0, 52.0}),
-                              ratio_interval_of_medians(100.0, {101.0, 104.0}, 50.0, {49.0, 52.0}),
-                              ratio_interval_of_medians(100.0, {95.0, 104.0}, 50.0, {-1.0, 52.0})}) {
+  for (const Interval& bad :
+       {ratio_interval_of_medians(0.0, {0.0, 1.0}, 50.0, {49.0, 52.0}),
+        ratio_interval_of_medians(100.0, {101.0, 104.0}, 50.0, {49.0, 52.0}),
+        ratio_interval_of_medians(100.0, {95.0, 104.0}, 50.0, {-1.0, 52.0})}) {
     EXPECT_TRUE(std::isnan(bad.low));
     EXPECT_TRUE(std::isnan(bad.high));
   }
@@ -85,8 +86,8 @@ TEST(Stats, RatioIntervalOfMediansIsCloseToTheBootstrapOfTheRatio) {
   const auto base = normal_samples(rng, 200, 100.0, 0.03);
   const auto head = normal_samples(rng, 200, 80.0, 0.02);
   const Interval from_samples = bootstrap_ratio_ci(base, head);
-  const Interval from_medians = ratio_interval_of_medians(
-      median(base), bootstrap_median_ci(base), median(head), bootstrap_median_ci(head));
+  const Interval from_medians = ratio_interval_of_medians(median(base), bootstrap_median_ci(base),
+                                                          median(head), bootstrap_median_ci(head));
   const double width = from_samples.high - from_samples.low;
   EXPECT_NEAR(from_medians.low, from_samples.low, 0.25 * width);
   EXPECT_NEAR(from_medians.high, from_samples.high, 0.25 * width);

@@ -179,8 +179,8 @@ TEST_F(TuneSizedTest, AWinnerFasterWithoutItsSizeDefineIsLockedWithout) {
   ASSERT_EQ(rows->size(), 2u);
   const KernelRow& one = (*rows)[0];
   EXPECT_EQ(one.sized, std::optional<bool>(false));
-  EXPECT_EQ(x_of(*one.winner), 2);  // the search's winner, whichever way it is compiled
-  EXPECT_EQ(one.winner_us, 1.0);    // 1024 columns at X = 2, unsized
+  EXPECT_EQ(x_of(*one.winner), 2);   // the search's winner, whichever way it is compiled
+  EXPECT_EQ(one.winner_us, 1.0);     // 1024 columns at X = 2, unsized
   EXPECT_EQ(one.baseline_us, 21.0);  // the defaults as a build without a lock compiles them
   EXPECT_EQ((*rows)[1].sized, std::nullopt);  // a bucket of many sizes has no define
   EXPECT_FALSE(entry().buckets[0].sized);

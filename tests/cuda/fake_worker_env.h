@@ -10,8 +10,8 @@ namespace kev::cuda::testing {
 inline std::string fake_worker_env(int run_ms, const std::string& cache_dir,
                                    const std::string& more = "") {
   std::string env = "KERNELEVO_WORKER_WRAPPER='" + std::string(KERNELEVO_FAKE_WORKER) +
-                    "' KERNELEVO_FAKE_RUN_MS=" + std::to_string(run_ms) +
-                    " KERNELEVO_CACHE_DIR='" + cache_dir + "'";
+                    "' KERNELEVO_FAKE_RUN_MS=" + std::to_string(run_ms) + " KERNELEVO_CACHE_DIR='" +
+                    cache_dir + "'";
   if (!more.empty()) env += " " + more;
   return env;
 }

@@ -497,9 +497,9 @@ TEST(CheckBuckets, EachBucketsWinnerIsMeasuredOnItsOwnProblems) {
   for (std::string line; std::getline(log, line);) ++runs[line];
   // The baseline of each bucket and its winner's rounds, each on its own bucket's problem,
   // for both kernels of the source (cols_scale splits rows).
-  const std::set<std::string> own = {
-      "rows_scale cols=1024,rows=64", "rows_scale cols=8192,rows=64",
-      "cols_scale cols=4096,rows=8", "cols_scale cols=4096,rows=512"};
+  const std::set<std::string> own = {"rows_scale cols=1024,rows=64", "rows_scale cols=8192,rows=64",
+                                     "cols_scale cols=4096,rows=8",
+                                     "cols_scale cols=4096,rows=512"};
   for (const std::string& problems : own) EXPECT_GT(runs[problems], 0) << problems << check.out;
   for (const auto& [problems, n] : runs)
     EXPECT_TRUE(own.count(problems) == 1) << problems << " (" << n << " runs)";
@@ -733,7 +733,8 @@ std::string softmax_project(const TempDir& dir, const std::string& more = "") {
 TEST(TuneTraces, ATraceTimedAnotherWayIsNotResumed) {
   TempDir dir;
   const std::string env = softmax_project(dir);
-  const std::string common = "tune softmax.cu --strategy random --format json --lockfile lock.json ";
+  const std::string common =
+      "tune softmax.cu --strategy random --format json --lockfile lock.json ";
   const CliRun first = kernelevo(dir, env, common + "--budget 2 --trace t.jsonl");
   ASSERT_EQ(first.exit_code, 0) << first.err;
   TraceText trace = TraceText::read(dir.file("t.jsonl"));
@@ -772,7 +773,8 @@ TEST(TuneTraces, ATraceTimedAnotherWayIsNotResumed) {
 TEST(TuneTraces, ATraceTimedAfterAnotherFlushIsNotResumed) {
   TempDir dir;
   const std::string env = softmax_project(dir);
-  const std::string common = "tune softmax.cu --strategy random --format json --lockfile lock.json ";
+  const std::string common =
+      "tune softmax.cu --strategy random --format json --lockfile lock.json ";
   const CliRun first = kernelevo(dir, env, common + "--budget 2 --trace t.jsonl");
   ASSERT_EQ(first.exit_code, 0) << first.err;
   TraceText trace = TraceText::read(dir.file("t.jsonl"));

@@ -9,8 +9,8 @@
 
 #include "compile_test_support.h"
 #include "cuda/include_policy.h"
-#include "io/subprocess.h"
 #include "cuda/toolkit.h"
+#include "io/subprocess.h"
 #include "support/fakes.h"
 
 namespace kev::cuda {

@@ -155,8 +155,7 @@ extern "C" __global__ void bytes(unsigned char* y, int n) {
   r.spec.id = "bytes";
   r.spec.kernel = "bytes";
   r.spec.source = "bytes.cu";
-  r.spec.args = {gpu_test::buffer_arg("y", ScalarType::u8, "n", true),
-                 gpu_test::int_arg("n", "n")};
+  r.spec.args = {gpu_test::buffer_arg("y", ScalarType::u8, "n", true), gpu_test::int_arg("n", "n")};
   r.spec.launch.grid = {gpu_test::expr("ceil_div(n, 256)")};
   r.spec.launch.block = {gpu_test::expr("256")};
   r.spec.tolerance = {0.0, 0.0};

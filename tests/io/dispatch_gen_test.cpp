@@ -285,8 +285,7 @@ TEST(DispatchGen, AMacroDispatchingSourceMarksOnlyMacroDispatchingKernels) {
   templated.kernel = "cols_t<CBLOCK>";
   header = generate_params_header({spec_of("rows"), templated}, nullptr, options({"sm_90"}));
   ASSERT_FALSE(header.ok());
-  EXPECT_NE(header.error().message.find("kernel cols is a template kernel, but"),
-            std::string::npos)
+  EXPECT_NE(header.error().message.find("kernel cols is a template kernel, but"), std::string::npos)
       << header.error().message;
 }
 

@@ -106,9 +106,9 @@ class FakeTuneBackend final : public TuneBackend {
   std::function<std::optional<double>(double t, const ParamSet& params,
                                       const std::vector<std::string>& defines)>
       with_defines;
-  std::vector<std::vector<Problem>> evaluated_problems;  // each evaluator's problems, in order
+  std::vector<std::vector<Problem>> evaluated_problems;     // each evaluator's problems, in order
   std::vector<std::vector<std::string>> evaluated_defines;  // each evaluator's spec defines
-  std::vector<KernelEvaluatorOptions> evaluator_options;  // each evaluator's options, in order
+  std::vector<KernelEvaluatorOptions> evaluator_options;    // each evaluator's options, in order
   // When set, what a passed point's compiled kernel takes of the GPU (spec objectives).
   std::function<KernelResources(const ParamSet&)> resources_of;
   double baseline_us = 200.0;  // the source defaults: slower than every point the tests search

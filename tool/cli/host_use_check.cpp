@@ -105,7 +105,7 @@ HostUseVerdict check_host_compile_time_uses(const HostUseCheck& check) {
     // nvcc's front end reports no use of a deprecated name; the host compiler, reading
     // nvcc's host code, does (what it says besides is ignored).
     const auto checked = io::run_process(host_compiler_command(check, output),
-                                      io::scrubbed_environment(), kTimeLimitSeconds);
+                                         io::scrubbed_environment(), kTimeLimitSeconds);
     run.output += checked.output;
   }
   fs::remove(output, ec);

@@ -19,20 +19,20 @@ struct TuneOptions {
   std::optional<std::uint64_t> budget;  // --budget N evaluations (prior ones included)
   std::string time;                     // --time 90s|5m|1h
   std::uint64_t seed = 1;
-  std::string trace;             // --trace FILE: write every evaluation
-  std::string resume;            // --resume FILE: continue from a trace
-  std::string lockfile;          // --lockfile FILE
-  std::string replay;            // --replay FILE: evaluate from a recording, no GPU
-  bool noise = false;            // --noise: replay samples recorded repeats
-  std::string format = "text";   // text | json
-  std::string compile_settings;  // --compile-settings FILE|DIR (else $KERNELEVO_COMPILE_SETTINGS)
-  std::string shard;             // --shard I/N: this runner's share of the kernels
-  std::string gpus;              // --gpus all|0,1: the GPUs to tune on
-  bool memcheck = false;         // --memcheck: run each winner under compute-sanitizer
-  std::string l2 = "clean";      // --l2: core/l2_choice.h's names
+  std::string trace;              // --trace FILE: write every evaluation
+  std::string resume;             // --resume FILE: continue from a trace
+  std::string lockfile;           // --lockfile FILE
+  std::string replay;             // --replay FILE: evaluate from a recording, no GPU
+  bool noise = false;             // --noise: replay samples recorded repeats
+  std::string format = "text";    // text | json
+  std::string compile_settings;   // --compile-settings FILE|DIR (else $KERNELEVO_COMPILE_SETTINGS)
+  std::string shard;              // --shard I/N: this runner's share of the kernels
+  std::string gpus;               // --gpus all|0,1: the GPUs to tune on
+  bool memcheck = false;          // --memcheck: run each winner under compute-sanitizer
+  std::string l2 = "clean";       // --l2: core/l2_choice.h's names
   std::string compiler = "nvcc";  // --compiler nvcc|nvrtc: what compiles device-only sources
-  std::string report;            // --report DIR: write the run's reports there
-  std::string timeout;           // --timeout 90s|5m: one evaluation's limit, references included
+  std::string report;             // --report DIR: write the run's reports there
+  std::string timeout;            // --timeout 90s|5m: one evaluation's limit, references included
 };
 
 // --compiler as the tuner's choice for CUDA C++ without host code.

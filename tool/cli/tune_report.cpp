@@ -171,8 +171,8 @@ std::optional<Lockfile> lockfile_before_tune(const TuneOptions& options) {
 }
 
 int write_run_reports(const TuneOptions& options, int tune_rc,
-                      const std::optional<Report>& replayed,
-                      const std::optional<Lockfile>& before, std::span<const RunChange> changes) {
+                      const std::optional<Report>& replayed, const std::optional<Lockfile>& before,
+                      std::span<const RunChange> changes) {
   if (tune_rc != 0 && tune_rc != static_cast<int>(ExitCode::failure)) return tune_rc;
   std::optional<Result<Report>> built;
   if (!options.replay.empty()) {

@@ -176,11 +176,7 @@ std::optional<Point> PortfolioSearch::ask() {
   const bool warming =
       proposed_ < static_cast<std::size_t>(options_.warmup + options_.model_phase) &&
       descent_.local_optima() == 0;
-  Move m =
-      initial ? global
-      : modelling ? choose_modelling()
-      : warming   ? descent
-                : choose();
+  Move m = initial ? global : modelling ? choose_modelling() : warming ? descent : choose();
   auto p = propose(m);
   // A move type with nothing to offer (no passed point yet, no new child) hands the ask on.
   for (std::size_t other = 0; !p && other < kMoves; ++other)

@@ -6,11 +6,11 @@
 // Gaussian process (core/gp_model.h). The initial samples may be spread out (each the
 // farthest of several random ones from those before it); a model phase may then give the
 // surrogate (and the descent) the next asks, less a share for global samples and genetic
-// children while the best time has stopped improving (model_floor, model_patience). After that and the first descent to a local
-// optimum, each ask picks a move type at random: every type keeps a floor share, and the rest goes
-// to the types whose recent proposals improved on the best time (a bandit over move types, each
-// type's record fading as it is tried). A space where one kind of move stops paying moves its
-// budget to another, and global samples never stop.
+// children while the best time has stopped improving (model_floor, model_patience). After that and
+// the first descent to a local optimum, each ask picks a move type at random: every type keeps a
+// floor share, and the rest goes to the types whose recent proposals improved on the best time (a
+// bandit over move types, each type's record fading as it is tried). A space where one kind of move
+// stops paying moves its budget to another, and global samples never stop.
 #include <array>
 #include <string>
 #include <unordered_map>

@@ -1,6 +1,6 @@
 #pragma once
-// Checks of one parsed spec that need no YAML: an output or inout argument, every name in every expression is a
-// parameter or a dimension of every problem and validate shape, parameters read by
+// Checks of one parsed spec that need no YAML: an output or inout argument, every name in every
+// expression is a parameter or a dimension of every problem and validate shape, parameters read by
 // expressions have integer values, and the space has a valid point (overall and per
 // problem where constraints mention problem dimensions).
 #include <cstdint>

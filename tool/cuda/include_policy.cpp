@@ -2,8 +2,8 @@
 
 #include <filesystem>
 
-#include "io/subprocess.h"
 #include "cuda/toolkit.h"
+#include "io/subprocess.h"
 
 namespace kev::cuda {
 namespace fs = std::filesystem;
@@ -29,7 +29,7 @@ ProjectIncludePolicy::ProjectIncludePolicy(IncludePolicyOptions options)
   std::error_code ec;
   const fs::path dir = fs::absolute(options_.source, ec).parent_path();
   const auto top = io::run_process({"git", "-C", dir.string(), "rev-parse", "--show-toplevel"},
-                               io::scrubbed_environment(), 30.0);
+                                   io::scrubbed_environment(), 30.0);
   if (top.started && !top.timed_out && top.exit_code == 0) {
     std::string line = top.output.substr(0, top.output.find('\n'));
     root_ = canonical_text(line);

@@ -13,9 +13,9 @@
 
 #include "cuda/cubin.h"
 #include "cuda/files.h"
-#include "io/subprocess.h"
 #include "cuda/toolkit.h"
 #include "io/atomic_file.h"
+#include "io/subprocess.h"
 
 namespace kev::cuda {
 namespace fs = std::filesystem;
@@ -142,7 +142,8 @@ std::string expand_macros(const std::string& text,
 
 NvccCompiler::NvccCompiler(NvccOptions options) : options_(std::move(options)) {
   if (options_.nvcc.empty()) options_.nvcc = nvcc_path();
-  const auto version = io::run_process({options_.nvcc, "--version"}, io::scrubbed_environment(), 30.0);
+  const auto version =
+      io::run_process({options_.nvcc, "--version"}, io::scrubbed_environment(), 30.0);
   // "Cuda compilation tools, release 13.0, V13.0.88" -> "nvcc 13.0.88"
   const auto v = version.output.rfind(", V");
   if (version.started && version.exit_code == 0 && v != std::string::npos) {

@@ -16,8 +16,9 @@ namespace {
 // nvcc --dryrun prints its settings, "#$ TOP=/opt/cuda/bin/.." among them: the toolkit that
 // nvcc really runs from, also when the nvcc on PATH is a wrapper script somewhere else.
 std::string include_dir_nvcc_reports(const std::string& nvcc) {
-  const auto r = io::run_process({nvcc, "--dryrun", "-x", "cu", "-c", "/dev/null", "-o", "/dev/null"},
-                             io::scrubbed_environment(), 30.0);
+  const auto r =
+      io::run_process({nvcc, "--dryrun", "-x", "cu", "-c", "/dev/null", "-o", "/dev/null"},
+                      io::scrubbed_environment(), 30.0);
   if (!r.started || r.timed_out || r.exit_code != 0) return {};
   std::istringstream lines(r.output);
   const std::string key = "#$ TOP=";

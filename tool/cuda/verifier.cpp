@@ -1,5 +1,3 @@
-#include "cuda/shape_run.h"
-
 #include <cstring>
 #include <sstream>
 
@@ -7,6 +5,7 @@
 #include "core/scalar_codec.h"
 #include "core/verify.h"
 #include "cuda/driver.h"
+#include "cuda/shape_run.h"
 
 namespace kev::cuda {
 
@@ -79,8 +78,7 @@ Failure ShapeRun::check_outputs(std::size_t round, Fill fill, const std::string&
   return {};
 }
 
-Failure ShapeRun::check_reference_coverage(const DriverRunner::RoundData& rd,
-                                           std::size_t round) {
+Failure ShapeRun::check_reference_coverage(const DriverRunner::RoundData& rd, std::size_t round) {
   const auto& ref = data_->reference_layout;
   bool second_run = false;  // the reference run again over complement-filled outputs
   for (std::size_t i = 0; i < req_.spec.args.size(); ++i) {

@@ -678,25 +678,22 @@ std::optional<std::string> times_error(const Lockfile& lock) {
 
 Status update_lockfile(const std::filesystem::path& path,
                        const std::function<Status(Lockfile&)>& change) {
-  return update_file_locked(path, kMaxLockfileBytes,
-                            [&](const std::optional<std::string>& old) -> Result<std::string> {
-                              Lockfile lock;
-                              if (old) {
-                                auto parsed = parse_lockfile(*old, path.string());
-                                if (!parsed) return parsed.error();
-                                lock = std::move(*parsed);
-                              }
-                              if (auto s = change(lock); !s) return s.error();
-                              lock.schema_version = required_schema_version(lock);
-                              // What is written must read: a time the change left that the
-                              // reader refuses (none, or not a number) fails here, the file
-                              // untouched.
-                              if (auto why = times_error(lock))
-                                return make_error(
-                                    "not written, the file is left as it was: " + *why,
-                                    {path.string()});
-                              return format_lockfile(lock);
-                            });
+  return update_file_locked(
+      path, kMaxLockfileBytes, [&](const std::optional<std::string>& old) -> Result<std::string> {
+        Lockfile lock;
+        if (old) {
+          auto parsed = parse_lockfile(*old, path.string());
+          if (!parsed) return parsed.error();
+          lock = std::move(*parsed);
+        }
+        if (auto s = change(lock); !s) return s.error();
+        lock.schema_version = required_schema_version(lock);
+        // What is written must read: a time the change left that the reader refuses fails
+        // here, the file untouched.
+        if (auto why = times_error(lock))
+          return make_error("not written, the file is left as it was: " + *why, {path.string()});
+        return format_lockfile(lock);
+      });
 }
 
 Status write_lockfile(const std::filesystem::path& path, const Lockfile& lock) {

@@ -182,8 +182,8 @@ void table(std::ostringstream& out, const Report& r) {
         << "</th><th>Change</th><th>95% CI of ratio</th><th>Parameters</th>";
   out << "<th>Roofline</th><th>Source</th><th>Evidence</th></tr></thead><tbody>\n";
   for (const auto& k : r.kernels) {
-    out << "<tr><td><code>" << esc(kernel_label(k)) << "</code></td><td class=\"where\">" << esc(k.arch)
-        << "</td><td class=\"where\">" << esc(k.device)
+    out << "<tr><td><code>" << esc(kernel_label(k)) << "</code></td><td class=\"where\">"
+        << esc(k.arch) << "</td><td class=\"where\">" << esc(k.device)
         << "</td><td style=\"color:" << verdict_color(k.verdict) << ";font-weight:bold\">"
         << to_string(k.verdict) << "</td>";
     if (tune) {

@@ -41,8 +41,8 @@ std::string settings(const Report& r) {
 
 // The first cells of every row: which kernel, on which architecture and device.
 std::string row_start(const KernelReport& k) {
-  return "| " + code_cell(kernel_label(k)) + " | " + markdown_text(k.arch) + " | " + markdown_text(k.device) +
-         " | " + verdict_cell(k.verdict) + " | ";
+  return "| " + code_cell(kernel_label(k)) + " | " + markdown_text(k.arch) + " | " +
+         markdown_text(k.device) + " | " + verdict_cell(k.verdict) + " | ";
 }
 
 constexpr const char* kHeadStart = "| Kernel | Arch | Device | Verdict |";

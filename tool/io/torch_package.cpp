@@ -269,9 +269,9 @@ std::string torch_init_py(const KernelSpec& spec, const TorchSignature& signatur
      << "kernel = _package.kernel\n"
      << "op = _package.op  # None without torch\n"
      << "reference = _package.reference\n";
-  static const std::set<std::string> taken = {"_runtime",     "_package",   "kernel", "op",
-                                              "reference",    "test",       "bench",  "_spec_expr",
-                                              "_cuda_launch", "_equivalent", "_buckets"};
+  static const std::set<std::string> taken = {
+      "_runtime", "_package",   "kernel",       "op",          "reference", "test",
+      "bench",    "_spec_expr", "_cuda_launch", "_equivalent", "_buckets"};
   if (taken.count(spec.id) == 0) os << spec.id << " = op if op is not None else _package.call\n";
   return os.str();
 }

@@ -34,7 +34,7 @@ struct VariantLockEntry {
   std::string device;              // "NVIDIA H200"
   VariantMeasurement measurement;  // the winner's
   double baseline_us = 0.0;
-  std::string label;  // "g1c2"
+  std::string label;   // "g1c2"
   std::string timing;  // how both were timed (LockEntry::timing; empty: a clean L2)
 };
 

@@ -13,8 +13,7 @@ int main() {
     for (long long c : cols) std::printf("rows %d %lld -> %d\n", arch, c, rows_variant(arch, c));
   const long long rows[] = {8, 64, 65, 200, 512};
   for (int arch : archs)
-    for (long long r : rows)
-      std::printf("cols %d %lld -> %d\n", arch, r, cols_variant(arch, r));
+    for (long long r : rows) std::printf("cols %d %lld -> %d\n", arch, r, cols_variant(arch, r));
   const long long ns[] = {1024, 8192, 8193, 30000, 65536};
   for (int arch : archs)
     for (long long n : ns) {
