@@ -15,6 +15,7 @@
 #include "cuda/files.h"
 #include "cuda/toolkit.h"
 #include "io/atomic_file.h"
+#include "io/scratch_dir.h"
 #include "io/subprocess.h"
 
 namespace kev::cuda {
@@ -27,27 +28,6 @@ bool names_std(const std::vector<std::string>& flags) {
   }
   return false;
 }
-
-// A private directory for one compile, removed when it goes out of scope.
-class ScratchDir {
- public:
-  ScratchDir() {
-    const char* tmp = std::getenv("TMPDIR");
-    std::string tmpl =
-        std::string(tmp != nullptr && *tmp != '\0' ? tmp : "/tmp") + "/kernelevo-nvcc-XXXXXX";
-    if (::mkdtemp(tmpl.data()) != nullptr) path_ = tmpl;
-  }
-  ~ScratchDir() {
-    std::error_code ec;
-    if (!path_.empty()) fs::remove_all(path_, ec);
-  }
-  ScratchDir(const ScratchDir&) = delete;
-  ScratchDir& operator=(const ScratchDir&) = delete;
-  [[nodiscard]] const std::string& path() const { return path_; }
-
- private:
-  std::string path_;
-};
 
 // Parses a Makefile dependency file ("out: a.cu \\\n  b.h \\\n  c.h").
 std::vector<std::string> parse_depfile(const std::string& text) {
@@ -188,7 +168,7 @@ CompileOutput NvccCompiler::compile(const CompileRequest& request) {
   };
   const std::string shown = request.source_path.empty() ? "kernel.cu" : request.source_path;
 
-  ScratchDir scratch;
+  io::ScratchDir scratch("kernelevo-nvcc");
   if (scratch.path().empty()) {
     out.log = shown + ": error: cannot create a temporary directory for nvcc";
     return finish();
@@ -248,7 +228,7 @@ CompileOutput NvccCompiler::compile(const CompileRequest& request) {
 
 std::optional<std::vector<std::string>> NvccCompiler::list_dependencies(
     const CompileRequest& request) const {
-  ScratchDir scratch;
+  io::ScratchDir scratch("kernelevo-nvcc");
   if (scratch.path().empty()) return std::nullopt;
   const auto input = input_file(request, scratch.path());
   if (!input) return std::nullopt;

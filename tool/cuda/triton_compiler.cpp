@@ -18,6 +18,7 @@
 #include "io/atomic_file.h"
 #include "io/hash.h"
 #include "io/json_parse.h"
+#include "io/scratch_dir.h"
 #include "io/subprocess.h"
 
 #ifndef KERNELEVO_PYTHON
@@ -44,25 +45,6 @@ bool is_file(const fs::path& p) {
   std::error_code ec;
   return fs::is_regular_file(p, ec);
 }
-
-class ScratchDir {
- public:
-  ScratchDir() {
-    const std::string tmp = env_or("TMPDIR");
-    std::string tmpl = (tmp.empty() ? std::string("/tmp") : tmp) + "/kernelevo-triton-XXXXXX";
-    if (::mkdtemp(tmpl.data()) != nullptr) path_ = tmpl;
-  }
-  ~ScratchDir() {
-    std::error_code ec;
-    if (!path_.empty()) fs::remove_all(path_, ec);
-  }
-  ScratchDir(const ScratchDir&) = delete;
-  ScratchDir& operator=(const ScratchDir&) = delete;
-  [[nodiscard]] const std::string& path() const { return path_; }
-
- private:
-  std::string path_;
-};
 
 // The child's whole environment: what a compiler gets (PATH, HOME, TMPDIR), Triton's cache and
 // home in the compile's own directory (nothing read from or left in ~/.triton), and no GPU.
@@ -180,7 +162,7 @@ void TritonCompiler::probe() const {
       return;
     }
     const std::string helper_hash = sha256_of(*helper).substr(7, 16);
-    ScratchDir scratch;
+    io::ScratchDir scratch("kernelevo-triton");
     const auto run =
         io::run_process_split({options_.python, "-I", "-B", options_.helper, "--version"},
                               child_environment(scratch.path()), 60.0, 1u << 16, 1u << 16);
@@ -228,7 +210,7 @@ CompileOutput TritonCompiler::compile(const CompileRequest& request) {
   if (auto why = unavailable()) return finish(prefix + *why);
   if (request.kernel_names.size() != 1)
     return finish(prefix + "a Triton compile builds one function at a time");
-  ScratchDir scratch;
+  io::ScratchDir scratch("kernelevo-triton");
   if (scratch.path().empty()) return finish(prefix + "cannot create a temporary directory");
 
   std::error_code ec;
