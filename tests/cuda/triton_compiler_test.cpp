@@ -218,6 +218,27 @@ TEST_F(FakePython, AnInterpreterWithoutTritonSaysSo) {
   EXPECT_EQ(why->rfind(kTritonNotFound, 0), 0u) << *why;
 }
 
+// Without a temporary directory Triton is unavailable, and is not run: its cache would have
+// gone to /triton-cache.
+TEST_F(FakePython, AnUnusableTmpdirMakesTritonUnavailableWithoutRunningIt) {
+  const fs::path ran = dir_ / "ran";
+  TritonOptions o;
+  o.python = python("true");
+  o.helper = std::string(KERNELEVO_SOURCE_DIR) + "/tool/cuda/triton_compile.py";
+  std::ofstream(o.python) << "#!/bin/sh\ntouch '" << ran.string() << "'\nexit 1\n";
+  const char* old = std::getenv("TMPDIR");
+  const std::string saved = old != nullptr ? old : "";
+  ::setenv("TMPDIR", (dir_ / "missing").c_str(), 1);
+  const auto why = TritonCompiler(o).unavailable();
+  if (old != nullptr)
+    ::setenv("TMPDIR", saved.c_str(), 1);
+  else
+    ::unsetenv("TMPDIR");
+  ASSERT_TRUE(why.has_value());
+  EXPECT_NE(why->find("cannot create a temporary directory"), std::string::npos) << *why;
+  EXPECT_FALSE(fs::exists(ran));
+}
+
 TEST(AutoCompiler, SendsPythonSourcesToTriton) {
   NvrtcCompiler nvrtc;
   AutoCompiler without(nvrtc, nvrtc);

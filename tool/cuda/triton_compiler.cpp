@@ -163,6 +163,11 @@ void TritonCompiler::probe() const {
     }
     const std::string helper_hash = sha256_of(*helper).substr(7, 16);
     io::ScratchDir scratch("kernelevo-triton");
+    if (scratch.path().empty()) {  // else Triton's cache would go to /triton-cache
+      unavailable_ = "cannot create a temporary directory for Triton (TMPDIR)";
+      identity_ = "triton (unavailable)";
+      return;
+    }
     const auto run =
         io::run_process_split({options_.python, "-I", "-B", options_.helper, "--version"},
                               child_environment(scratch.path()), 60.0, 1u << 16, 1u << 16);
