@@ -5,6 +5,7 @@
 
 #include "core/source_defaults.h"
 #include "io/file_read.h"
+#include "io/json_value.h"
 
 namespace kev::cli {
 namespace {
@@ -28,29 +29,13 @@ Json strings_json(const std::vector<std::string>& strings) {
   return out;
 }
 
-Json value_json(const Value& v) {
-  if (auto i = v.as_int()) return *i;
-  if (v.is_double()) return v.as_double();
-  return v.as_string();
-}
-
 Json defaults_json(const KernelSpec& spec) {
   const auto text = read_regular_file(spec.source, kMaxSourceBytes);
   if (!text) return nullptr;
   const auto defaults = source_defaults(*text, spec);
   if (!defaults) return nullptr;
   Json out = Json::object();
-  for (const auto& [name, value] : *defaults) out[name] = value_json(value);
-  return out;
-}
-
-Json problems_json(const std::vector<Problem>& problems) {
-  Json out = Json::array();
-  for (const auto& p : problems) {
-    Json dims = Json::object();
-    for (const auto& [name, value] : p.dims) dims[name] = value;
-    out.push_back(std::move(dims));
-  }
+  for (const auto& [name, value] : *defaults) out[name] = io::value_to_json<Json>(value);
   return out;
 }
 
@@ -90,8 +75,8 @@ Json arg_json(const ArgSpec& a) {
 void add_spec_json(const KernelSpec& spec, Json& out) {
   out["defaults"] = defaults_json(spec);
   out["constraints"] = exprs_json(spec.constraints);  // `let` names expanded
-  out["problems"] = problems_json(spec.problems);
-  out["validate"] = problems_json(spec.validate);
+  out["problems"] = io::problems_to_json<Json>(spec.problems);
+  out["validate"] = io::problems_to_json<Json>(spec.validate);
   Json args = Json::array();
   for (const auto& a : spec.args) args.push_back(arg_json(a));
   out["args"] = std::move(args);

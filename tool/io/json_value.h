@@ -1,7 +1,10 @@
 #pragma once
-// Conversions between parameter values and JSON.
+// Conversions between parameter values (and sets of them, and problems) and JSON.
 #include <nlohmann/json.hpp>
+#include <vector>
 
+#include "core/evaluation.h"
+#include "core/spec.h"
 #include "core/value.h"
 
 namespace kev::io {
@@ -20,6 +23,26 @@ Json value_to_json(const Value& v) {
   if (v.is_int()) return Json(*v.as_int());
   if (v.is_double()) return Json(v.as_double());
   return Json(v.as_string());
+}
+
+// {"NAME": value, ...}, in the set's order.
+template <class Json>
+Json params_to_json(const ParamSet& params) {
+  Json j = Json::object();
+  for (const auto& [name, v] : params) j[name] = value_to_json<Json>(v);
+  return j;
+}
+
+// [{"dim": size, ...}, ...]: each problem's dimensions.
+template <class Json>
+Json problems_to_json(const std::vector<Problem>& problems) {
+  Json out = Json::array();
+  for (const auto& p : problems) {
+    Json dims = Json::object();
+    for (const auto& [name, value] : p.dims) dims[name] = value;
+    out.push_back(std::move(dims));
+  }
+  return out;
 }
 
 }  // namespace kev::io

@@ -20,12 +20,6 @@ void put(json& j, const char* key, const std::optional<double>& v, double unit) 
   if (v && std::isfinite(*v)) j[key] = round_to(*v, unit);
 }
 
-json params_json(const ParamSet& params) {
-  json j = json::object();
-  for (const auto& [name, v] : params) j[name] = value_to_json<json>(v);
-  return j;
-}
-
 json kernel_json(const KernelReport& k) {
   json j;
   j["id"] = k.id;
@@ -35,8 +29,8 @@ json kernel_json(const KernelReport& k) {
   j["arch"] = k.arch;
   j["device"] = k.device;
   j["verdict"] = to_string(k.verdict);
-  j["params"] = params_json(k.params);
-  if (!k.base_params.empty()) j["base_params"] = params_json(k.base_params);
+  j["params"] = params_to_json<json>(k.params);
+  if (!k.base_params.empty()) j["base_params"] = params_to_json<json>(k.base_params);
   put(j, "baseline_us", k.baseline_us, 1e-3);
   put(j, "time_us", k.time_us, 1e-3);
   put(j, "ratio", k.ratio, 1e-4);

@@ -10,6 +10,7 @@
 #include "core/verify.h"
 #include "io/file_read.h"
 #include "io/hash.h"
+#include "io/json_value.h"
 
 namespace kev {
 namespace {
@@ -48,29 +49,7 @@ const char* torch_dtype(ScalarType t) {
   return "float32";
 }
 
-Json value_json(const Value& v) {
-  if (auto i = v.as_int()) return *i;
-  if (v.is_double()) return v.as_double();
-  return v.as_string();
-}
-
-Json params_json(const ParamSet& params) {
-  Json out = Json::object();
-  for (const auto& [name, value] : params) out[name] = value_json(value);
-  return out;
-}
-
 Json optional_json(const std::optional<double>& d) { return d ? Json(*d) : Json(nullptr); }
-
-Json problems_json(const std::vector<Problem>& problems) {
-  Json out = Json::array();
-  for (const auto& p : problems) {
-    Json dims = Json::object();
-    for (const auto& [name, value] : p.dims) dims[name] = value;
-    out.push_back(std::move(dims));
-  }
-  return out;
-}
 
 Json exprs_json(const std::vector<Expr>& exprs) {
   Json out = Json::array();
@@ -159,9 +138,9 @@ std::string torch_kernel_json(const KernelSpec& spec, const TorchSignature& sign
   out["source_hash"] = options.source_hash;
   out["lockfile"] = options.lockfile_name;
   out["reference"] = spec.reference;
-  out["problems"] = problems_json(spec.problems);
-  out["validate"] = problems_json(spec.validate);
-  out["defaults"] = params_json(options.defaults);
+  out["problems"] = io::problems_to_json<Json>(spec.problems);
+  out["validate"] = io::problems_to_json<Json>(spec.validate);
+  out["defaults"] = io::params_to_json<Json>(options.defaults);
   Json args = Json::array();
   for (std::size_t i = 0; i < spec.args.size(); ++i)
     args.push_back(arg_json(spec.args[i], signature.args[i], spec.tolerance));
@@ -181,7 +160,7 @@ std::string torch_kernel_json(const KernelSpec& spec, const TorchSignature& sign
     Json variants = Json::array();
     for (std::size_t i = 0; i < a.variants.size(); ++i) {
       const TorchVariant& v = a.variants[i];
-      Json vj = {{"params", params_json(v.params)}};
+      Json vj = {{"params", io::params_to_json<Json>(v.params)}};
       if (v.bucket) {
         vj["bucket"] = {v.bucket->lo, v.bucket->hi ? Json(*v.bucket->hi) : Json(nullptr)};
       } else {
@@ -193,7 +172,7 @@ std::string torch_kernel_json(const KernelSpec& spec, const TorchSignature& sign
       vj.update(image_json(v.image, cubin_name(a.arch, std::to_string(i))));
       variants.push_back(std::move(vj));
     }
-    Json ref = {{"params", params_json(options.defaults)}};
+    Json ref = {{"params", io::params_to_json<Json>(options.defaults)}};
     ref.update(image_json(a.reference, cubin_name(a.arch, "reference")));
     arch_json[a.arch] = {{"choice", a.choice},
                          {"by", a.by.empty() ? Json(nullptr) : Json(a.by)},

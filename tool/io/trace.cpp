@@ -22,12 +22,6 @@ using json = nlohmann::ordered_json;
 constexpr const char* kFormat = "kernelevo-trace";
 constexpr int kVersion = 1;
 
-json params_to_json(const ParamSet& params) {
-  json j = json::object();
-  for (const auto& [name, v] : params) j[name] = value_to_json<json>(v);
-  return j;
-}
-
 // The string at `key` of object `j` (absent or null: empty); another type is an error at `at`.
 Result<std::string> string_field(const json& j, const char* key, const SourceLocation& at) {
   const auto it = j.find(key);
@@ -356,7 +350,7 @@ std::string trace_header_line(const TraceHeader& header) {
 
 std::string trace_record_line(const TraceRecord& record) {
   json j = json::object();
-  j["params"] = params_to_json(record.params);
+  j["params"] = params_to_json<json>(record.params);
   j["disposition"] = to_string(record.outcome.disposition);
   j["time_us"] = record.outcome.time_us ? json(*record.outcome.time_us) : json(nullptr);
   j["ci_us"] = record.outcome.ci_low_us && record.outcome.ci_high_us
