@@ -93,15 +93,7 @@ int run_check_command(const CheckArgs& args) {
   std::cerr << "kernelevo: checking the locked winners for " << gpu.device << " (" << gpu.arch
             << ")" << (replay ? " from recorded traces" : "") << "\n";
   kev::Report report = kev::run_check(input, *gate->measurer);
-  report.mode = replay ? "replay" : "gpu";
-  auto written = kev::cli::emit_report(report, args.report_json, args.report_md);
-  if (!written) return kev::cli::report(written.error());
-  const auto failures = kev::count_failures(report);
-  if (failures > 0) {
-    std::cerr << "kernelevo: check failed: " << kev::summary_line(report) << "\n";
-    return static_cast<int>(kev::ExitCode::failure);
-  }
-  return 0;
+  return kev::cli::finish_gate(report, replay, "check", args.report_json, args.report_md);
 }
 
 kev::cli::CommandRegistrar reg{

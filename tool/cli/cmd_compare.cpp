@@ -121,14 +121,7 @@ int run_compare_command(const CompareArgs& args) {
   std::cerr << "kernelevo: comparing " << args.base << " with the head on " << gpu.device << " ("
             << gpu.arch << "), " << args.options.rounds << " interleaved rounds\n";
   kev::Report report = kev::run_compare(input, *gate->measurer);
-  report.mode = replay ? "replay" : "gpu";
-  auto written = kev::cli::emit_report(report, args.report_json, args.report_md);
-  if (!written) return kev::cli::report(written.error());
-  if (kev::count_failures(report) > 0) {
-    std::cerr << "kernelevo: compare failed: " << kev::summary_line(report) << "\n";
-    return static_cast<int>(kev::ExitCode::failure);
-  }
-  return 0;
+  return kev::cli::finish_gate(report, replay, "compare", args.report_json, args.report_md);
 }
 
 kev::cli::CommandRegistrar reg{

@@ -114,6 +114,18 @@ int skip_without_gpu(const Error& error, const std::string& command, bool requir
   return static_cast<int>(ExitCode::environment);
 }
 
+int finish_gate(Report& report, bool replay, const std::string& command,
+                const std::string& json_path, const std::string& markdown_path) {
+  report.mode = replay ? "replay" : "gpu";
+  if (auto written = emit_report(report, json_path, markdown_path); !written)
+    return cli::report(written.error());
+  if (count_failures(report) > 0) {
+    std::cerr << "kernelevo: " << command << " failed: " << summary_line(report) << "\n";
+    return static_cast<int>(ExitCode::failure);
+  }
+  return 0;
+}
+
 Status emit_report(Report& report, const std::string& json_path, const std::string& markdown_path) {
   report.tool = std::string("kernelevo ") + KERNELEVO_VERSION;
   const std::string md = io::report_markdown(report);

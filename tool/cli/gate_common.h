@@ -52,6 +52,11 @@ struct GateMeasurer {
 [[nodiscard]] int skip_without_gpu(const Error& error, const std::string& command, bool require_gpu,
                                    const std::string& required_by);
 
+// The end of a gate: the report written (emit_report; its mode "replay" or "gpu"), then the
+// exit code: 1 with "kernelevo: COMMAND failed: summary" said when a kernel failed, else 0.
+[[nodiscard]] int finish_gate(Report& report, bool replay, const std::string& command,
+                              const std::string& json_path, const std::string& markdown_path);
+
 // Writes the report: Markdown on stdout (and to `markdown_path`), JSON to `json_path`.
 [[nodiscard]] Status emit_report(Report& report, const std::string& json_path,
                                  const std::string& markdown_path);
