@@ -98,6 +98,22 @@ TEST(CheckCli, ANegativeTimeInATraceIsAnErrorNamingItsLine) {
   EXPECT_NE(r.err.find("time_us is -5"), std::string::npos) << r.err;
 }
 
+// A time no run takes in a replayed trace (1e308 us) made the ratio infinite and its interval
+// NaN: the check said UNSURE and passed (exit 0) a kernel recorded as hours slower.
+TEST(CheckCli, AnAbsurdTimeInATraceIsAnErrorNamingItsLine) {
+  TempDir tmp;
+  std::string trace = slurp(kGate + "/slower.jsonl");
+  const auto at = trace.find("\"time_us\": ", trace.find('\n'));
+  ASSERT_NE(at, std::string::npos);
+  trace.replace(at, trace.find(',', at) - at, "\"time_us\": 1e308");
+  const fs::path bad = tmp.path / "absurd.jsonl";
+  kev::test_support::write_text(bad, trace);
+  const auto r = kev::test_support::run_in(kGate, kBin + " check --replay " + bad.string());
+  EXPECT_EQ(r.exit_code, 2) << r.out;
+  EXPECT_NE(r.err.find(bad.string() + ":2:1: error: "), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("time_us is 1e+308"), std::string::npos) << r.err;
+}
+
 TEST(CheckCli, BrokenWinnerFails) {
   const Proc r = run(in_gate("check --replay broken.jsonl"));
   EXPECT_EQ(r.rc, 1);

@@ -35,7 +35,7 @@ class TraceTest : public ::testing::Test {
     r.outcome.disposition = t ? Disposition::passed : Disposition::compile_failed;
     r.outcome.time_us = t;
     if (t) {
-      r.outcome.ci_low_us = *t - 1;
+      r.outcome.ci_low_us = *t > 1 ? *t - 1 : *t / 2;  // a time a run takes: above zero
       r.outcome.ci_high_us = *t + 1;
       r.outcome.samples_us = {*t, *t + 0.5};
     } else {
@@ -138,17 +138,23 @@ TEST_F(TraceTest, JsonErrorsNameLineAndColumnAndADuplicateKeyIsNoCutLine) {
   EXPECT_EQ(trace.error().to_string(), path("d.jsonl") + ":3:16: error: duplicate key 'params'");
 }
 
-// A negative or infinite time read back would pass any gate (time_us: -5 gave FASTER).
-TEST_F(TraceTest, NegativeOrNonFiniteTimesAreErrorsWithTheirLine) {
+// A negative or infinite time read back would pass any gate (time_us: -5 gave FASTER; 1e308
+// gave an infinite ratio, a NaN interval and UNSURE); so would zero.
+TEST_F(TraceTest, TimesNoRunTakesAreErrorsWithTheirLine) {
   const std::string good = io::trace_record_line(record(128, 1, "fast", 10.0));
   struct Case {
     std::string from, to, message;
   };
   const std::vector<Case> cases = {
       {"\"time_us\":10.0", "\"time_us\":-5",
-       "time_us is -5; times must be finite and not negative"},
+       "time_us is -5; times must be from 0.001 to 1e10 microseconds"},
       {"\"ci_us\":[9.0,11.0]", "\"ci_us\":[-9.0,11.0]", "ci_us[0] is -9"},
       {"\"samples_us\":[10.0,10.5]", "\"samples_us\":[10.0,-0.5]", "samples_us[1] is -0.5"},
+      {"\"time_us\":10.0", "\"time_us\":1e308",
+       "time_us is 1e+308; times must be from 0.001 to 1e10 microseconds"},
+      {"\"time_us\":10.0", "\"time_us\":0", "time_us is 0"},
+      {"\"samples_us\":[10.0,10.5]", "\"samples_us\":[10.0,1e-9]", "samples_us[1] is 1e-09"},
+      {"\"ci_us\":[9.0,11.0]", "\"ci_us\":[9.0,2e10]", "ci_us[1] is 2e+10"},
       // JSON has no infinity; a number too large for a double is not valid JSON here.
       {"\"time_us\":10.0", "\"time_us\":1e999", "JSON"}};
   for (const auto& c : cases) {

@@ -33,6 +33,8 @@ std::optional<Disposition> parse_disposition(std::string_view s) {
 
 bool usable_time(double t) { return std::isfinite(t) && t >= 0; }
 
+bool recorded_time(double t) { return t >= kMinRecordedTimeUs && t <= kMaxRecordedTimeUs; }
+
 std::string time_text(double t) {
   std::ostringstream os;
   os << t;

@@ -52,6 +52,13 @@ struct Outcome {
 // A time read from a file (a trace, a recording) is usable when finite and not negative: a
 // negative or NaN time would pass any comparison with a recorded one.
 [[nodiscard]] bool usable_time(double t);
+// The times kernelevo records (traces, lockfiles), in microseconds: from a nanosecond (the
+// lockfile's finest digit) to 1e10 (hours: above any evaluation's time limit). A time outside,
+// read from such a file, is no measurement: an infinite or zero one makes ratios that no
+// comparison can judge.
+inline constexpr double kMinRecordedTimeUs = 0.001;
+inline constexpr double kMaxRecordedTimeUs = 1e10;
+[[nodiscard]] bool recorded_time(double t);
 // "-5", "inf": a time as such messages quote it.
 [[nodiscard]] std::string time_text(double t);
 

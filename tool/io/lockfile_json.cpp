@@ -9,6 +9,7 @@
 #include <optional>
 #include <vector>
 
+#include "core/evaluation.h"
 #include "io/atomic_file.h"
 #include "io/file_read.h"
 #include "io/hash.h"
@@ -25,10 +26,6 @@ constexpr std::size_t kMaxKernelId = 128;
 constexpr std::size_t kMaxDeviceName = 128;
 constexpr std::size_t kMaxPath = 1024;
 constexpr std::size_t kMaxTunedWith = 512;
-// The times a lockfile holds, in microseconds: from a nanosecond (three decimals, the finest
-// the file writes) to 1e10 (hours: above any evaluation's time limit).
-constexpr double kMinTimeUs = 0.001;
-constexpr double kMaxTimeUs = 1e10;
 
 std::string format_double(double d) {
   char buf[64];
@@ -41,7 +38,7 @@ std::string format_double(double d) {
 // Why `us` is no time a lockfile holds, if it is not.
 std::optional<std::string> time_error(double us) {
   if (!std::isfinite(us) || us <= 0.0) return "expected a positive number of microseconds";
-  if (us < kMinTimeUs || us > kMaxTimeUs)
+  if (!recorded_time(us))
     return "expected a number of microseconds from 0.001 to 1e10, not " + format_double(us);
   return std::nullopt;
 }

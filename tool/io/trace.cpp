@@ -123,16 +123,16 @@ Result<TraceHeader> header_from_json(const json& j, const std::string& path) {
   return h;
 }
 
-// The first of the record's times that is not finite or negative, as "time_us is -5".
+// The first of the record's times that no run takes (recorded_time), as "time_us is -5".
 std::optional<std::string> unusable_time(const Outcome& o) {
   const auto bad = [](const char* field, double t) {
     return std::optional<std::string>(std::string(field) + " is " + time_text(t));
   };
-  if (o.time_us && !usable_time(*o.time_us)) return bad("time_us", *o.time_us);
-  if (o.ci_low_us && !usable_time(*o.ci_low_us)) return bad("ci_us[0]", *o.ci_low_us);
-  if (o.ci_high_us && !usable_time(*o.ci_high_us)) return bad("ci_us[1]", *o.ci_high_us);
+  if (o.time_us && !recorded_time(*o.time_us)) return bad("time_us", *o.time_us);
+  if (o.ci_low_us && !recorded_time(*o.ci_low_us)) return bad("ci_us[0]", *o.ci_low_us);
+  if (o.ci_high_us && !recorded_time(*o.ci_high_us)) return bad("ci_us[1]", *o.ci_high_us);
   for (std::size_t i = 0; i < o.samples_us.size(); ++i)
-    if (!usable_time(o.samples_us[i]))
+    if (!recorded_time(o.samples_us[i]))
       return bad(("samples_us[" + std::to_string(i) + "]").c_str(), o.samples_us[i]);
   return std::nullopt;
 }
@@ -183,7 +183,7 @@ Result<TraceRecord> record_from_json(const json& j, const std::string& path, int
   if (r.outcome.passed() && !r.outcome.time_us)
     return make_error("trace record is passed but has no time_us", {path, line, 1});
   if (const auto bad = unusable_time(r.outcome))
-    return make_error("trace record's " + *bad + "; times must be finite and not negative",
+    return make_error("trace record's " + *bad + "; times must be from 0.001 to 1e10 microseconds",
                       {path, line, 1});
   return r;
 }
