@@ -41,7 +41,8 @@ class GpuTuneRunTest : public ::testing::Test {
   }
   Result<std::vector<KernelRow>> tune(const KernelSpec& spec, const std::vector<int>& gpus,
                                       DeviceCodeCompiler device_code = DeviceCodeCompiler::nvcc) {
-    auto backend = make_tune_backend(nvrtc_, nvcc_, [this](int gpu) -> std::unique_ptr<Runner> {
+    // Kept by the fixture: the runners it owns are read after the run.
+    backend_ = make_tune_backend(nvrtc_, nvcc_, [this](int gpu) -> std::unique_ptr<Runner> {
       auto runner = std::make_unique<FakeRunner>(gpu);
       runner->time_of = [](const ParamSet& p) {
         std::this_thread::sleep_for(std::chrono::milliseconds(2));
@@ -50,18 +51,19 @@ class GpuTuneRunTest : public ::testing::Test {
       runners_.push_back(runner.get());
       return runner;
     });
-    auto devices = open_devices(*backend, gpus, console_);
+    auto devices = open_devices(*backend_, gpus, console_);
     EXPECT_TRUE(devices.ok());
     TuneRunOptions options;
     options.strategy = "exhaustive";
     options.device_code = device_code;
-    return tune_kernels({&spec}, *devices, *backend, store_, console_, options);
+    return tune_kernels({&spec}, *devices, *backend_, store_, console_, options);
   }
 
   TempDir dir_;
   FakeCompiler nvrtc_;
   FakeCompiler nvcc_;
-  std::vector<FakeRunner*> runners_;
+  std::unique_ptr<TuneBackend> backend_;  // after the compilers it uses: destroyed first
+  std::vector<FakeRunner*> runners_;      // owned by backend_
   FakeTuneStore store_;
   FakeTuneConsole console_;
 };
