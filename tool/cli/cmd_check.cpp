@@ -68,13 +68,10 @@ int run_check_command(const CheckArgs& args) {
   in.seed = args.seed;
   auto gate = kev::cli::make_gate_measurer(replay ? &in : nullptr,
                                            {args.device, args.seed, *timeout}, *lock);
-  if (!gate) {
-    if (replay || gate.error().code != kev::ExitCode::environment)
-      return kev::cli::report(gate.error());
-    return kev::cli::skip_without_gpu(
-        gate.error(), "check", require_gpu,
+  if (!gate)
+    return kev::cli::gate_not_started(
+        gate.error(), replay, "check", require_gpu,
         "--require-gpu or KERNELEVO_REQUIRE_GPU: a missing GPU fails the check");
-  }
   const kev::GpuIdentity& gpu = gate->gpu;
 
   kev::CheckInput input;

@@ -68,11 +68,8 @@ int run_compare_command(const CompareArgs& args) {
   in.seed = args.seed;
   auto gate = kev::cli::make_gate_measurer(replay ? &in : nullptr,
                                            {args.device, args.seed, *timeout}, *head_lock);
-  if (!gate) {
-    if (replay || gate.error().code != kev::ExitCode::environment)
-      return kev::cli::report(gate.error());
-    return kev::cli::skip_without_gpu(gate.error(), "compare", args.require_gpu, "");
-  }
+  if (!gate)
+    return kev::cli::gate_not_started(gate.error(), replay, "compare", args.require_gpu, "");
   const kev::GpuIdentity& gpu = gate->gpu;
 
   auto worktree = kev::cli::BaseWorktree::create(args.base);

@@ -101,8 +101,9 @@ Result<GateMeasurer> make_gate_measurer(const ReplayInputs* replay, const GpuMea
   return out;
 }
 
-int skip_without_gpu(const Error& error, const std::string& command, bool require_gpu,
+int gate_not_started(const Error& error, bool replay, const std::string& command, bool require_gpu,
                      const std::string& required_by) {
+  if (replay || error.code != ExitCode::environment) return report(error);
   if (require_gpu) {
     Error e = error;
     if (!required_by.empty()) e.message += " (" + required_by + ")";

@@ -38,7 +38,7 @@ struct ReplayInputs {
 // The measurer a gate runs on and the GPU it measures for: the replay backend when `replay`
 // is given, else the GPU of `gpu`. No usable GPU (making the backend or identifying the
 // device) is an error with ExitCode::environment, which the command turns into a skip
-// (skip_without_gpu).
+// (gate_not_started).
 struct GateMeasurer {
   std::unique_ptr<Measurer> measurer;
   GpuIdentity gpu;
@@ -47,10 +47,11 @@ struct GateMeasurer {
                                                       const GpuMeasurerOptions& gpu,
                                                       const Lockfile& lock);
 
-// A gate without a GPU: exit 3 (skipped) with `error` said, or, where a GPU is required, a
-// failure whose message ends with `required_by` (what asked for one).
-[[nodiscard]] int skip_without_gpu(const Error& error, const std::string& command, bool require_gpu,
-                                   const std::string& required_by);
+// Why a gate could not start measuring, as its exit code: an error of the replay's traces or
+// lockfile, or any error but a missing GPU, reported as it is; a missing GPU a skip (exit 3,
+// said), or, where a GPU is required, a failure whose message ends with `required_by`.
+[[nodiscard]] int gate_not_started(const Error& error, bool replay, const std::string& command,
+                                   bool require_gpu, const std::string& required_by);
 
 // The end of a gate: the report written (emit_report; its mode "replay" or "gpu"), then the
 // exit code: 1 with "kernelevo: COMMAND failed: summary" said when a kernel failed, else 0.
